@@ -1,0 +1,50 @@
+/* job.h: a sweep job: the INI job file (libinih) plus --set overrides, every key
+ * checked against the [sweep] key table and the model's parameter table, turned into
+ * fixed parameter values and a grid. Every error names the file, line and key. */
+#ifndef IMPACTSWEEP_JOB_H
+#define IMPACTSWEEP_JOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "grid.h"
+#include "model.h"
+
+typedef struct is_job {
+    const is_model *model;
+    char *source;              /* the job file's path, as given */
+    char *output;              /* the result file's path */
+    uint64_t unit_size;        /* points per work unit; 0: chosen from the grid and ranks */
+    double progress_interval;  /* seconds between progress lines when stderr is no terminal */
+    int master_computes;       /* rank 0 computes too (between serving requests) */
+    char *title;               /* free text, stored in the result file */
+    double *fixed;             /* model->param_count values: defaults, [model] keys, and
+                                  for swept parameters their first axis value */
+    is_grid grid;              /* the axes; grid.base == fixed */
+    char *text;                /* the job after overrides, as canonical INI text */
+    uint64_t fingerprint;      /* digest of all that determines the results (model,
+                                  parameter values, axes); compared on --resume */
+} is_job;
+
+/* Parses `text` (the contents of the job file `source`) with the overrides
+ * ("section.key=value" each) applied on top. On success *job is set; on failure
+ * *job is NULL and err says where and what (code IS_JOB or IS_PARAM). */
+is_code is_job_parse(const char *source, const char *text, const char *const *overrides,
+                     size_t override_count, is_job **job, is_error *err);
+
+/* Runs the model's cross-parameter check on every grid point; the first failure is
+ * reported with the point's swept values. */
+is_code is_job_check_points(const is_job *job, is_error *err);
+
+void is_job_free(is_job **job);
+
+/* Reads a whole text file (a job file) into a new NUL-terminated buffer. */
+is_code is_job_read_file(const char *path, char **text, is_error *err);
+
+/* Parses a "name=value" model parameter as given to `impactsweep eval`: checks the
+ * name, the value's type and range. */
+is_code is_job_parse_param_value(const is_model *model, const char *origin, const char *name,
+                                 const char *value, double *out, is_error *err);
+
+#endif

@@ -1,0 +1,114 @@
+/* model.h: the one contract every model keeps.
+ *
+ * A model is a const table: its parameters (with defaults and admissible ranges),
+ * its outputs (with units), a cross-parameter check, and a batch evaluator with a
+ * per-worker workspace. The job parser, `impactsweep models`, the result-file
+ * attributes and the conformance tests all read the same table. A model never
+ * touches MPI or HDF5; the core never knows a model by name. */
+#ifndef IMPACTSWEEP_MODEL_H
+#define IMPACTSWEEP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+typedef enum {
+    IS_PARAM_REAL,   /* any finite double inside the range */
+    IS_PARAM_INT,    /* an integral double inside the range (exact up to 2^53) */
+    IS_PARAM_CHOICE  /* one of `choices`, stored as its index 0, 1, ... */
+} is_param_type;
+
+enum {
+    IS_PARAM_MIN_OPEN = 1u << 0, /* min itself is not admissible */
+    IS_PARAM_MAX_OPEN = 1u << 1, /* max itself is not admissible */
+    IS_PARAM_SEED = 1u << 2,     /* the random seed: recorded as the file's `seed` attribute */
+    IS_PARAM_FIXED_ONLY = 1u << 3 /* may not be an axis (e.g. a choice of method) */
+};
+
+typedef struct is_param {
+    const char *name;
+    const char *meaning;
+    const char *unit;            /* "1" for dimensionless */
+    is_param_type type;
+    double default_value;        /* NAN: the parameter must be given */
+    double min, max;             /* -INFINITY / INFINITY when unbounded */
+    unsigned flags;
+    const char *const *choices;  /* IS_PARAM_CHOICE: NULL-terminated names */
+} is_param;
+
+typedef enum {
+    IS_OUTPUT_REAL,     /* stored as double; NAN where not computed */
+    IS_OUTPUT_INT,      /* stored as int32; -1 where not computed */
+    IS_OUTPUT_CATEGORY  /* stored as int8 0..k-1 naming `categories`; -1 where not computed */
+} is_output_type;
+
+typedef struct is_output {
+    const char *name;
+    const char *unit;
+    const char *long_name;
+    is_output_type type;
+    const char *const *categories; /* IS_OUTPUT_CATEGORY: NULL-terminated names */
+} is_output;
+
+/* Per-point status, stored in the result file's `status` variable. A failed point is a
+ * value here, never an abort. X(name, value, meaning). */
+#define IS_POINT_STATUS_LIST(X)                                   \
+    X(PENDING, 0, "not computed yet")                             \
+    X(DONE, 1, "computed")                                        \
+    X(FAILED_INVALID, 2, "failed: parameters rejected by the model") \
+    X(FAILED_SOLVER, 3, "failed: solver error")                   \
+    X(FAILED_BUDGET, 4, "failed: work budget exhausted")          \
+    X(FAILED_NONFINITE, 5, "failed: non-finite result")
+
+typedef enum {
+#define IS_POINT_ENUM(name, value, text) IS_POINT_##name = value,
+    IS_POINT_STATUS_LIST(IS_POINT_ENUM)
+#undef IS_POINT_ENUM
+    IS_POINT_STATUS_COUNT
+} is_point_status;
+
+const char *is_point_status_name(int status);
+
+typedef struct is_model {
+    const char *name;
+    const char *description;
+    const is_param *params;
+    size_t param_count;
+    const is_output *outputs;
+    size_t output_count;
+
+    /* Cross-parameter checks beyond each parameter's own range (which the core has
+     * already enforced). point[param_count]. Returns IS_OK, or IS_PARAM with a message
+     * naming the parameters involved. May be NULL. */
+    is_code (*validate)(const double *point, is_error *err);
+
+    /* A per-worker workspace (scratch arrays, solver memory), so that nothing is
+     * allocated per point. create sets *workspace (possibly NULL) or fails. */
+    is_code (*workspace_create)(void **workspace, is_error *err);
+    void (*workspace_free)(void *workspace);
+
+    /* Evaluates count points, points[i * param_count + p], all already validated.
+     * Writes outputs[o * count + i] for every output o and status[i] for every point.
+     * A point's result depends only on its own parameter values: never on its
+     * neighbours in the batch, the batch size or the caller. Returns IS_OK, or an
+     * error code for a failure of the whole batch (out of memory). */
+    is_code (*eval_batch)(void *workspace, const double *points, size_t count,
+                          double *outputs, uint8_t *status, is_error *err);
+} is_model;
+
+/* Index of the named parameter / output, or -1. */
+int is_model_param_index(const is_model *model, const char *name);
+int is_model_output_index(const is_model *model, const char *name);
+
+/* Checks value against param's type and range; on failure writes a message that
+ * starts with the parameter name and says what is admissible. */
+is_code is_param_check(const is_param *param, double value, is_error *err);
+
+/* Writes "[min, max)" etc. for messages and `impactsweep models`. */
+void is_param_format_range(const is_param *param, char *buf, size_t size);
+
+/* Number of categories of a categorical output. */
+int is_output_category_count(const is_output *output);
+
+#endif

@@ -1,0 +1,17 @@
+/* signals.h: turning SIGINT, SIGTERM, SIGUSR1 and SIGUSR2 into a polite stop request.
+ * A signal handler can reach nothing but globals, so the flag set here is the one piece
+ * of process-global mutable state in impactsweep; everything else is passed around. */
+#ifndef IMPACTSWEEP_SIGNALS_H
+#define IMPACTSWEEP_SIGNALS_H
+
+/* Installs the handlers (a second signal of the same kind restores the default, so a
+ * second Ctrl-C kills at once). */
+void is_signals_install(void);
+
+/* The number of the first stop signal received, or 0. */
+int is_signals_pending(void);
+
+/* For tests: behave as if `signo` had arrived. */
+void is_signals_raise_for_test(int signo);
+
+#endif

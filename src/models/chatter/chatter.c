@@ -1,0 +1,55 @@
+/* chatter.c: the chatter model's table: parameters, outputs and the point check.
+ * The physics is in chatter_geometry.c, the batch simulator in chatter_batch.c. */
+#include "chatter.h"
+
+#include <math.h>
+
+static const is_param chatter_params[CHATTER_PARAM_COUNT] = {
+    [CHATTER_N] = {"n", "number of contact points (vertices of the regular n-gon)", "1",
+                   IS_PARAM_INT, 4, 2, CHATTER_MAX_VERTICES, 0, NULL},
+    [CHATTER_RHO] = {"rho", "radius of gyration over circumradius", "1", IS_PARAM_REAL, NAN, 0,
+                     INFINITY, IS_PARAM_MIN_OPEN, NULL},
+    [CHATTER_GAMMA] = {"gamma", "Newton coefficient of restitution of each contact", "1",
+                       IS_PARAM_REAL, NAN, 0, 1, IS_PARAM_MIN_OPEN | IS_PARAM_MAX_OPEN, NULL},
+    [CHATTER_SAMPLES] = {"samples", "random drops per parameter point", "1", IS_PARAM_INT, 100,
+                         1, 2147483647.0, 0, NULL},
+    [CHATTER_MAX_IMPACTS] = {"max_impacts", "impact budget of a drop (survivors are CC or PCC)",
+                             "1", IS_PARAM_INT, 200, 1, 2147483647.0, 0, NULL},
+    [CHATTER_PERTURBATION] = {"perturbation",
+                              "range of the uniform perturbations R_k of the initial state",
+                              "1", IS_PARAM_REAL, 0.1, 0, 0.5, IS_PARAM_MIN_OPEN, NULL},
+    [CHATTER_SEED] = {"seed", "seed of the counter-based random generator", "1", IS_PARAM_INT,
+                      1, 0, 9007199254740992.0, IS_PARAM_SEED, NULL},
+};
+
+static const char *const chatter_regimes[] = {"icc", "cc", "pcc", NULL};
+
+static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
+    [CHATTER_P_ICC] = {"p_icc", "1", "fraction of drops ending in incomplete chatter (lift-off)",
+                       IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_CC] = {"p_cc", "1", "fraction of drops in complete chatter", IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_PCC] = {"p_pcc", "1", "fraction of drops in partial complete chatter",
+                       IS_OUTPUT_REAL, NULL},
+    [CHATTER_IMPACTS_MEAN] = {"impacts_mean", "1", "mean number of impacts per drop",
+                              IS_OUTPUT_REAL, NULL},
+    [CHATTER_IMPACTS_MAX] = {"impacts_max", "1", "largest number of impacts of a drop",
+                             IS_OUTPUT_INT, NULL},
+    [CHATTER_TIME_MEAN] = {"time_mean", "circumradius / initial sink speed",
+                           "mean accumulated time of the impact sequence", IS_OUTPUT_REAL,
+                           NULL},
+    [CHATTER_REGIME] = {"regime", "1", "most frequent outcome of the drops", IS_OUTPUT_CATEGORY,
+                        chatter_regimes},
+};
+
+const is_model is_model_chatter = {
+    .name = "chatter",
+    .description = "rigid regular n-gon chattering on a plane: ICC / CC / PCC fractions",
+    .params = chatter_params,
+    .param_count = CHATTER_PARAM_COUNT,
+    .outputs = chatter_outputs,
+    .output_count = CHATTER_OUTPUT_COUNT,
+    .validate = NULL, /* every combination of in-range parameters is admissible */
+    .workspace_create = chatter_workspace_create,
+    .workspace_free = chatter_workspace_free,
+    .eval_batch = chatter_eval_batch,
+};

@@ -1,0 +1,83 @@
+/* chatter.h: the chatter model (a regular n-gon chattering on a plane, MODELS.md sec. 1)
+ * and the pieces of it that the tests check on their own: the geometry, the impact
+ * map, the end-state classifier and a plain scalar simulation of one drop. */
+#ifndef IMPACTSWEEP_CHATTER_H
+#define IMPACTSWEEP_CHATTER_H
+
+#include <stdint.h>
+
+#include "../../core/model.h"
+
+extern const is_model is_model_chatter;
+
+#define CHATTER_MAX_VERTICES 64
+
+/* A drop ends as one of these (the values of the per-drop outcome). */
+typedef enum { CHATTER_ICC = 0, CHATTER_CC = 1, CHATTER_PCC = 2 } chatter_outcome;
+
+/* A drop that survives max_impacts is PCC when its configuration and its velocity
+ * both lie within this distance (of unit vectors) of the rays +m_ij and -m_ij of an
+ * adjacent vertex pair. Genuine PCC drops come within ~1e-15 after 200 impacts while
+ * CC drops pass no closer than ~1e-3, so any value between separates them; 1e-6 keeps
+ * a wide margin on both sides (tests/unit/test_chatter.c checks both). */
+#define CHATTER_PCC_TOLERANCE 1e-6
+
+/* Parameter indices, in the order of the model's table. */
+enum {
+    CHATTER_N, CHATTER_RHO, CHATTER_GAMMA, CHATTER_SAMPLES, CHATTER_MAX_IMPACTS,
+    CHATTER_PERTURBATION, CHATTER_SEED, CHATTER_PARAM_COUNT
+};
+
+/* Output indices, in the order of the model's table. */
+enum {
+    CHATTER_P_ICC, CHATTER_P_CC, CHATTER_P_PCC, CHATTER_IMPACTS_MEAN, CHATTER_IMPACTS_MAX,
+    CHATTER_TIME_MEAN, CHATTER_REGIME, CHATTER_OUTPUT_COUNT
+};
+
+/* Contact normals f_i = (y_i, -x_i, 1) of the regular n-gon, with the vertex
+ * coordinates snapped to exact values where they are 0, +-1/2, +-1, and mirror
+ * symmetric by construction; unit directions of m_{i,i+1}. */
+typedef struct chatter_geometry {
+    int n;
+    double fx[CHATTER_MAX_VERTICES]; /*  y_i */
+    double fy[CHATTER_MAX_VERTICES]; /* -x_i */
+    double m_unit[CHATTER_MAX_VERTICES][3]; /* m_{i,i+1} / |m_{i,i+1}| (unused for n = 2) */
+} chatter_geometry;
+
+void chatter_geometry_init(chatter_geometry *geometry, int n);
+
+/* p <- U_j p: the impact at vertex j, f_j.p+ = -gamma f_j.p-. */
+void chatter_apply_impact(const chatter_geometry *geometry, double rho, double gamma, int j,
+                          double p[3]);
+
+/* The paper's random drop number `sample`: p0 = (R1, R2, -1), q0 = (R3, R4, 1 + R5),
+ * R_k uniform on (0, perturbation), drawn from the counter-based generator keyed by
+ * seed and by the digest of the point's physical parameters (n, rho, gamma). For the
+ * rod (n = 2) phi_x is left out: its components are set to zero. */
+void chatter_initial_state(const double *point, uint64_t sample, double q0[3], double p0[3]);
+
+/* CC or PCC for a drop that survived its impact budget, from its end state. */
+chatter_outcome chatter_classify_survivor(const chatter_geometry *geometry, const double q[3],
+                                          const double p[3]);
+
+typedef struct chatter_drop {
+    chatter_outcome outcome;
+    int64_t impacts;
+    double time;    /* accumulated flight time up to the last impact */
+    double q[3], p[3]; /* end state, each rescaled by a power of two (directions only) */
+} chatter_drop;
+
+/* One drop simulated impact by impact in plain scalar code: the reference that the
+ * vectorised batch kernel is tested against. */
+void chatter_drop_reference(const chatter_geometry *geometry, double rho, double gamma,
+                            int64_t max_impacts, const double q0[3], const double p0[3],
+                            chatter_drop *result);
+
+/* Internal to the model: the batch kernel (chatter_batch.c). */
+typedef struct chatter_workspace chatter_workspace;
+is_code chatter_workspace_create(void **workspace, is_error *err);
+void chatter_workspace_free(void *workspace);
+is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
+                           double *outputs, uint8_t *status, is_error *err);
+
+#endif

@@ -1,0 +1,185 @@
+/* chatter_geometry.c: the n-gon's contact geometry, the impact map, the random initial
+ * drops, the end-state classifier, and a plain scalar simulation of one drop (the
+ * reference the vectorised kernel in chatter_batch.c is tested against). */
+#include "chatter.h"
+
+#include <math.h>
+
+#include "../../core/rng.h"
+
+/* cos/sin of 2 pi i / n are exact only where they are 0, +-1/2 or +-1; elsewhere the
+ * last bit is noise, and noise at a true zero couples motions that do not interact
+ * (sin(pi) = 1.2e-16 couples the rod's idle phi_x into its contacts). */
+static double snap(double v)
+{
+    static const double exact[] = {-1.0, -0.5, 0.0, 0.5, 1.0};
+    for (int k = 0; k < 5; k++)
+        if (fabs(v - exact[k]) < 8e-16)
+            return exact[k];
+    return v;
+}
+
+void chatter_geometry_init(chatter_geometry *geometry, int n)
+{
+    double x[CHATTER_MAX_VERTICES], y[CHATTER_MAX_VERTICES];
+    geometry->n = n;
+    /* Build the upper half and mirror it, so that the polygon is exactly symmetric
+     * about the x axis: vertex n - i is vertex i reflected. */
+    for (int i = 0; i <= n / 2; i++) {
+        double angle = 2.0 * M_PI * i / n;
+        x[i] = snap(cos(angle));
+        y[i] = snap(sin(angle));
+        if (i > 0 && n - i != i) {
+            x[n - i] = x[i];
+            y[n - i] = -y[i];
+        }
+    }
+    if (n % 2 == 0)
+        y[n / 2] = 0.0;
+    for (int i = 0; i < n; i++) {
+        geometry->fx[i] = y[i];
+        geometry->fy[i] = -x[i];
+    }
+    for (int i = 0; i < n; i++) {
+        int j = (i + 1) % n;
+        /* m solves f_i.m = f_j.m = 0, m_3 = 1; the determinant is sin(2 pi / n). */
+        double det = x[i] * y[j] - x[j] * y[i];
+        double m[3] = {1.0, 1.0, 1.0};
+        if (n > 2) {
+            m[0] = (x[j] - x[i]) / det;
+            m[1] = (y[j] - y[i]) / det;
+        }
+        double norm = sqrt(m[0] * m[0] + m[1] * m[1] + m[2] * m[2]);
+        for (int k = 0; k < 3; k++)
+            geometry->m_unit[i][k] = m[k] / norm;
+    }
+}
+
+/* U_j = I - (1 + gamma) Theta^-1 f_j f_j^T / (f_j^T Theta^-1 f_j) with
+ * Theta = diag(rho^2, rho^2, 1) and |f_j|_(x,y) = 1, so that
+ * p+ = p - (1 + gamma) (f_j.p) (f_jx, f_jy, rho^2) / (1 + rho^2).
+ * The batch kernel uses the same two coefficients in the same order. */
+void chatter_apply_impact(const chatter_geometry *geometry, double rho, double gamma, int j,
+                          double p[3])
+{
+    double rho2 = rho * rho;
+    double c_rot = (1.0 + gamma) / (1.0 + rho2);
+    double c_h = (1.0 + gamma) * rho2 / (1.0 + rho2);
+    double fx = geometry->fx[j], fy = geometry->fy[j];
+    double fp = fx * p[0] + fy * p[1] + p[2];
+    p[0] -= c_rot * fp * fx;
+    p[1] -= c_rot * fp * fy;
+    p[2] -= c_h * fp;
+}
+
+void chatter_initial_state(const double *point, uint64_t sample, double q0[3], double p0[3])
+{
+    double physical[3] = {point[CHATTER_N], point[CHATTER_RHO], point[CHATTER_GAMMA]};
+    uint64_t digest = is_rng_digest_values(physical, 3);
+    is_rng_key key = is_rng_key_from_seed((uint64_t)point[CHATTER_SEED]);
+    double r[8];
+    for (uint32_t block = 0; block < 2; block++) {
+        is_rng_counter ctr = {{block, (uint32_t)sample, (uint32_t)digest,
+                               (uint32_t)(digest >> 32)}};
+        is_rng_counter bits = is_rng_philox4x32(ctr, key);
+        for (int k = 0; k < 4; k++)
+            r[4 * block + k] = point[CHATTER_PERTURBATION] * is_rng_uniform_open(bits.v[k]);
+    }
+    int rod = point[CHATTER_N] == 2.0;
+    p0[0] = rod ? 0.0 : r[0];
+    p0[1] = r[1];
+    p0[2] = -1.0;
+    q0[0] = rod ? 0.0 : r[2];
+    q0[1] = r[3];
+    q0[2] = 1.0 + r[4];
+}
+
+static double distance_to_ray(const double v[3], const double unit[3], double sign)
+{
+    double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (!(norm > 0.0))
+        return INFINITY;
+    double d2 = 0.0;
+    for (int k = 0; k < 3; k++) {
+        double d = v[k] / norm - sign * unit[k];
+        d2 += d * d;
+    }
+    return sqrt(d2);
+}
+
+chatter_outcome chatter_classify_survivor(const chatter_geometry *geometry, const double q[3],
+                                          const double p[3])
+{
+    if (geometry->n < 3)
+        return CHATTER_CC; /* the rod's only vertex pair is the whole body */
+    for (int i = 0; i < geometry->n; i++)
+        if (distance_to_ray(q, geometry->m_unit[i], 1.0) < CHATTER_PCC_TOLERANCE &&
+            distance_to_ray(p, geometry->m_unit[i], -1.0) < CHATTER_PCC_TOLERANCE)
+            return CHATTER_PCC;
+    return CHATTER_CC;
+}
+
+/* Divides v by a power of two so that its largest component lies in [0.5, 1); returns
+ * the exponent. Exact in binary, so it never changes a result, only keeps it normal. */
+static int rescale(double v[3])
+{
+    double big = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    if (!(big > 0.0) || !isfinite(big))
+        return 0;
+    int e;
+    frexp(big, &e);
+    for (int k = 0; k < 3; k++)
+        v[k] = ldexp(v[k], -e);
+    return e;
+}
+
+void chatter_drop_reference(const chatter_geometry *geometry, double rho, double gamma,
+                            int64_t max_impacts, const double q0[3], const double p0[3],
+                            chatter_drop *result)
+{
+    double q[3] = {q0[0], q0[1], q0[2]}, p[3] = {p0[0], p0[1], p0[2]};
+    int q_exp = rescale(q), p_exp = rescale(p);
+    int last = -1;
+    result->outcome = CHATTER_CC;
+    result->impacts = 0;
+    result->time = 0.0;
+    while (result->impacts < max_impacts) {
+        int next = -1;
+        double t_next = INFINITY;
+        for (int j = 0; j < geometry->n; j++) {
+            if (j == last)
+                continue;
+            double fp = geometry->fx[j] * p[0] + geometry->fy[j] * p[1] + p[2];
+            if (!(fp < 0.0))
+                continue;
+            double fq = geometry->fx[j] * q[0] + geometry->fy[j] * q[1] + q[2];
+            double t = fq > 0.0 ? fq / -fp : 0.0; /* rounding can put q just past contact */
+            if (t < t_next) {
+                t_next = t;
+                next = j;
+            }
+        }
+        if (next < 0) {
+            result->outcome = CHATTER_ICC; /* nothing approaches the plane any more */
+            break;
+        }
+        for (int k = 0; k < 3; k++)
+            q[k] += t_next * p[k];
+        chatter_apply_impact(geometry, rho, gamma, next, p);
+        result->impacts++;
+        result->time += ldexp(t_next, q_exp - p_exp);
+        last = next;
+        if (p[2] >= 0.0) {
+            result->outcome = CHATTER_ICC; /* condition (18) fails: the body lifts off */
+            break;
+        }
+        q_exp += rescale(q);
+        p_exp += rescale(p);
+    }
+    if (result->outcome != CHATTER_ICC)
+        result->outcome = chatter_classify_survivor(geometry, q, p);
+    for (int k = 0; k < 3; k++) {
+        result->q[k] = q[k];
+        result->p[k] = p[k];
+    }
+}

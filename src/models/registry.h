@@ -1,0 +1,14 @@
+/* registry.h: the list of built-in models, looked up by name. */
+#ifndef IMPACTSWEEP_REGISTRY_H
+#define IMPACTSWEEP_REGISTRY_H
+
+#include <stddef.h>
+
+#include "../core/model.h"
+
+/* NULL-terminated array of every model. */
+const is_model *const *is_registry_models(void);
+/* The named model, or NULL. */
+const is_model *is_registry_find(const char *name);
+
+#endif
