@@ -2,6 +2,8 @@
  * (layout and guarantees in results.h). */
 #include "results.h"
 
+#include "h5attr.h"
+
 #include <errno.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
@@ -11,127 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* --- HDF5 error text -------------------------------------------------------------- */
-
-static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data)
-{
-    char *buf = data;
-    if (n == 0 && e->desc)
-        snprintf(buf, 256, "%s", e->desc);
-    return 0;
-}
-
-/* Records an HDF5 failure with the innermost message of HDF5's error stack. */
-static is_code hdf5_fail(is_error *err, const char *path, const char *what)
-{
-    char detail[256] = "";
-    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_error, detail);
-    H5Eclear2(H5E_DEFAULT);
-    return is_error_set(err, IS_HDF5, "%s: %s failed%s%s", path, what, *detail ? ": " : "",
-                        detail);
-}
-
-/* --- attributes --------------------------------------------------------------------- */
-
-static herr_t attribute_write(hid_t loc, const char *name, hid_t type, hid_t space,
-                              const void *value)
-{
-    if (H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0)
-        return -1;
-    hid_t attr = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
-    if (attr < 0)
-        return -1;
-    herr_t rc = H5Awrite(attr, type, value);
-    H5Aclose(attr);
-    return rc;
-}
-
-static hid_t string_type(void)
-{
-    hid_t type = H5Tcopy(H5T_C_S1);
-    H5Tset_size(type, H5T_VARIABLE);
-    H5Tset_cset(type, H5T_CSET_UTF8);
-    return type;
-}
-
-static herr_t attr_string(hid_t loc, const char *name, const char *value)
-{
-    hid_t type = string_type(), space = H5Screate(H5S_SCALAR);
-    herr_t rc = attribute_write(loc, name, type, space, &value);
-    H5Sclose(space);
-    H5Tclose(type);
-    return rc;
-}
-
-static herr_t attr_array(hid_t loc, const char *name, hid_t type, size_t count,
-                         const void *values)
-{
-    hsize_t dims[1] = {count};
-    hid_t space = count == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, dims, NULL);
-    herr_t rc = attribute_write(loc, name, type, space, values);
-    H5Sclose(space);
-    return rc;
-}
-
-static herr_t attr_double(hid_t loc, const char *name, double value)
-{
-    return attr_array(loc, name, H5T_NATIVE_DOUBLE, 1, &value);
-}
-
-static herr_t attr_int64(hid_t loc, const char *name, int64_t value)
-{
-    return attr_array(loc, name, H5T_NATIVE_INT64, 1, &value);
-}
-
-/* Reads a string attribute into buf (empty when absent or not a string). */
-static void attr_read_string(hid_t loc, const char *name, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    if (H5Aexists(loc, name) <= 0)
-        return;
-    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
-    hid_t type = H5Aget_type(attr);
-    if (H5Tget_class(type) == H5T_STRING) {
-        if (H5Tis_variable_str(type) > 0) {
-            char *value = NULL;
-            hid_t mem = string_type();
-            if (H5Aread(attr, mem, &value) >= 0 && value) {
-                snprintf(buf, size, "%s", value);
-                H5free_memory(value);
-            }
-            H5Tclose(mem);
-        } else {
-            size_t n = H5Tget_size(type);
-            char *tmp = calloc(1, n + 1);
-            if (tmp && H5Aread(attr, type, tmp) >= 0)
-                snprintf(buf, size, "%s", tmp);
-            free(tmp);
-        }
-    }
-    H5Tclose(type);
-    H5Aclose(attr);
-}
-
-/* Appends one line to the multi-line `history` attribute. */
-static herr_t history_append(hid_t file, const char *line)
-{
-    size_t cap = 1 << 16;
-    char *old = malloc(cap);
-    if (!old)
-        return -1;
-    attr_read_string(file, "history", old, cap);
-    size_t n = strlen(old) + strlen(line) + 2;
-    char *joined = malloc(n);
-    herr_t rc = -1;
-    if (joined) {
-        snprintf(joined, n, "%s%s%s", old, *old ? "\n" : "", line);
-        rc = attr_string(file, "history", joined);
-    }
-    free(joined);
-    free(old);
-    return rc;
-}
 
 /* --- creating ------------------------------------------------------------------- */
 
@@ -175,14 +56,14 @@ static hid_t create_variable(hid_t file, const char *name, const is_grid *grid, 
 
 static herr_t describe_output(hid_t ds, const is_output *out)
 {
-    herr_t rc = attr_string(ds, "units", out->unit);
-    rc |= attr_string(ds, "long_name", out->long_name);
+    herr_t rc = is_h5_attr_string(ds, "units", out->unit);
+    rc |= is_h5_attr_string(ds, "long_name", out->long_name);
     if (out->type == IS_OUTPUT_REAL) {
         double fill = NAN;
-        rc |= attr_array(ds, "_FillValue", H5T_NATIVE_DOUBLE, 1, &fill);
+        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_DOUBLE, 1, &fill);
     } else if (out->type == IS_OUTPUT_INT) {
         int32_t fill = -1;
-        rc |= attr_array(ds, "_FillValue", H5T_NATIVE_INT32, 1, &fill);
+        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_INT32, 1, &fill);
     } else {
         int8_t fill = -1, values[64];
         int count = is_output_category_count(out);
@@ -193,9 +74,9 @@ static herr_t describe_output(hid_t ds, const is_output *out)
             used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s",
                                      c ? " " : "", out->categories[c]);
         }
-        rc |= attr_array(ds, "_FillValue", H5T_NATIVE_INT8, 1, &fill);
-        rc |= attr_array(ds, "flag_values", H5T_NATIVE_INT8, (size_t)count, values);
-        rc |= attr_string(ds, "flag_meanings", meanings);
+        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_INT8, 1, &fill);
+        rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_INT8, (size_t)count, values);
+        rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
     }
     return rc;
 }
@@ -214,10 +95,10 @@ static herr_t describe_status(hid_t ds)
         used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s", s ? " " : "",
                                  name);
     }
-    herr_t rc = attr_string(ds, "long_name", "computation status of the point");
-    rc |= attr_string(ds, "units", "1");
-    rc |= attr_array(ds, "flag_values", H5T_NATIVE_UINT8, IS_POINT_STATUS_COUNT, values);
-    rc |= attr_string(ds, "flag_meanings", meanings);
+    herr_t rc = is_h5_attr_string(ds, "long_name", "computation status of the point");
+    rc |= is_h5_attr_string(ds, "units", "1");
+    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, IS_POINT_STATUS_COUNT, values);
+    rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
     return rc;
 }
 
@@ -235,48 +116,48 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     for (size_t o = 0; o < model->output_count; o++)
         out_used += (size_t)snprintf(outputs + out_used, sizeof outputs - out_used, "%s%s",
                                      o ? " " : "", model->outputs[o].name);
-    herr_t rc = attr_int64(file, IS_RESULTS_FORMAT_ATTRIBUTE, IS_RESULTS_FORMAT_VERSION);
-    rc |= attr_string(file, "outputs", outputs);
-    rc |= attr_string(file, "title", job->title ? job->title : "");
-    rc |= attr_string(file, "model", model->name);
-    rc |= attr_string(file, "model_description", model->description);
-    rc |= attr_string(file, "axes", axes);
-    rc |= attr_string(file, "job", job->text);
-    rc |= attr_string(file, "job_source", job->source);
-    rc |= attr_string(file, "job_fingerprint", fingerprint);
-    rc |= attr_string(file, "engine_version", prov->engine_version);
-    rc |= attr_string(file, "git_commit", prov->git_commit);
-    rc |= attr_string(file, "build", prov->build);
-    rc |= attr_string(file, "hdf5_version", prov->hdf5_version);
-    rc |= attr_string(file, "mpi_library", prov->mpi_library);
-    rc |= attr_string(file, "sundials_version", prov->sundials_version);
-    rc |= attr_string(file, "inih_version", prov->inih_version);
-    rc |= attr_string(file, "host", prov->host);
-    rc |= attr_string(file, "slurm", prov->slurm);
-    rc |= attr_string(file, "start_time", prov->start_time);
-    rc |= attr_string(file, "end_time", "");
-    rc |= attr_string(file, "run_state", "created");
-    rc |= attr_int64(file, "ranks", prov->ranks);
-    rc |= attr_int64(file, "points_total", (int64_t)job->grid.point_count);
+    herr_t rc = is_h5_attr_int64(file, IS_RESULTS_FORMAT_ATTRIBUTE, IS_RESULTS_FORMAT_VERSION);
+    rc |= is_h5_attr_string(file, "outputs", outputs);
+    rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
+    rc |= is_h5_attr_string(file, "model", model->name);
+    rc |= is_h5_attr_string(file, "model_description", model->description);
+    rc |= is_h5_attr_string(file, "axes", axes);
+    rc |= is_h5_attr_string(file, "job", job->text);
+    rc |= is_h5_attr_string(file, "job_source", job->source);
+    rc |= is_h5_attr_string(file, "job_fingerprint", fingerprint);
+    rc |= is_h5_attr_string(file, "engine_version", prov->engine_version);
+    rc |= is_h5_attr_string(file, "git_commit", prov->git_commit);
+    rc |= is_h5_attr_string(file, "build", prov->build);
+    rc |= is_h5_attr_string(file, "hdf5_version", prov->hdf5_version);
+    rc |= is_h5_attr_string(file, "mpi_library", prov->mpi_library);
+    rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
+    rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
+    rc |= is_h5_attr_string(file, "host", prov->host);
+    rc |= is_h5_attr_string(file, "slurm", prov->slurm);
+    rc |= is_h5_attr_string(file, "start_time", prov->start_time);
+    rc |= is_h5_attr_string(file, "end_time", "");
+    rc |= is_h5_attr_string(file, "run_state", "created");
+    rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
+    rc |= is_h5_attr_int64(file, "points_total", (int64_t)job->grid.point_count);
     for (size_t p = 0; p < model->param_count; p++) {
         char name[128];
         snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
-        rc |= attr_double(file, name, job->fixed[p]);
+        rc |= is_h5_attr_double(file, name, job->fixed[p]);
         if (model->params[p].flags & IS_PARAM_SEED) {
             int swept = 0;
             for (size_t k = 0; k < job->grid.axis_count; k++)
                 swept |= job->grid.axes[k].param == (int)p;
             if (swept)
-                rc |= attr_string(file, "seed", "swept");
+                rc |= is_h5_attr_string(file, "seed", "swept");
             else
-                rc |= attr_int64(file, "seed", (int64_t)job->fixed[p]);
+                rc |= is_h5_attr_int64(file, "seed", (int64_t)job->fixed[p]);
         }
     }
     char line[1024];
     snprintf(line, sizeof line, "%s created by impactsweep %s (%s) on %s, %d ranks%s%s",
              prov->start_time, prov->engine_version, prov->git_commit, prov->host, prov->ranks,
              *prov->slurm ? ", " : "", prov->slurm);
-    rc |= history_append(file, line);
+    rc |= is_h5_history_append(file, line);
     return rc;
 }
 
@@ -287,7 +168,7 @@ static is_code build_file(const char *path, const is_job *job, const is_provenan
     const is_grid *grid = &job->grid;
     hid_t file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
     if (file < 0)
-        return hdf5_fail(err, path, "creating the file");
+        return is_h5_fail(err, path, "creating the file");
     is_code rc = IS_OK;
     hid_t scales[IS_GRID_MAX_AXES];
     size_t made = 0;
@@ -303,14 +184,14 @@ static is_code build_file(const char *path, const is_job *job, const is_provenan
             H5Dwrite(scales[made], H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                      axis->values) < 0 ||
             H5DSset_scale(scales[made], param->name) < 0 ||
-            attr_string(scales[made], "units", param->unit) < 0 ||
-            attr_string(scales[made], "long_name", param->meaning) < 0 ||
-            attr_string(scales[made], "scale", axis->scale == IS_SCALE_LOG      ? "log"
+            is_h5_attr_string(scales[made], "units", param->unit) < 0 ||
+            is_h5_attr_string(scales[made], "long_name", param->meaning) < 0 ||
+            is_h5_attr_string(scales[made], "scale", axis->scale == IS_SCALE_LOG      ? "log"
                                                : axis->scale == IS_SCALE_LINEAR ? "linear"
                                                                                 : "values") < 0) {
             if (scales[made] >= 0)
                 H5Dclose(scales[made]);
-            rc = hdf5_fail(err, path, "writing an axis");
+            rc = is_h5_fail(err, path, "writing an axis");
             break;
         }
     }
@@ -333,14 +214,14 @@ static is_code build_file(const char *path, const is_job *job, const is_provenan
         if (ds >= 0)
             H5Dclose(ds);
         if (bad)
-            rc = hdf5_fail(err, path, is_status ? "creating status" : "creating an output");
+            rc = is_h5_fail(err, path, is_status ? "creating status" : "creating an output");
     }
     for (size_t k = 0; k < made; k++)
         H5Dclose(scales[k]);
     if (rc == IS_OK && write_provenance(file, job, prov) < 0)
-        rc = hdf5_fail(err, path, "writing the provenance attributes");
+        rc = is_h5_fail(err, path, "writing the provenance attributes");
     if (H5Fclose(file) < 0 && rc == IS_OK)
-        rc = hdf5_fail(err, path, "closing the new file");
+        rc = is_h5_fail(err, path, "closing the new file");
     return rc;
 }
 
@@ -387,14 +268,14 @@ static is_code open_own_file(const is_job *job, hid_t *file, is_error *err)
     }
     *file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (*file < 0)
-        return hdf5_fail(err, path, "opening");
+        return is_h5_fail(err, path, "opening");
     if (H5Aexists(*file, IS_RESULTS_FORMAT_ATTRIBUTE) <= 0) {
         H5Fclose(*file);
         return is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", path);
     }
     char model[64], fingerprint[32], expected[32];
-    attr_read_string(*file, "model", model, sizeof model);
-    attr_read_string(*file, "job_fingerprint", fingerprint, sizeof fingerprint);
+    is_h5_attr_read_string(*file, "model", model, sizeof model);
+    is_h5_attr_read_string(*file, "job_fingerprint", fingerprint, sizeof fingerprint);
     snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
     if (strcmp(model, job->model->name) != 0 || strcmp(fingerprint, expected) != 0) {
         H5Fclose(*file);
@@ -419,7 +300,7 @@ static is_code read_status(hid_t file, const is_job *job, uint8_t **status, is_e
         H5Dclose(ds);
     if (rc < 0) {
         free(buf);
-        return hdf5_fail(err, job->output, "reading status");
+        return is_h5_fail(err, job->output, "reading status");
     }
     *status = buf;
     return IS_OK;
@@ -438,11 +319,11 @@ is_code is_results_resume(const is_job *job, const is_provenance *prov, uint8_t 
         snprintf(line, sizeof line, "%s resumed by impactsweep %s (%s) on %s, %d ranks%s%s",
                  prov->start_time, prov->engine_version, prov->git_commit, prov->host,
                  prov->ranks, *prov->slurm ? ", " : "", prov->slurm);
-        if (history_append(file, line) < 0 || attr_string(file, "run_state", "running") < 0)
-            rc = hdf5_fail(err, job->output, "recording the resumption");
+        if (is_h5_history_append(file, line) < 0 || is_h5_attr_string(file, "run_state", "running") < 0)
+            rc = is_h5_fail(err, job->output, "recording the resumption");
     }
     if (H5Fclose(file) < 0 && rc == IS_OK)
-        rc = hdf5_fail(err, job->output, "closing");
+        rc = is_h5_fail(err, job->output, "closing");
     if (rc != IS_OK) {
         free(*status);
         *status = NULL;
@@ -474,18 +355,18 @@ is_code is_results_finish(const is_job *job, const is_provenance *prov, const ch
         snprintf(line, sizeof line, "%s %s: %llu done, %llu failed, %llu pending", now, state,
                  (unsigned long long)done, (unsigned long long)failed,
                  (unsigned long long)pending);
-        herr_t bad = attr_string(file, "end_time", now);
-        bad |= attr_string(file, "run_state", state);
-        bad |= attr_int64(file, "ranks", prov->ranks);
-        bad |= attr_int64(file, "points_done", (int64_t)done);
-        bad |= attr_int64(file, "points_failed", (int64_t)failed);
-        bad |= attr_int64(file, "points_pending", (int64_t)pending);
-        bad |= history_append(file, line);
+        herr_t bad = is_h5_attr_string(file, "end_time", now);
+        bad |= is_h5_attr_string(file, "run_state", state);
+        bad |= is_h5_attr_int64(file, "ranks", prov->ranks);
+        bad |= is_h5_attr_int64(file, "points_done", (int64_t)done);
+        bad |= is_h5_attr_int64(file, "points_failed", (int64_t)failed);
+        bad |= is_h5_attr_int64(file, "points_pending", (int64_t)pending);
+        bad |= is_h5_history_append(file, line);
         if (bad < 0)
-            rc = hdf5_fail(err, job->output, "recording the end of the run");
+            rc = is_h5_fail(err, job->output, "recording the end of the run");
     }
     if (H5Fclose(file) < 0 && rc == IS_OK)
-        rc = hdf5_fail(err, job->output, "closing");
+        rc = is_h5_fail(err, job->output, "closing");
     if (rc == IS_OK && counts) {
         counts[0] = done;
         counts[1] = failed;
@@ -522,7 +403,7 @@ is_code is_results_open(const is_job *job, MPI_Comm comm, is_results **out, is_e
     if (r->file < 0) {
         free(r->datasets);
         free(r);
-        return hdf5_fail(err, job->output, "opening for parallel writing");
+        return is_h5_fail(err, job->output, "opening for parallel writing");
     }
     size_t opened = 0;
     for (; opened < r->dataset_count; opened++) {
@@ -536,7 +417,7 @@ is_code is_results_open(const is_job *job, MPI_Comm comm, is_results **out, is_e
     r->file_space = grid_space(&job->grid);
     if (opened < r->dataset_count || r->file_space < 0) {
         r->dataset_count = opened;
-        is_code rc = hdf5_fail(err, job->output, "opening the datasets");
+        is_code rc = is_h5_fail(err, job->output, "opening the datasets");
         is_results_close(&r, NULL);
         return rc;
     }
@@ -578,7 +459,7 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
         r->convert_capacity = count;
     }
     if (select_block(r, first, count) != IS_OK)
-        return hdf5_fail(err, r->job->output, "selecting a block");
+        return is_h5_fail(err, r->job->output, "selecting a block");
     hsize_t mem_dims[1] = {count};
     hid_t mem_space = H5Screate_simple(1, mem_dims, NULL);
     is_code rc = IS_OK;
@@ -605,7 +486,7 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
             type = memory_type(model->outputs[o].type);
         }
         if (H5Dwrite(r->datasets[o], type, mem_space, r->file_space, H5P_DEFAULT, buf) < 0)
-            rc = hdf5_fail(err, r->job->output, "writing a block");
+            rc = is_h5_fail(err, r->job->output, "writing a block");
     }
     H5Sclose(mem_space);
     return rc;
@@ -627,5 +508,5 @@ is_code is_results_close(is_results **results, is_error *err)
     free(r->convert);
     free(r);
     *results = NULL;
-    return bad < 0 ? hdf5_fail(err, path, "closing after the parallel phase") : IS_OK;
+    return bad < 0 ? is_h5_fail(err, path, "closing after the parallel phase") : IS_OK;
 }

@@ -8,32 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "h5attr.h"
 #include "model.h"
 #include "results.h"
-
-static void read_string(hid_t loc, const char *name, char *buf, size_t size)
-{
-    buf[0] = '\0';
-    if (H5Aexists(loc, name) <= 0)
-        return;
-    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT), type = H5Aget_type(attr);
-    if (H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
-        hid_t mem = H5Tcopy(H5T_C_S1);
-        H5Tset_size(mem, H5T_VARIABLE);
-        char *value = NULL;
-        if (H5Aread(attr, mem, &value) >= 0 && value) {
-            snprintf(buf, size, "%s", value);
-            H5free_memory(value);
-        }
-        H5Tclose(mem);
-    } else if (H5Tget_class(type) == H5T_INTEGER) {
-        long long v = 0;
-        if (H5Aread(attr, H5T_NATIVE_LLONG, &v) >= 0)
-            snprintf(buf, size, "%lld", v);
-    }
-    H5Tclose(type);
-    H5Aclose(attr);
-}
 
 /* Reads a whole dataset as doubles (HDF5 converts integer types). */
 static double *read_all(hid_t file, const char *name, size_t *count)
@@ -59,7 +36,7 @@ static void print_categories(FILE *out, hid_t file, const char *name, const doub
 {
     char meanings[1024];
     hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    read_string(ds, "flag_meanings", meanings, sizeof meanings);
+    is_h5_attr_read_string(ds, "flag_meanings", meanings, sizeof meanings);
     H5Dclose(ds);
     fprintf(out, "  %-14s", name);
     int index = 0;
@@ -90,17 +67,17 @@ is_code is_summary_print(const char *path, FILE *out, is_error *err)
     }
     char model[128], description[256], title[256], axes[512], outputs[1024], state[64],
         start[64], end[64], ranks[32], version[64], commit[64];
-    read_string(file, "model", model, sizeof model);
-    read_string(file, "model_description", description, sizeof description);
-    read_string(file, "title", title, sizeof title);
-    read_string(file, "axes", axes, sizeof axes);
-    read_string(file, "outputs", outputs, sizeof outputs);
-    read_string(file, "run_state", state, sizeof state);
-    read_string(file, "start_time", start, sizeof start);
-    read_string(file, "end_time", end, sizeof end);
-    read_string(file, "ranks", ranks, sizeof ranks);
-    read_string(file, "engine_version", version, sizeof version);
-    read_string(file, "git_commit", commit, sizeof commit);
+    is_h5_attr_read_string(file, "model", model, sizeof model);
+    is_h5_attr_read_string(file, "model_description", description, sizeof description);
+    is_h5_attr_read_string(file, "title", title, sizeof title);
+    is_h5_attr_read_string(file, "axes", axes, sizeof axes);
+    is_h5_attr_read_string(file, "outputs", outputs, sizeof outputs);
+    is_h5_attr_read_string(file, "run_state", state, sizeof state);
+    is_h5_attr_read_string(file, "start_time", start, sizeof start);
+    is_h5_attr_read_string(file, "end_time", end, sizeof end);
+    is_h5_attr_read_string(file, "ranks", ranks, sizeof ranks);
+    is_h5_attr_read_string(file, "engine_version", version, sizeof version);
+    is_h5_attr_read_string(file, "git_commit", commit, sizeof commit);
     fprintf(out, "file:    %s\nmodel:   %s (%s)\n", path, model, description);
     if (*title)
         fprintf(out, "title:   %s\n", title);
@@ -118,7 +95,7 @@ is_code is_summary_print(const char *path, FILE *out, is_error *err)
         char scale[32] = "";
         hid_t ds = H5Dopen2(file, tok, H5P_DEFAULT);
         if (ds >= 0) {
-            read_string(ds, "scale", scale, sizeof scale);
+            is_h5_attr_read_string(ds, "scale", scale, sizeof scale);
             H5Dclose(ds);
         }
         if (v && n)
