@@ -15,11 +15,17 @@ extern const is_model is_model_chatter;
 /* A drop ends as one of these (the values of the per-drop outcome). */
 typedef enum { CHATTER_ICC = 0, CHATTER_CC = 1, CHATTER_PCC = 2 } chatter_outcome;
 
-/* A drop that survives max_impacts is PCC when its configuration and its velocity
- * both lie within this distance (of unit vectors) of the rays +m_ij and -m_ij of an
- * adjacent vertex pair. Genuine PCC drops come within ~1e-15 after 200 impacts while
- * CC drops pass no closer than ~1e-3, so any value between separates them; 1e-6 keeps
- * a wide margin on both sides (tests/unit/test_chatter.c checks both). */
+/* PCC: two adjacent vertices i, j chatter to rest while the body moves on, so the
+ * velocity tends to the ray -b m_ij, where both vertex velocities f_i.p and f_j.p
+ * vanish. A drop is PCC once, before some impact or at its end, both of those are
+ * below CHATTER_PCC_TOLERANCE |p_3|. Genuine PCC drops reach ~1e-16 within a few
+ * dozen impacts, CC drops stay above ~1e-3, so 1e-6 leaves a wide margin on both
+ * sides (tests/unit/test_chatter.c measures both). The test looks at the velocity
+ * only: in the linearised model every other vertex approaches the plane during PCC,
+ * and all of them reach it together (q = 0) in finite time; after that simultaneous
+ * impact, which the paper calls undecidable, the configuration is no longer near the
+ * ray +a m_ij and the simulated motion means nothing, so PCC is sticky: a drop that
+ * was PCC stays PCC even if it later lifts off. (Not defined for the rod.) */
 #define CHATTER_PCC_TOLERANCE 1e-6
 
 /* Parameter indices, in the order of the model's table. */
@@ -56,14 +62,15 @@ void chatter_apply_impact(const chatter_geometry *geometry, double rho, double g
  * rod (n = 2) phi_x is left out: its components are set to zero. */
 void chatter_initial_state(const double *point, uint64_t sample, double q0[3], double p0[3]);
 
-/* CC or PCC for a drop that survived its impact budget, from its end state. */
-chatter_outcome chatter_classify_survivor(const chatter_geometry *geometry, const double q[3],
-                                          const double p[3]);
+/* Whether the velocity p is PCC-like: two adjacent vertices with |f.p| below
+ * CHATTER_PCC_TOLERANCE |p_3| (always 0 for the rod). */
+int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3]);
 
 typedef struct chatter_drop {
     chatter_outcome outcome;
     int64_t impacts;
     double time;    /* accumulated flight time up to the last impact */
+    int64_t pcc_at; /* impacts before PCC was first seen, -1 if never */
     double q[3], p[3]; /* end state, each rescaled by a power of two (directions only) */
 } chatter_drop;
 

@@ -27,10 +27,13 @@ struct chatter_workspace {
     _Alignas(64) double tscale[LANES];   /* 2^(q exponent - p exponent) */
     _Alignas(64) double c_rot[LANES], c_h[LANES]; /* impact coefficients, see chatter_apply_impact */
     _Alignas(64) double active[LANES];   /* 1: still simulating, 0: finished or empty */
-    _Alignas(64) double lifted[LANES];   /* 1: ended by lift-off (ICC) */
+    _Alignas(64) double lifted[LANES];   /* 1: ended by lift-off */
+    _Alignas(64) double pcc_seen[LANES]; /* 1: the velocity was PCC-like before an impact */
     /* Scratch of the vertex search. */
     _Alignas(64) double best_num[LANES], best_den[LANES], best_fx[LANES], best_fy[LANES],
         best_j[LANES];
+    _Alignas(64) double small_threshold[LANES], first_small[LANES], previous_small[LANES],
+        small_pair[LANES];
     int q_exp[LANES], p_exp[LANES];
     size_t drop[LANES];                  /* index into the drop results, or NO_DROP */
 
@@ -142,6 +145,7 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
     ws->c_h[l] = (1.0 + gamma) * rho2 / (1.0 + rho2);
     ws->active[l] = 1.0;
     ws->lifted[l] = 0.0;
+    ws->pcc_seen[l] = 0.0;
     ws->drop[l] = drop;
     lane_rescale(ws, l);
 }
@@ -149,13 +153,10 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
 static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *geometry)
 {
     size_t d = ws->drop[l];
-    if (ws->lifted[l] != 0.0) {
-        ws->drop_outcome[d] = CHATTER_ICC;
-    } else {
-        double q[3] = {ws->qx[l], ws->qy[l], ws->qz[l]};
-        double p[3] = {ws->px[l], ws->py[l], ws->pz[l]};
-        ws->drop_outcome[d] = (uint8_t)chatter_classify_survivor(geometry, q, p);
-    }
+    double p[3] = {ws->px[l], ws->py[l], ws->pz[l]};
+    int pcc = ws->pcc_seen[l] != 0.0 ||
+              (ws->lifted[l] == 0.0 && chatter_is_pcc_velocity(geometry, p));
+    ws->drop_outcome[d] = pcc ? CHATTER_PCC : ws->lifted[l] != 0.0 ? CHATTER_ICC : CHATTER_CC;
     ws->drop_impacts[d] = ws->impacts[l];
     ws->drop_time[d] = ws->time[l];
     ws->drop[l] = NO_DROP;
@@ -171,7 +172,10 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
     double *restrict px = ws->px, *restrict py = ws->py, *restrict pz = ws->pz;
     double *restrict last = ws->last, *restrict impacts = ws->impacts;
     double *restrict time = ws->time, *restrict active = ws->active;
-    double *restrict lifted = ws->lifted;
+    double *restrict lifted = ws->lifted, *restrict pcc_seen = ws->pcc_seen;
+    double *restrict threshold = ws->small_threshold, *restrict first_small = ws->first_small;
+    double *restrict previous_small = ws->previous_small, *restrict small_pair = ws->small_pair;
+    const int pcc_possible = geometry->n >= 3;
     const double *restrict limit = ws->limit, *restrict tscale = ws->tscale;
     const double *restrict c_rot = ws->c_rot, *restrict c_h = ws->c_h;
     double *restrict bnum = ws->best_num, *restrict bden = ws->best_den;
@@ -185,12 +189,21 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
             bfx[l] = 0.0;
             bfy[l] = 0.0;
             bj[l] = -1.0;
+            threshold[l] = CHATTER_PCC_TOLERANCE * fabs(pz[l]);
+            small_pair[l] = 0.0;
         }
         for (int j = 0; j < n; j++) {
             const double fx = geometry->fx[j], fy = geometry->fy[j], jd = (double)j;
+            const int first = j == 0;
             for (int l = 0; l < LANES; l++) {
                 double fp = fx * px[l] + fy * py[l] + pz[l];
                 double fq = fx * qx[l] + fy * qy[l] + qz[l];
+                /* the PCC test of chatter_is_pcc_velocity, on the way */
+                double small = fabs(fp) < threshold[l] ? 1.0 : 0.0;
+                first_small[l] = first ? small : first_small[l];
+                small_pair[l] = (!first & (small != 0.0) & (previous_small[l] != 0.0))
+                                    ? 1.0 : small_pair[l];
+                previous_small[l] = small;
                 double num = fq > 0.0 ? fq : 0.0;
                 double den = -fp;
                 int take = (fp < 0.0) & (last[l] != jd) & (num * bden[l] < bnum[l] * den);
@@ -203,6 +216,9 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
         }
         for (int l = 0; l < LANES; l++) {
             int on = active[l] != 0.0;
+            int pair = pcc_possible & ((small_pair[l] != 0.0) |
+                                       ((previous_small[l] != 0.0) & (first_small[l] != 0.0)));
+            pcc_seen[l] = (on & pair) ? 1.0 : pcc_seen[l];
             int hit = on & (bden[l] > 0.0);
             double t = hit ? bnum[l] / bden[l] : 0.0;
             double fp = -bden[l];

@@ -94,29 +94,22 @@ void chatter_initial_state(const double *point, uint64_t sample, double q0[3], d
     q0[2] = 1.0 + r[4];
 }
 
-static double distance_to_ray(const double v[3], const double unit[3], double sign)
-{
-    double norm = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-    if (!(norm > 0.0))
-        return INFINITY;
-    double d2 = 0.0;
-    for (int k = 0; k < 3; k++) {
-        double d = v[k] / norm - sign * unit[k];
-        d2 += d * d;
-    }
-    return sqrt(d2);
-}
-
-chatter_outcome chatter_classify_survivor(const chatter_geometry *geometry, const double q[3],
-                                          const double p[3])
+int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3])
 {
     if (geometry->n < 3)
-        return CHATTER_CC; /* the rod's only vertex pair is the whole body */
-    for (int i = 0; i < geometry->n; i++)
-        if (distance_to_ray(q, geometry->m_unit[i], 1.0) < CHATTER_PCC_TOLERANCE &&
-            distance_to_ray(p, geometry->m_unit[i], -1.0) < CHATTER_PCC_TOLERANCE)
-            return CHATTER_PCC;
-    return CHATTER_CC;
+        return 0; /* the rod's only vertex pair is the whole body: that is CC */
+    double threshold = CHATTER_PCC_TOLERANCE * fabs(p[2]);
+    int first_small = 0, previous_small = 0;
+    for (int j = 0; j < geometry->n; j++) {
+        double fp = geometry->fx[j] * p[0] + geometry->fy[j] * p[1] + p[2];
+        int small = fabs(fp) < threshold;
+        if (j == 0)
+            first_small = small;
+        else if (small && previous_small)
+            return 1;
+        previous_small = small;
+    }
+    return previous_small && first_small;
 }
 
 /* Divides v by a power of two so that its largest component lies in [0.5, 1); returns
@@ -139,11 +132,13 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
 {
     double q[3] = {q0[0], q0[1], q0[2]}, p[3] = {p0[0], p0[1], p0[2]};
     int q_exp = rescale(q), p_exp = rescale(p);
-    int last = -1;
-    result->outcome = CHATTER_CC;
+    int last = -1, lifted = 0;
     result->impacts = 0;
     result->time = 0.0;
+    result->pcc_at = -1;
     while (result->impacts < max_impacts) {
+        if (result->pcc_at < 0 && chatter_is_pcc_velocity(geometry, p))
+            result->pcc_at = result->impacts;
         int next = -1;
         double t_next = INFINITY;
         for (int j = 0; j < geometry->n; j++) {
@@ -160,7 +155,7 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
             }
         }
         if (next < 0) {
-            result->outcome = CHATTER_ICC; /* nothing approaches the plane any more */
+            lifted = 1; /* nothing approaches the plane any more */
             break;
         }
         for (int k = 0; k < 3; k++)
@@ -170,14 +165,15 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
         result->time += ldexp(t_next, q_exp - p_exp);
         last = next;
         if (p[2] >= 0.0) {
-            result->outcome = CHATTER_ICC; /* condition (18) fails: the body lifts off */
+            lifted = 1; /* condition (18) fails: the body lifts off */
             break;
         }
         q_exp += rescale(q);
         p_exp += rescale(p);
     }
-    if (result->outcome != CHATTER_ICC)
-        result->outcome = chatter_classify_survivor(geometry, q, p);
+    if (!lifted && result->pcc_at < 0 && chatter_is_pcc_velocity(geometry, p))
+        result->pcc_at = result->impacts;
+    result->outcome = result->pcc_at >= 0 ? CHATTER_PCC : lifted ? CHATTER_ICC : CHATTER_CC;
     for (int k = 0; k < 3; k++) {
         result->q[k] = q[k];
         result->p[k] = p[k];

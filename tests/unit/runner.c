@@ -1,0 +1,39 @@
+/* runner.c: runs one CUnit suite by name (`unit_tests grid`), or all of them;
+ * the exit status is nonzero when any assertion failed. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "suites.h"
+
+static const struct {
+    const char *name;
+    void (*add)(void);
+} suites[] = {
+#define IS_TEST_ROW(name) {#name, suite_##name},
+    IS_TEST_SUITES(IS_TEST_ROW)
+#undef IS_TEST_ROW
+};
+
+int main(int argc, char **argv)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    int added = 0;
+    for (size_t i = 0; i < sizeof suites / sizeof *suites; i++)
+        if (argc < 2 || strcmp(argv[1], suites[i].name) == 0) {
+            suites[i].add();
+            added++;
+        }
+    if (!added) {
+        fprintf(stderr, "unit_tests: no suite named '%s'\n", argv[1]);
+        CU_cleanup_registry();
+        return 2;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    unsigned ran = CU_get_number_of_tests_run();
+    CU_cleanup_registry();
+    return failures || ran == 0 ? 1 : 0;
+}

@@ -1,0 +1,601 @@
+/* test_chatter.c: the chatter model against exact properties of its mechanics
+ * (restitution law, energy balance, impulse direction, symmetry), against an
+ * independent formulation of the rod, and the vectorised batch kernel against the
+ * scalar reference simulation. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "models/chatter/chatter.h"
+#include "suites.h"
+
+static void make_point(double *point, int n, double rho, double gamma, int samples,
+                       int max_impacts)
+{
+    point[CHATTER_N] = n;
+    point[CHATTER_RHO] = rho;
+    point[CHATTER_GAMMA] = gamma;
+    point[CHATTER_SAMPLES] = samples;
+    point[CHATTER_MAX_IMPACTS] = max_impacts;
+    point[CHATTER_PERTURBATION] = 0.1;
+    point[CHATTER_SEED] = 7;
+}
+
+static double kinetic_energy(double rho, const double p[3])
+{
+    return 0.5 * (rho * rho * (p[0] * p[0] + p[1] * p[1]) + p[2] * p[2]);
+}
+
+static double normal_velocity(const chatter_geometry *g, int j, const double p[3])
+{
+    return g->fx[j] * p[0] + g->fy[j] * p[1] + p[2];
+}
+
+/* A deterministic pseudo-random double in (-1, 1) for test inputs. */
+static double test_random(unsigned *state)
+{
+    *state = *state * 1103515245u + 12345u;
+    return ((*state >> 8) & 0xFFFFFF) / (double)0x800000 - 1.0;
+}
+
+/* --- geometry -------------------------------------------------------------------- */
+
+static void test_geometry_unit_circle_and_mirror(void)
+{
+    for (int n = 2; n <= 12; n++) {
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        for (int i = 0; i < n; i++) {
+            CU_ASSERT_DOUBLE_EQUAL(g.fx[i] * g.fx[i] + g.fy[i] * g.fy[i], 1.0, 4e-16);
+            /* vertex n - i is vertex i reflected in the x axis, exactly */
+            int mirror = (n - i) % n;
+            CU_ASSERT_EQUAL(g.fx[mirror], -g.fx[i]);
+            CU_ASSERT_EQUAL(g.fy[mirror], g.fy[i]);
+        }
+        CU_ASSERT_EQUAL(g.fx[0], 0.0); /* vertex 0 at (1, 0): y_0 = 0 exactly */
+        CU_ASSERT_EQUAL(g.fy[0], -1.0);
+        if (n % 2 == 0) {
+            CU_ASSERT_EQUAL(g.fx[n / 2], 0.0); /* sin(pi) snapped to 0 */
+        }
+    }
+}
+
+static void test_geometry_pair_directions(void)
+{
+    for (int n = 3; n <= 10; n++) {
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        for (int i = 0; i < n; i++) {
+            const double *m = g.m_unit[i];
+            double m3[3] = {m[0] / m[2], m[1] / m[2], 1.0};
+            /* both vertices of the pair touch the plane, the others stay above */
+            for (int k = 0; k < n; k++) {
+                double height = normal_velocity(&g, k, m3);
+                if (k == i || k == (i + 1) % n) {
+                    CU_ASSERT_DOUBLE_EQUAL(height, 0.0, 1e-14);
+                } else {
+                    CU_ASSERT_TRUE(height > 1e-3);
+                }
+            }
+            CU_ASSERT_DOUBLE_EQUAL(m[0] * m[0] + m[1] * m[1] + m[2] * m[2], 1.0, 1e-15);
+        }
+    }
+}
+
+/* --- the impact map ---------------------------------------------------------------- */
+
+static void test_impact_restitution_energy_impulse(void)
+{
+    unsigned seed = 12345;
+    int checked = 0;
+    for (int trial = 0; trial < 4000; trial++) {
+        int n = 2 + trial % 7;
+        double rho = 0.05 + 2.0 * fabs(test_random(&seed));
+        double gamma = 0.01 + 0.98 * fabs(test_random(&seed));
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        int j = trial % n;
+        double p[3] = {test_random(&seed), test_random(&seed), test_random(&seed)};
+        if (n == 2)
+            p[0] = 0.0;
+        double before = normal_velocity(&g, j, p);
+        if (!(before < -1e-3))
+            continue;
+        double old[3] = {p[0], p[1], p[2]};
+        double energy_before = kinetic_energy(rho, p);
+        chatter_apply_impact(&g, rho, gamma, j, p);
+        double after = normal_velocity(&g, j, p);
+        /* Newton's law, and the vertex just hit moves away from the plane */
+        CU_ASSERT_DOUBLE_EQUAL(after, -gamma * before, 1e-14 * (1.0 + fabs(before)));
+        CU_ASSERT_TRUE(after > 0.0);
+        /* energy: lost exactly (1 - gamma^2) m_eff u^2 / 2, m_eff = rho^2 / (1 + rho^2) */
+        double m_eff = rho * rho / (1.0 + rho * rho);
+        double loss = 0.5 * m_eff * (1.0 - gamma * gamma) * before * before;
+        double energy_after = kinetic_energy(rho, p);
+        CU_ASSERT_TRUE(energy_after <= energy_before * (1.0 + 1e-15));
+        CU_ASSERT_DOUBLE_EQUAL(energy_before - energy_after, loss,
+                               1e-13 * (energy_before + 1e-300));
+        /* the impulse is along the contact normal: Theta (p+ - p-) parallel to f_j */
+        double impulse[3] = {rho * rho * (p[0] - old[0]), rho * rho * (p[1] - old[1]),
+                             p[2] - old[2]};
+        double f[3] = {g.fx[j], g.fy[j], 1.0};
+        double cross[3] = {impulse[1] * f[2] - impulse[2] * f[1],
+                           impulse[2] * f[0] - impulse[0] * f[2],
+                           impulse[0] * f[1] - impulse[1] * f[0]};
+        /* p+ - p- loses digits when the change is small against p */
+        double scale = (1.0 + rho * rho) * (fabs(old[0]) + fabs(old[1]) + fabs(old[2]));
+        for (int k = 0; k < 3; k++)
+            CU_ASSERT_DOUBLE_EQUAL(cross[k], 0.0, 1e-14 * scale);
+        CU_ASSERT_TRUE(p[2] > old[2]); /* impulses only push the body up */
+        checked++;
+    }
+    CU_ASSERT_TRUE(checked > 1000);
+}
+
+static void test_energy_never_grows_along_drops(void)
+{
+    /* Re-simulate drops impact by impact with the map and watch the energy. */
+    double point[CHATTER_PARAM_COUNT];
+    for (int n = 2; n <= 5; n++) {
+        make_point(point, n, 0.4, 0.3, 1, 200);
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        for (int sample = 0; sample < 20; sample++) {
+            double q[3], p[3];
+            chatter_initial_state(point, (uint64_t)sample, q, p);
+            double energy = kinetic_energy(0.4, p);
+            int last = -1;
+            for (int impact = 0; impact < 60 && p[2] < 0.0; impact++) {
+                int next = -1;
+                double t_next = INFINITY;
+                for (int j = 0; j < n; j++) {
+                    double fp = normal_velocity(&g, j, p);
+                    if (j == last || !(fp < 0.0))
+                        continue;
+                    double t = fmax(0.0, -normal_velocity(&g, j, q) / fp);
+                    if (t < t_next) {
+                        t_next = t;
+                        next = j;
+                    }
+                }
+                if (next < 0)
+                    break;
+                for (int k = 0; k < 3; k++)
+                    q[k] += t_next * p[k];
+                chatter_apply_impact(&g, 0.4, 0.3, next, p);
+                double now = kinetic_energy(0.4, p);
+                CU_ASSERT_TRUE(now <= energy * (1.0 + 1e-14));
+                energy = now;
+                last = next;
+                /* the configuration stays penetration-free (to rounding) */
+                for (int j = 0; j < n; j++)
+                    CU_ASSERT_TRUE(normal_velocity(&g, j, q) > -1e-12 * fabs(q[2]));
+            }
+        }
+    }
+}
+
+/* --- initial states ----------------------------------------------------------------- */
+
+static void test_initial_state_ranges_and_determinism(void)
+{
+    double point[CHATTER_PARAM_COUNT];
+    make_point(point, 4, 0.3, 0.1, 1, 200);
+    point[CHATTER_PERTURBATION] = 0.05;
+    double q0[3], p0[3], q1[3], p1[3];
+    double sum = 0.0;
+    for (int s = 0; s < 2000; s++) {
+        chatter_initial_state(point, (uint64_t)s, q0, p0);
+        chatter_initial_state(point, (uint64_t)s, q1, p1);
+        CU_ASSERT_EQUAL(memcmp(q0, q1, sizeof q0), 0);
+        CU_ASSERT_EQUAL(memcmp(p0, p1, sizeof p0), 0);
+        double r[5] = {p0[0], p0[1], q0[0], q0[1], q0[2] - 1.0};
+        for (int k = 0; k < 5; k++) {
+            CU_ASSERT_TRUE(r[k] > 0.0 && r[k] < 0.05);
+            sum += r[k];
+        }
+        CU_ASSERT_EQUAL(p0[2], -1.0);
+    }
+    /* mean of 10000 uniforms on (0, 0.05): 0.025 with standard error 1.4e-4 */
+    CU_ASSERT_DOUBLE_EQUAL(sum / 10000.0, 0.025, 7e-4);
+    chatter_initial_state(point, 0, q0, p0);
+    chatter_initial_state(point, 1, q1, p1);
+    CU_ASSERT_NOT_EQUAL(q0[0], q1[0]);
+    point[CHATTER_SEED] = 8;
+    chatter_initial_state(point, 0, q1, p1);
+    CU_ASSERT_NOT_EQUAL(q0[0], q1[0]);
+    /* the rod has no phi_x */
+    make_point(point, 2, 0.3, 0.1, 1, 200);
+    chatter_initial_state(point, 3, q0, p0);
+    CU_ASSERT_EQUAL(q0[0], 0.0);
+    CU_ASSERT_EQUAL(p0[0], 0.0);
+}
+
+/* --- the rod, two ways ------------------------------------------------------------ */
+
+/* The rod written in its own variables: heights d0, d1 and normal velocities u0, u1 of
+ * its two ends. An impact at end a gives u_a -> -gamma u_a and
+ * u_b -> u_b - (1 + gamma) u_a (rho^2 - 1) / (rho^2 + 1), derived from momentum
+ * balance independently of the 3-D impact matrix. Heights and velocities shrink
+ * geometrically under chatter, so each pair is rescaled by powers of two and the
+ * flight times scaled back. */
+static void rod_by_ends(double rho, double gamma, int max_impacts, const double q[3],
+                        const double p[3], int *impacts, double *time, int *lifted)
+{
+    double d[2] = {-q[1] + q[2], q[1] + q[2]}, u[2] = {-p[1] + p[2], p[1] + p[2]};
+    double coupling = (rho * rho - 1.0) / (rho * rho + 1.0);
+    int d_exp = 0, u_exp = 0, last = -1;
+    *impacts = 0;
+    *time = 0.0;
+    *lifted = 0;
+    while (*impacts < max_impacts) {
+        int a = last == 0 ? 1 : 0; /* the ends alternate */
+        if (!(u[a] < 0.0)) {
+            *lifted = 1;
+            return;
+        }
+        double t = fmax(0.0, -d[a] / u[a]);
+        d[0] += t * u[0];
+        d[1] += t * u[1];
+        *time += ldexp(t, d_exp - u_exp);
+        u[1 - a] -= (1.0 + gamma) * u[a] * coupling;
+        u[a] *= -gamma;
+        (*impacts)++;
+        last = a;
+        if (u[0] + u[1] >= 0.0) { /* the centre of mass moves up */
+            *lifted = 1;
+            return;
+        }
+        int eu, ed;
+        frexp(fmax(fabs(u[0]), fabs(u[1])), &eu);
+        frexp(fmax(fabs(d[0]), fabs(d[1])), &ed);
+        for (int k = 0; k < 2; k++) {
+            u[k] = ldexp(u[k], -eu);
+            d[k] = ldexp(d[k], -ed);
+        }
+        u_exp += eu;
+        d_exp += ed;
+    }
+}
+
+static void test_rod_two_formulations(void)
+{
+    const double rhos[] = {0.1, 0.3, 0.5, 0.7, 0.9, 1.3};
+    const double gammas[] = {0.05, 0.2, 0.5, 0.8};
+    int cc = 0, icc = 0;
+    for (size_t r = 0; r < sizeof rhos / sizeof *rhos; r++)
+        for (size_t k = 0; k < sizeof gammas / sizeof *gammas; k++) {
+            double point[CHATTER_PARAM_COUNT];
+            make_point(point, 2, rhos[r], gammas[k], 1, 400);
+            chatter_geometry g;
+            chatter_geometry_init(&g, 2);
+            for (int s = 0; s < 10; s++) {
+                double q[3], p[3];
+                chatter_initial_state(point, (uint64_t)s, q, p);
+                chatter_drop drop;
+                chatter_drop_reference(&g, rhos[r], gammas[k], 400, q, p, &drop);
+                int impacts, lifted;
+                double time;
+                rod_by_ends(rhos[r], gammas[k], 400, q, p, &impacts, &time, &lifted);
+                CU_ASSERT_EQUAL(drop.impacts, impacts);
+                CU_ASSERT_EQUAL(drop.outcome == CHATTER_ICC, lifted);
+                CU_ASSERT_DOUBLE_EQUAL(drop.time, time, 1e-12 * time);
+                CU_ASSERT_NOT_EQUAL(drop.outcome, CHATTER_PCC); /* undefined for the rod */
+                cc += drop.outcome == CHATTER_CC;
+                icc += drop.outcome == CHATTER_ICC;
+            }
+        }
+    CU_ASSERT_TRUE(cc > 0 && icc > 0); /* the grid covers both regimes */
+}
+
+static void test_rod_rho_one_bounces_each_end_once(void)
+{
+    /* At rho = 1 an impact at one end leaves the other end's velocity alone, so each end
+     * bounces at most once and the rod leaves: one impact if the first bounce already
+     * lifts the centre of mass (-gamma u_a + u_b >= 0), else two. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    const double gammas[] = {0.01, 0.3, 0.95, 0.99};
+    for (int k = 0; k < 4; k++) {
+        double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT];
+        uint8_t status;
+        make_point(point, 2, 1.0, gammas[k], 300, 200);
+        double expected = 0.0;
+        for (int s = 0; s < 300; s++) {
+            double q[3], p[3];
+            chatter_initial_state(point, (uint64_t)s, q, p);
+            double d[2] = {-q[1] + q[2], q[1] + q[2]}, u[2] = {-p[1] + p[2], p[1] + p[2]};
+            int a = d[0] / -u[0] <= d[1] / -u[1] ? 0 : 1;
+            expected += -gammas[k] * u[a] + u[1 - a] >= 0.0 ? 1.0 : 2.0;
+        }
+        CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, out, &status, &err), IS_OK);
+        CU_ASSERT_EQUAL(status, IS_POINT_DONE);
+        CU_ASSERT_EQUAL(out[CHATTER_P_ICC], 1.0);
+        CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_IMPACTS_MEAN], expected / 300.0, 1e-15);
+        CU_ASSERT_TRUE(out[CHATTER_IMPACTS_MAX] <= 2.0);
+    }
+    chatter_workspace_free(ws);
+}
+
+/* --- symmetry ------------------------------------------------------------------------ */
+
+static void test_mirror_symmetry_is_exact(void)
+{
+    /* Reflecting the state in the x axis, (phi_x, phi_y, h) -> (-phi_x, phi_y, h),
+     * relabels vertex i as n - i; every product and sum is the same, so the drop must
+     * be the same to the last bit. */
+    for (int n = 3; n <= 6; n++) {
+        double point[CHATTER_PARAM_COUNT];
+        make_point(point, n, 0.35, 0.15, 1, 300);
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        for (int s = 0; s < 25; s++) {
+            double q[3], p[3];
+            chatter_initial_state(point, (uint64_t)s, q, p);
+            double qm[3] = {-q[0], q[1], q[2]}, pm[3] = {-p[0], p[1], p[2]};
+            chatter_drop a, b;
+            chatter_drop_reference(&g, 0.35, 0.15, 300, q, p, &a);
+            chatter_drop_reference(&g, 0.35, 0.15, 300, qm, pm, &b);
+            CU_ASSERT_EQUAL(a.impacts, b.impacts);
+            CU_ASSERT_EQUAL(a.outcome, b.outcome);
+            CU_ASSERT_EQUAL(a.time, b.time);
+            CU_ASSERT_EQUAL(a.q[0], -b.q[0]);
+            CU_ASSERT_EQUAL(a.p[1], b.p[1]);
+        }
+    }
+}
+
+/* --- the batch kernel against the scalar reference ---------------------------------- */
+
+static void reference_outputs(const double *point, double *out)
+{
+    chatter_geometry g;
+    chatter_geometry_init(&g, (int)point[CHATTER_N]);
+    int samples = (int)point[CHATTER_SAMPLES];
+    double tally[3] = {0, 0, 0}, impacts = 0, most = 0, time = 0;
+    for (int s = 0; s < samples; s++) {
+        double q[3], p[3];
+        chatter_initial_state(point, (uint64_t)s, q, p);
+        chatter_drop d;
+        chatter_drop_reference(&g, point[CHATTER_RHO], point[CHATTER_GAMMA],
+                               (int64_t)point[CHATTER_MAX_IMPACTS], q, p, &d);
+        tally[d.outcome] += 1;
+        impacts += (double)d.impacts;
+        most = fmax(most, (double)d.impacts);
+        time += d.time;
+    }
+    out[CHATTER_P_ICC] = tally[0] / samples;
+    out[CHATTER_P_CC] = tally[1] / samples;
+    out[CHATTER_P_PCC] = tally[2] / samples;
+    out[CHATTER_IMPACTS_MEAN] = impacts / samples;
+    out[CHATTER_IMPACTS_MAX] = most;
+    out[CHATTER_TIME_MEAN] = time / samples;
+}
+
+/* Points that cover ICC, CC and PCC, several n, and one long budget. */
+static const double kernel_cases[][5] = {
+    /* n, rho, gamma, samples, max_impacts */
+    {4, 0.3, 0.1, 150, 200},  {4, 0.3, 0.5, 150, 200},  {3, 0.1, 0.05, 150, 200},
+    {3, 0.5, 0.2, 150, 200},  {5, 0.2, 0.3, 150, 200},  {6, 0.45, 0.12, 150, 200},
+    {2, 0.4, 0.2, 150, 200},  {2, 0.8, 0.6, 150, 200},  {4, 0.25, 0.05, 20, 10000},
+    {7, 0.6, 0.4, 150, 300},  {3, 0.15, 0.1, 97, 1000},
+};
+#define KERNEL_CASES (sizeof kernel_cases / sizeof *kernel_cases)
+
+static void fill_case(double *point, size_t c)
+{
+    make_point(point, (int)kernel_cases[c][0], kernel_cases[c][1], kernel_cases[c][2],
+               (int)kernel_cases[c][3], (int)kernel_cases[c][4]);
+}
+
+static void test_kernel_matches_reference(void)
+{
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    int regimes_seen[3] = {0, 0, 0};
+    for (size_t c = 0; c < KERNEL_CASES; c++) {
+        double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT], ref[CHATTER_OUTPUT_COUNT];
+        uint8_t status;
+        fill_case(point, c);
+        CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, out, &status, &err), IS_OK);
+        CU_ASSERT_EQUAL(status, IS_POINT_DONE);
+        reference_outputs(point, ref);
+        for (int o = CHATTER_P_ICC; o <= CHATTER_IMPACTS_MAX; o++)
+            CU_ASSERT_EQUAL(out[o], ref[o]);
+        CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_TIME_MEAN], ref[CHATTER_TIME_MEAN],
+                               1e-13 * ref[CHATTER_TIME_MEAN]);
+        CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_P_ICC] + out[CHATTER_P_CC] + out[CHATTER_P_PCC], 1.0,
+                               1e-15);
+        regimes_seen[(int)out[CHATTER_REGIME]]++;
+    }
+    for (int k = 0; k < 3; k++)
+        CU_ASSERT_TRUE(regimes_seen[k] > 0); /* the cases cover all three outcomes */
+    chatter_workspace_free(ws);
+}
+
+static void test_batch_composition_does_not_matter(void)
+{
+    /* The same points one at a time, all together, and in reverse order (mixing n
+     * within one batch) give the same bits. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    size_t count = KERNEL_CASES;
+    double *points = malloc(count * CHATTER_PARAM_COUNT * sizeof *points);
+    double *reversed = malloc(count * CHATTER_PARAM_COUNT * sizeof *reversed);
+    double *together = malloc(count * CHATTER_OUTPUT_COUNT * sizeof *together);
+    double *backwards = malloc(count * CHATTER_OUTPUT_COUNT * sizeof *backwards);
+    uint8_t *status = malloc(count);
+    CU_ASSERT_FATAL(points && reversed && together && backwards && status);
+    for (size_t c = 0; c < count; c++) {
+        fill_case(points + c * CHATTER_PARAM_COUNT, c);
+        fill_case(reversed + (count - 1 - c) * CHATTER_PARAM_COUNT, c);
+    }
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, points, count, together, status, &err), IS_OK);
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, reversed, count, backwards, status, &err), IS_OK);
+    for (size_t c = 0; c < count; c++) {
+        double alone[CHATTER_OUTPUT_COUNT];
+        uint8_t one;
+        CU_ASSERT_EQUAL(chatter_eval_batch(ws, points + c * CHATTER_PARAM_COUNT, 1, alone, &one,
+                                           &err),
+                        IS_OK);
+        for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++) {
+            CU_ASSERT_EQUAL(alone[o], together[o * count + c]);
+            CU_ASSERT_EQUAL(alone[o], backwards[o * count + (count - 1 - c)]);
+        }
+    }
+    free(points);
+    free(reversed);
+    free(together);
+    free(backwards);
+    free(status);
+    chatter_workspace_free(ws);
+}
+
+/* --- long chatter and the PCC tolerance ---------------------------------------------- */
+
+static void test_long_chatter_stays_normal(void)
+{
+    /* 10^4 impacts of complete chatter: without rescaling the state would underflow
+     * after a few hundred. The accumulation time converges, so 10^4 impacts add almost
+     * nothing to the time of 200. */
+    double point[CHATTER_PARAM_COUNT];
+    make_point(point, 4, 0.3, 0.1, 1, 10000);
+    chatter_geometry g;
+    chatter_geometry_init(&g, 4);
+    for (int s = 0; s < 5; s++) {
+        double q[3], p[3];
+        chatter_initial_state(point, (uint64_t)s, q, p);
+        chatter_drop long_drop, short_drop;
+        chatter_drop_reference(&g, 0.3, 0.1, 10000, q, p, &long_drop);
+        chatter_drop_reference(&g, 0.3, 0.1, 200, q, p, &short_drop);
+        CU_ASSERT_EQUAL(long_drop.outcome, CHATTER_CC);
+        CU_ASSERT_EQUAL(long_drop.impacts, 10000);
+        for (int k = 0; k < 3; k++) {
+            CU_ASSERT_TRUE(long_drop.q[k] == 0.0 || fpclassify(long_drop.q[k]) == FP_NORMAL);
+            CU_ASSERT_TRUE(long_drop.p[k] == 0.0 || fpclassify(long_drop.p[k]) == FP_NORMAL);
+        }
+        CU_ASSERT_TRUE(isfinite(long_drop.time));
+        CU_ASSERT_TRUE(long_drop.time >= short_drop.time);
+        CU_ASSERT_DOUBLE_EQUAL(long_drop.time, short_drop.time, 1e-6 * short_drop.time);
+    }
+}
+
+/* max(|f_i.p|, |f_j.p|) / |p_3| for the adjacent pair where it is smallest: zero
+ * exactly on the PCC ray -m_ij. */
+static double pcc_closeness(const chatter_geometry *g, const double p[3])
+{
+    double best = INFINITY;
+    for (int i = 0; i < g->n; i++) {
+        int j = (i + 1) % g->n;
+        double a = fabs(normal_velocity(g, i, p)), b = fabs(normal_velocity(g, j, p));
+        best = fmin(best, fmax(a, b) / fabs(p[2]));
+    }
+    return best;
+}
+
+static void test_pcc_tolerance_separates_cleanly(void)
+{
+    /* PCC must sit far inside the tolerance and CC far outside, so that 1e-6 is not a
+     * marginal choice. (3, 0.1, 0.05) is deep in the PCC region of the triangle, the
+     * others are CC points where drops come closest to a PCC ray. */
+    static const double cases[][3] = {{3, 0.1, 0.05}, {3, 0.15, 0.1}, {3, 0.3, 0.2},
+                                      {4, 0.2, 0.05}, {5, 0.2, 0.1}};
+    int pcc = 0, cc = 0;
+    double pcc_worst = 0.0, cc_best = INFINITY;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        int n = (int)cases[c][0];
+        double point[CHATTER_PARAM_COUNT];
+        make_point(point, n, cases[c][1], cases[c][2], 1, 200);
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        for (int s = 0; s < 60; s++) {
+            double q[3], p[3];
+            chatter_initial_state(point, (uint64_t)s, q, p);
+            chatter_drop d;
+            chatter_drop_reference(&g, cases[c][1], cases[c][2], 200, q, p, &d);
+            /* the closest approach to a PCC ray along the whole drop, before each impact */
+            double closest = INFINITY;
+            for (int64_t budget = 0; budget <= d.impacts && budget <= 200; budget += 1) {
+                chatter_drop upto;
+                chatter_drop_reference(&g, cases[c][1], cases[c][2], budget, q, p, &upto);
+                closest = fmin(closest, pcc_closeness(&g, upto.p));
+            }
+            if (d.outcome == CHATTER_PCC) {
+                pcc++;
+                pcc_worst = fmax(pcc_worst, closest);
+            } else if (d.outcome == CHATTER_CC) {
+                cc++;
+                cc_best = fmin(cc_best, closest);
+            }
+        }
+    }
+    CU_ASSERT_TRUE(pcc > 40 && cc > 150);
+    /* measured: PCC drops reach 1.2e-16, CC drops never come closer than 3.5e-3 */
+    CU_ASSERT_TRUE(pcc_worst < 1e-6 * CHATTER_PCC_TOLERANCE);
+    CU_ASSERT_TRUE(cc_best > 1e2 * CHATTER_PCC_TOLERANCE);
+}
+
+static void test_pcc_is_sticky_and_early(void)
+{
+    /* Deep in the PCC region every drop is PCC, and is recognised within a few dozen
+     * impacts, long before its budget. */
+    double point[CHATTER_PARAM_COUNT];
+    make_point(point, 3, 0.1, 0.05, 1, 2000);
+    chatter_geometry g;
+    chatter_geometry_init(&g, 3);
+    for (int s = 0; s < 100; s++) {
+        double q[3], p[3];
+        chatter_initial_state(point, (uint64_t)s, q, p);
+        chatter_drop d;
+        chatter_drop_reference(&g, 0.1, 0.05, 2000, q, p, &d);
+        CU_ASSERT_EQUAL(d.outcome, CHATTER_PCC);
+        CU_ASSERT_TRUE(d.pcc_at >= 0 && d.pcc_at < 100);
+    }
+}
+
+static void test_pcc_velocity_on_constructed_states(void)
+{
+    chatter_geometry g;
+    chatter_geometry_init(&g, 4);
+    const double *m = g.m_unit[1];
+    double p[3] = {-m[0], -m[1], -m[2]};
+    CU_ASSERT_TRUE(chatter_is_pcc_velocity(&g, p));
+    p[0] += 1e-3; /* off the ray */
+    CU_ASSERT_FALSE(chatter_is_pcc_velocity(&g, p));
+    double vertical[3] = {0.0, 0.0, -1.0}; /* all vertices approach alike: not PCC */
+    CU_ASSERT_FALSE(chatter_is_pcc_velocity(&g, vertical));
+    chatter_geometry rod;
+    chatter_geometry_init(&rod, 2);
+    double rod_rest[3] = {0.0, 0.0, -1e-300};
+    CU_ASSERT_FALSE(chatter_is_pcc_velocity(&rod, rod_rest)); /* undefined for the rod */
+}
+
+void suite_chatter(void)
+{
+    CU_pSuite s = CU_add_suite("chatter", NULL, NULL);
+    CU_add_test(s, "vertices on the unit circle, mirror symmetric, snapped",
+                test_geometry_unit_circle_and_mirror);
+    CU_add_test(s, "m_ij touches vertices i and j only", test_geometry_pair_directions);
+    CU_add_test(s, "impact: restitution, exact energy loss, impulse along f_j",
+                test_impact_restitution_energy_impulse);
+    CU_add_test(s, "energy never grows along drops", test_energy_never_grows_along_drops);
+    CU_add_test(s, "initial states: ranges, determinism, rod",
+                test_initial_state_ranges_and_determinism);
+    CU_add_test(s, "rod: 3-D map agrees with the two-end formulation",
+                test_rod_two_formulations);
+    CU_add_test(s, "rod at rho = 1 bounces each end once",
+                test_rod_rho_one_bounces_each_end_once);
+    CU_add_test(s, "mirror symmetry of drops is exact", test_mirror_symmetry_is_exact);
+    CU_add_test(s, "batch kernel equals the scalar reference", test_kernel_matches_reference);
+    CU_add_test(s, "batch composition does not change results",
+                test_batch_composition_does_not_matter);
+    CU_add_test(s, "10^4 impacts stay in normal numbers", test_long_chatter_stays_normal);
+    CU_add_test(s, "PCC tolerance separates PCC from CC", test_pcc_tolerance_separates_cleanly);
+    CU_add_test(s, "PCC is recognised early and stays", test_pcc_is_sticky_and_early);
+    CU_add_test(s, "PCC velocity test on constructed states",
+                test_pcc_velocity_on_constructed_states);
+}
