@@ -32,8 +32,7 @@ struct chatter_workspace {
     /* Scratch of the vertex search. */
     _Alignas(64) double best_num[LANES], best_den[LANES], best_fx[LANES], best_fy[LANES],
         best_j[LANES];
-    _Alignas(64) double small_threshold[LANES], first_small[LANES], previous_small[LANES],
-        small_pair[LANES];
+    _Alignas(64) double last_fx[LANES], last_fy[LANES]; /* normal of the vertex hit last */
     int q_exp[LANES], p_exp[LANES];
     size_t drop[LANES];                  /* index into the drop results, or NO_DROP */
 
@@ -146,6 +145,7 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
     ws->active[l] = 1.0;
     ws->lifted[l] = 0.0;
     ws->pcc_seen[l] = 0.0;
+    ws->last_fx[l] = ws->last_fy[l] = 0.0;
     ws->drop[l] = drop;
     lane_rescale(ws, l);
 }
@@ -173,9 +173,9 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
     double *restrict last = ws->last, *restrict impacts = ws->impacts;
     double *restrict time = ws->time, *restrict active = ws->active;
     double *restrict lifted = ws->lifted, *restrict pcc_seen = ws->pcc_seen;
-    double *restrict threshold = ws->small_threshold, *restrict first_small = ws->first_small;
-    double *restrict previous_small = ws->previous_small, *restrict small_pair = ws->small_pair;
+    double *restrict last_fx = ws->last_fx, *restrict last_fy = ws->last_fy;
     const int pcc_possible = geometry->n >= 3;
+    const double wrap = (double)(geometry->n - 1);
     const double *restrict limit = ws->limit, *restrict tscale = ws->tscale;
     const double *restrict c_rot = ws->c_rot, *restrict c_h = ws->c_h;
     double *restrict bnum = ws->best_num, *restrict bden = ws->best_den;
@@ -189,21 +189,12 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
             bfx[l] = 0.0;
             bfy[l] = 0.0;
             bj[l] = -1.0;
-            threshold[l] = CHATTER_PCC_TOLERANCE * fabs(pz[l]);
-            small_pair[l] = 0.0;
         }
         for (int j = 0; j < n; j++) {
             const double fx = geometry->fx[j], fy = geometry->fy[j], jd = (double)j;
-            const int first = j == 0;
             for (int l = 0; l < LANES; l++) {
                 double fp = fx * px[l] + fy * py[l] + pz[l];
                 double fq = fx * qx[l] + fy * qy[l] + qz[l];
-                /* the PCC test of chatter_is_pcc_velocity, on the way */
-                double small = fabs(fp) < threshold[l] ? 1.0 : 0.0;
-                first_small[l] = first ? small : first_small[l];
-                small_pair[l] = (!first & (small != 0.0) & (previous_small[l] != 0.0))
-                                    ? 1.0 : small_pair[l];
-                previous_small[l] = small;
                 double num = fq > 0.0 ? fq : 0.0;
                 double den = -fp;
                 int take = (fp < 0.0) & (last[l] != jd) & (num * bden[l] < bnum[l] * den);
@@ -216,10 +207,16 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
         }
         for (int l = 0; l < LANES; l++) {
             int on = active[l] != 0.0;
-            int pair = pcc_possible & ((small_pair[l] != 0.0) |
-                                       ((previous_small[l] != 0.0) & (first_small[l] != 0.0)));
-            pcc_seen[l] = (on & pair) ? 1.0 : pcc_seen[l];
             int hit = on & (bden[l] > 0.0);
+            /* PCC: the vertex hit last and the one about to be hit are adjacent and both
+             * nearly at rest (see pcc_before_impact in chatter_geometry.c) */
+            double threshold = CHATTER_PCC_TOLERANCE * fabs(pz[l]);
+            double last_fp = last_fx[l] * px[l] + last_fy[l] * py[l] + pz[l];
+            double step = fabs(bj[l] - last[l]);
+            int adjacent = (last[l] >= 0.0) & ((step == 1.0) | (step == wrap));
+            int pcc = pcc_possible & hit & adjacent & (fabs(last_fp) < threshold) &
+                      (bden[l] < threshold);
+            pcc_seen[l] = pcc ? 1.0 : pcc_seen[l];
             double t = hit ? bnum[l] / bden[l] : 0.0;
             double fp = -bden[l];
             double nqx = qx[l] + t * px[l], nqy = qy[l] + t * py[l], nqz = qz[l] + t * pz[l];
@@ -237,6 +234,8 @@ static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *re
             impacts[l] = hit ? nimp : impacts[l];
             time[l] = hit ? time[l] + t * tscale[l] : time[l];
             last[l] = hit ? bj[l] : last[l];
+            last_fx[l] = hit ? bfx[l] : last_fx[l];
+            last_fy[l] = hit ? bfy[l] : last_fy[l];
             lifted[l] = lift ? 1.0 : lifted[l];
             active[l] = (on & !lift & (nimp < limit[l])) ? 1.0 : 0.0;
         }

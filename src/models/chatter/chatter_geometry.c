@@ -4,6 +4,7 @@
 #include "chatter.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "../../core/rng.h"
 
@@ -112,6 +113,22 @@ int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3])
     return previous_small && first_small;
 }
 
+/* The in-flight PCC test: vertex `last` (hit before) and vertex `next` (about to be
+ * hit) are adjacent and both move slower than CHATTER_PCC_TOLERANCE |p_3|. PCC can only
+ * set in through such an alternation, and this costs one dot product per impact. The
+ * batch kernel evaluates the same expressions. */
+static int pcc_before_impact(const chatter_geometry *geometry, int last, int next,
+                             const double p[3])
+{
+    int n = geometry->n, step = abs(next - last);
+    if (n < 3 || last < 0 || (step != 1 && step != n - 1))
+        return 0;
+    double threshold = CHATTER_PCC_TOLERANCE * fabs(p[2]);
+    double last_fp = geometry->fx[last] * p[0] + geometry->fy[last] * p[1] + p[2];
+    double next_fp = geometry->fx[next] * p[0] + geometry->fy[next] * p[1] + p[2];
+    return fabs(last_fp) < threshold && -next_fp < threshold;
+}
+
 /* Divides v by a power of two so that its largest component lies in [0.5, 1); returns
  * the exponent. Exact in binary, so it never changes a result, only keeps it normal. */
 static int rescale(double v[3])
@@ -137,8 +154,6 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
     result->time = 0.0;
     result->pcc_at = -1;
     while (result->impacts < max_impacts) {
-        if (result->pcc_at < 0 && chatter_is_pcc_velocity(geometry, p))
-            result->pcc_at = result->impacts;
         int next = -1;
         double t_next = INFINITY;
         for (int j = 0; j < geometry->n; j++) {
@@ -158,6 +173,8 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
             lifted = 1; /* nothing approaches the plane any more */
             break;
         }
+        if (result->pcc_at < 0 && pcc_before_impact(geometry, last, next, p))
+            result->pcc_at = result->impacts;
         for (int k = 0; k < 3; k++)
             q[k] += t_next * p[k];
         chatter_apply_impact(geometry, rho, gamma, next, p);
