@@ -1,0 +1,173 @@
+/* test_models.c: the conformance suite: every registered model keeps the contract of
+ * model.h (a well-formed table, and eval_batch results that depend only on each
+ * point's own parameters). A new model is covered by adding it to the registry. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/job.h"
+#include "models/registry.h"
+#include "suites.h"
+
+/* An admissible value for a parameter without a default: inside its range. */
+static double admissible_value(const is_param *p)
+{
+    if (!isnan(p->default_value))
+        return p->default_value;
+    if (p->type == IS_PARAM_CHOICE)
+        return 0;
+    double v;
+    if (isfinite(p->min) && isfinite(p->max))
+        v = 0.5 * (p->min + p->max);
+    else if (isfinite(p->min))
+        v = p->min + 0.5;
+    else if (isfinite(p->max))
+        v = p->max - 0.5;
+    else
+        v = 0.5;
+    return p->type == IS_PARAM_INT ? ceil(v) : v;
+}
+
+static void test_tables_are_well_formed(void)
+{
+    const is_model *const *models = is_registry_models();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(models[0]);
+    for (const is_model *const *m = models; *m; m++) {
+        const is_model *model = *m;
+        CU_ASSERT_TRUE(model->name && *model->name && model->description && *model->description);
+        CU_ASSERT_PTR_EQUAL(is_registry_find(model->name), model);
+        CU_ASSERT_TRUE(model->param_count > 0 && model->output_count > 0);
+        CU_ASSERT_PTR_NOT_NULL(model->eval_batch);
+        for (const is_model *const *other = m + 1; *other; other++)
+            CU_ASSERT_NOT_EQUAL(strcmp(model->name, (*other)->name), 0);
+        for (size_t p = 0; p < model->param_count; p++) {
+            const is_param *param = &model->params[p];
+            CU_ASSERT_TRUE(param->name && *param->name && param->meaning && param->unit);
+            CU_ASSERT_EQUAL(is_model_param_index(model, param->name), (int)p);
+            CU_ASSERT_TRUE(param->min <= param->max);
+            if (param->type == IS_PARAM_CHOICE)
+                CU_ASSERT_TRUE(param->choices && param->choices[0]);
+            is_error err;
+            if (!isnan(param->default_value))
+                CU_ASSERT_EQUAL(is_param_check(param, param->default_value, &err), IS_OK);
+            CU_ASSERT_EQUAL(is_param_check(param, admissible_value(param), &err), IS_OK);
+            CU_ASSERT_NOT_EQUAL(is_param_check(param, NAN, &err), IS_OK);
+            /* outputs and parameters share the file's namespace, with `status` */
+            CU_ASSERT_EQUAL(is_model_output_index(model, param->name), -1);
+            CU_ASSERT_NOT_EQUAL(strcmp(param->name, "status"), 0);
+        }
+        for (size_t o = 0; o < model->output_count; o++) {
+            const is_output *out = &model->outputs[o];
+            CU_ASSERT_TRUE(out->name && *out->name && out->unit && out->long_name);
+            CU_ASSERT_EQUAL(is_model_output_index(model, out->name), (int)o);
+            CU_ASSERT_NOT_EQUAL(strcmp(out->name, "status"), 0);
+            if (out->type == IS_OUTPUT_CATEGORY) {
+                int count = is_output_category_count(out);
+                CU_ASSERT_TRUE(count > 0 && count <= 64);
+            }
+        }
+    }
+}
+
+/* Evaluates `count` points; returns outputs (caller frees) and statuses. */
+static double *evaluate(const is_model *model, const double *points, size_t count,
+                        uint8_t *status)
+{
+    double *out = malloc(count * model->output_count * sizeof *out);
+    void *ws = NULL;
+    is_error err;
+    CU_ASSERT_FATAL(out != NULL);
+    if (model->workspace_create)
+        CU_ASSERT_EQUAL_FATAL(model->workspace_create(&ws, &err), IS_OK);
+    CU_ASSERT_EQUAL(model->eval_batch(ws, points, count, out, status, &err), IS_OK);
+    if (model->workspace_free)
+        model->workspace_free(ws);
+    return out;
+}
+
+static void test_eval_is_pointwise(void)
+{
+    for (const is_model *const *m = is_registry_models(); *m; m++) {
+        const is_model *model = *m;
+        size_t np = model->param_count, no = model->output_count;
+        /* point A: admissible defaults; point B: A with one real parameter moved */
+        double *points = malloc(3 * np * sizeof *points);
+        CU_ASSERT_FATAL(points != NULL);
+        for (size_t p = 0; p < np; p++)
+            points[p] = admissible_value(&model->params[p]);
+        memcpy(points + np, points, np * sizeof *points);
+        for (size_t p = 0; p < np; p++) {
+            const is_param *param = &model->params[p];
+            double moved = points[p] * 1.25 + 0.01;
+            is_error err;
+            if (param->type == IS_PARAM_REAL && is_param_check(param, moved, &err) == IS_OK) {
+                points[np + p] = moved;
+                break;
+            }
+        }
+        memcpy(points + 2 * np, points, np * sizeof *points); /* A again */
+        uint8_t status[3], single_status[1];
+        double *together = evaluate(model, points, 3, status);
+        double *alone = evaluate(model, points + np, 1, single_status);
+        for (int i = 0; i < 3; i++)
+            CU_ASSERT_TRUE(status[i] < IS_POINT_STATUS_COUNT && status[i] != IS_POINT_PENDING);
+        CU_ASSERT_EQUAL(single_status[0], status[1]);
+        for (size_t o = 0; o < no; o++) {
+            /* the same point gives the same bits wherever it sits in a batch */
+            CU_ASSERT_EQUAL(memcmp(&together[o * 3 + 0], &together[o * 3 + 2], sizeof(double)), 0);
+            CU_ASSERT_EQUAL(memcmp(&together[o * 3 + 1], &alone[o], sizeof(double)), 0);
+            const is_output *out = &model->outputs[o];
+            for (int i = 0; i < 3; i++) {
+                double v = together[o * 3 + i];
+                if (status[i] != IS_POINT_DONE)
+                    continue;
+                if (out->type == IS_OUTPUT_CATEGORY) {
+                    CU_ASSERT_TRUE(v >= 0 && v < is_output_category_count(out) && v == floor(v));
+                } else if (out->type == IS_OUTPUT_INT) {
+                    CU_ASSERT_TRUE(v == floor(v) && fabs(v) < 2147483647.0);
+                }
+            }
+        }
+        free(together);
+        free(alone);
+        free(points);
+    }
+}
+
+static void test_job_accepts_every_parameter_as_axis(void)
+{
+    /* The job parser and the table agree: each sweepable parameter can be an axis. */
+    for (const is_model *const *m = is_registry_models(); *m; m++) {
+        const is_model *model = *m;
+        for (size_t p = 0; p < model->param_count; p++) {
+            const is_param *param = &model->params[p];
+            if (param->flags & IS_PARAM_FIXED_ONLY || param->type == IS_PARAM_CHOICE)
+                continue;
+            char text[4096];
+            int used = snprintf(text, sizeof text, "[sweep]\nmodel = %s\n[model]\n", model->name);
+            for (size_t q = 0; q < model->param_count; q++)
+                if (q != p && isnan(model->params[q].default_value))
+                    used += snprintf(text + used, sizeof text - (size_t)used, "%s = %.17g\n",
+                                     model->params[q].name, admissible_value(&model->params[q]));
+            snprintf(text + used, sizeof text - (size_t)used, "[axis.%s]\nvalues = %.17g\n",
+                     param->name, admissible_value(param));
+            is_job *job = NULL;
+            is_error err;
+            CU_ASSERT_EQUAL(is_job_parse("conformance.ini", text, NULL, 0, &job, &err), IS_OK);
+            if (job) {
+                CU_ASSERT_EQUAL(job->grid.axis_count, 1);
+                CU_ASSERT_EQUAL(job->grid.axes[0].param, (int)p);
+            }
+            is_job_free(&job);
+        }
+    }
+}
+
+void suite_models(void)
+{
+    CU_pSuite s = CU_add_suite("models", NULL, NULL);
+    CU_add_test(s, "every model table is well formed", test_tables_are_well_formed);
+    CU_add_test(s, "eval_batch is pointwise and deterministic", test_eval_is_pointwise);
+    CU_add_test(s, "every parameter can be an axis", test_job_accepts_every_parameter_as_axis);
+}
