@@ -23,9 +23,11 @@ is_code is_axis_fill(is_axis *axis, is_axis_scale scale, double from, double to,
         double lf = scale == IS_SCALE_LOG ? log(from) : 0.0;
         double lt = scale == IS_SCALE_LOG ? log(to) : 0.0;
         for (size_t i = 0; i < count; i++) {
-            double s = (double)i / span, r = (double)(count - 1 - i) / span;
-            /* Weighted so that both ends come out exact. */
-            values[i] = scale == IS_SCALE_LOG ? exp(r * lf + s * lt) : r * from + s * to;
+            double s = (double)i, r = (double)(count - 1 - i);
+            /* Weighted sums divided last: exact wherever the value is representable
+             * (integer steps come out as integers) and symmetric in the two ends. */
+            values[i] = scale == IS_SCALE_LOG ? exp((r * lf + s * lt) / span)
+                                              : (r * from + s * to) / span;
         }
         values[0] = from;
         values[count - 1] = to;

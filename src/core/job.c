@@ -37,6 +37,7 @@ typedef struct parse_state {
     const char *source;
     const char *cursor; /* reader position in the text */
     int line;           /* number of the line inih is handling */
+    int indented;       /* that line starts with a blank: inih's continuation line */
     entry *entries;
     size_t entry_count, entry_capacity;
     section_header *sections;
@@ -71,6 +72,7 @@ static char *read_line(char *str, int num, void *stream)
     parse_state *ps = stream;
     if (!*ps->cursor)
         return NULL;
+    ps->indented = *ps->cursor == ' ' || *ps->cursor == '\t';
     int i = 0;
     while (*ps->cursor && i < num - 1) {
         char c = *ps->cursor++;
@@ -140,7 +142,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
         return 0;
     }
     entry *previous = find_entry(ps, section, name);
-    if (previous && previous->line == ps->line - 1) {
+    if (previous && ps->indented) {
         /* inih's multi-line value: an indented line continues the previous key */
         size_t n = strlen(previous->value) + strlen(value) + 2;
         char *joined = malloc(n);
@@ -164,8 +166,12 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return add_entry(ps, section, name, value, origin, ps->line);
 }
 
+/* inih's line buffer in Debian's build; a longer line would be split in two. */
+#define INIH_LINE_MAX 200
+
 /* inih does not report section headers, so empty or repeated sections would go
- * unnoticed; this scan records each header with its line. */
+ * unnoticed; this scan records each header with its line. It also rejects what inih
+ * would silently misread: over-long lines and blanks inside the brackets. */
 static is_code scan_sections(parse_state *ps, const char *text)
 {
     int line = 0;
@@ -173,9 +179,12 @@ static is_code scan_sections(parse_state *ps, const char *text)
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
         line++;
-        char buf[512];
-        if (len >= sizeof buf)
-            len = sizeof buf - 1;
+        if (len + 1 >= INIH_LINE_MAX)
+            return is_error_set(ps->err, IS_JOB,
+                                "%s:%d: line longer than %d characters; continue long values "
+                                "on indented lines",
+                                ps->source, line, INIH_LINE_MAX - 2);
+        char buf[INIH_LINE_MAX];
         memcpy(buf, p, len);
         buf[len] = '\0';
         char *s = trim(buf);
@@ -184,8 +193,13 @@ static is_code scan_sections(parse_state *ps, const char *text)
             if (!close)
                 return is_error_set(ps->err, IS_JOB, "%s:%d: section header without ']'",
                                     ps->source, line);
+            char *name = s + 1;
+            int blank_end = close > name && isspace((unsigned char)close[-1]);
             *close = '\0';
-            char *name = trim(s + 1);
+            if (blank_end || !*name || name != trim(name))
+                return is_error_set(ps->err, IS_JOB,
+                                    "%s:%d: [%s]: no blanks inside a section header", ps->source,
+                                    line, name);
             for (size_t i = 0; i < ps->section_count; i++)
                 if (strcmp(ps->sections[i].name, name) == 0)
                     return is_error_set(ps->err, IS_JOB,
@@ -479,6 +493,19 @@ static is_code interpret_model(parse_state *ps, is_job *job, int *fixed_by)
     return IS_OK;
 }
 
+/* Values of an integer parameter: a log axis rounds to the nearest integers (n = 2 ... 64
+ * in 6 steps gives 2, 4, ..., 64); a linear axis snaps values within rounding of an
+ * integer, and leaves others (2 ... 5 in 3 steps gives 3.5) for the range check to
+ * reject. */
+static void integral_axis_values(is_axis *axis)
+{
+    for (size_t i = 0; i < axis->count; i++) {
+        double v = axis->values[i], r = nearbyint(v);
+        if (axis->scale == IS_SCALE_LOG || fabs(v - r) <= 1e-9 * fmax(1.0, fabs(r)))
+            axis->values[i] = r;
+    }
+}
+
 /* Splits "a, b, c" (commas and/or blanks) and parses each value. */
 static is_code parse_value_list(const is_param *param, const entry *e, is_axis *axis,
                                 is_error *err)
@@ -624,6 +651,8 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
         if (rc != IS_OK)
             return is_error_set(ps->err, rc, "%s: [%s]: %s", (scale ? scale : from)->origin,
                                 h->name, detail.message);
+        if (param->type == IS_PARAM_INT)
+            integral_axis_values(axis);
         for (size_t i = 0; i < axis->count; i++) {
             rc = is_param_check(param, axis->values[i], &detail);
             if (rc != IS_OK)

@@ -1,0 +1,430 @@
+/* test_grid.c: axis values, strides and point count, index <-> point mapping, and the box decomposition of index blocks. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/grid.h"
+#include "suites.h"
+
+/* A CUnit assertion with a formatted failure text showing the values involved. */
+static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, text, __FILE__, function, CU_FALSE);
+}
+#define CHECK(cond, ...) check_at((cond), __LINE__, __func__, __VA_ARGS__)
+
+/* --- axes ------------------------------------------------------------------------- */
+
+static void test_linear_endpoints_exact_and_even(void)
+{
+    is_axis axis = {0};
+    is_error err = {0};
+    const double from = 0.1, to = 0.7;
+    const size_t count = 7;
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, from, to, count, &err), IS_OK);
+    CU_ASSERT_EQUAL(axis.count, count);
+    CU_ASSERT_EQUAL(axis.scale, IS_SCALE_LINEAR);
+    /* Exact ends: the job file's bounds are what the user will look up in the results. */
+    CU_ASSERT(axis.values[0] == from);
+    CU_ASSERT(axis.values[count - 1] == to);
+    double step = (to - from) / (double)(count - 1);
+    for (size_t i = 1; i < count; i++) {
+        CHECK(axis.values[i] > axis.values[i - 1], "not increasing at %zu: %.17g <= %.17g", i,
+              axis.values[i], axis.values[i - 1]);
+        double expected = from + step * (double)i;
+        CHECK(fabs(axis.values[i] - expected) <= 1e-14, "value %zu is %.17g, expected %.17g", i,
+              axis.values[i], expected);
+    }
+    is_axis_free(&axis);
+    CU_ASSERT_PTR_NULL(axis.values);
+    CU_ASSERT_EQUAL(axis.count, 0);
+}
+
+/* from > to is a legitimate axis (a sweep downwards): ends exact, strictly decreasing. */
+static void test_linear_decreasing(void)
+{
+    is_axis axis = {0};
+    is_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, 3.0, -2.0, 11, &err), IS_OK);
+    CU_ASSERT(axis.values[0] == 3.0);
+    CU_ASSERT(axis.values[10] == -2.0);
+    for (size_t i = 1; i < axis.count; i++)
+        CHECK(axis.values[i] < axis.values[i - 1], "not decreasing at %zu", i);
+    is_axis_free(&axis);
+}
+
+/* Integer parameters (n, samples, seed) are swept on linear axes and the job parser
+ * rejects any axis value that is not an integer; so where the exact value is a double
+ * (here every multiple of 10), the fill must produce it exactly, not 39.999999999999993. */
+static void test_linear_hits_representable_values_exactly(void)
+{
+    is_axis axis = {0};
+    is_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, 10.0, 100.0, 10, &err), IS_OK);
+    for (size_t i = 0; i < axis.count; i++)
+        CHECK(axis.values[i] == 10.0 * (double)(i + 1), "value %zu is %.17g, expected %g", i,
+              axis.values[i], 10.0 * (double)(i + 1));
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, 2.0, 64.0, 32, &err), IS_OK);
+    for (size_t i = 0; i < axis.count; i++)
+        CHECK(axis.values[i] == 2.0 * (double)(i + 1), "value %zu is %.17g, expected %g", i,
+              axis.values[i], 2.0 * (double)(i + 1));
+    is_axis_free(&axis);
+}
+
+static void test_log_endpoints_and_constant_ratio(void)
+{
+    is_axis axis = {0};
+    is_error err = {0};
+    const double from = 1e-3, to = 1e3;
+    const size_t count = 13;
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LOG, from, to, count, &err), IS_OK);
+    CU_ASSERT_EQUAL(axis.count, count);
+    CU_ASSERT_EQUAL(axis.scale, IS_SCALE_LOG);
+    CU_ASSERT(axis.values[0] == from);
+    CU_ASSERT(axis.values[count - 1] == to);
+    /* Geometric spacing: each step multiplies by (to/from)^(1/(count-1)); the bound
+     * allows a few tens of ulps for exp/log, far below any linear-vs-log mix-up. */
+    double ratio = pow(to / from, 1.0 / (double)(count - 1));
+    for (size_t i = 1; i < count; i++) {
+        CHECK(axis.values[i] > axis.values[i - 1], "not increasing at %zu", i);
+        double r = axis.values[i] / axis.values[i - 1];
+        CHECK(fabs(r / ratio - 1.0) < 1e-14, "ratio at %zu is %.17g, expected %.17g", i, r,
+              ratio);
+    }
+    is_axis_free(&axis);
+}
+
+/* count = 1 is a single value, `from`, whatever `to` says (linear and log alike). */
+static void test_count_one_gives_from(void)
+{
+    is_axis axis = {0};
+    is_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, 0.25, 0.75, 1, &err), IS_OK);
+    CU_ASSERT_EQUAL(axis.count, 1);
+    CU_ASSERT(axis.values[0] == 0.25);
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LOG, 3.0, 300.0, 1, &err), IS_OK);
+    CU_ASSERT_EQUAL(axis.count, 1);
+    CU_ASSERT(axis.values[0] == 3.0);
+    is_axis_free(&axis);
+}
+
+/* Bad requests fail with IS_JOB and leave the axis as it was (nothing half-filled). */
+static void test_fill_errors(void)
+{
+    static const struct {
+        double from, to;
+    } bad_log[] = {{0.0, 1.0}, {-1.0, 1.0}, {1.0, 0.0}, {1.0, -5.0}};
+    for (size_t i = 0; i < sizeof bad_log / sizeof *bad_log; i++) {
+        is_axis axis = {0};
+        is_error err = {0};
+        is_code rc = is_axis_fill(&axis, IS_SCALE_LOG, bad_log[i].from, bad_log[i].to, 5, &err);
+        CHECK(rc == IS_JOB, "log from %g to %g: code %d, expected IS_JOB", bad_log[i].from,
+              bad_log[i].to, (int)rc);
+        CU_ASSERT_EQUAL(err.code, IS_JOB);
+        CU_ASSERT(err.message[0] != '\0');
+        CU_ASSERT_PTR_NULL(axis.values);
+        CU_ASSERT_EQUAL(axis.count, 0);
+    }
+    is_axis axis = {0};
+    is_error err = {0};
+    CU_ASSERT_EQUAL(is_axis_fill(&axis, IS_SCALE_LINEAR, 0.0, 1.0, 0, &err), IS_JOB);
+    CU_ASSERT_PTR_NULL(axis.values);
+    /* A failed refill keeps the old values. */
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, 1.0, 2.0, 3, &err), IS_OK);
+    CU_ASSERT_EQUAL(is_axis_fill(&axis, IS_SCALE_LOG, 0.0, 2.0, 3, &err), IS_JOB);
+    CU_ASSERT_EQUAL(axis.count, 3);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(axis.values);
+    CU_ASSERT(axis.values[0] == 1.0 && axis.values[2] == 2.0);
+    is_axis_free(&axis);
+}
+
+/* --- grids built by hand ------------------------------------------------------------ */
+
+#define TEST_PARAMS 6
+
+/* A grid over `axis_count` axes of the given sizes, sweeping parameters params[k] of a
+ * TEST_PARAMS-long base. Axis k runs from 100 k in steps of about 1, so that values of
+ * different axes and indices never coincide. */
+static void build_grid(is_grid *grid, const double *base, const size_t *sizes,
+                       const int *params, size_t axis_count)
+{
+    memset(grid, 0, sizeof *grid);
+    grid->base = base;
+    grid->param_count = TEST_PARAMS;
+    grid->axis_count = axis_count;
+    for (size_t k = 0; k < axis_count; k++) {
+        is_error err = {0};
+        double from = 100.0 * (double)k;
+        grid->axes[k].param = params[k];
+        CU_ASSERT_EQUAL_FATAL(is_axis_fill(&grid->axes[k], IS_SCALE_LINEAR, from,
+                                           from + (double)(sizes[k] - 1), sizes[k], &err),
+                              IS_OK);
+    }
+    is_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(is_grid_finish(grid, &err), IS_OK);
+}
+
+static void free_grid(is_grid *grid)
+{
+    for (size_t k = 0; k < grid->axis_count; k++)
+        is_axis_free(&grid->axes[k]);
+}
+
+/* Strides by definition: the product of the sizes of the later axes (C order, last
+ * axis fastest); the point count is the product of all sizes. */
+static void test_finish_strides_and_count(void)
+{
+    static const size_t sizes[][4] = {{7}, {3, 5}, {2, 3, 4}, {5, 1, 3, 2}};
+    static const size_t axis_counts[] = {1, 2, 3, 4};
+    static const int params[] = {0, 1, 2, 3};
+    const double base[TEST_PARAMS] = {0};
+    for (size_t g = 0; g < sizeof axis_counts / sizeof *axis_counts; g++) {
+        is_grid grid;
+        build_grid(&grid, base, sizes[g], params, axis_counts[g]);
+        uint64_t product = 1;
+        for (size_t k = axis_counts[g]; k-- > 0;) {
+            CHECK(grid.stride[k] == product, "grid %zu axis %zu: stride %llu, expected %llu", g,
+                  k, (unsigned long long)grid.stride[k], (unsigned long long)product);
+            product *= sizes[g][k];
+        }
+        CHECK(grid.point_count == product, "grid %zu: %llu points, expected %llu", g,
+              (unsigned long long)grid.point_count, (unsigned long long)product);
+        free_grid(&grid);
+    }
+    /* No axes: the one point of the fixed parameters. */
+    is_grid scalar;
+    memset(&scalar, 0, sizeof scalar);
+    scalar.base = base;
+    scalar.param_count = TEST_PARAMS;
+    is_error err = {0};
+    CU_ASSERT_EQUAL(is_grid_finish(&scalar, &err), IS_OK);
+    CU_ASSERT_EQUAL(scalar.point_count, 1);
+}
+
+/* is_grid_finish reads only the counts, so the huge grids here need no values. */
+static is_code finish_counts(const uint64_t *counts, size_t axis_count, is_grid *grid,
+                             is_error *err)
+{
+    memset(grid, 0, sizeof *grid);
+    grid->axis_count = axis_count;
+    for (size_t k = 0; k < axis_count; k++)
+        grid->axes[k].count = (size_t)counts[k];
+    return is_grid_finish(grid, err);
+}
+
+static void test_finish_point_limit(void)
+{
+    is_grid grid;
+    is_error err = {0};
+    const uint64_t half = UINT64_C(1) << 20;
+    /* Exactly 2^40 points is allowed. */
+    const uint64_t at_limit[] = {half, half};
+    CU_ASSERT_EQUAL(finish_counts(at_limit, 2, &grid, &err), IS_OK);
+    CU_ASSERT_EQUAL(grid.point_count, IS_GRID_MAX_POINTS);
+    /* One more row is not. */
+    const uint64_t above[] = {half + 1, half};
+    is_error_clear(&err);
+    CU_ASSERT_EQUAL(finish_counts(above, 2, &grid, &err), IS_JOB);
+    CU_ASSERT_EQUAL(err.code, IS_JOB);
+    CU_ASSERT(strstr(err.message, "2^40") != NULL);
+    /* A product that wraps around 2^64 (2^96 points) must not slip through as small. */
+    const uint64_t wrapping[] = {UINT64_C(1) << 32, UINT64_C(1) << 32, UINT64_C(1) << 32};
+    is_error_clear(&err);
+    CU_ASSERT_EQUAL(finish_counts(wrapping, 3, &grid, &err), IS_JOB);
+    /* 2^41 spread over three axes, the limit crossed at the first (slowest) one. */
+    const uint64_t three[] = {4, half, UINT64_C(1) << 19};
+    is_error_clear(&err);
+    CU_ASSERT_EQUAL(finish_counts(three, 3, &grid, &err), IS_JOB);
+}
+
+/* Point index <-> multi-index <-> values against a brute-force nested loop: C order,
+ * first axis slowest. Parameters not swept keep their base values. */
+static void test_unravel_and_point_round_trip(void)
+{
+    const size_t sizes[3] = {3, 4, 5};
+    const int params[3] = {4, 1, 2}; /* deliberately not in parameter order */
+    const double base[TEST_PARAMS] = {-1.0, -2.0, -3.0, -4.0, -5.0, -6.0};
+    is_grid grid;
+    build_grid(&grid, base, sizes, params, 3);
+    CU_ASSERT_EQUAL_FATAL(grid.point_count, 60);
+    uint64_t index = 0;
+    for (size_t i0 = 0; i0 < sizes[0]; i0++)
+        for (size_t i1 = 0; i1 < sizes[1]; i1++)
+            for (size_t i2 = 0; i2 < sizes[2]; i2++, index++) {
+                size_t multi[3] = {99, 99, 99};
+                is_grid_unravel(&grid, index, multi);
+                CHECK(multi[0] == i0 && multi[1] == i1 && multi[2] == i2,
+                      "index %llu unravels to (%zu, %zu, %zu), expected (%zu, %zu, %zu)",
+                      (unsigned long long)index, multi[0], multi[1], multi[2], i0, i1, i2);
+                double point[TEST_PARAMS];
+                is_grid_point(&grid, index, point);
+                const size_t at[3] = {i0, i1, i2};
+                for (int p = 0; p < TEST_PARAMS; p++) {
+                    double expected = base[p];
+                    for (int k = 0; k < 3; k++)
+                        if (params[k] == p)
+                            expected = grid.axes[k].values[at[k]];
+                    CHECK(point[p] == expected,
+                          "index %llu parameter %d is %g, expected %g",
+                          (unsigned long long)index, p, point[p], expected);
+                }
+            }
+    free_grid(&grid);
+}
+
+/* --- block boxes ---------------------------------------------------------------------- */
+
+/* Walks the boxes in order, each in C order, and checks that together they are the
+ * indices first .. first + count - 1, each once, in order; every box non-empty and
+ * inside the grid; at most 2 * axis_count - 1 of them. Returns 1 when all held. */
+static int check_blocks(const is_grid *grid, uint64_t first, uint64_t count, const char *name)
+{
+    is_grid_box boxes[2 * IS_GRID_MAX_AXES];
+    memset(boxes, 0, sizeof boxes);
+    size_t nb = is_grid_block_boxes(grid, first, count, boxes);
+    size_t n_axes = grid->axis_count;
+    size_t max_boxes = n_axes ? 2 * n_axes - 1 : 1;
+    int ok = 1;
+    if (nb > max_boxes || (count == 0 && nb != 0) || (count > 0 && nb == 0)) {
+        CHECK(0, "%s first %llu count %llu: %zu boxes (at most %zu allowed)", name,
+              (unsigned long long)first, (unsigned long long)count, nb, max_boxes);
+        return 0;
+    }
+    uint64_t expected = first;
+    for (size_t b = 0; b < nb && ok; b++) {
+        const is_grid_box *box = &boxes[b];
+        for (size_t k = 0; k < n_axes; k++)
+            if (box->count[k] == 0 || box->start[k] + box->count[k] > grid->axes[k].count) {
+                CHECK(0, "%s first %llu count %llu: box %zu axis %zu is [%llu, +%llu), outside "
+                      "or empty",
+                      name, (unsigned long long)first, (unsigned long long)count, b, k,
+                      (unsigned long long)box->start[k], (unsigned long long)box->count[k]);
+                return 0;
+            }
+        /* Odometer over the box, last axis fastest. */
+        uint64_t offset[IS_GRID_MAX_AXES] = {0};
+        for (;;) {
+            uint64_t index = 0;
+            for (size_t k = 0; k < n_axes; k++)
+                index += (box->start[k] + offset[k]) * grid->stride[k];
+            if (index != expected) {
+                CHECK(0, "%s first %llu count %llu: box %zu yields index %llu, expected %llu",
+                      name, (unsigned long long)first, (unsigned long long)count, b,
+                      (unsigned long long)index, (unsigned long long)expected);
+                return 0;
+            }
+            expected++;
+            size_t k = n_axes;
+            while (k > 0 && ++offset[k - 1] == box->count[k - 1])
+                offset[--k] = 0;
+            if (k == 0)
+                break;
+        }
+    }
+    if (expected != first + count) {
+        CHECK(0, "%s first %llu count %llu: boxes cover %llu indices", name,
+              (unsigned long long)first, (unsigned long long)count,
+              (unsigned long long)(expected - first));
+        ok = 0;
+    }
+    return ok;
+}
+
+/* Every (first, count) range of several small grids: this is what the scheduler hands
+ * out and what the writer turns into HDF5 hyperslabs, so a gap or overlap here is lost
+ * or doubly written results. */
+static void test_block_boxes_cover_every_range(void)
+{
+    static const struct {
+        const char *name;
+        size_t axis_count;
+        size_t sizes[4];
+    } grids[] = {
+        {"7", 1, {7}},
+        {"1", 1, {1}},
+        {"3x5", 2, {3, 5}},
+        {"5x1", 2, {5, 1}},
+        {"3x5x7", 3, {3, 5, 7}},
+        {"2x1x3", 3, {2, 1, 3}},
+        {"3x2x1x3", 4, {3, 2, 1, 3}},
+    };
+    static const int params[4] = {0, 1, 2, 3};
+    const double base[TEST_PARAMS] = {0};
+    for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        is_grid grid;
+        build_grid(&grid, base, grids[g].sizes, params, grids[g].axis_count);
+        size_t failures = 0;
+        for (uint64_t first = 0; first <= grid.point_count && failures < 5; first++)
+            for (uint64_t count = 0; first + count <= grid.point_count && failures < 5; count++)
+                failures += !check_blocks(&grid, first, count, grids[g].name);
+        free_grid(&grid);
+    }
+}
+
+/* The grid without axes has one point; a block is that point or nothing. */
+static void test_block_boxes_scalar_grid(void)
+{
+    const double base[TEST_PARAMS] = {0};
+    is_grid grid;
+    memset(&grid, 0, sizeof grid);
+    grid.base = base;
+    grid.param_count = TEST_PARAMS;
+    is_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(is_grid_finish(&grid, &err), IS_OK);
+    CU_ASSERT(check_blocks(&grid, 0, 1, "scalar"));
+    CU_ASSERT(check_blocks(&grid, 0, 0, "scalar"));
+    CU_ASSERT(check_blocks(&grid, 1, 0, "scalar"));
+}
+
+/* A bigger grid, sampled: pseudo-random ranges, most of which straddle slices of every
+ * axis at once, the case that needs the most boxes. */
+static void test_block_boxes_large_grid_sampled(void)
+{
+    const size_t sizes[3] = {37, 41, 43};
+    static const int params[3] = {0, 1, 2};
+    const double base[TEST_PARAMS] = {0};
+    is_grid grid;
+    build_grid(&grid, base, sizes, params, 3);
+    unsigned state = 12345u;
+    size_t failures = 0;
+    for (int trial = 0; trial < 400 && failures < 5; trial++) {
+        state = state * 1103515245u + 12345u;
+        uint64_t first = (state >> 4) % grid.point_count;
+        state = state * 1103515245u + 12345u;
+        uint64_t count = (state >> 4) % (grid.point_count - first + 1);
+        failures += !check_blocks(&grid, first, count, "37x41x43");
+    }
+    /* From inside the first row of the first plane to inside the last row of the last
+     * plane: partial row, partial plane, whole planes, partial plane, partial row. */
+    CU_ASSERT(check_blocks(&grid, 1, grid.point_count - 2, "37x41x43 nearly all"));
+    free_grid(&grid);
+}
+
+void suite_grid(void)
+{
+    CU_pSuite suite = CU_add_suite("grid", NULL, NULL);
+    CU_add_test(suite, "linear axis: exact ends, even steps", test_linear_endpoints_exact_and_even);
+    CU_add_test(suite, "linear axis: decreasing", test_linear_decreasing);
+    CU_add_test(suite, "linear axis: representable values exact",
+                test_linear_hits_representable_values_exactly);
+    CU_add_test(suite, "log axis: exact ends, constant ratio",
+                test_log_endpoints_and_constant_ratio);
+    CU_add_test(suite, "axis with count 1 is from", test_count_one_gives_from);
+    CU_add_test(suite, "axis fill errors", test_fill_errors);
+    CU_add_test(suite, "strides and point count", test_finish_strides_and_count);
+    CU_add_test(suite, "2^40 point limit", test_finish_point_limit);
+    CU_add_test(suite, "unravel and point round trip", test_unravel_and_point_round_trip);
+    CU_add_test(suite, "block boxes cover every range", test_block_boxes_cover_every_range);
+    CU_add_test(suite, "block boxes of the scalar grid", test_block_boxes_scalar_grid);
+    CU_add_test(suite, "block boxes of a large grid", test_block_boxes_large_grid_sampled);
+}
