@@ -1,6 +1,7 @@
 /* summary.c: `impactsweep info` (see summary.h). */
 #include "summary.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <math.h>
 #include <stdint.h>
@@ -53,7 +54,8 @@ static void print_categories(FILE *out, hid_t file, const char *name, const doub
 is_code is_summary_print(const char *path, FILE *out, is_error *err)
 {
     if (access(path, R_OK) != 0)
-        return is_error_set(err, IS_IO, "%s: cannot read the file", path);
+        return is_error_set(err, IS_NOT_RESULT, "%s: cannot read the file: %s", path,
+                            strerror(errno));
     htri_t hdf5 = H5Fis_hdf5(path);
     H5Eclear2(H5E_DEFAULT);
     if (hdf5 <= 0)

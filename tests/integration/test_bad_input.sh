@@ -1,0 +1,112 @@
+# test_bad_input.sh: bad input exits 2, says where the problem is, and touches nothing.
+#  - bad job files (unknown key, unknown section, out-of-range gamma, malformed line,
+#    unknown model, non-number, ...), each aimed at an existing result file, under 1 and
+#    2 ranks: exit 2, a message naming FILE.ini:LINE, the result file byte-identical and
+#    no new file in the directory;
+#  - the same mistakes as --set values: exit 2, a message naming the --set, nothing
+#    touched;
+#  - a good job onto an existing output without --resume/--overwrite: exit 2, untouched;
+#    with --overwrite the file is replaced by the new job's results.
+# shellcheck source=lib.sh
+source "$TESTS/integration/lib.sh"
+
+good_job="$INTEGRATION_JOBS/sweep.ini"
+# A rank exiting non-zero makes mpiexec wait 1 s per rank before it kills the others;
+# they have all exited already, so skip the wait (2.3 s -> 0.3 s per refused run).
+export OMPI_MCA_odls_base_sigkill_timeout=0
+
+say "setup: an existing good result file"
+expect_status 0 "good run" "$IMPACTSWEEP" run "$good_job" --output good.h5
+good_sha=$(sha good.h5)
+listing() { find . -mindepth 1 -maxdepth 1 ! -name out.txt ! -name err.txt ! -name compare.txt | sort; }
+
+# Checks one bad invocation under 1 rank (no mpiexec) and 2 ranks: exit 2, stderr
+# contains $1 (fixed string) exactly once, good.h5 unchanged, no new file.
+# Usage: refuse WHAT WHERE ARGS... (ARGS after `impactsweep run`).
+refuse() {
+    local what=$1 where=$2 launcher before after count
+    shift 2
+    for launcher in serial mpi2; do
+        before=$(listing)
+        if [ "$launcher" = serial ]; then
+            expect_status 2 "$what (1 rank)" "$IMPACTSWEEP" run "$@"
+        else
+            expect_status 2 "$what (2 ranks)" mpi2 run "$@"
+        fi
+        count=$(grep -c -F -- "$where" err.txt || true)
+        [ "$count" -ge 1 ] || die "$what ($launcher): the message does not name '$where'"
+        [ "$count" -eq 1 ] || die "$what ($launcher): the message naming '$where' is printed $count times"
+        [ "$(sha good.h5)" = "$good_sha" ] || die "$what ($launcher): good.h5 changed"
+        after=$(listing)
+        [ "$before" = "$after" ] || die "$what ($launcher): files appeared or vanished: $(diff <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+    done
+    echo "    ok: $what -> $(grep -m1 -F -- "$where" err.txt)"
+}
+
+# Writes a bad copy of the good job as $1.ini: the good job's lines with line $2 replaced
+# by $3 (use a line number past the end to append). The job aims at good.h5.
+bad_job() {
+    local name=$1 line=$2 text=$3
+    sed -e 's/^output = .*/output = good.h5/' "$good_job" >base.ini
+    awk -v n="$line" -v t="$text" 'NR == n { print t; next } { print } END { if (NR < n) print t }' \
+        base.ini >"$name.ini"
+    rm base.ini
+}
+
+# Line numbers in sweep.ini (the bad copies keep them).
+line_of() { grep -n -m1 -E "$1" "$good_job" | cut -d: -f1; }
+l_model=$(line_of '^model = ')
+l_title=$(line_of '^title = ')
+l_samples=$(line_of '^samples = ')
+l_gamma_to=$(awk '/^\[axis.gamma\]/ { g = 1 } g && /^to = / { print NR; exit }' "$good_job")
+l_rho_count=$(awk '/^\[axis.rho\]/ { g = 1 } g && /^count = / { print NR; exit }' "$good_job")
+l_end=$(($(wc -l <"$good_job") + 1))
+
+say "bad job files"
+bad_job unknown_key "$l_samples" "colour = red"
+refuse "unknown key in [model]" "unknown_key.ini:$l_samples" unknown_key.ini
+bad_job unknown_sweep_key "$l_title" "titel = misspelt"
+refuse "misspelt [sweep] key" "unknown_sweep_key.ini:$l_title" unknown_sweep_key.ini
+bad_job unknown_section "$l_end" "[plot]"
+echo "colour = red" >>unknown_section.ini
+refuse "unknown section" "unknown_section.ini:$l_end" unknown_section.ini
+bad_job gamma_range "$l_gamma_to" "to = 1.5"
+refuse "gamma out of range (to = 1.5)" "gamma_range.ini:$l_gamma_to" gamma_range.ini
+bad_job malformed "$l_samples" "this line is not ini"
+refuse "malformed line" "malformed.ini:$l_samples" malformed.ini
+bad_job unknown_model "$l_model" "model = nosuchmodel"
+refuse "unknown model" "unknown_model.ini:$l_model" unknown_model.ini
+bad_job not_number "$l_samples" "samples = many"
+refuse "non-number" "not_number.ini:$l_samples" not_number.ini
+bad_job bad_count "$l_rho_count" "count = 2.5"
+refuse "non-integer axis count" "bad_count.ini:$l_rho_count" bad_count.ini
+bad_job twice "$l_end" "[model]"
+echo "samples = 3" >>twice.ini
+refuse "section repeated / key given twice" "twice.ini:" twice.ini
+refuse "missing job file" "no_such_job.ini" no_such_job.ini
+
+say "bad --set values (on the good job, aimed at good.h5)"
+set_refuse() { refuse "--set $1" "--set '$1'" "$good_job" --output good.h5 --set "$1"; }
+set_refuse model.colour=red
+set_refuse plot.colour=red
+set_refuse axis.gamma.to=1.5
+set_refuse axis.gamma.from=0
+set_refuse model.samples=many
+set_refuse model.samples=0
+set_refuse sweep.model=nosuchmodel
+set_refuse sweep.unit_size=-3
+set_refuse noequalsign
+refuse "unknown option" "--bogus" "$good_job" --output good.h5 --bogus
+refuse "--resume with --overwrite" "exclude" "$good_job" --output good.h5 --resume --overwrite
+
+say "a good job onto an existing output without --resume or --overwrite"
+refuse "existing output" "good.h5 exists" "$good_job" --output good.h5
+
+say "--overwrite replaces the existing output (2 ranks)"
+expect_status 0 "reference run with seed 99" "$IMPACTSWEEP" run "$good_job" --set model.seed=99 \
+    --output seed99.h5
+expect_status 0 "--overwrite" mpi2 run "$good_job" --set model.seed=99 --output good.h5 --overwrite
+[ "$(sha good.h5)" != "$good_sha" ] || die "--overwrite left good.h5 as it was"
+same_results seed99.h5 good.h5 "--overwrite result vs a fresh run of the new job"
+ls good.h5.* >/dev/null 2>&1 && die "--overwrite left temporary files: $(ls good.h5.*)"
+true

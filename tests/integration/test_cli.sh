@@ -1,0 +1,139 @@
+# test_cli.sh: the commands other than run, and how eval agrees with run.
+#  - `eval chatter rho=0.3 gamma=0.1` prints valid JSON with every output that
+#    `models chatter` lists, p_icc + p_cc + p_pcc == 1;
+#  - eval of each point of a sweep (axis values exactly representable) equals the stored
+#    values bit for bit: the random streams are keyed by the point's parameter values;
+#  - eval with a bad parameter exits 2 with a message naming it;
+#  - `models` lists chatter with its parameters and outputs;
+#  - `info` on an HDF5 file that is not an impactsweep result exits 2 with "not an
+#    impactsweep result file", on a text file exits 2; on a result file it succeeds;
+#  - an unknown command (or none) exits 2 with the usage; help and version exit 0.
+# shellcheck source=lib.sh
+source "$TESTS/integration/lib.sh"
+
+say "models: lists chatter with its parameters and outputs"
+expect_status 0 "models" "$IMPACTSWEEP" models
+grep -q "^chatter: " out.txt || die "models does not list chatter"
+for p in n rho gamma samples max_impacts perturbation seed; do
+    grep -q -E "^    $p +default" out.txt || die "models does not list chatter's parameter $p"
+done
+expect_status 0 "models chatter" "$IMPACTSWEEP" models chatter
+outputs=$(awk '/^  outputs:/ { o = 1; next } o && /^    / { print $1 }' out.txt | tr '\n' ' ')
+say "chatter's outputs: $outputs"
+[ -n "$outputs" ] || die "models chatter lists no outputs"
+expect_status 2 "models of an unknown model" "$IMPACTSWEEP" models nosuchmodel
+grep -q "unknown model 'nosuchmodel'" err.txt || die "models nosuchmodel: no 'unknown model' message"
+
+say "eval chatter rho=0.3 gamma=0.1: valid JSON with every output"
+expect_status 0 "eval" "$IMPACTSWEEP" eval chatter rho=0.3 gamma=0.1
+cp out.txt eval.json
+"$PYTHON" - "$outputs" eval.json <<'EOF' || die "eval's JSON is not as expected: $(cat eval.json)"
+import json, sys
+doc = json.load(open(sys.argv[2]))
+want = sys.argv[1].split()
+problems = []
+if doc.get("model") != "chatter":
+    problems.append(f"model {doc.get('model')!r}")
+if doc.get("status") != "DONE":
+    problems.append(f"status {doc.get('status')!r}")
+params = doc.get("parameters", {})
+if params.get("rho") != 0.3 or params.get("gamma") != 0.1 or params.get("n") != 4:
+    problems.append(f"parameters {params}")
+out = doc.get("outputs", {})
+if sorted(out) != sorted(want):
+    problems.append(f"outputs {sorted(out)}, models lists {sorted(want)}")
+total = sum(out.get(k, 0) for k in ("p_icc", "p_cc", "p_pcc"))
+if abs(total - 1) > 1e-12:
+    problems.append(f"p_icc + p_cc + p_pcc = {total!r}")
+if out.get("regime") not in ("icc", "cc", "pcc"):
+    problems.append(f"regime {out.get('regime')!r}")
+for p in problems:
+    print("PROBLEM:", p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+EOF
+
+say "eval of each point of a sweep equals the sweep's stored values exactly"
+job="$INTEGRATION_JOBS/exact.ini"
+expect_status 0 "2-rank sweep of exact.ini" mpi2 run "$job" --output exact.h5
+for rho in 0.25 0.5; do
+    for gamma in 0.125 0.25; do
+        expect_status 0 "eval at rho=$rho gamma=$gamma" \
+            "$IMPACTSWEEP" eval chatter rho=$rho gamma=$gamma samples=500 seed=11
+        cp out.txt "eval_${rho}_${gamma}.json"
+    done
+done
+"$PYTHON" - exact.h5 <<'EOF' || die "eval disagrees with the sweep"
+import glob, json, sys
+import h5py
+import numpy as np
+
+f = h5py.File(sys.argv[1], "r")
+rho, gamma = list(f["rho"][...]), list(f["gamma"][...])
+problems, compared = [], 0
+for path in sorted(glob.glob("eval_*.json")):
+    doc = json.load(open(path))
+    r, g = doc["parameters"]["rho"], doc["parameters"]["gamma"]
+    i, j = rho.index(r), gamma.index(g)
+    if f["status"][i, j] != 1:
+        problems.append(f"sweep point rho={r} gamma={g} is not done")
+    for name, value in doc["outputs"].items():
+        stored = f[name][i, j]
+        meanings = f[name].attrs.get("flag_meanings")
+        if meanings is not None and name != "status":
+            meanings = meanings.decode() if isinstance(meanings, bytes) else meanings
+            stored = meanings.split()[int(stored)]
+            same = stored == value
+        elif np.issubdtype(f[name].dtype, np.integer):
+            same = int(stored) == value
+        else:
+            same = float(stored) == value  # bit for bit: JSON carries 17 digits
+        compared += 1
+        if not same:
+            problems.append(f"{name} at rho={r} gamma={g}: eval {value!r}, sweep {stored!r}")
+print(f"    compared {compared} values at {len(glob.glob('eval_*.json'))} points")
+for p in problems:
+    print("PROBLEM:", p, file=sys.stderr)
+sys.exit(1 if problems or compared == 0 else 0)
+EOF
+
+say "eval with bad parameters exits 2 with a message"
+eval_refuse() { # TEXT ARGS...: eval ARGS must exit 2 with TEXT in its message
+    local text=$1
+    shift
+    expect_status 2 "eval $*" "$IMPACTSWEEP" eval "$@"
+    grep -q -F -- "$text" err.txt || die "eval $*: the message does not say '$text'"
+    echo "    ok: eval $* -> $(head -n1 err.txt)"
+}
+eval_refuse "gamma" chatter rho=0.3 gamma=1.5
+eval_refuse "rho" chatter rho=-1 gamma=0.1
+eval_refuse "not a number" chatter rho=abc gamma=0.1
+eval_refuse "unknown parameter 'colour'" chatter rho=0.3 gamma=0.1 colour=red
+eval_refuse "rho" chatter gamma=0.1
+eval_refuse "expected name=value" chatter rho
+eval_refuse "unknown model 'nosuchmodel'" nosuchmodel rho=0.3
+
+say "info on a result file, on a foreign HDF5 file, on a text file"
+expect_status 0 "info on a result file" "$IMPACTSWEEP" info exact.h5
+grep -q "^points:  4 total, 4 done" out.txt || die "info exact.h5 does not report 4 of 4 points done"
+"$PYTHON" -c 'import h5py, sys; f = h5py.File(sys.argv[1], "w"); f["x"] = [1, 2, 3]; f.attrs["model"] = "chatter"' \
+    foreign.h5 || die "cannot make an HDF5 file with h5py"
+expect_status 2 "info on a foreign HDF5 file" "$IMPACTSWEEP" info foreign.h5
+grep -q "not an impactsweep result file" err.txt || die "info foreign.h5 does not say 'not an impactsweep result file'"
+echo "this is not HDF5" >text.h5
+expect_status 2 "info on a text file" "$IMPACTSWEEP" info text.h5
+grep -q "not an HDF5 file" err.txt || die "info text.h5 does not say 'not an HDF5 file'"
+foreign_sha=$(sha foreign.h5)
+expect_status 2 "run --resume onto a foreign HDF5 file" \
+    "$IMPACTSWEEP" run "$job" --output foreign.h5 --resume
+grep -q "not an impactsweep result file" err.txt || die "resume onto foreign.h5 does not say 'not an impactsweep result file'"
+[ "$(sha foreign.h5)" = "$foreign_sha" ] || die "a refused resume changed foreign.h5"
+
+say "unknown command, no command, help, version"
+expect_status 2 "unknown command" "$IMPACTSWEEP" frobnicate
+grep -q "unknown command 'frobnicate'" err.txt || die "unknown command: no message naming it"
+grep -q "^usage:" err.txt || die "unknown command: no usage text"
+expect_status 2 "no command" "$IMPACTSWEEP"
+expect_status 0 "help" "$IMPACTSWEEP" help
+grep -q "^usage:" out.txt || die "help prints no usage"
+expect_status 0 "version" "$IMPACTSWEEP" version
+grep -q "^impactsweep " out.txt || die "version prints no version"
