@@ -200,7 +200,8 @@ static is_code master_run(master *m, compute *c, int computes, is_error *err)
             break;
         uint64_t first, count;
         if (computes && !m->stop && !m->exhausted && next_unit(&m->units, &first, &count)) {
-            uint64_t piece = (count + MASTER_PIECES - 1) / MASTER_PIECES;
+            /* alone, rank 0 has nobody to serve: whole units batch best */
+            uint64_t piece = m->workers ? (count + MASTER_PIECES - 1) / MASTER_PIECES : count;
             for (uint64_t at = first; at < first + count && rc == IS_OK;) {
                 uint64_t n = first + count - at < piece ? first + count - at : piece;
                 uint64_t done = 0, failed = 0;
