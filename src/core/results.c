@@ -243,8 +243,11 @@ is_code is_results_create(const is_job *job, const is_provenance *prov, int over
     unlink(partial);
     is_code rc = build_file(partial, job, prov, err);
     if (rc == IS_OK) {
-        /* link() refuses to replace, so a file that appeared meanwhile is kept */
+        /* link() refuses to replace, so a file that appeared meanwhile is kept; where
+         * the file system has no hard links, check and rename instead */
         int moved = overwrite ? rename(partial, path) : link(partial, path);
+        if (moved != 0 && !overwrite && errno != EEXIST && stat(path, &st) != 0)
+            moved = rename(partial, path);
         if (moved != 0)
             rc = is_error_set(err, errno == EEXIST ? IS_EXISTS : IS_IO, "%s: cannot create: %s",
                               path, strerror(errno));
