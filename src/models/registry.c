@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "chatter/chatter.h"
+#include "collision/collision.h"
 
 static const is_model *const registry[] = {
     &is_model_chatter,
+    &is_model_collision,
     NULL,
 };
 

@@ -1,0 +1,143 @@
+/* collision.h: the collision model (MODELS.md sec. 2): a binary direct collinear impact
+ * under one of seven collision laws, integrated in nondimensional form (X(0) = 0,
+ * V(0) = -1) to the separation time T_s = inf{T : F <= 0 and V >= 0}; the outputs are the
+ * coefficient of restitution e = V(T_s) and what happened on the way. Internal pieces the
+ * tests check on their own are declared here too. */
+#ifndef IMPACTSWEEP_COLLISION_H
+#define IMPACTSWEEP_COLLISION_H
+
+#include <stdint.h>
+
+#include "../../core/model.h"
+
+extern const is_model is_model_collision;
+
+/* Parameter indices, in the order of the model's table. */
+enum {
+    COLLISION_LAW, COLLISION_FORM, COLLISION_INTEGRATOR, COLLISION_CVODE_METHOD,
+    COLLISION_PI1, COLLISION_PI2, COLLISION_PI3, COLLISION_N, COLLISION_P, COLLISION_ALPHA,
+    COLLISION_A,
+    COLLISION_PI1B, COLLISION_PI2B, COLLISION_PI3B, COLLISION_V0,
+    COLLISION_MASS, COLLISION_STIFFNESS, COLLISION_DAMPING, COLLISION_BETA, COLLISION_GAMMA,
+    COLLISION_RTOL, COLLISION_ATOL, COLLISION_MAX_STEPS, COLLISION_T_MAX,
+    COLLISION_REST_VELOCITY,
+    COLLISION_PARAM_COUNT
+};
+
+/* Output indices, in the order of the model's table. */
+enum {
+    COLLISION_COR, COLLISION_T_SEP, COLLISION_X_MAX, COLLISION_X_SEP, COLLISION_F_MAX,
+    COLLISION_STEPS, COLLISION_OUTCOME, COLLISION_SOLVER_FLAG,
+    COLLISION_T_SEP_DIM, COLLISION_X_MAX_DIM, COLLISION_X_SEP_DIM, COLLISION_F_MAX_DIM,
+    COLLISION_OUTPUT_COUNT
+};
+
+typedef enum {
+    LAW_BWSHC, LAW_BWM, LAW_HOOKE, LAW_HERTZ, LAW_KELVIN_VOIGT, LAW_HUNT_CROSSLEY, LAW_MAXWELL,
+    LAW_COUNT
+} collision_law;
+
+typedef enum { FORM_NONDIMENSIONAL, FORM_VELOCITY, FORM_DIMENSIONAL } collision_form;
+typedef enum { INTEGRATOR_CVODE, INTEGRATOR_DOPRI5 } collision_integrator;
+
+typedef enum {
+    OUTCOME_SEPARATED = 0,     /* F <= 0 and V >= 0 reached: e = V(T_s) */
+    OUTCOME_NO_SEPARATION = 1, /* not within t_max, or only at rest: e = 0 */
+    OUTCOME_SOLVER_FAILURE = 2 /* the integrator failed or ran out of steps */
+} collision_outcome;
+
+/* |x|^e for x >= 0, with the exponents that occur most (1, 2, 3, 1/2-steps) done
+ * without pow(). */
+typedef struct collision_power {
+    int kind;
+    double exponent;
+} collision_power;
+
+void collision_power_init(collision_power *power, double exponent);
+
+static inline double collision_power_eval(const collision_power *power, double x)
+{
+    switch (power->kind) {
+    case 1: return x;
+    case 2: return x * x;
+    case 3: return x * x * x;
+    case 4: return x * __builtin_sqrt(x);          /* 1.5 */
+    case 5: return x * x * __builtin_sqrt(x);      /* 2.5 */
+    default: return __builtin_pow(x, power->exponent);
+    }
+}
+
+/* A collision ready to integrate: the law's nondimensional parameters and the scales
+ * back to physical units. State layouts: Kelvin-Voigt type laws (X, V, Z), Maxwell type
+ * laws (R, Y, Z, W); Z stays 0 for the classical laws. */
+typedef struct collision_problem {
+    collision_law law;
+    collision_integrator integrator;
+    int bdf;                          /* CVODE: BDF with a dense Newton solve, else Adams */
+    int dimension;                    /* 3 or 4 */
+    double pi1, pi2, pi3, n, p, alpha, alpha_c, A;
+    collision_power pow_p, pow_n;     /* |.|^p and |.|^n */
+    double rtol, atol, t_max, rest_velocity;
+    int64_t max_steps;
+    int dimensional;                  /* T_c, X_c, F_c below are meaningful */
+    double t_scale, x_scale, f_scale; /* t = T T_c, x = X X_c, f = F m X_c / T_c^2 */
+} collision_problem;
+
+/* Builds the problem of one parameter point (any form), or explains why the point is
+ * not admissible (IS_PARAM). Also the model's validate. */
+is_code collision_problem_from_point(const double *point, collision_problem *problem,
+                                     is_error *err);
+
+/* The right-hand side y' = f(y); never fails. */
+void collision_rhs(const collision_problem *problem, const double *y, double *dydt);
+
+void collision_initial_state(const collision_problem *problem, double *y);
+
+/* Contact force F = V' (nondimensional), relative velocity V and displacement X. */
+double collision_force(const collision_problem *problem, const double *y);
+double collision_velocity(const collision_problem *problem, const double *y);
+double collision_displacement(const collision_problem *problem, const double *y);
+
+/* The event functions, all continuous along solutions:
+ * g[0] = sign(F) |F|^(1/p) (F itself has a flat zero |X|^p where it vanishes at X = 0,
+ * which root finders locate poorly), g[1] = V, g[2] = dF/dT (a maximum of F). */
+#define COLLISION_EVENTS 3
+void collision_events(const collision_problem *problem, const double *y, double *g);
+
+/* The outcome of one collision, nondimensional. */
+typedef struct collision_result {
+    collision_outcome outcome;
+    double cor, t_sep, x_max, x_sep, f_max;
+    int64_t steps;
+    int solver_flag; /* the integrator's failure code (CVODE's), 0 if none */
+    int budget;      /* the failure was the step budget */
+} collision_result;
+
+/* What to do at a located event (shared by both integrators, so that they agree on the
+ * meaning of every root): returns 1 when the collision is over (result filled in). */
+typedef struct collision_tracker {
+    const collision_problem *problem;
+    collision_result *result;
+} collision_tracker;
+
+void collision_tracker_start(collision_tracker *tracker, const collision_problem *problem,
+                             collision_result *result, const double *y0);
+int collision_tracker_event(collision_tracker *tracker, double t, const double *y,
+                            const int *crossed);
+void collision_tracker_horizon(collision_tracker *tracker);
+
+/* The integrators: each fills in result and returns 0, or a nonzero failure code. */
+typedef struct collision_cvode collision_cvode;
+int collision_cvode_create(collision_cvode **cvode);
+void collision_cvode_free(collision_cvode **cvode);
+int collision_solve_cvode(collision_cvode *cvode, const collision_problem *problem,
+                          collision_result *result);
+int collision_solve_dopri5(const collision_problem *problem, collision_result *result);
+
+/* Workspace and batch evaluation (collision.c). */
+is_code collision_workspace_create(void **workspace, is_error *err);
+void collision_workspace_free(void *workspace);
+is_code collision_eval_batch(void *workspace, const double *points, size_t count,
+                             double *outputs, uint8_t *status, is_error *err);
+
+#endif
