@@ -184,6 +184,12 @@ is_code collision_problem_from_point(const double *point, collision_problem *pb,
         return is_error_set(err, IS_PARAM,
                             "law %s needs |pi3| < pi2 (|gamma| < beta), got pi2 = %g, pi3 = %g",
                             name, pb->pi2, pb->pi3);
+    if (pb->integrator == INTEGRATOR_DOPRI5 && maxwell_type(law) && pb->p > 1.0 && pb->p < 2.0)
+        return is_error_set(err, IS_PARAM,
+                            "law %s with 1 < p < 2 has a right-hand side that is not Lipschitz "
+                            "(|Y|^(p-1)); integrator dopri5 is not verified there, use "
+                            "integrator = cvode",
+                            name);
     if (!isfinite(pb->pi1) || !isfinite(pb->pi2) || !isfinite(pb->pi3))
         return is_error_set(err, IS_PARAM, "law %s: the parameters overflow (pi1 = %g, pi2 = %g)",
                             name, pb->pi1, pb->pi2);

@@ -100,9 +100,17 @@ double collision_displacement(const collision_problem *problem, const double *y)
 
 /* The event functions, all continuous along solutions:
  * g[0] = sign(F) |F|^(1/p) (F itself has a flat zero |X|^p where it vanishes at X = 0,
- * which root finders locate poorly), g[1] = V, g[2] = dF/dT (a maximum of F). */
-#define COLLISION_EVENTS 3
-void collision_events(const collision_problem *problem, const double *y, double *g);
+ * which root finders locate poorly), g[1] = V, g[2] = dF/dT (a maximum of F), and the
+ * points where the right-hand side is not smooth, where integrators restart rather than
+ * step across: g[3] = W, the Bouc-Wen input of the Maxwell type (|W| has a kink; the
+ * Kelvin-Voigt type's input is V, g[1]); g[4] and g[5] = the arguments of |.|^(p-1)
+ * (X and Z, or Y and Z for the Maxwell type), whose derivative is singular at 0 for
+ * 1 < p < 2. Events that cannot happen for a law are held at 1.
+ * With `sign_only` g[0] is F itself: the same sign, without the pow(). dydt is f(y) if
+ * the caller has it, else NULL. */
+#define COLLISION_EVENTS 6
+void collision_events(const collision_problem *problem, const double *y, const double *dydt,
+                      double *g, int sign_only);
 
 /* The outcome of one collision, nondimensional. */
 typedef struct collision_result {

@@ -49,7 +49,7 @@ static int roots(realtype t, N_Vector y, realtype *g, void *data)
 {
     (void)t;
     const collision_cvode *cv = data;
-    collision_events(cv->problem, N_VGetArrayPointer(y), g);
+    collision_events(cv->problem, N_VGetArrayPointer(y), NULL, g, 0);
     return 0;
 }
 
@@ -136,7 +136,7 @@ static int solver_get(collision_cvode *cv, int bdf, int dimension, solver **out)
     if (rc)
         return rc;
     /* rising F' roots and rising F roots mean nothing here */
-    int directions[COLLISION_EVENTS] = {-1, 0, -1};
+    int directions[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0};
     return CVodeSetRootDirection(s->mem, directions);
 }
 
@@ -181,10 +181,11 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
                 r->steps += steps;
                 return 0;
             }
-            if (!found[1])
+            if (!found[1] && !found[3] && !found[4] && !found[5])
                 continue; /* CVODE goes on from the root by itself */
-            /* |V| has a kink at V = 0: restart there rather than carry the multistep
-             * history across it (counters restart, so bank the steps) */
+            /* |V| (or |W|) puts a kink into the right-hand side: restart there rather
+             * than carry the multistep history across it (counters restart, so bank the
+             * steps) */
             r->steps += steps;
             rc = CVodeReInit(s->mem, t, s->y);
             if (rc)

@@ -59,14 +59,22 @@ static void dopri5_step(const collision_problem *pb, const double *y, const doub
  * exact results of the classical laws), so the local tolerance is a quarter of the
  * accuracy asked of the outputs. */
 #define TOLERANCE_SAFETY 0.25
+/* Every state starts at 0 (or -1) and is of order 1 during the collision, so an absolute
+ * tolerance looser than this share of rtol only loosens the start, where the solution
+ * is least smooth (measured: the Bouc-Wen-Maxwell e drifts by 10 rtol at atol = rtol/100). */
+#define ABSOLUTE_SHARE 1e-4
+/* For the Maxwell type with p > 1 the right-hand side holds |Y|^(p-1) and |Z|^(p-1),
+ * which are not even Lipschitz at 0 for p < 2: just after such a point, or after
+ * contact, steps stay below this share of the distance to it. */
+#define ROUGH_STEP_SHARE 0.25
 
 /* The RMS of the error scaled by atol + rtol |y|, as CVODE weighs it. */
 static double error_norm(const collision_problem *pb, const double *y, const double *y1,
                          const double *error)
 {
-    double sum = 0.0;
+    double sum = 0.0, atol = fmin(pb->atol, ABSOLUTE_SHARE * pb->rtol);
     for (int i = 0; i < pb->dimension; i++) {
-        double scale = TOLERANCE_SAFETY * (pb->atol + pb->rtol * fmax(fabs(y[i]), fabs(y1[i])));
+        double scale = TOLERANCE_SAFETY * (atol + pb->rtol * fmax(fabs(y[i]), fabs(y1[i])));
         double e = error[i] / scale;
         sum += e * e;
     }
@@ -74,8 +82,8 @@ static double error_norm(const collision_problem *pb, const double *y, const dou
 }
 
 /* The directions that matter, as in the CVODE driver: F falling, V either way,
- * F' falling. */
-static const int event_direction[COLLISION_EVENTS] = {-1, 0, -1};
+ * F' falling, the Bouc-Wen input either way. */
+static const int event_direction[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0};
 
 static int crossing(int event, double before_sign, double after)
 {
@@ -84,38 +92,65 @@ static int crossing(int event, double before_sign, double after)
     return (up && dir >= 0) ? 1 : (down && dir <= 0) ? -1 : 0;
 }
 
-/* The root in (0, h] of event g_event along the step from y, by the Illinois method
- * on an exact RK sub-step; g_lo is its value at 0 (sign only matters), g_hi at h. */
-static double locate(const collision_problem *pb, const double *y, const double *f0, double h,
-                     int event, double g_lo, double g_hi, int64_t *evaluations)
+/* The root in (0, h] of event g_event along the step from (y, f0) to (y1, f1), by the
+ * Illinois method on the cubic Hermite interpolant. Every event marks an extremum of a
+ * recorded quantity (V at F = 0, X at V = 0, F at F' = 0), so an error in the event
+ * time enters the outputs only squared; the state there then comes from an exact
+ * RK step (see the caller). */
+static double locate(const collision_problem *pb, const double *y, const double *f0,
+                     const double *y1, const double *f1, double h, int event, double g_lo,
+                     double g_hi)
 {
-    double lo = 0.0, hi = h, glo = g_lo, ghi = g_hi;
+    const int d = pb->dimension;
+    double lo = 0.0, hi = 1.0, glo = g_lo, ghi = g_hi;
     int side = 0;
-    for (int iter = 0; iter < 100 && hi - lo > 4.0 * DBL_EPSILON * fabs(h); iter++) {
-        double t = (glo * hi - ghi * lo) / (glo - ghi);
-        if (!(t > lo && t < hi))
-            t = 0.5 * (lo + hi);
-        double ys[MAX_DIM], fs[MAX_DIM], es[MAX_DIM], g[COLLISION_EVENTS];
-        dopri5_step(pb, y, f0, t, ys, fs, es);
-        collision_events(pb, ys, g);
-        (*evaluations)++;
+    for (int iter = 0; iter < 200 && hi - lo > 4.0 * DBL_EPSILON; iter++) {
+        double s = (glo * hi - ghi * lo) / (glo - ghi);
+        if (!(s > lo && s < hi))
+            s = 0.5 * (lo + hi);
+        double s2 = s * s, s3 = s2 * s;
+        double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
+               h11 = s3 - s2;
+        double ys[MAX_DIM], g[COLLISION_EVENTS];
+        for (int i = 0; i < d; i++)
+            ys[i] = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
+        collision_events(pb, ys, NULL, g, 0);
         if (g[event] == 0.0)
-            return t;
+            return s * h;
         if ((g[event] < 0.0) == (glo < 0.0)) {
-            lo = t;
+            lo = s;
             glo = g[event];
             if (side == -1)
                 ghi *= 0.5; /* Illinois: halve the stale end */
             side = -1;
         } else {
-            hi = t;
+            hi = s;
             ghi = g[event];
             if (side == 1)
                 glo *= 0.5;
             side = 1;
         }
     }
-    return hi; /* the first point past the root: the crossing has happened there */
+    return hi * h; /* the first point past the root: the crossing has happened there */
+}
+
+/* -g/g' for the event at (y, f = f(y)), from the exact derivatives along the flow:
+ * F' is g[2], V' = F, and the kink events are state components. 0 for F' = 0. */
+static double newton_correction(const collision_problem *pb, int event, const double *y,
+                                const double *f)
+{
+    double g[COLLISION_EVENTS];
+    collision_events(pb, y, f, g, 1); /* g[0] = F itself */
+    double value, rate;
+    switch (event) {
+    case 0: value = g[0]; rate = g[2]; break;
+    case 1: value = g[1]; rate = g[0]; break;
+    case 3: value = y[3]; rate = f[3]; break;
+    case 4: value = pb->dimension == 4 ? y[1] : y[0]; rate = pb->dimension == 4 ? f[1] : f[0]; break;
+    case 5: value = y[2]; rate = f[2]; break;
+    default: return 0.0;
+    }
+    return rate != 0.0 && isfinite(value / rate) ? -value / rate : 0.0;
 }
 
 int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
@@ -126,18 +161,28 @@ int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
     collision_initial_state(pb, y);
     collision_tracker_start(&tracker, pb, r, y);
     collision_rhs(pb, y, f);
-    collision_events(pb, y, g);
-    /* at contact F = 0 and F' = 0 (p > 1): both grow, so they count as positive */
+    collision_events(pb, y, f, g, 1);
+    /* At contact F, F', X, Z (or Y, Z) start at exactly 0: their side is not known
+     * until the first step (0 is "not known": no crossing can start from it), and they
+     * leave 0 at once, so no crossing is lost in the first step. */
     for (int e = 0; e < COLLISION_EVENTS; e++)
-        sign[e] = g[e] < 0.0 ? -1.0 : 1.0;
-    double t = 0.0, h = 0.1 * pow(TOLERANCE_SAFETY * pb->rtol, 0.2), previous_error = 1.0;
-    int64_t sub_steps = 0;
+        sign[e] = g[e] < 0.0 ? -1.0 : g[e] > 0.0 ? 1.0 : 0.0;
+    /* a small first step: at contact |X|^(p-1) or |Y|^(p-1) is not smooth, and the
+     * error estimate of a long first step across it is not to be trusted */
+    const double h_start = 1e-2 * sqrt(TOLERANCE_SAFETY * pb->rtol);
+    double t = 0.0, h = h_start, t_rough = 0.0;
+    int rejected = 0;
     while (t < pb->t_max) {
         if (r->steps >= pb->max_steps) {
             r->outcome = OUTCOME_SOLVER_FAILURE;
             r->budget = 1;
             return -1;
         }
+        /* Just after a point where |u|^(p-1) is not smooth, the solution behaves like
+         * |t - t_rough|^p and an error estimate of a step as long as that distance is
+         * not to be trusted: keep steps short against it. */
+        if (pb->dimension == 4 && pb->p != 1.0) /* the Maxwell type: see ROUGH_STEP_SHARE */
+            h = fmin(h, h_start + ROUGH_STEP_SHARE * (t - t_rough));
         if (t + h > pb->t_max)
             h = pb->t_max - t;
         double y1[MAX_DIM], f1[MAX_DIM], error[MAX_DIM];
@@ -148,24 +193,36 @@ int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
             r->solver_flag = -1; /* step size underflow or a non-finite state */
             return -1;
         }
+        /* err^(-1/4) by two square roots: the controller needs no more precision than
+         * that, and pow() would be a good part of the cost of a step */
+        double factor = 0.9 / sqrt(sqrt(fmax(err, 1e-12)));
         if (err > 1.0) { /* rejected: shrink (never by more than 5) and retry */
-            h *= fmax(0.2, 0.9 * pow(err, -0.2));
+            h *= fmax(0.2, factor);
+            rejected = 1;
             continue;
         }
         r->steps++;
-        /* PI step-size control (Gustafsson), as in Hairer's DOPRI5 */
-        double factor = 0.9 * pow(fmax(err, 1e-10), -0.17) * pow(previous_error, 0.04);
-        double h_next = h * fmin(5.0, fmax(0.2, factor));
-        previous_error = fmax(err, 1e-4);
+        double h_next = h * fmin(rejected ? 1.0 : 5.0, fmax(0.2, factor)); /* no growth
+                                                                          after a rejection */
+        rejected = 0;
 
         double g1[COLLISION_EVENTS];
-        collision_events(pb, y1, g1);
+        collision_events(pb, y1, f1, g1, 1);
         int first = -1;
-        double t_event = 0.0;
+        double t_event = 0.0, event_time[COLLISION_EVENTS];
         for (int e = 0; e < COLLISION_EVENTS; e++) {
+            event_time[e] = -1.0;
             if (!crossing(e, sign[e], g1[e]))
                 continue;
-            double dt = locate(pb, y, f, h, e, sign[e], g1[e], &sub_steps);
+            double g_start[COLLISION_EVENTS], g_end[COLLISION_EVENTS];
+            collision_events(pb, y, f, g_start, 0);
+            collision_events(pb, y1, f1, g_end, 0);
+            /* already on the far side at the step's start: a crossing left over from the
+             * last event (coincident to rounding), which happens right here */
+            int far_side = g_start[e] != 0.0 && (g_start[e] < 0.0) != (sign[e] < 0.0);
+            double g_lo = g_start[e] != 0.0 ? g_start[e] : sign[e] * DBL_MIN;
+            double dt = far_side ? 0.0 : locate(pb, y, f, y1, f1, h, e, g_lo, g_end[e]);
+            event_time[e] = dt;
             if (first < 0 || dt < t_event) {
                 first = e;
                 t_event = dt;
@@ -184,25 +241,36 @@ int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
             continue;
         }
         /* Go to the event with a step of exactly that length, and act on it. */
-        double ye[MAX_DIM], fe[MAX_DIM], ee[MAX_DIM], ge[COLLISION_EVENTS];
+        double ye[MAX_DIM], fe[MAX_DIM], ee[MAX_DIM];
         dopri5_step(pb, y, f, t_event, ye, fe, ee);
-        collision_events(pb, ye, ge);
-        int crossed[COLLISION_EVENTS] = {0, 0, 0};
-        crossed[first] = crossing(first, sign[first], sign[first] > 0 ? -1.0 : 1.0);
+        /* One Newton correction of the event time on the exact state, so that the
+         * interpolant's error does not stay in t_sep. */
+        double correction = newton_correction(pb, first, ye, fe);
+        if (t_event > 0.0 && fabs(correction) < 0.1 * h && t_event + correction > 0.0) {
+            t_event += correction;
+            dopri5_step(pb, y, f, t_event, ye, fe, ee);
+        }
+        /* Events that coincide (F' = 0 exactly where W = 0, for the Maxwell type) are
+         * all reported, like CVODE does. */
+        int crossed[COLLISION_EVENTS] = {0};
+        for (int e = 0; e < COLLISION_EVENTS; e++)
+            if (event_time[e] >= 0.0 && event_time[e] <= t_event + 1e-12 * h)
+                crossed[e] = crossing(e, sign[e], sign[e] > 0 ? -1.0 : 1.0);
         t += t_event;
         if (collision_tracker_event(&tracker, t, ye, crossed))
             return 0;
-        /* The crossing event is now on its far side, whatever the rounding of ge says;
-         * the others keep the side they were on. */
+        /* The crossing events are now on their far side, whatever the rounding of ge
+         * says; the others keep the side they were on before, so that one that crossed
+         * at this very point too is found (at the start of the next step), not lost. */
         for (int e = 0; e < COLLISION_EVENTS; e++)
-            if (e == first)
+            if (crossed[e])
                 sign[e] = -sign[e];
-            else if (ge[e] != 0.0)
-                sign[e] = ge[e] < 0.0 ? -1.0 : 1.0;
         for (int i = 0; i < d; i++) {
             y[i] = ye[i];
             f[i] = fe[i];
         }
+        if (crossed[4] || crossed[5])
+            t_rough = t;
         h = fmax(h - t_event, 0.5 * h); /* restart close to the step that worked */
     }
     collision_tracker_horizon(&tracker);

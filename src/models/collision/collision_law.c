@@ -4,6 +4,7 @@
 #include "collision.h"
 
 #include <math.h>
+#include <stdio.h>
 
 void collision_power_init(collision_power *power, double exponent)
 {
@@ -121,10 +122,15 @@ double collision_displacement(const collision_problem *pb, const double *y)
     return maxwell_type(pb) ? y[0] + y[1] : y[0]; /* X = R + Y */
 }
 
-void collision_events(const collision_problem *pb, const double *y, double *g)
+void collision_events(const collision_problem *pb, const double *y, const double *given,
+                      double *g, int sign_only)
 {
-    double dydt[4];
-    collision_rhs(pb, y, dydt);
+    double computed[4];
+    const double *dydt = given;
+    if (!dydt) {
+        collision_rhs(pb, y, computed);
+        dydt = computed;
+    }
     double force, force_rate;
     if (maxwell_type(pb)) {
         /* F = -(alpha |Y|^(p-1) Y + alpha_c |Z|^(p-1) Z), so
@@ -155,10 +161,15 @@ void collision_events(const collision_problem *pb, const double *y, double *g)
             break;
         }
     }
-    double magnitude = pb->p == 1.0 ? fabs(force) : pow(fabs(force), 1.0 / pb->p);
+    double magnitude = pb->p == 1.0 || sign_only ? fabs(force) : pow(fabs(force), 1.0 / pb->p);
     g[0] = force < 0.0 ? -magnitude : magnitude;
     g[1] = collision_velocity(pb, y);
     g[2] = force_rate;
+    g[3] = pb->law == LAW_BWM ? y[3] : 1.0;
+    int rough = pb->p != 1.0; /* |u|^(p-1) u is smooth at 0 only for p = 1 (and odd p) */
+    int has_z = pb->law == LAW_BWM || pb->law == LAW_BWSHC;
+    g[4] = rough ? (maxwell_type(pb) ? y[1] : y[0]) : 1.0;
+    g[5] = has_z ? y[2] : 1.0; /* |Z|^n, |Z|^(p-1) Z */
 }
 
 /* --- what the events mean ------------------------------------------------------------ */
@@ -187,6 +198,9 @@ int collision_tracker_event(collision_tracker *tracker, double t, const double *
     collision_result *r = tracker->result;
     double force = collision_force(pb, y), velocity = collision_velocity(pb, y);
     double x = collision_displacement(pb, y);
+#ifdef DEBUG_EVENTS
+    fprintf(stderr, "event t=%.12f crossed %d %d %d %d F=%.3e V=%.3e X=%.6f\n", t, crossed[0], crossed[1], crossed[2], crossed[3], force, velocity, x);
+#endif
     if (crossed[1])
         r->x_max = fmax(r->x_max, fabs(x)); /* extremes of X are where V = 0 */
     if (crossed[2] < 0)
