@@ -105,10 +105,12 @@ double collision_displacement(const collision_problem *problem, const double *y)
  * step across: g[3] = W, the Bouc-Wen input of the Maxwell type (|W| has a kink; the
  * Kelvin-Voigt type's input is V, g[1]); g[4] and g[5] = the arguments of |.|^(p-1)
  * (X and Z, or Y and Z for the Maxwell type), whose derivative is singular at 0 for
- * 1 < p < 2. Events that cannot happen for a law are held at 1.
+ * 1 < p < 2. Events that cannot happen for a law are held at 1. Last, g[6] =
+ * max(|V|, |F|) - rest_velocity: falling through 0 means the motion has died out in the
+ * equilibrium set (solutions converge to it, eq. 15) without separating.
  * With `sign_only` g[0] is F itself: the same sign, without the pow(). dydt is f(y) if
  * the caller has it, else NULL. */
-#define COLLISION_EVENTS 6
+#define COLLISION_EVENTS 7
 void collision_events(const collision_problem *problem, const double *y, const double *dydt,
                       double *g, int sign_only);
 

@@ -136,7 +136,7 @@ static int solver_get(collision_cvode *cv, int bdf, int dimension, solver **out)
     if (rc)
         return rc;
     /* rising F' roots and rising F roots mean nothing here */
-    int directions[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0};
+    int directions[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0, -1};
     return CVodeSetRootDirection(s->mem, directions);
 }
 

@@ -82,8 +82,8 @@ static double error_norm(const collision_problem *pb, const double *y, const dou
 }
 
 /* The directions that matter, as in the CVODE driver: F falling, V either way,
- * F' falling, the Bouc-Wen input either way. */
-static const int event_direction[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0};
+ * F' falling, the kink points either way, coming to rest. */
+static const int event_direction[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0, -1};
 
 static int crossing(int event, double before_sign, double after)
 {

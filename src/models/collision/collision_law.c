@@ -170,6 +170,7 @@ void collision_events(const collision_problem *pb, const double *y, const double
     int has_z = pb->law == LAW_BWM || pb->law == LAW_BWSHC;
     g[4] = rough ? (maxwell_type(pb) ? y[1] : y[0]) : 1.0;
     g[5] = has_z ? y[2] : 1.0; /* |Z|^n, |Z|^(p-1) Z */
+    g[6] = fmax(fabs(g[1]), fabs(force)) - pb->rest_velocity;
 }
 
 /* --- what the events mean ------------------------------------------------------------ */
@@ -205,6 +206,13 @@ int collision_tracker_event(collision_tracker *tracker, double t, const double *
         r->x_max = fmax(r->x_max, fabs(x)); /* extremes of X are where V = 0 */
     if (crossed[2] < 0)
         r->f_max = fmax(r->f_max, force); /* a maximum of F */
+    if (crossed[6] < 0) {
+        /* At rest in the equilibrium set without having separated: e = 0. (Integrating
+         * on would only chase rounding noise.) */
+        r->outcome = OUTCOME_NO_SEPARATION;
+        r->cor = 0.0;
+        return 1;
+    }
     /* Entering {F <= 0, V >= 0}: F falling to 0 with V >= 0, or V rising to 0 with
      * F <= 0. At the root the crossing quantity is 0 up to the root tolerance. */
     int separated = (crossed[0] < 0 && velocity >= 0.0) || (crossed[1] > 0 && force <= 0.0);
