@@ -134,6 +134,32 @@ static double locate(const collision_problem *pb, const double *y, const double 
     return hi * h; /* the first point past the root: the crossing has happened there */
 }
 
+/* Where, as a share of the step, the trial step from (y, f0) to (y1, f1) crosses a
+ * point where the right-hand side has a kink (V for the Kelvin-Voigt type, W, X or Y,
+ * Z), estimated on its interpolant; 0 if it crosses none. */
+static double kink_inside(const collision_problem *pb, const double *y, const double *f0,
+                          const double *y1, const double *f1, double h, const double *sign)
+{
+    static const int kinks[] = {1, 3, 4, 5};
+    double g1[COLLISION_EVENTS], g0[COLLISION_EVENTS], nearest = 0.0;
+    collision_events(pb, y1, f1, g1, 1);
+    collision_events(pb, y, f0, g0, 0);
+    for (size_t k = 0; k < sizeof kinks / sizeof *kinks; k++) {
+        int e = kinks[k];
+        if (e == 1 && pb->dimension == 4)
+            continue; /* the Maxwell type's input is W, not V */
+        if (sign[e] == 0.0 || (g1[e] < 0.0) == (sign[e] < 0.0) || g1[e] == 0.0)
+            continue;
+        double g_end[COLLISION_EVENTS];
+        collision_events(pb, y1, f1, g_end, 0);
+        double g_lo = g0[e] != 0.0 ? g0[e] : sign[e] * DBL_MIN;
+        double at = locate(pb, y, f0, y1, f1, h, e, g_lo, g_end[e]);
+        if (nearest == 0.0 || at < nearest)
+            nearest = at;
+    }
+    return nearest;
+}
+
 /* -g/g' for the event at (y, f = f(y)), from the exact derivatives along the flow:
  * F' is g[2], V' = F, and the kink events are state components. 0 for F' = 0. */
 static double newton_correction(const collision_problem *pb, int event, const double *y,
@@ -197,7 +223,14 @@ int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
          * that, and pow() would be a good part of the cost of a step */
         double factor = 0.9 / sqrt(sqrt(fmax(err, 1e-12)));
         if (err > 1.0) { /* rejected: shrink (never by more than 5) and retry */
-            h *= fmax(0.2, factor);
+            /* A step across a kink of the right-hand side fails for any length that
+             * reaches the kink, and shrinking would creep up on it for a dozen steps:
+             * end the retry at the kink instead (the next step then crosses it within a
+             * tiny distance, where the kink costs nothing). Once per step, and only if
+             * that is a real cut, so that the loop always makes progress. */
+            double kink = rejected ? 0.0 : kink_inside(pb, y, f, y1, f1, h, sign);
+            double shrunk = h * fmax(0.2, factor);
+            h = kink > 0.2 * h && kink < 0.99 * h ? fmax(kink, shrunk) : shrunk;
             rejected = 1;
             continue;
         }
