@@ -3,13 +3,21 @@
 # in the chattering regime (bench_chatter); (2) parallel efficiency of 2 ranks against 1
 # on the same sweep, from the engine's own "computed N in T s" line, median of 3 runs.
 # Aims (issue 2): >= 1e8 impacts/s/core, efficiency >= 0.9 on 2 cores.
-# Usage: bench.sh PATH/TO/bench_chatter   (IMPACTSWEEP, MPIEXEC, JOBS from the environment)
+# (3) CoR evaluations per second per core of the collision model, and the error reached.
+# Aims (issue 3): >= 5e4 evaluations/s/core with |error in e| < 1e-8 at rtol 1e-8.
+# Usage: bench.sh PATH/TO/bench_chatter PATH/TO/bench_collision
+#        (IMPACTSWEEP, MPIEXEC, JOBS from the environment)
 set -euo pipefail
 bench_chatter=$1
+bench_collision=${2:-}
 : "${IMPACTSWEEP:?}" "${MPIEXEC:?}" "${JOBS:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+if [ -n "$bench_collision" ]; then
+    echo "== collision: CoR evaluations per second per core"
+    "$bench_collision" bwshc 1e-8 20000 5
+fi
 echo "== kernel: impacts per second per core"
 "$bench_chatter" 4 0.3 0.1 20000 200 9
 
