@@ -1,9 +1,11 @@
-/* runner.c: runs one CUnit suite by name (`unit_tests grid`), or all of them;
- * the exit status is nonzero when any assertion failed. */
+/* runner.c: runs one CUnit suite by name (`unit_tests grid`), or all of them (the exit
+ * status is nonzero when any assertion failed), and the shared CHECK of check.h. */
 #include <CUnit/Basic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "suites.h"
 
 static const struct {
@@ -14,6 +16,17 @@ static const struct {
     IS_TEST_SUITES(IS_TEST_ROW)
 #undef IS_TEST_ROW
 };
+
+void is_test_check_at(int ok, const char *file, unsigned line, const char *function,
+                      const char *fmt, ...)
+{
+    char text[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, text, file, function, CU_FALSE);
+}
 
 int main(int argc, char **argv)
 {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "models/collision/collision.h"
 #include "suites.h"
 
@@ -32,26 +33,14 @@ static int suite_clean(void)
     return 0;
 }
 
-/* An assertion that says what was computed from what when it fails: the message is
- * formatted (CUnit copies it). */
-static void check_at(int ok, int line, const char *format, ...)
-{
-    char message[512];
-    va_list args;
-    va_start(args, format);
-    vsnprintf(message, sizeof message, format, args);
-    va_end(args);
-    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, (unsigned)line, message, __FILE__, "",
-                            CU_FALSE);
-}
-#define CHECK(ok, ...) check_at((ok), __LINE__, __VA_ARGS__)
-
 /* |actual - expected| <= tol, NaN never passes. */
 static void near_at(double actual, double expected, double tol, int line, const char *what)
 {
     double error = fabs(actual - expected);
-    check_at(error <= tol, line, "%s: got %.17g, expected %.17g, |error| %.3g > %.3g", what,
-             actual, expected, error, tol);
+    is_test_check_at(error <= tol, __FILE__, (unsigned)line, "",
+                     "%s: got %.17g, expected "
+                     "%.17g, |error| %.3g > %.3g",
+                     what, actual, expected, error, tol);
 }
 #define NEAR(actual, expected, tol, what) near_at((actual), (expected), (tol), __LINE__, (what))
 
@@ -70,8 +59,7 @@ static void set_rtol(double *point, double rtol)
     point[COLLISION_ATOL] = 1e-2 * rtol;
 }
 
-static void classical_point(double *point, collision_law law, int integrator, double pi1,
-                            double p)
+static void classical_point(double *point, collision_law law, int integrator, double pi1, double p)
 {
     default_point(point);
     point[COLLISION_LAW] = law;
@@ -80,8 +68,8 @@ static void classical_point(double *point, collision_law law, int integrator, do
     point[COLLISION_P] = p;
 }
 
-static void bouc_wen_point(double *point, collision_law law, int integrator, double pi1,
-                           double pi2, double pi3, double n, double p, double alpha, double A)
+static void bouc_wen_point(double *point, collision_law law, int integrator, double pi1, double pi2,
+                           double pi3, double n, double p, double alpha, double A)
 {
     default_point(point);
     point[COLLISION_LAW] = law;
@@ -106,8 +94,7 @@ static run evaluate(const double *point)
     run r;
     is_error err;
     memset(&r, 0, sizeof r);
-    CU_ASSERT_EQUAL(collision_eval_batch(suite_workspace, point, 1, r.out, &r.status, &err),
-                    IS_OK);
+    CU_ASSERT_EQUAL(collision_eval_batch(suite_workspace, point, 1, r.out, &r.status, &err), IS_OK);
     return r;
 }
 
@@ -115,18 +102,18 @@ static run evaluate(const double *point)
  * and no dimensional outputs unless the form is dimensional. */
 static void check_separated_at(const run *r, const double *point, int line, const char *what)
 {
-    check_at(r->status == IS_POINT_DONE, line, "%s: status %d, expected DONE", what,
-             r->status);
-    check_at(r->out[COLLISION_OUTCOME] == OUTCOME_SEPARATED, line,
-             "%s: outcome %g, expected separated", what, r->out[COLLISION_OUTCOME]);
-    check_at(r->out[COLLISION_SOLVER_FLAG] == 0.0, line, "%s: solver_flag %g", what,
-             r->out[COLLISION_SOLVER_FLAG]);
-    check_at(r->out[COLLISION_STEPS] >= 1.0, line, "%s: steps %g", what,
-             r->out[COLLISION_STEPS]);
+    is_test_check_at(r->status == IS_POINT_DONE, __FILE__, (unsigned)line, "",
+                     "%s: status %d, expected DONE", what, r->status);
+    is_test_check_at(r->out[COLLISION_OUTCOME] == OUTCOME_SEPARATED, __FILE__, (unsigned)line, "",
+                     "%s: outcome %g, expected separated", what, r->out[COLLISION_OUTCOME]);
+    is_test_check_at(r->out[COLLISION_SOLVER_FLAG] == 0.0, __FILE__, (unsigned)line, "",
+                     "%s: solver_flag %g", what, r->out[COLLISION_SOLVER_FLAG]);
+    is_test_check_at(r->out[COLLISION_STEPS] >= 1.0, __FILE__, (unsigned)line, "", "%s: steps %g",
+                     what, r->out[COLLISION_STEPS]);
     if (point[COLLISION_FORM] != FORM_DIMENSIONAL)
         for (int o = COLLISION_T_SEP_DIM; o <= COLLISION_F_MAX_DIM; o++)
-            check_at(isnan(r->out[o]), line, "%s: dimensional output %d = %g, expected NaN",
-                     what, o, r->out[o]);
+            is_test_check_at(isnan(r->out[o]), __FILE__, (unsigned)line, "",
+                             "%s: dimensional output %d = %g, expected NaN", what, o, r->out[o]);
 }
 #define CHECK_SEPARATED(r, point, what) check_separated_at(&(r), (point), __LINE__, (what))
 
@@ -287,8 +274,7 @@ static void test_kelvin_voigt_closed_form(void)
             classical_point(point, LAW_KELVIN_VOIGT, integ, pi1, 1.0);
             run r = evaluate(point);
             char what[128];
-            snprintf(what, sizeof what, "kelvin-voigt %s pi1 = %g", integrator_label[integ],
-                     pi1);
+            snprintf(what, sizeof what, "kelvin-voigt %s pi1 = %g", integrator_label[integ], pi1);
             CHECK_SEPARATED(r, point, what);
             kelvin_voigt kv = kelvin_voigt_exact(pi1);
             NEAR(r.out[COLLISION_COR], kv.cor, 1e-8, what);
@@ -304,8 +290,8 @@ static void test_kelvin_voigt_closed_form(void)
             if (pi1 >= 0.2)
                 CHECK(fabs(kv.cor - x_zero_cor) > 1e-3 &&
                           fabs(r.out[COLLISION_COR] - x_zero_cor) > 1e-3,
-                      "%s: e %.10f too close to the X = 0 value %.10f", what,
-                      r.out[COLLISION_COR], x_zero_cor);
+                      "%s: e %.10f too close to the X = 0 value %.10f", what, r.out[COLLISION_COR],
+                      x_zero_cor);
             /* the force jumps to pi1 at contact; an interior peak may exceed it */
             double f_max = fmax(pi1, kv_interior_force_max(&kv));
             NEAR(r.out[COLLISION_F_MAX], f_max, 1e-8, what);
@@ -378,8 +364,8 @@ static void test_maxwell_overdamped_never_separates(void)
             classical_point(point, LAW_MAXWELL, integ, pi1s[i], 1.0);
             run r = evaluate(point);
             char what[128];
-            snprintf(what, sizeof what, "overdamped maxwell %s pi1 = %g",
-                     integrator_label[integ], pi1s[i]);
+            snprintf(what, sizeof what, "overdamped maxwell %s pi1 = %g", integrator_label[integ],
+                     pi1s[i]);
             CHECK(r.status == IS_POINT_DONE, "%s: status %d", what, r.status);
             CHECK(r.out[COLLISION_OUTCOME] == OUTCOME_NO_SEPARATION, "%s: outcome %g", what,
                   r.out[COLLISION_OUTCOME]);
@@ -446,16 +432,16 @@ static void test_bwshc_tends_to_hunt_crossley(void)
             double previous = INFINITY;
             for (size_t k = 0; k < sizeof ds / sizeof *ds; k++) {
                 double point[COLLISION_PARAM_COUNT];
-                bouc_wen_point(point, LAW_BWSHC, integ, cases[c][0], 1.0, 0.5, 1.0,
-                               cases[c][1], 1.0 - ds[k], 1.0);
+                bouc_wen_point(point, LAW_BWSHC, integ, cases[c][0], 1.0, 0.5, 1.0, cases[c][1],
+                               1.0 - ds[k], 1.0);
                 run r = evaluate(point);
                 char what[160];
                 snprintf(what, sizeof what, "bwshc %s pi1 = %g p = %g alpha = 1 - %g",
                          integrator_label[integ], cases[c][0], cases[c][1], ds[k]);
                 CHECK_SEPARATED(r, point, what);
                 double gap = fabs(r.out[COLLISION_COR] - e_hc);
-                CHECK(gap < previous, "%s: |e - e_HC| = %.3g did not shrink from %.3g", what,
-                      gap, previous);
+                CHECK(gap < previous, "%s: |e - e_HC| = %.3g did not shrink from %.3g", what, gap,
+                      previous);
                 previous = gap;
                 if (k + 1 == sizeof ds / sizeof *ds)
                     NEAR(r.out[COLLISION_COR], e_hc, 1e-3, what);
@@ -479,11 +465,18 @@ static void groups(collision_law law, const physical *ph, double v0, double *pi1
     *pi2 = ph->beta * bw;
     *pi3 = ph->gamma * bw;
     switch (law) {
-    case LAW_BWM: *pi1 = pow(pow(ph->m, p) * ph->k, 1.0 / (p + 1.0)) *
-                         pow(v0, (p - 1.0) / (p + 1.0)) / ph->c; break;
-    case LAW_KELVIN_VOIGT: *pi1 = ph->c / sqrt(ph->m * ph->k); break;
-    case LAW_MAXWELL: *pi1 = sqrt(ph->m * ph->k) / ph->c; break;
-    default: *pi1 = ph->c * v0 / ph->k; break; /* bwshc, hunt-crossley */
+    case LAW_BWM:
+        *pi1 = pow(pow(ph->m, p) * ph->k, 1.0 / (p + 1.0)) * pow(v0, (p - 1.0) / (p + 1.0)) / ph->c;
+        break;
+    case LAW_KELVIN_VOIGT:
+        *pi1 = ph->c / sqrt(ph->m * ph->k);
+        break;
+    case LAW_MAXWELL:
+        *pi1 = sqrt(ph->m * ph->k) / ph->c;
+        break;
+    default:
+        *pi1 = ph->c * v0 / ph->k;
+        break; /* bwshc, hunt-crossley */
     }
 }
 
@@ -519,8 +512,8 @@ static void physical_point(double *point, collision_law law, int integrator, int
 
 static void check_forms_agree(collision_law law, int integ, const physical *ph, double v0)
 {
-    static const char *const law_label[] = {"bwshc", "bwm", "hooke", "hertz", "kelvin-voigt",
-                                            "hunt-crossley", "maxwell"};
+    static const char *const law_label[] = {"bwshc",        "bwm",           "hooke",  "hertz",
+                                            "kelvin-voigt", "hunt-crossley", "maxwell"};
     run r[3];
     for (int form = 0; form < 3; form++) {
         double point[COLLISION_PARAM_COUNT];
@@ -561,8 +554,15 @@ static void check_forms_agree(collision_law law, int integ, const physical *ph, 
     }
 }
 
-static const physical hand_picked = {.m = 2.0, .k = 3.0, .c = 0.4, .beta = 1.5, .gamma = 0.3,
-                                     .A = 1.2, .n = 1.0, .p = 1.5, .alpha = 0.4};
+static const physical hand_picked = {.m = 2.0,
+                                     .k = 3.0,
+                                     .c = 0.4,
+                                     .beta = 1.5,
+                                     .gamma = 0.3,
+                                     .A = 1.2,
+                                     .n = 1.0,
+                                     .p = 1.5,
+                                     .alpha = 0.4};
 
 /* The hand-picked impact for a law. The Maxwell type's dashpot is in series with the
  * spring, so its damping grows as c shrinks (pi1 ~ 1/c): c = 0.4 gives pi1 = 5.5 for
@@ -629,24 +629,22 @@ static void test_velocity_map(void)
                     snprintf(what, sizeof what, "law %d %s p = %g v0 = %g: velocity form e",
                              laws[l], integrator_label[integ], ps[j], v0s[v]);
                     CHECK_SEPARATED(velocity, point, what);
-                    CHECK(dimensional.status == IS_POINT_DONE, "%s: dimensional status %d",
-                          what, dimensional.status);
-                    NEAR(velocity.out[COLLISION_COR], dimensional.out[COLLISION_COR], 1e-9,
-                         what);
+                    CHECK(dimensional.status == IS_POINT_DONE, "%s: dimensional status %d", what,
+                          dimensional.status);
+                    NEAR(velocity.out[COLLISION_COR], dimensional.out[COLLISION_COR], 1e-9, what);
                     if (v == 0)
                         first = velocity.out[COLLISION_COR];
                     last = velocity.out[COLLISION_COR];
                 }
                 /* v0 does change e (else the comparison above would prove little) */
-                CHECK(fabs(first - last) > 1e-3, "law %d p = %g: e(0.25) = %g, e(4) = %g",
-                      laws[l], ps[j], first, last);
+                CHECK(fabs(first - last) > 1e-3, "law %d p = %g: e(0.25) = %g, e(4) = %g", laws[l],
+                      ps[j], first, last);
             }
 }
 
 /* --- 7. properties of the Bouc-Wen laws --------------------------------------------- */
 
-static void random_bouc_wen(unsigned *seed, collision_law law, int integ, double p,
-                            double *point)
+static void random_bouc_wen(unsigned *seed, collision_law law, int integ, double p, double *point)
 {
     double pi2 = uniform_in(seed, 0.1, 3.0);
     bouc_wen_point(point, law, integ, uniform_in(seed, 0.05, 2.0), pi2,
@@ -678,8 +676,8 @@ static void test_properties(void)
                 /* |Y|^(p-1) is not Lipschitz there: dopri5 refuses, as an invalid point */
                 collision_problem pb;
                 is_error err;
-                CHECK(collision_problem_from_point(point, &pb, &err) == IS_PARAM,
-                      "%s: not refused", what);
+                CHECK(collision_problem_from_point(point, &pb, &err) == IS_PARAM, "%s: not refused",
+                      what);
                 run r = evaluate(point);
                 CHECK(r.status == IS_POINT_FAILED_INVALID, "%s: status %d", what, r.status);
                 CHECK(isnan(r.out[COLLISION_COR]), "%s: cor %g", what, r.out[COLLISION_COR]);
@@ -691,8 +689,7 @@ static void test_properties(void)
             CHECK(r.status == IS_POINT_DONE, "%s: status %d", what, r.status);
             double e = r.out[COLLISION_COR], x_max = r.out[COLLISION_X_MAX];
             CHECK(e >= 0.0 && e <= 1.0, "%s: e = %g", what, e);
-            CHECK(isfinite(x_max) && x_max > 0.0 && x_max < 10.0, "%s: x_max = %g", what,
-                  x_max);
+            CHECK(isfinite(x_max) && x_max > 0.0 && x_max < 10.0, "%s: x_max = %g", what, x_max);
             if (r.out[COLLISION_OUTCOME] == OUTCOME_SEPARATED) {
                 separated++;
                 /* the hysteretic laws leave a permanent indentation */
@@ -739,9 +736,8 @@ static void test_integrators_agree(void)
             CHECK(ref[integ].status == IS_POINT_DONE, "%s %s rtol 1e-11: status %d", what,
                   integrator_label[integ], ref[integ].status);
         }
-        CHECK(ref[0].out[COLLISION_OUTCOME] == ref[1].out[COLLISION_OUTCOME],
-              "%s: outcomes %g, %g", what, ref[0].out[COLLISION_OUTCOME],
-              ref[1].out[COLLISION_OUTCOME]);
+        CHECK(ref[0].out[COLLISION_OUTCOME] == ref[1].out[COLLISION_OUTCOME], "%s: outcomes %g, %g",
+              what, ref[0].out[COLLISION_OUTCOME], ref[1].out[COLLISION_OUTCOME]);
         int separated = ref[0].out[COLLISION_OUTCOME] == OUTCOME_SEPARATED;
         char label[512];
         snprintf(label, sizeof label, "%s rtol 1e-11: e cvode - dopri5", what);
@@ -762,8 +758,7 @@ static void test_integrators_agree(void)
                 r[integ] = evaluate(point);
                 snprintf(label, sizeof label, "%s %s rtol %g: e against the reference", what,
                          integrator_label[integ], rtol);
-                CHECK(r[integ].status == IS_POINT_DONE, "%s: status %d", label,
-                      r[integ].status);
+                CHECK(r[integ].status == IS_POINT_DONE, "%s: status %d", label, r[integ].status);
                 NEAR(r[integ].out[COLLISION_COR], e_ref, rtol, label);
                 if (separated) {
                     snprintf(label, sizeof label, "%s %s rtol %g: t_sep against the reference",
@@ -809,8 +804,7 @@ static void test_budget_and_horizon(void)
             CHECK(status[i] == IS_POINT_FAILED_BUDGET, "%s max_steps = 10: status %d", label,
                   status[i]);
             CHECK(outputs[COLLISION_OUTCOME * COUNT + i] == OUTCOME_SOLVER_FAILURE,
-                  "%s max_steps = 10: outcome %g", label,
-                  outputs[COLLISION_OUTCOME * COUNT + i]);
+                  "%s max_steps = 10: outcome %g", label, outputs[COLLISION_OUTCOME * COUNT + i]);
             CHECK(isnan(outputs[COLLISION_COR * COUNT + i]), "%s max_steps = 10: cor %g", label,
                   outputs[COLLISION_COR * COUNT + i]);
             CHECK(outputs[COLLISION_STEPS * COUNT + i] <= 10.0, "%s max_steps = 10: steps %g",
@@ -818,8 +812,7 @@ static void test_budget_and_horizon(void)
         } else {
             run alone = evaluate(point);
             CHECK_SEPARATED(alone, point, label);
-            CHECK(status[i] == IS_POINT_DONE, "%s after a failure: status %d", label,
-                  status[i]);
+            CHECK(status[i] == IS_POINT_DONE, "%s after a failure: status %d", label, status[i]);
             for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++) {
                 double in_batch = outputs[o * COUNT + i];
                 CHECK(memcmp(&in_batch, &alone.out[o], sizeof in_batch) == 0,
@@ -916,8 +909,8 @@ static void test_determinism_and_workspace_reuse(void)
                    c = backwards[o * COUNT + j], d = alone[o];
             CHECK(memcmp(&a, &b, sizeof a) == 0 && memcmp(&a, &c, sizeof a) == 0 &&
                       memcmp(&a, &d, sizeof a) == 0,
-                  "mixed point %d output %d: %.17g, again %.17g, reversed %.17g, alone %.17g",
-                  i, o, a, b, c, d);
+                  "mixed point %d output %d: %.17g, again %.17g, reversed %.17g, alone %.17g", i, o,
+                  a, b, c, d);
         }
     }
     /* a workspace's first batch is the reversed one: same bits again */
@@ -972,10 +965,8 @@ void suite_collision(void)
     CU_add_test(s, "hooke: e = 1, t_sep = pi", test_hooke_exact);
     CU_add_test(s, "hertz: energy conservation and the contact time",
                 test_hertz_energy_conservation);
-    CU_add_test(s, "bwshc tends to hunt-crossley as alpha -> 1",
-                test_bwshc_tends_to_hunt_crossley);
-    CU_add_test(s, "the three parameter forms agree on one impact",
-                test_forms_agree_on_one_impact);
+    CU_add_test(s, "bwshc tends to hunt-crossley as alpha -> 1", test_bwshc_tends_to_hunt_crossley);
+    CU_add_test(s, "the three parameter forms agree on one impact", test_forms_agree_on_one_impact);
     CU_add_test(s, "velocity form equals dimensional runs at each v0", test_velocity_map);
     CU_add_test(s, "bouc-wen properties on random points", test_properties);
     CU_add_test(s, "cvode and dopri5 agree to the requested tolerance", test_integrators_agree);

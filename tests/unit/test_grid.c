@@ -7,21 +7,10 @@
 #include <string.h>
 
 #include "core/grid.h"
+#include "check.h"
 #include "suites.h"
 
 /* A CUnit assertion with a formatted failure text showing the values involved. */
-static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, text, __FILE__, function, CU_FALSE);
-}
-#define CHECK(cond, ...) check_at((cond), __LINE__, __func__, __VA_ARGS__)
 
 /* --- axes ------------------------------------------------------------------------- */
 

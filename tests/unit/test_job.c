@@ -1,4 +1,5 @@
-/* test_job.c: job-file parsing (values, defaults, axes, overrides, canonical text, fingerprint), every kind of bad input, and the file and parameter-value readers. */
+/* test_job.c: job-file parsing (values, defaults, axes, overrides, canonical text, fingerprint),
+ * every kind of bad input, and the file and parameter-value readers. */
 #include <CUnit/CUnit.h>
 #include <ctype.h>
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "core/job.h"
 #include "models/registry.h"
 #include "suites.h"
@@ -15,18 +17,6 @@
 /* --- helpers ---------------------------------------------------------------------- */
 
 /* A CUnit assertion with a formatted failure text, reported at the caller's line. */
-static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
-{
-    char text[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, text, __FILE__, function, CU_FALSE);
-}
-#define CHECK(cond, ...) check_at((cond), __LINE__, __func__, __VA_ARGS__)
 
 static int is_word_char(char c)
 {
@@ -80,15 +70,16 @@ static is_job *parse_ok_at(unsigned line, const char *source, const char *text,
     is_job *job = NULL;
     is_error err = {0};
     is_code rc = is_job_parse(source, text, overrides, override_count, &job, &err);
-    check_at(rc == IS_OK && job != NULL, line, "parse_ok", "expected success, got %s: %s",
-             is_code_name(rc), rc == IS_OK ? "" : err.message);
+    is_test_check_at(rc == IS_OK && job != NULL, __FILE__, line, "parse_ok",
+                     "expected success, got %s: %s", is_code_name(rc),
+                     rc == IS_OK ? "" : err.message);
     if (rc != IS_OK)
         return NULL;
     return job;
 }
 /* Parses a job that must be accepted; NULL (and a recorded failure) otherwise. */
 #define PARSE_OK(text) parse_ok_at(__LINE__, "t.ini", (text), NULL, 0)
-#define PARSE_OK_WITH(text, overrides)                                                       \
+#define PARSE_OK_WITH(text, overrides)                                                             \
     parse_ok_at(__LINE__, "t.ini", (text), (overrides), sizeof(overrides) / sizeof *(overrides))
 
 /* Parses a job that must be rejected with `code`, *job left NULL, and a message that
@@ -101,24 +92,28 @@ static void expect_failure_at(unsigned line, const char *text, const char *const
     is_error err = {0};
     is_code rc = is_job_parse("t.ini", text, overrides, override_count, &job, &err);
     if (rc == IS_OK) {
-        check_at(0, line, "expect_failure", "expected %s, got OK", is_code_name(code));
+        is_test_check_at(0, __FILE__, line, "expect_failure", "expected %s, got OK",
+                         is_code_name(code));
         if (job != &sentinel)
             is_job_free(&job);
         return;
     }
-    check_at(rc == code, line, "expect_failure", "expected %s, got %s (message: %s)",
-             is_code_name(code), is_code_name(rc), err.message);
-    check_at(job == NULL, line, "expect_failure", "*job is not NULL after a failure");
-    check_at(err.code == rc, line, "expect_failure", "err.code %s differs from the return %s",
-             is_code_name(err.code), is_code_name(rc));
+    is_test_check_at(rc == code, __FILE__, line, "expect_failure",
+                     "expected %s, got %s (message: %s)", is_code_name(code), is_code_name(rc),
+                     err.message);
+    is_test_check_at(job == NULL, __FILE__, line, "expect_failure",
+                     "*job is not NULL after a failure");
+    is_test_check_at(err.code == rc, __FILE__, line, "expect_failure",
+                     "err.code %s differs from the return %s", is_code_name(err.code),
+                     is_code_name(rc));
     for (const char *const *n = needles; *n; n++)
-        check_at(contains_any_word(err.message, *n), line, "expect_failure",
-                 "message '%s' does not mention '%s'", err.message, *n);
+        is_test_check_at(contains_any_word(err.message, *n), __FILE__, line, "expect_failure",
+                         "message '%s' does not mention '%s'", err.message, *n);
 }
-#define EXPECT_FAILURE(text, code, ...)                                                      \
+#define EXPECT_FAILURE(text, code, ...)                                                            \
     expect_failure_at(__LINE__, (text), NULL, 0, (code), (const char *const[]){__VA_ARGS__, NULL})
-#define EXPECT_OVERRIDE_FAILURE(text, override, code, ...)                                   \
-    expect_failure_at(__LINE__, (text), (const char *const[]){override}, 1, (code),          \
+#define EXPECT_OVERRIDE_FAILURE(text, override, code, ...)                                         \
+    expect_failure_at(__LINE__, (text), (const char *const[]){override}, 1, (code),                \
                       (const char *const[]){__VA_ARGS__, NULL})
 
 static uint64_t fingerprint_of(unsigned line, const char *text)
@@ -133,11 +128,11 @@ static uint64_t fingerprint_of(unsigned line, const char *text)
 
 /* Lines 1-5 of many bad jobs below: a complete, valid job, so that the one bad line
  * that follows (line 6) is the only problem. */
-#define GOOD_HEAD                                                                            \
-    "[sweep]\n"         /* 1 */                                                              \
-    "model = chatter\n" /* 2 */                                                              \
-    "[model]\n"         /* 3 */                                                              \
-    "rho = 1.5\n"       /* 4 */                                                              \
+#define GOOD_HEAD                                                                                  \
+    "[sweep]\n"         /* 1 */                                                                    \
+    "model = chatter\n" /* 2 */                                                                    \
+    "[model]\n"         /* 3 */                                                                    \
+    "rho = 1.5\n"       /* 4 */                                                                    \
     "gamma = 0.5\n"     /* 5 */
 
 /* --- good jobs -------------------------------------------------------------------- */
@@ -169,9 +164,9 @@ static void test_good_fixed_values_and_defaults(void)
     CU_ASSERT_STRING_EQUAL(job->source, "t.ini");
     CU_ASSERT_PTR_NOT_NULL_FATAL(job->title);
     CU_ASSERT_STRING_EQUAL(job->title, "a test job");
-    CU_ASSERT_EQUAL(job->unit_size, 0);          /* auto */
-    CU_ASSERT(job->progress_interval == 5.0);    /* documented default */
-    CU_ASSERT_EQUAL(job->master_computes, 1);    /* documented default */
+    CU_ASSERT_EQUAL(job->unit_size, 0);       /* auto */
+    CU_ASSERT(job->progress_interval == 5.0); /* documented default */
+    CU_ASSERT_EQUAL(job->master_computes, 1); /* documented default */
     CU_ASSERT_EQUAL(job->grid.axis_count, 0);
     CU_ASSERT_EQUAL(job->grid.point_count, 1);
     CU_ASSERT_PTR_EQUAL(job->grid.base, job->fixed);
@@ -332,8 +327,7 @@ static void test_good_overrides(void)
           job->text);
     CHECK(strstr(job->text, "samples = 50") != NULL, "canonical text lacks samples:\n%s",
           job->text);
-    CHECK(strstr(job->text, "[axis.n]") != NULL, "canonical text lacks [axis.n]:\n%s",
-          job->text);
+    CHECK(strstr(job->text, "[axis.n]") != NULL, "canonical text lacks [axis.n]:\n%s", job->text);
     is_job_free(&job);
 
     /* Of two overrides of one key the later wins; an override replaces a file's output. */
@@ -390,14 +384,12 @@ static void test_canonical_text_reparses(void)
     is_job *job = PARSE_OK_WITH(text, overrides);
     CU_ASSERT_PTR_NOT_NULL_FATAL(job);
     CU_ASSERT_PTR_NOT_NULL_FATAL(job->text);
-    CHECK(strstr(job->text, "comment") == NULL, "comments in the canonical text:\n%s",
-          job->text);
+    CHECK(strstr(job->text, "comment") == NULL, "comments in the canonical text:\n%s", job->text);
     CHECK(strstr(job->text, "samples = 7") != NULL, "override missing:\n%s", job->text);
     is_job *again = parse_ok_at(__LINE__, "canonical.ini", job->text, NULL, 0);
     CU_ASSERT_PTR_NOT_NULL_FATAL(again);
     CU_ASSERT_EQUAL(again->fingerprint, job->fingerprint);
-    CU_ASSERT(memcmp(again->fixed, job->fixed, job->model->param_count * sizeof *job->fixed) ==
-              0);
+    CU_ASSERT(memcmp(again->fixed, job->fixed, job->model->param_count * sizeof *job->fixed) == 0);
     CU_ASSERT_EQUAL(again->grid.point_count, job->grid.point_count);
     CU_ASSERT_STRING_EQUAL(again->title, "canonical");
     is_job_free(&again);
@@ -527,8 +519,8 @@ static void test_section_header_with_blanks(void)
 {
     is_job *job = NULL;
     is_error err = {0};
-    is_code rc = is_job_parse("t.ini", "[sweep]\nmodel = chatter\n[ model ]\nrho = 1.5\n", NULL,
-                              0, &job, &err);
+    is_code rc = is_job_parse("t.ini", "[sweep]\nmodel = chatter\n[ model ]\nrho = 1.5\n", NULL, 0,
+                              &job, &err);
     CU_ASSERT_EQUAL(rc, IS_JOB);
     CU_ASSERT_PTR_NULL(job);
     CHECK(contains_word(err.message, "t.ini:3"), "blank header reported as: %s", err.message);
@@ -542,17 +534,17 @@ static void test_long_lines(void)
     char values[1024] = "";
     size_t used = 0;
     for (int i = 1; i < 60; i++)
-        used += (size_t)snprintf(values + used, sizeof values - used, "%s0.%02d",
-                                 i > 1 ? ", " : "", i);
+        used +=
+            (size_t)snprintf(values + used, sizeof values - used, "%s0.%02d", i > 1 ? ", " : "", i);
     CU_ASSERT_FATAL(used > 250);
     char text[2048];
     snprintf(text, sizeof text,
-             "[sweep]\n"          /* 1 */
-             "model = chatter\n"  /* 2 */
-             "[model]\n"          /* 3 */
-             "rho = 1.5\n"        /* 4 */
-             "[axis.gamma]\n"     /* 5 */
-             "values = %s\n",     /* 6: about 350 characters */
+             "[sweep]\n"         /* 1 */
+             "model = chatter\n" /* 2 */
+             "[model]\n"         /* 3 */
+             "rho = 1.5\n"       /* 4 */
+             "[axis.gamma]\n"    /* 5 */
+             "values = %s\n",    /* 6: about 350 characters */
              values);
     is_job *job = NULL;
     is_error err = {0};
@@ -562,8 +554,7 @@ static void test_long_lines(void)
         CU_ASSERT(job->grid.axes[0].values[58] == 0.59);
         is_job_free(&job);
     } else {
-        CHECK(contains_word(err.message, "t.ini:6"), "long line 6 reported as: %s",
-              err.message);
+        CHECK(contains_word(err.message, "t.ini:6"), "long line 6 reported as: %s", err.message);
     }
 }
 
@@ -588,14 +579,13 @@ static void test_bad_unknown_model_parameter(void)
 
 static void test_bad_unknown_axis_key(void)
 {
-    EXPECT_FAILURE(GOOD_HEAD "[axis.n]\nfrom = 2\nto = 4\ncount = 3\nstep = 1\n" /* 10 */,
-                   IS_JOB, "t.ini:10", "step");
+    EXPECT_FAILURE(GOOD_HEAD "[axis.n]\nfrom = 2\nto = 4\ncount = 3\nstep = 1\n" /* 10 */, IS_JOB,
+                   "t.ini:10", "step");
 }
 
 static void test_bad_axis_of_non_parameter(void)
 {
-    EXPECT_FAILURE(GOOD_HEAD "[axis.beta]\n" /* 6 */ "values = 1, 2\n", IS_JOB, "t.ini:6",
-                   "beta");
+    EXPECT_FAILURE(GOOD_HEAD "[axis.beta]\n" /* 6 */ "values = 1, 2\n", IS_JOB, "t.ini:6", "beta");
 }
 
 /* The second occurrence is the mistake; the message points at both. */
@@ -615,20 +605,19 @@ static void test_bad_duplicate_key_on_next_line(void)
     EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\nrho = 2\n" /* 5 */
                    "gamma = 0.5\n",
                    IS_JOB, "t.ini:5", "rho");
-    EXPECT_FAILURE(GOOD_HEAD "[axis.n]\nvalues = 2, 3\nvalues = 4\n" /* 8 */, IS_JOB,
-                   "t.ini:8", "values");
+    EXPECT_FAILURE(GOOD_HEAD "[axis.n]\nvalues = 2, 3\nvalues = 4\n" /* 8 */, IS_JOB, "t.ini:8",
+                   "values");
 }
 
 static void test_bad_duplicate_section(void)
 {
-    EXPECT_FAILURE(GOOD_HEAD "[model]\n" /* 6 */ "n = 3\n", IS_JOB, "t.ini:6", "t.ini:3",
-                   "model");
+    EXPECT_FAILURE(GOOD_HEAD "[model]\n" /* 6 */ "n = 3\n", IS_JOB, "t.ini:6", "t.ini:3", "model");
 }
 
 static void test_bad_key_before_section(void)
 {
-    EXPECT_FAILURE("model = chatter\n" /* 1 */ "[sweep]\n[model]\nrho = 1.5\ngamma = 0.5\n",
-                   IS_JOB, "t.ini:1", "model");
+    EXPECT_FAILURE("model = chatter\n" /* 1 */ "[sweep]\n[model]\nrho = 1.5\ngamma = 0.5\n", IS_JOB,
+                   "t.ini:1", "model");
 }
 
 static void test_bad_malformed_line(void)
@@ -659,10 +648,10 @@ static void test_bad_value_out_of_range(void)
 {
     EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\ngamma = 1.5\n", IS_PARAM,
                    "t.ini:5", "gamma");
-    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\ngamma = 0\n", IS_PARAM,
-                   "t.ini:5", "gamma");
-    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\ngamma = 1\n", IS_PARAM,
-                   "t.ini:5", "gamma");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\ngamma = 0\n", IS_PARAM, "t.ini:5",
+                   "gamma");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\ngamma = 1\n", IS_PARAM, "t.ini:5",
+                   "gamma");
     EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = -1\ngamma = 0.5\n", IS_PARAM,
                    "t.ini:4", "rho");
     EXPECT_FAILURE(GOOD_HEAD "n = 65\n", IS_PARAM, "t.ini:6", "n");
@@ -689,8 +678,8 @@ static void test_bad_missing_required_parameter(void)
 
 static void test_bad_fixed_and_swept(void)
 {
-    EXPECT_FAILURE(GOOD_HEAD "[axis.rho]\n" /* 6 */ "values = 1, 2\n", IS_JOB, "t.ini:6",
-                   "t.ini:4", "rho");
+    EXPECT_FAILURE(GOOD_HEAD "[axis.rho]\n" /* 6 */ "values = 1, 2\n", IS_JOB, "t.ini:6", "t.ini:4",
+                   "rho");
 }
 
 static void test_bad_axis_without_count_or_to(void)
@@ -747,16 +736,16 @@ static void test_bad_empty_axis(void)
 
 static void test_bad_missing_model(void)
 {
-    EXPECT_FAILURE("[sweep]\ntitle = no model\n[model]\nrho = 1.5\ngamma = 0.5\n", IS_JOB,
-                   "t.ini", "model");
+    EXPECT_FAILURE("[sweep]\ntitle = no model\n[model]\nrho = 1.5\ngamma = 0.5\n", IS_JOB, "t.ini",
+                   "model");
     EXPECT_FAILURE("[model]\nrho = 1.5\ngamma = 0.5\n", IS_JOB, "t.ini", "model");
     EXPECT_FAILURE("", IS_JOB, "t.ini", "model");
 }
 
 static void test_bad_unknown_model(void)
 {
-    EXPECT_FAILURE("[sweep]\nmodel = pendulum\n" /* 2 */ "[model]\nrho = 1.5\n", IS_JOB,
-                   "t.ini:2", "pendulum");
+    EXPECT_FAILURE("[sweep]\nmodel = pendulum\n" /* 2 */ "[model]\nrho = 1.5\n", IS_JOB, "t.ini:2",
+                   "pendulum");
 }
 
 static void test_bad_sweep_values(void)
@@ -816,15 +805,15 @@ static void test_parse_param_value(void)
         const char *name, *value;
         is_code code;
     } bad[] = {
-        {"n", "2.5", IS_PARAM},     {"gamma", "1", IS_PARAM}, {"rho", "0", IS_PARAM},
-        {"rho", "x", IS_JOB},       {"beta", "1", IS_JOB},    {"perturbation", "0.6", IS_PARAM},
+        {"n", "2.5", IS_PARAM},  {"gamma", "1", IS_PARAM}, {"rho", "0", IS_PARAM},
+        {"rho", "x", IS_JOB},    {"beta", "1", IS_JOB},    {"perturbation", "0.6", IS_PARAM},
         {"samples", "", IS_JOB},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         is_error_clear(&err);
         v = 42.0;
-        is_code rc = is_job_parse_param_value(model, "argument 3", bad[i].name, bad[i].value, &v,
-                                              &err);
+        is_code rc =
+            is_job_parse_param_value(model, "argument 3", bad[i].name, bad[i].value, &v, &err);
         CHECK(rc == bad[i].code, "%s=%s: got %s, expected %s", bad[i].name, bad[i].value,
               is_code_name(rc), is_code_name(bad[i].code));
         CHECK(strstr(err.message, "argument 3") && contains_word(err.message, bad[i].name),
@@ -937,8 +926,7 @@ void suite_job(void)
     CU_add_test(suite, "bad: unknown axis key", test_bad_unknown_axis_key);
     CU_add_test(suite, "bad: axis of a non-parameter", test_bad_axis_of_non_parameter);
     CU_add_test(suite, "bad: duplicate key", test_bad_duplicate_key);
-    CU_add_test(suite, "bad: duplicate key on the next line",
-                test_bad_duplicate_key_on_next_line);
+    CU_add_test(suite, "bad: duplicate key on the next line", test_bad_duplicate_key_on_next_line);
     CU_add_test(suite, "bad: duplicate section", test_bad_duplicate_section);
     CU_add_test(suite, "bad: key before any section", test_bad_key_before_section);
     CU_add_test(suite, "bad: malformed line", test_bad_malformed_line);

@@ -7,22 +7,11 @@
 #include <string.h>
 
 #include "core/rng.h"
+#include "check.h"
 #include "suites.h"
 
 /* A CUnit assertion whose failure text is formatted, so that a failing check shows the
  * numbers involved instead of just the expression. */
-static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void check_at(int ok, unsigned line, const char *function, const char *fmt, ...)
-{
-    char text[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
-    va_end(ap);
-    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, text, __FILE__, function, CU_FALSE);
-}
-#define CHECK(cond, ...) check_at((cond), __LINE__, __func__, __VA_ARGS__)
 
 static is_rng_counter make_counter(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
 {
