@@ -3,22 +3,9 @@
  * repeated batches. Usage: bench_chatter [n rho gamma samples max_impacts reps]. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "models/chatter/chatter.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {
@@ -43,15 +30,15 @@ int main(int argc, char **argv)
     double rates[1000], out[CHATTER_OUTPUT_COUNT];
     uint8_t status;
     for (int r = 0; r < reps; r++) {
-        double start = now_seconds();
+        double start = bench_now_seconds();
         if (chatter_eval_batch(ws, point, 1, out, &status, &err) != IS_OK) {
             fprintf(stderr, "bench_chatter: %s\n", err.message);
             return 1;
         }
-        double seconds = now_seconds() - start;
+        double seconds = bench_now_seconds() - start;
         rates[r] = out[CHATTER_IMPACTS_MEAN] * point[CHATTER_SAMPLES] / seconds;
     }
-    qsort(rates, (size_t)reps, sizeof *rates, compare_doubles);
+    bench_median(rates, (size_t)reps);
     printf("chatter n=%g rho=%g gamma=%g: %g drops x %g impacts (p_cc %.3f, p_pcc %.3f)\n",
            point[CHATTER_N], point[CHATTER_RHO], point[CHATTER_GAMMA], point[CHATTER_SAMPLES],
            out[CHATTER_IMPACTS_MEAN], out[CHATTER_P_CC], out[CHATTER_P_PCC]);

@@ -6,23 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "core/job.h"
 #include "models/collision/collision.h"
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The benchmark point of issue 3, with the law, integrator and tolerance given. */
 static void make_point(double *point, const char *law, const char *integrator, double rtol)
@@ -80,11 +67,11 @@ int main(int argc, char **argv)
             make_point(points + i * COLLISION_PARAM_COUNT, law, integrators[k], rtol);
         double rates[100];
         for (int r = 0; r < reps; r++) {
-            double start = now_seconds();
+            double start = bench_now_seconds();
             collision_eval_batch(ws, points, count, out, status, &err);
-            rates[r] = (double)count / (now_seconds() - start);
+            rates[r] = (double)count / (bench_now_seconds() - start);
         }
-        qsort(rates, (size_t)reps, sizeof *rates, compare_doubles);
+        bench_median(rates, (size_t)reps);
         printf("  %-7s rtol %.0e: %8.4g evaluations/s per core (median of %d), |error in e| "
                "%.2e, %g steps\n",
                integrators[k], rtol, rates[reps / 2], reps, fabs(out[COLLISION_COR] - e_ref),
