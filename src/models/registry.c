@@ -6,10 +6,12 @@
 
 #include "chatter/chatter.h"
 #include "collision/collision.h"
+#include "stop_oscillator/stop_oscillator.h"
 
 static const is_model *const registry[] = {
     &is_model_chatter,
     &is_model_collision,
+    &is_model_stop_oscillator,
     NULL,
 };
 

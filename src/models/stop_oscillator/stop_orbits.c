@@ -1,0 +1,123 @@
+/* stop_orbits.c: the 2-phase periodic hybrid orbits. A COD phase from (s, 0, x2t, v)
+ * that returns to (s, 0, x2t, -v) is, by reversibility, one in which both modes reach a
+ * turning point at t_cod / 2 = tau. With u(0) = (s + x2t)/2, u'(0) = v/2, w(0) =
+ * (s - x2t)/2, w'(0) = -v/2 that means
+ *     tan(w1 tau) = v / ((s + x2t) w1)   and   tan(w2 tau) = v / ((x2t - s) w2),
+ * so tau solves (s + x2t) w1 tan(w1 tau) = (x2t - s) w2 tan(w2 tau), one root per branch
+ * between the poles, and v = (s + x2t) w1 tan(w1 tau) must be negative (the CD exit is
+ * left with v2 < 0). Mass one must stay off the stop in between; each candidate is then
+ * simulated for several periods and kept only if it closes on itself. */
+#include "stop_oscillator.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+static double branch_function(const stop_system *sys, double tau)
+{
+    return (sys->s + sys->x2t) * sys->w1 * tan(sys->w1 * tau) -
+           (sys->x2t - sys->s) * sys->w2 * tan(sys->w2 * tau);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int by_speed(const void *a, const void *b)
+{
+    double x = fabs(((const stop_orbit *)a)->v), y = fabs(((const stop_orbit *)b)->v);
+    return (x > y) - (x < y);
+}
+
+/* Bisection to the sign change of the branch function in [lo, hi]. */
+static double bisect(const stop_system *sys, double lo, double hi)
+{
+    double flo = branch_function(sys, lo);
+    for (int i = 0; i < 200 && hi - lo > 4.0 * DBL_EPSILON * hi; i++) {
+        double mid = 0.5 * (lo + hi), fm = branch_function(sys, mid);
+        if ((fm < 0.0) == (flo < 0.0)) {
+            lo = mid;
+            flo = fm;
+        } else {
+            hi = mid;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The candidate is a periodic orbit: COD stays off the stop until t_cod, and the
+ * simulated hybrid motion makes `periods` rebound-free cycles back to its start. */
+static int verified(const stop_system *sys, stop_orbit *orbit, int periods)
+{
+    stop_state x0 = {sys->s, 0.0, sys->x2t, orbit->v};
+    stop_modes m;
+    stop_modes_from_state(&x0, &m);
+    double t_hit;
+    int64_t evaluations = 0;
+    int rc = stop_first_contact(sys, &m, orbit->t_cod * 1.5, &t_hit, &evaluations);
+    /* the return is tangential (a triple zero), located only to ~1e-5 in time */
+    if (rc != 1 || fabs(t_hit - orbit->t_cod) > 1e-4 * (1.0 + orbit->t_cod))
+        return 0;
+    stop_state back = {sys->s, 0.0, sys->x2t, -orbit->v};
+    orbit->t_cd = stop_cd_exit_time(sys, &back);
+    stop_options opt = {.t_end = periods * (orbit->t_cod + orbit->t_cd),
+                        .max_rebounds = 0, .zeno_tail = 1e-3, .keep_periodic = 1};
+    stop_result r;
+    stop_simulate(sys, &x0, &opt, &r);
+    double e0 = stop_energy(sys, &x0);
+    return !r.failed && r.rebounds == 0 && r.zeno_resets == 0 &&
+           r.contact_phases >= periods && fabs(r.energy - e0) <= 1e-9 * e0;
+}
+
+int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods, stop_orbit *orbits)
+{
+    double tau_max = 0.5 * t_cod_max;
+    if (!(tau_max > 0.0))
+        return 0;
+    /* the poles of both tangents split (0, tau_max] into intervals of continuity */
+    int pole_count = 0, capacity = 1024;
+    double poles[1024 + 2];
+    poles[pole_count++] = 0.0;
+    for (int mode = 0; mode < 2; mode++) {
+        double w = mode ? sys->w2 : sys->w1;
+        for (int j = 0; pole_count < capacity; j++) {
+            double pole = (0.5 + j) * M_PI / w;
+            if (pole >= tau_max)
+                break;
+            poles[pole_count++] = pole;
+        }
+    }
+    poles[pole_count++] = tau_max;
+    qsort(poles, (size_t)pole_count, sizeof *poles, compare_doubles);
+    int found = 0;
+    for (int i = 0; i + 1 < pole_count && found < STOP_MAX_ORBITS; i++) {
+        double a = poles[i], b = poles[i + 1], span = b - a;
+        if (span <= 1e-12 * (1.0 + b))
+            continue;
+        /* sample inside, away from the poles, and bisect each sign change */
+        const int samples = 64;
+        double margin = 1e-9 * span, previous_tau = a + margin;
+        double previous = branch_function(sys, previous_tau);
+        for (int k = 1; k <= samples && found < STOP_MAX_ORBITS; k++) {
+            double tau = k == samples ? b - margin : a + span * k / samples;
+            double value = branch_function(sys, tau);
+            if ((value < 0.0) != (previous < 0.0) && isfinite(value) && isfinite(previous)) {
+                double root = bisect(sys, previous_tau, tau);
+                /* a sign change across a pole is no root: the function must be small */
+                double check = fabs(branch_function(sys, root));
+                double v = (sys->s + sys->x2t) * sys->w1 * tan(sys->w1 * root);
+                if (check < 1e-6 * (1.0 + fabs(v)) && v < 0.0) {
+                    stop_orbit orbit = {.v = v, .t_cod = 2.0 * root};
+                    if (verified(sys, &orbit, periods))
+                        orbits[found++] = orbit;
+                }
+            }
+            previous = value;
+            previous_tau = tau;
+        }
+    }
+    qsort(orbits, (size_t)found, sizeof *orbits, by_speed);
+    return found;
+}

@@ -1,0 +1,129 @@
+/* stop_oscillator.h: two coupled unit masses, mass one limited by a fixed stop at x1 = s
+ * (MODELS.md sec. 3): event-driven simulation with the exact flows of the coupled
+ * oscillator (COD) and of the contact dynamics (CD), rebounds, Zeno sequences ended by the
+ * paper's orbit reset, and the 2-phase periodic hybrid orbits. Internal pieces the tests
+ * check on their own are declared here too. */
+#ifndef IMPACTSWEEP_STOP_OSCILLATOR_H
+#define IMPACTSWEEP_STOP_OSCILLATOR_H
+
+#include <stdint.h>
+
+#include "../../core/model.h"
+
+extern const is_model is_model_stop_oscillator;
+
+/* Parameter indices, in the order of the model's table. */
+enum {
+    STOP_K, STOP_K12, STOP_S, STOP_EPSILON, STOP_X1, STOP_V1, STOP_X2, STOP_V2, STOP_T_END,
+    STOP_MAX_REBOUNDS, STOP_INTEGRATOR, STOP_RTOL, STOP_ZENO_TAIL, STOP_ORBIT_T_MAX,
+    STOP_PARAM_COUNT
+};
+
+/* Output indices, in the order of the model's table. */
+enum {
+    STOP_REBOUNDS, STOP_ZENO_RESETS, STOP_CONTACT_PHASES, STOP_ENERGY, STOP_ENERGY_LOST,
+    STOP_T_LAST_REBOUND, STOP_REGIME, STOP_ORBITS, STOP_ORBIT_V, STOP_ORBIT_T_COD,
+    STOP_OUTPUT_COUNT
+};
+
+typedef enum {
+    REGIME_FREE = 0,     /* proved never to reach the stop (|a1| + |a2| < s) */
+    REGIME_PERIODIC = 1, /* settled on a 2-phase periodic hybrid orbit */
+    REGIME_IMPACTING = 2,/* still rebounding, or in contact, at t_end */
+    REGIME_FAILED = 3    /* the budget of rebounds ran out, or the solver failed */
+} stop_regime;
+
+/* The system: k, k12, s, epsilon and the derived constants. */
+typedef struct stop_system {
+    double k, k12, s, epsilon;
+    double w1, w2;    /* sqrt(k) (in phase), sqrt(k + 2 k12) (anti-phase) */
+    double w_shm;     /* sqrt(k + k12): mass two while mass one sticks */
+    double x2t;       /* (k + k12) s / k12: F1 = 0 at the stop */
+    double x2eq;      /* k12 s / (k + k12): centre of mass two's motion during CD */
+} stop_system;
+
+void stop_system_init(stop_system *sys, double k, double k12, double s, double epsilon);
+
+typedef struct stop_state {
+    double x1, v1, x2, v2;
+} stop_state;
+
+double stop_energy(const stop_system *sys, const stop_state *x);
+/* F1 at the stop: -(k + k12) s + k12 x2 (> 0 pushes mass one into it). */
+double stop_contact_force(const stop_system *sys, double x2);
+
+/* --- the exact flows (stop_flow.c) --- */
+
+/* COD in modal form: u = (x1 + x2)/2 at w1, w = (x1 - x2)/2 at w2. */
+typedef struct stop_modes {
+    double u, du, w, dw; /* at the start of the segment */
+} stop_modes;
+
+void stop_modes_from_state(const stop_state *x, stop_modes *m);
+/* The COD state after time t from the segment start. */
+void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_state *x);
+/* Amplitudes of the two modes in x1 (a1 of u, a2 of w): x1 never reaches s when
+ * a1 + a2 < s. */
+void stop_mode_amplitudes(const stop_system *sys, const stop_modes *m, double *a1, double *a2);
+
+/* The first time in (0, horizon] at which COD brings mass one to the stop, by steps that
+ * are bounded by a rigorous upper bound of x1 - s, so that no crossing is ever stepped
+ * over. Returns 1 with *t_hit, 0 if there is none up to the horizon, -1 if the search ran
+ * out of iterations (a tangency it cannot resolve). *evaluations counts flow evaluations. */
+int stop_first_contact(const stop_system *sys, const stop_modes *m, double horizon,
+                       double *t_hit, int64_t *evaluations);
+
+/* CD from x (mass one at the stop): the time at which mass two falls back to x2t with
+ * v2 < 0, and the state after time t. */
+double stop_cd_exit_time(const stop_system *sys, const stop_state *x);
+void stop_cd_flow(const stop_system *sys, const stop_state *x, double t, stop_state *out);
+
+/* --- the hybrid simulation (stop_sim.c) --- */
+
+typedef struct stop_options {
+    double t_end;
+    int64_t max_rebounds;
+    double zeno_tail;   /* reset when the geometric tail lasts less than this / w2 */
+    int use_cvode;      /* integrate COD and CD with CVODE instead of the exact flows */
+    double rtol;        /* CVODE's tolerances */
+    void *cvode;        /* CVODE workspace (stop_cvode.c), when use_cvode */
+    int keep_periodic;  /* go on to t_end on a 2-phase periodic orbit (else stop there) */
+} stop_options;
+
+typedef struct stop_result {
+    int64_t rebounds, zeno_resets, contact_phases, evaluations;
+    double energy, energy_lost, t_last_rebound, t_last_reset;
+    stop_regime regime;
+    stop_state final;
+    double t_final;
+    int failed; /* 1 budget, 2 solver */
+} stop_result;
+
+void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *options,
+                   stop_result *result);
+
+/* --- the 2-phase periodic orbits (stop_orbits.c) --- */
+
+#define STOP_MAX_ORBITS 64
+
+typedef struct stop_orbit {
+    double v;     /* v2 at the start of the COD phase (< 0) */
+    double t_cod; /* duration of the COD phase */
+    double t_cd;  /* duration of the CD phase */
+} stop_orbit;
+
+/* Every 2-phase periodic hybrid orbit with t_cod <= t_cod_max, each checked by simulating
+ * it for `periods` periods; returns how many (at most STOP_MAX_ORBITS), sorted by |v|. */
+int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods,
+                     stop_orbit *orbits);
+
+/* --- CVODE (stop_cvode.c) --- */
+int stop_cvode_create(void **cvode);
+void stop_cvode_free(void *cvode);
+/* COD (contact = 0) or CD (contact = 1) from x for at most `horizon`, stopping at the
+ * first x1 = s (COD) or x2 = x2t with v2 < 0 (CD): returns 1 stopped at an event, 0 at
+ * the horizon, < 0 on solver failure; *elapsed and *out are set. */
+int stop_cvode_segment(void *cvode, const stop_system *sys, const stop_state *x, int contact,
+                       double horizon, double rtol, double *elapsed, stop_state *out);
+
+#endif
