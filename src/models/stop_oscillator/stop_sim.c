@@ -169,7 +169,7 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
                     continue;
                 }
             }
-        } else if (rn.x.x1 >= sys->s) {
+        } else if (rn.x.x1 >= sys->s && rn.x.v1 >= -v_rest) {
             /* arrived with (numerically) zero velocity: chart 2.1 decides */
             rn.x.x1 = sys->s;
             rn.x.v1 = 0.0;
