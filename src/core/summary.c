@@ -135,6 +135,13 @@ is_code is_summary_print(const char *path, FILE *out, is_error *err)
         }
         hid_t ds = H5Dopen2(file, tok, H5P_DEFAULT);
         int categorical = H5Aexists(ds, "flag_meanings") > 0;
+        double fill = NAN; /* "not applicable here" for integer outputs */
+        if (H5Aexists(ds, "_FillValue") > 0) {
+            hid_t attr = H5Aopen(ds, "_FillValue", H5P_DEFAULT);
+            if (H5Aread(attr, H5T_NATIVE_DOUBLE, &fill) < 0)
+                fill = NAN;
+            H5Aclose(attr);
+        }
         H5Dclose(ds);
         if (categorical) {
             print_categories(out, file, tok, v, status, n);
@@ -142,7 +149,7 @@ is_code is_summary_print(const char *path, FILE *out, is_error *err)
             double lo = INFINITY, hi = -INFINITY, sum = 0;
             size_t used = 0;
             for (size_t i = 0; i < n; i++) {
-                if (status[i] != IS_POINT_DONE || !isfinite(v[i]))
+                if (status[i] != IS_POINT_DONE || !isfinite(v[i]) || v[i] == fill)
                     continue;
                 lo = fmin(lo, v[i]);
                 hi = fmax(hi, v[i]);

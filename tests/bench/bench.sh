@@ -5,11 +5,13 @@
 # Aims (issue 2): >= 1e8 impacts/s/core, efficiency >= 0.9 on 2 cores.
 # (3) CoR evaluations per second per core of the collision model, and the error reached.
 # Aims (issue 3): >= 5e4 evaluations/s/core with |error in e| < 1e-8 at rtol 1e-8.
-# Usage: bench.sh PATH/TO/bench_chatter PATH/TO/bench_collision
+# (4) rebounds simulated per second per core by the stop oscillator (aim, issue 4: >= 1e7).
+# Usage: bench.sh PATH/TO/bench_chatter PATH/TO/bench_collision PATH/TO/bench_stop
 #        (IMPACTSWEEP, MPIEXEC, JOBS from the environment)
 set -euo pipefail
 bench_chatter=$1
 bench_collision=${2:-}
+bench_stop=${3:-}
 : "${IMPACTSWEEP:?}" "${MPIEXEC:?}" "${JOBS:?}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -17,6 +19,10 @@ trap 'rm -rf "$work"' EXIT
 if [ -n "$bench_collision" ]; then
     echo "== collision: CoR evaluations per second per core"
     "$bench_collision" bwshc 1e-8 20000 5
+fi
+if [ -n "$bench_stop" ]; then
+    echo "== stop oscillator: rebounds per second per core"
+    "$bench_stop" 5
 fi
 echo "== kernel: impacts per second per core"
 "$bench_chatter" 4 0.3 0.1 20000 200 9

@@ -40,15 +40,33 @@ void stop_modes_from_state(const stop_state *x, stop_modes *m)
 
 void stop_mode_amplitudes(const stop_system *sys, const stop_modes *m, double *a1, double *a2)
 {
-    *a1 = hypot(m->u, m->du / sys->w1);
-    *a2 = hypot(m->w, m->dw / sys->w2);
+    *a1 = sqrt(m->u * m->u + (m->du / sys->w1) * (m->du / sys->w1)); /* hypot() is slow */
+    *a2 = sqrt(m->w * m->w + (m->dw / sys->w2) * (m->dw / sys->w2));
+}
+
+/* sin and cos of x: a Taylor polynomial for small |x| (the short flights of a Zeno
+ * sequence, where they are most of the work; truncation below 1e-20), libm otherwise. */
+static inline void sin_cos(double x, double *sn, double *cs)
+{
+    if (fabs(x) < 0.25) {
+        /* Horner in x^2 with the Taylor coefficients 1/n! (multiplications only) */
+        double x2 = x * x;
+        *sn = x * (1.0 + x2 * (-1.0 / 6 + x2 * (1.0 / 120 + x2 * (-1.0 / 5040 + x2 *
+                  (1.0 / 362880 + x2 * (-1.0 / 39916800 + x2 * (1.0 / 6227020800.0)))))));
+        *cs = 1.0 + x2 * (-0.5 + x2 * (1.0 / 24 + x2 * (-1.0 / 720 + x2 * (1.0 / 40320 + x2 *
+                  (-1.0 / 3628800 + x2 * (1.0 / 479001600.0))))));
+        return;
+    }
+    *sn = sin(x);
+    *cs = cos(x);
 }
 
 /* One mode after time t: position, velocity, acceleration. */
 static void mode_at(double q, double dq, double w, double t, double *pos, double *vel,
                     double *acc)
 {
-    double sn = sin(w * t), cs = cos(w * t);
+    double sn, cs;
+    sin_cos(w * t, &sn, &cs);
     *pos = q * cs + dq / w * sn;
     *vel = dq * cs - q * w * sn;
     *acc = -w * w * *pos;
@@ -65,9 +83,9 @@ void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_s
     x->v2 = du - dw;
 }
 
-/* x1 - s and its first two derivatives at t. */
+/* x1 - s and its first two derivatives at t, and the whole state there. */
 static void gap_at(const stop_system *sys, const stop_modes *m, double t, double *g, double *dg,
-                   double *ddg)
+                   double *ddg, stop_state *x)
 {
     double u, du, uu, w, dw, ww;
     mode_at(m->u, m->du, sys->w1, t, &u, &du, &uu);
@@ -75,6 +93,10 @@ static void gap_at(const stop_system *sys, const stop_modes *m, double t, double
     *g = u + w - sys->s;
     *dg = du + dw;
     *ddg = uu + ww;
+    x->x1 = u + w;
+    x->v1 = du + dw;
+    x->x2 = u - w;
+    x->v2 = du - dw;
 }
 
 /* The smallest tau > 0 with g + dg tau + c tau^2 / 2 = 0 (g < 0), or INFINITY. */
@@ -93,7 +115,7 @@ static double first_root_of_bound(double g, double dg, double c)
 #define CONTACT_SEARCH_LIMIT 1000000
 
 int stop_first_contact(const stop_system *sys, const stop_modes *m, double horizon,
-                       double *t_hit, int64_t *evaluations)
+                       double *t_hit, stop_state *at, int64_t *evaluations)
 {
     double a1, a2;
     stop_mode_amplitudes(sys, m, &a1, &a2);
@@ -106,9 +128,11 @@ int stop_first_contact(const stop_system *sys, const stop_modes *m, double horiz
     const double m3 = sys->w1 * sys->w1 * sys->w1 * a1 + sys->w2 * sys->w2 * sys->w2 * a2;
     const double reach = 64.0 * DBL_EPSILON * (fabs(sys->s) + a1 + a2);
     double t = 0.0, g, dg, ddg;
-    gap_at(sys, m, 0.0, &g, &dg, &ddg);
+    gap_at(sys, m, 0.0, &g, &dg, &ddg, at);
     (*evaluations)++;
-    double h = 0.25 / sys->w2;
+    /* the first trial length: a little more than the flight under the present force when
+     * it pulls mass one back (2 |v1| / F1: the short flights of a Zeno sequence) */
+    double h = dg < 0.0 && ddg > 0.0 ? fmin(3.0 * -dg / ddg, 0.25 / sys->w2) : 0.25 / sys->w2;
     /* Starting at the stop (after a rebound, a release or a reset), the start itself is
      * no contact: one counts once mass one has been away, or when it comes back in. */
     int away = g < -reach;
@@ -129,7 +153,7 @@ int stop_first_contact(const stop_system *sys, const stop_modes *m, double horiz
             step = horizon - t;
         }
         t += step;
-        gap_at(sys, m, t, &g, &dg, &ddg);
+        gap_at(sys, m, t, &g, &dg, &ddg, at);
         (*evaluations)++;
         away |= g < -reach;
         if (g > 0.0 && away) { /* only rounding can get here: the bound says g <= 0 */

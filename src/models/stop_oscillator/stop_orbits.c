@@ -55,8 +55,9 @@ static int verified(const stop_system *sys, stop_orbit *orbit, int periods)
     stop_modes m;
     stop_modes_from_state(&x0, &m);
     double t_hit;
+    stop_state at;
     int64_t evaluations = 0;
-    int rc = stop_first_contact(sys, &m, orbit->t_cod * 1.5, &t_hit, &evaluations);
+    int rc = stop_first_contact(sys, &m, orbit->t_cod * 1.5, &t_hit, &at, &evaluations);
     /* the return is tangential (a triple zero), located only to ~1e-5 in time */
     if (rc != 1 || fabs(t_hit - orbit->t_cod) > 1e-4 * (1.0 + orbit->t_cod))
         return 0;

@@ -68,10 +68,11 @@ void stop_mode_amplitudes(const stop_system *sys, const stop_modes *m, double *a
 
 /* The first time in (0, horizon] at which COD brings mass one to the stop, by steps that
  * are bounded by a rigorous upper bound of x1 - s, so that no crossing is ever stepped
- * over. Returns 1 with *t_hit, 0 if there is none up to the horizon, -1 if the search ran
- * out of iterations (a tangency it cannot resolve). *evaluations counts flow evaluations. */
+ * over. Returns 1 with *t_hit and the state there in *at, 0 if there is none up to the
+ * horizon, -1 if the search ran out of iterations (a tangency it cannot resolve).
+ * *evaluations counts flow evaluations. */
 int stop_first_contact(const stop_system *sys, const stop_modes *m, double horizon,
-                       double *t_hit, int64_t *evaluations);
+                       double *t_hit, stop_state *at, int64_t *evaluations);
 
 /* CD from x (mass one at the stop): the time at which mass two falls back to x2t with
  * v2 < 0, and the state after time t. */

@@ -51,14 +51,18 @@ static int cod_segment(run *rn, double horizon)
     stop_modes m;
     stop_modes_from_state(&rn->x, &m);
     double t_hit;
-    int rc = stop_first_contact(rn->sys, &m, horizon, &t_hit, &rn->r->evaluations);
+    stop_state at;
+    int rc = stop_first_contact(rn->sys, &m, horizon, &t_hit, &at, &rn->r->evaluations);
     if (rc < 0)
         return rc;
-    double dt = rc == 1 ? t_hit : horizon;
-    stop_cod_flow(rn->sys, &m, dt, &rn->x);
-    rn->t += dt;
-    if (rc == 1)
+    if (rc == 1) {
+        rn->x = at;
         rn->x.x1 = rn->sys->s;
+        rn->t += t_hit;
+    } else {
+        stop_cod_flow(rn->sys, &m, horizon, &rn->x);
+        rn->t += horizon;
+    }
     return rc;
 }
 
