@@ -20,9 +20,13 @@ static const is_param chatter_params[CHATTER_PARAM_COUNT] = {
                               "1", IS_PARAM_REAL, 0.1, 0, 0.5, IS_PARAM_MIN_OPEN, NULL},
     [CHATTER_SEED] = {"seed", "seed of the counter-based random generator", "1", IS_PARAM_INT,
                       1, 0, 9007199254740992.0, IS_PARAM_SEED, NULL},
+    [CHATTER_CONE_ROUNDS] = {"cone_rounds",
+                             "round limit of the invariant-cone search (0: no search)", "1",
+                             IS_PARAM_INT, 100, 0, 100000, 0, NULL},
 };
 
 static const char *const chatter_regimes[] = {"icc", "cc", "pcc", NULL};
+static const char *const chatter_cones[] = {"found", "none", "inconclusive", NULL};
 
 static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
     [CHATTER_P_ICC] = {"p_icc", "1", "fraction of drops ending in incomplete chatter (lift-off)",
@@ -39,6 +43,12 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
                            NULL},
     [CHATTER_REGIME] = {"regime", "1", "most frequent outcome of the drops", IS_OUTPUT_CATEGORY,
                         chatter_regimes},
+    [CHATTER_CONE] = {"cone", "1",
+                      "complete-chatter certificate: effectively invariant cone (n >= 3) or "
+                      "the rod's exact condition (n = 2)",
+                      IS_OUTPUT_CATEGORY, chatter_cones},
+    [CHATTER_CONE_ROUNDS_USED] = {"cone_rounds_used", "1", "rounds of the cone search",
+                                  IS_OUTPUT_INT, NULL},
 };
 
 const is_model is_model_chatter = {

@@ -31,13 +31,14 @@ typedef enum { CHATTER_ICC = 0, CHATTER_CC = 1, CHATTER_PCC = 2 } chatter_outcom
 /* Parameter indices, in the order of the model's table. */
 enum {
     CHATTER_N, CHATTER_RHO, CHATTER_GAMMA, CHATTER_SAMPLES, CHATTER_MAX_IMPACTS,
-    CHATTER_PERTURBATION, CHATTER_SEED, CHATTER_PARAM_COUNT
+    CHATTER_PERTURBATION, CHATTER_SEED, CHATTER_CONE_ROUNDS, CHATTER_PARAM_COUNT
 };
 
 /* Output indices, in the order of the model's table. */
 enum {
     CHATTER_P_ICC, CHATTER_P_CC, CHATTER_P_PCC, CHATTER_IMPACTS_MEAN, CHATTER_IMPACTS_MAX,
-    CHATTER_TIME_MEAN, CHATTER_REGIME, CHATTER_OUTPUT_COUNT
+    CHATTER_TIME_MEAN, CHATTER_REGIME, CHATTER_CONE, CHATTER_CONE_ROUNDS_USED,
+    CHATTER_OUTPUT_COUNT
 };
 
 /* Contact normals f_i = (y_i, -x_i, 1) of the regular n-gon, with the vertex
@@ -79,6 +80,35 @@ typedef struct chatter_drop {
 void chatter_drop_reference(const chatter_geometry *geometry, double rho, double gamma,
                             int64_t max_impacts, const double q0[3], const double p0[3],
                             chatter_drop *result);
+
+/* --- the certificates (chatter_cone.c) --- */
+
+typedef enum {
+    CHATTER_CONE_FOUND = 0,       /* an effectively invariant cone: CC (or PCC) certified */
+    CHATTER_CONE_NONE = 1,        /* a generator leaves p_3 < 0: no such cone */
+    CHATTER_CONE_INCONCLUSIVE = 2 /* round limit (or vertex limit) reached */
+} chatter_cone_answer;
+
+/* The search stops adding once a round grows the cone by less solid angle than this. */
+#define CHATTER_CONE_EPSILON 1e-5
+/* Candidate cones with more vertices than this end the search as inconclusive. */
+#define CHATTER_CONE_MAX_VERTICES 2048
+
+typedef struct chatter_cone_work chatter_cone_work;
+chatter_cone_work *chatter_cone_work_create(void);
+void chatter_cone_work_free(chatter_cone_work *work);
+
+/* The effectively-invariant-cone search for n >= 3; *rounds is the number used. On
+ * CHATTER_CONE_FOUND the cone is left in work (see chatter_cone_polygon). */
+chatter_cone_answer chatter_cone_search(const chatter_geometry *geometry, double rho,
+                                        double gamma, int max_rounds, chatter_cone_work *work,
+                                        int *rounds);
+/* The last cone of a search as points (x, y) of the plane p_3 = -1; returns the count. */
+size_t chatter_cone_polygon(const chatter_cone_work *work, double (*points)[2],
+                            size_t capacity);
+
+/* The rod's exact complete-chatter condition (derivation in chatter_cone.c). */
+chatter_cone_answer chatter_rod_condition(double rho, double gamma);
 
 /* Internal to the model: the batch kernel (chatter_batch.c). */
 typedef struct chatter_workspace chatter_workspace;

@@ -36,6 +36,8 @@ struct chatter_workspace {
     int q_exp[LANES], p_exp[LANES];
     size_t drop[LANES];                  /* index into the drop results, or NO_DROP */
 
+    chatter_cone_work *cone;             /* the certificate search's arrays */
+
     /* Per-drop results of the current batch, grown when a batch needs more. */
     size_t drop_capacity;
     uint8_t *drop_outcome;
@@ -49,6 +51,11 @@ is_code chatter_workspace_create(void **workspace, is_error *err)
     if (!ws)
         return is_error_set(err, IS_NOMEM, "chatter: cannot allocate the workspace");
     memset(ws, 0, sizeof *ws);
+    ws->cone = chatter_cone_work_create();
+    if (!ws->cone) {
+        free(ws);
+        return is_error_set(err, IS_NOMEM, "chatter: cannot allocate the cone search");
+    }
     *workspace = ws;
     return IS_OK;
 }
@@ -61,6 +68,7 @@ void chatter_workspace_free(void *workspace)
     free(ws->drop_outcome);
     free(ws->drop_impacts);
     free(ws->drop_time);
+    chatter_cone_work_free(ws->cone);
     free(ws);
 }
 
@@ -309,6 +317,24 @@ static void reduce_point(const chatter_workspace *ws, size_t drop_base, size_t s
     status[i] = isfinite(time_sum) ? IS_POINT_DONE : IS_POINT_FAILED_NONFINITE;
 }
 
+/* The cone certificate of a point (not part of the drops; NaN when not asked for). */
+static void certify(chatter_workspace *ws, const double *point, size_t i, size_t count,
+                    double *outputs)
+{
+    int max_rounds = (int)point[CHATTER_CONE_ROUNDS], rounds = 0;
+    double answer = NAN;
+    if (point[CHATTER_N] == 2.0) {
+        answer = chatter_rod_condition(point[CHATTER_RHO], point[CHATTER_GAMMA]);
+    } else if (max_rounds > 0) {
+        chatter_geometry geometry;
+        chatter_geometry_init(&geometry, (int)point[CHATTER_N]);
+        answer = chatter_cone_search(&geometry, point[CHATTER_RHO], point[CHATTER_GAMMA],
+                                     max_rounds, ws->cone, &rounds);
+    }
+    outputs[CHATTER_CONE * count + i] = answer;
+    outputs[CHATTER_CONE_ROUNDS_USED * count + i] = isnan(answer) ? NAN : rounds;
+}
+
 is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
                            double *outputs, uint8_t *status, is_error *err)
 {
@@ -331,6 +357,7 @@ is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
         for (size_t i = first; i < end; i++) {
             size_t samples = (size_t)points[i * CHATTER_PARAM_COUNT + CHATTER_SAMPLES];
             reduce_point(ws, drop_base, samples, i, count, outputs, status);
+            certify(ws, points + i * CHATTER_PARAM_COUNT, i, count, outputs);
             drop_base += samples;
         }
         first = end;
