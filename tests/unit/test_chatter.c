@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "models/chatter/chatter.h"
+#include "check.h"
 #include "suites.h"
 
 static void make_point(double *point, int n, double rho, double gamma, int samples,
@@ -20,6 +21,7 @@ static void make_point(double *point, int n, double rho, double gamma, int sampl
     point[CHATTER_MAX_IMPACTS] = max_impacts;
     point[CHATTER_PERTURBATION] = 0.1;
     point[CHATTER_SEED] = 7;
+    point[CHATTER_CONE_ROUNDS] = 0;
 }
 
 static double kinetic_energy(double rho, const double p[3])
@@ -442,9 +444,10 @@ static void test_batch_composition_does_not_matter(void)
         CU_ASSERT_EQUAL(chatter_eval_batch(ws, points + c * CHATTER_PARAM_COUNT, 1, alone, &one,
                                            &err),
                         IS_OK);
-        for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++) {
-            CU_ASSERT_EQUAL(alone[o], together[o * count + c]);
-            CU_ASSERT_EQUAL(alone[o], backwards[o * count + (count - 1 - c)]);
+        for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++) { /* bits: NaN where not asked for */
+            CU_ASSERT_EQUAL(memcmp(&alone[o], &together[o * count + c], sizeof(double)), 0);
+            CU_ASSERT_EQUAL(memcmp(&alone[o], &backwards[o * count + (count - 1 - c)],
+                                   sizeof(double)), 0);
         }
     }
     free(points);
@@ -574,6 +577,162 @@ static void test_pcc_velocity_on_constructed_states(void)
     CU_ASSERT_FALSE(chatter_is_pcc_velocity(&rod, rod_rest)); /* undefined for the rod */
 }
 
+/* --- the certificates ---------------------------------------------------------------- */
+
+static int inside_polygon(const double (*poly)[2], size_t count, double x, double y, double tol)
+{
+    /* counter-clockwise convex polygon: left of (or within tol of) every edge */
+    for (size_t i = 0; i < count; i++) {
+        const double *a = poly[i], *b = poly[(i + 1) % count];
+        double ex = b[0] - a[0], ey = b[1] - a[1], len = sqrt(ex * ex + ey * ey);
+        if (len == 0.0)
+            continue;
+        if ((ex * (y - a[1]) - ey * (x - a[0])) / len < -tol)
+            return 0;
+    }
+    return 1;
+}
+
+static void test_cone_found_means_no_drop_escapes(void)
+{
+    /* A found cone certifies CC (or PCC): then no simulated drop may lift off. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    int found = 0, none = 0;
+    for (int n = 3; n <= 5; n++)
+        for (int i = 0; i < 10; i++)
+            for (int k = 0; k < 10; k++) {
+                double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT];
+                uint8_t status;
+                make_point(point, n, 0.05 + 0.07 * i, 0.02 + 0.06 * k, 400, 300);
+                point[CHATTER_CONE_ROUNDS] = 100;
+                CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, out, &status, &err), IS_OK);
+                if (out[CHATTER_CONE] == CHATTER_CONE_FOUND) {
+                    found++;
+                    CHECK(out[CHATTER_P_ICC] == 0.0, "n %d rho %g gamma %g: cone found but "
+                          "p_icc = %g", n, point[CHATTER_RHO], point[CHATTER_GAMMA],
+                          out[CHATTER_P_ICC]);
+                } else if (out[CHATTER_CONE] == CHATTER_CONE_NONE) {
+                    none++;
+                }
+            }
+    CU_ASSERT_TRUE(found > 20 && none > 20); /* the grid covers both answers */
+    chatter_workspace_free(ws);
+}
+
+static void test_cone_is_invariant_under_the_dynamics(void)
+{
+    /* Sample velocities in a found cone K and configurations with vertex 0 on the plane;
+     * let the dynamics (not the cones C_j) pick the next vertex j, apply U_j, relabel by
+     * P(-2 pi j / n): the velocity must be back in K (to the search's accuracy). */
+    static const double cases[][3] = {{4, 0.3, 0.1}, {3, 0.3, 0.2}, {5, 0.2, 0.1}, {4, 0.2, 0.05}};
+    unsigned seed = 99;
+    chatter_cone_work *work = chatter_cone_work_create();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        int n = (int)cases[c][0], rounds;
+        double rho = cases[c][1], gamma = cases[c][2];
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        CU_ASSERT_EQUAL_FATAL(chatter_cone_search(&g, rho, gamma, 100, work, &rounds),
+                              CHATTER_CONE_FOUND);
+        double poly[CHATTER_CONE_MAX_VERTICES][2];
+        size_t count = chatter_cone_polygon(work, poly, CHATTER_CONE_MAX_VERTICES);
+        CU_ASSERT_FATAL(count >= 3);
+        int checked = 0;
+        for (int trial = 0; trial < 4000; trial++) {
+            /* a random point of K: a convex combination of three vertices */
+            double w[3] = {fabs(test_random(&seed)), fabs(test_random(&seed)),
+                           fabs(test_random(&seed))};
+            size_t a = (size_t)(fabs(test_random(&seed)) * count) % count;
+            size_t b = (size_t)(fabs(test_random(&seed)) * count) % count;
+            size_t d = (size_t)(fabs(test_random(&seed)) * count) % count;
+            double sum = w[0] + w[1] + w[2] + 1e-300;
+            double p[3] = {(w[0] * poly[a][0] + w[1] * poly[b][0] + w[2] * poly[d][0]) / sum,
+                           (w[0] * poly[a][1] + w[1] * poly[b][1] + w[2] * poly[d][1]) / sum,
+                           -1.0};
+            /* vertex 0 on the plane (h = q_y), the others above */
+            double q[3] = {0.3 * test_random(&seed), 0.3 * test_random(&seed), 0.0};
+            q[2] = q[1];
+            int valid = 1;
+            for (int k = 1; k < n; k++)
+                valid &= normal_velocity(&g, k, q) > 1e-9;
+            if (!valid)
+                continue;
+            int next = -1;
+            double t_next = INFINITY;
+            for (int k = 1; k < n; k++) {
+                double fp = normal_velocity(&g, k, p);
+                if (fp < 0.0 && -normal_velocity(&g, k, q) / fp < t_next) {
+                    t_next = -normal_velocity(&g, k, q) / fp;
+                    next = k;
+                }
+            }
+            CU_ASSERT_TRUE(next > 0); /* p_3 < 0: some vertex approaches */
+            if (next <= 0)
+                continue;
+            chatter_apply_impact(&g, rho, gamma, next, p);
+            double angle = -2.0 * M_PI * next / n;
+            double x = cos(angle) * p[0] - sin(angle) * p[1], y = sin(angle) * p[0] + cos(angle) * p[1];
+            CU_ASSERT_TRUE(p[2] < 0.0);
+            CHECK(inside_polygon((const double(*)[2])poly, count, x / -p[2], y / -p[2], 1e-3),
+                  "n %d rho %g gamma %g: (%g, %g) mapped out of the cone", n, rho, gamma,
+                  x / -p[2], y / -p[2]);
+            checked++;
+        }
+        CU_ASSERT_TRUE(checked > 500);
+    }
+    chatter_cone_work_free(work);
+}
+
+static void test_rod_matrix_is_the_derived_one(void)
+{
+    /* The derivation of chatter_rod_condition: A = U_0 P(pi) on (p_y, p_z) has trace
+     * (1 + gamma)(1 - rho^2)/(1 + rho^2) and determinant gamma. */
+    chatter_geometry g;
+    chatter_geometry_init(&g, 2);
+    for (int i = 1; i < 10; i++)
+        for (int k = 1; k < 10; k++) {
+            double rho = 0.15 * i, gamma = 0.1 * k, col[2][3];
+            for (int e = 0; e < 2; e++) {
+                double p[3] = {0.0, e == 0 ? -1.0 : 0.0, e == 1 ? 1.0 : 0.0}; /* P(pi) e_y, e_z */
+                chatter_apply_impact(&g, rho, gamma, 0, p);
+                memcpy(col[e], p, sizeof p);
+            }
+            double trace = col[0][1] + col[1][2], det = col[0][1] * col[1][2] - col[1][1] * col[0][2];
+            CU_ASSERT_DOUBLE_EQUAL(trace, (1 + gamma) * (1 - rho * rho) / (1 + rho * rho), 1e-14);
+            CU_ASSERT_DOUBLE_EQUAL(det, gamma, 1e-14);
+        }
+}
+
+static void test_rod_condition_matches_long_simulations(void)
+{
+    /* Point by point on a grid: the exact condition against the outcome of long runs. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    int cc = 0, icc = 0;
+    for (int i = 1; i < 25; i++)
+        for (int k = 1; k < 25; k++) {
+            double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT];
+            uint8_t status;
+            make_point(point, 2, 0.04 * i, 0.04 * k, 30, 3000);
+            CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, out, &status, &err), IS_OK);
+            int exact = chatter_rod_condition(point[CHATTER_RHO], point[CHATTER_GAMMA]) ==
+                        CHATTER_CONE_FOUND;
+            CU_ASSERT_EQUAL(out[CHATTER_CONE], exact ? CHATTER_CONE_FOUND : CHATTER_CONE_NONE);
+            CHECK(exact ? out[CHATTER_P_CC] == 1.0 : out[CHATTER_P_ICC] == 1.0,
+                  "rod rho %g gamma %g: condition says %s, drops p_cc %g p_icc %g",
+                  point[CHATTER_RHO], point[CHATTER_GAMMA], exact ? "CC" : "ICC",
+                  out[CHATTER_P_CC], out[CHATTER_P_ICC]);
+            cc += exact;
+            icc += !exact;
+        }
+    CU_ASSERT_TRUE(cc > 30 && icc > 30);
+    chatter_workspace_free(ws);
+}
+
 void suite_chatter(void)
 {
     CU_pSuite s = CU_add_suite("chatter", NULL, NULL);
@@ -598,4 +757,11 @@ void suite_chatter(void)
     CU_add_test(s, "PCC is recognised early and stays", test_pcc_is_sticky_and_early);
     CU_add_test(s, "PCC velocity test on constructed states",
                 test_pcc_velocity_on_constructed_states);
+    CU_add_test(s, "a found cone means no drop escapes", test_cone_found_means_no_drop_escapes);
+    CU_add_test(s, "found cones are invariant under the dynamics",
+                test_cone_is_invariant_under_the_dynamics);
+    CU_add_test(s, "rod: U_0 P(pi) has the derived trace and determinant",
+                test_rod_matrix_is_the_derived_one);
+    CU_add_test(s, "rod: exact condition agrees with long simulations",
+                test_rod_condition_matches_long_simulations);
 }
