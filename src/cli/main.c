@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/job.h"
+#include "../core/merge.h"
 #include "../core/provenance.h"
 #include "../core/run.h"
 #include "../core/signals.h"
@@ -15,10 +16,11 @@
 
 static const char usage_text[] =
     "usage: impactsweep run JOB.ini [--set section.key=value ...] [--output FILE]\n"
-    "                       [--resume | --overwrite] [--progress bar|lines]\n"
+    "                       [--piece I/N] [--resume | --overwrite] [--progress bar|lines]\n"
     "       impactsweep eval MODEL [name=value ...]\n"
     "       impactsweep models [MODEL]\n"
     "       impactsweep info FILE\n"
+    "       impactsweep merge OUTPUT PIECE.h5 ... [--overwrite]\n"
     "       impactsweep version\n"
     "\n"
     "run under `mpirun -n N` for N ranks (rank 0 coordinates and computes).\n"
@@ -212,6 +214,43 @@ static int cmd_info(int argc, char **argv)
     return 0;
 }
 
+/* --- merge ---------------------------------------------------------------------------- */
+
+static int cmd_merge(int argc, char **argv)
+{
+    const char *output = NULL;
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    size_t count = 0;
+    int overwrite = 0;
+    if (!inputs)
+        return 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--overwrite") == 0)
+            overwrite = 1;
+        else if (argv[i][0] == '-') {
+            free(inputs);
+            return usage_error("unknown option '%s'", argv[i]);
+        } else if (!output)
+            output = argv[i];
+        else
+            inputs[count++] = argv[i];
+    }
+    if (!output || count == 0) {
+        free(inputs);
+        return usage_error("merge needs an output and at least one input file%s", "");
+    }
+    is_error err;
+    uint64_t counts[3] = {0, 0, 0};
+    is_code rc = is_merge(output, inputs, count, overwrite, counts, &err);
+    free(inputs);
+    if (rc != IS_OK)
+        return fail(&err);
+    fprintf(stderr, "impactsweep: merged %zu files into %s: %llu points done, %llu failed, "
+            "%llu pending\n", count, output, (unsigned long long)counts[0],
+            (unsigned long long)counts[1], (unsigned long long)counts[2]);
+    return counts[2] == 0 ? 0 : 1;
+}
+
 /* --- run ---------------------------------------------------------------------------- */
 
 typedef struct run_args {
@@ -220,6 +259,8 @@ typedef struct run_args {
     size_t override_count;
     is_run_options options;
 } run_args;
+
+static char piece_override[128]; /* lives as long as the overrides that point at it */
 
 static is_code parse_run_args(int argc, char **argv, run_args *a, char *output_override,
                               size_t output_size, is_error *err)
@@ -242,6 +283,11 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, char *output_o
                 return is_error_set(err, IS_USAGE, "--output needs a file name");
             snprintf(output_override, output_size, "sweep.output=%s", argv[i]);
             a->overrides[a->override_count++] = output_override;
+        } else if (strcmp(arg, "--piece") == 0) {
+            if (++i >= argc)
+                return is_error_set(err, IS_USAGE, "--piece needs I/N");
+            snprintf(piece_override, sizeof piece_override, "sweep.piece=%s", argv[i]);
+            a->overrides[a->override_count++] = piece_override;
         } else if (strcmp(arg, "--resume") == 0) {
             a->options.resume = 1;
         } else if (strcmp(arg, "--overwrite") == 0) {
@@ -377,6 +423,8 @@ int main(int argc, char **argv)
         return cmd_models(argc - 1, argv + 1);
     if (strcmp(command, "info") == 0)
         return cmd_info(argc - 1, argv + 1);
+    if (strcmp(command, "merge") == 0)
+        return cmd_merge(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
         is_provenance prov;
         is_provenance_collect(&prov, 1);

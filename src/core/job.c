@@ -382,6 +382,19 @@ static is_code set_unit_size(is_job *job, const entry *e, is_error *err)
     return IS_OK;
 }
 
+static is_code set_piece(is_job *job, const entry *e, is_error *err)
+{
+    unsigned long long index, count;
+    char tail;
+    if (sscanf(e->value, "%llu/%llu%c", &index, &count, &tail) != 2 || count < 1 || index >= count)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] piece = '%s': expected I/N with 0 <= I < N (e.g. 3/16)",
+                            e->origin, e->value);
+    job->piece_index = index;
+    job->piece_count = count;
+    return IS_OK;
+}
+
 static is_code set_progress_interval(is_job *job, const entry *e, is_error *err)
 {
     double v;
@@ -417,6 +430,8 @@ static const struct sweep_key {
     {"output", set_output, "result file path (default: the job file's name with .h5)"},
     {"title", set_title, "free text stored with the results"},
     {"unit_size", set_unit_size, "points per work unit, or auto"},
+    {"piece", set_piece,
+     "I/N: compute only piece I of N equal parts of the grid (job arrays; merge the files)"},
     {"progress_interval", set_progress_interval,
      "seconds between progress lines when stderr is not a terminal (default 5)"},
     {"master_computes", set_master_computes,
@@ -839,6 +854,16 @@ static is_code interpret(parse_state *ps, is_job *job)
         return is_error_set(ps->err, rc, "%s: %s", ps->source, detail.message);
     if (!job->output && !(job->output = default_output(ps->source)))
         return is_error_set(ps->err, IS_NOMEM, "out of memory");
+    /* floor(i P / N) without overflow for P < 2^40 and N < 2^20 */
+    uint64_t total = job->grid.point_count;
+    if (job->piece_count > total || job->piece_count > (UINT64_C(1) << 20))
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [sweep] piece: %llu pieces for %llu points", ps->source,
+                            (unsigned long long)job->piece_count, (unsigned long long)total);
+    job->piece_first = total / job->piece_count * job->piece_index +
+                       total % job->piece_count * job->piece_index / job->piece_count;
+    job->piece_last = total / job->piece_count * (job->piece_index + 1) +
+                      total % job->piece_count * (job->piece_index + 1) / job->piece_count;
 
     text_buffer text = {0};
     append_section(&text, ps, "sweep");
@@ -876,6 +901,7 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
     }
     job->progress_interval = 5.0;
     job->master_computes = 1;
+    job->piece_count = 1;
     is_code rc = scan_sections(&ps, text);
     if (rc == IS_OK) {
         int bad_line = ini_parse_stream(read_line, &ps, on_key, &ps);

@@ -16,6 +16,10 @@ typedef struct is_job {
     char *source;              /* the job file's path, as given */
     char *output;              /* the result file's path */
     uint64_t unit_size;        /* points per work unit; 0: chosen from the grid and ranks */
+    uint64_t piece_index;      /* this run computes piece piece_index of piece_count ... */
+    uint64_t piece_count;      /* ... equal contiguous pieces of the grid (1: all of it) */
+    uint64_t piece_first;      /* its point indices: piece_first .. piece_last - 1 */
+    uint64_t piece_last;
     double progress_interval;  /* seconds between progress lines when stderr is no terminal */
     int master_computes;       /* rank 0 computes too (between serving requests) */
     char *title;               /* free text, stored in the result file */

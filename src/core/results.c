@@ -139,6 +139,10 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     rc |= is_h5_attr_string(file, "run_state", "created");
     rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
     rc |= is_h5_attr_int64(file, "points_total", (int64_t)job->grid.point_count);
+    char piece[64];
+    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
+             (unsigned long long)job->piece_count);
+    rc |= is_h5_attr_string(file, "piece", piece);
     for (size_t p = 0; p < model->param_count; p++) {
         char name[128];
         snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
@@ -343,15 +347,20 @@ is_code is_results_finish(const is_job *job, const is_provenance *prov, const ch
         return rc;
     uint8_t *status = NULL;
     rc = read_status(file, job, &status, err);
-    uint64_t done = 0, failed = 0, pending = 0;
+    uint64_t done = 0, failed = 0, pending = 0, pending_here = 0;
     for (uint64_t i = 0; rc == IS_OK && i < job->grid.point_count; i++) {
         done += status[i] == IS_POINT_DONE;
         failed += status[i] >= IS_POINT_FAILED_INVALID;
         pending += status[i] == IS_POINT_PENDING;
+        pending_here += status[i] == IS_POINT_PENDING && i >= job->piece_first &&
+                        i < job->piece_last;
     }
     free(status);
-    if (strcmp(state, "complete") == 0 && pending > 0)
+    /* a piece of a job array is complete when its own points are */
+    if (strcmp(state, "complete") == 0 && pending_here > 0)
         state = "incomplete";
+    else if (strcmp(state, "complete") == 0 && pending > 0)
+        state = "piece complete";
     if (rc == IS_OK) {
         char now[32], line[1024];
         is_provenance_now(now, sizeof now);
@@ -373,7 +382,7 @@ is_code is_results_finish(const is_job *job, const is_provenance *prov, const ch
     if (rc == IS_OK && counts) {
         counts[0] = done;
         counts[1] = failed;
-        counts[2] = pending;
+        counts[2] = pending_here;
     }
     return rc;
 }

@@ -38,8 +38,10 @@ is_code is_results_resume(const is_job *job, const is_provenance *prov, uint8_t 
                           is_error *err);
 
 /* Rank 0, serial, after the parallel phase. Counts the points by status, records them,
- * the end time and `state` ("complete", "interrupted", "failed") in the attributes and
- * the history. Optional counts out (may be NULL): done, failed, pending. */
+ * the end time and `state` ("complete", "interrupted", "failed"; a complete run that
+ * leaves points of its piece pending becomes "incomplete", one that leaves only other
+ * pieces' points pending "piece complete") in the attributes and the history. Optional
+ * counts out (may be NULL): done, failed (whole file), pending (in this run's piece). */
 is_code is_results_finish(const is_job *job, const is_provenance *prov, const char *state,
                           uint64_t counts[3], is_error *err);
 

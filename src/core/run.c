@@ -45,7 +45,7 @@ is_code is_run(const is_job *job, const is_run_options *options, MPI_Comm comm,
     if (rank == 0) {
         if (options->resume && access(job->output, F_OK) == 0) {
             rc = is_results_resume(job, &prov, &status, err);
-            for (uint64_t i = 0; rc == IS_OK && i < job->grid.point_count; i++)
+            for (uint64_t i = job->piece_first; rc == IS_OK && i < job->piece_last; i++)
                 done_before += status[i] != IS_POINT_PENDING;
             summary->resumed = rc == IS_OK;
         } else {

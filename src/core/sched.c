@@ -288,7 +288,7 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
 
     uint64_t unit = 0;
     if (rank == 0) {
-        uint64_t pending = job->grid.point_count - options->done_before;
+        uint64_t pending = job->piece_last - job->piece_first - options->done_before;
         unit = job->unit_size ? job->unit_size : is_sched_auto_unit_size(pending, size);
     }
     rc = mpi_check(MPI_Bcast(&unit, 1, MPI_UINT64_T, 0, comm), "sharing the unit size", err);
@@ -301,9 +301,9 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
         rc = init_rc;
     if (rank == 0) {
         master m = {.comm = comm, .workers = size - 1, .result = result};
-        m.units = (unit_source){options->resume_status, 0, job->grid.point_count, unit};
+        m.units = (unit_source){options->resume_status, job->piece_first, job->piece_last, unit};
         is_progress_init(&m.progress, stderr, options->live_progress, job->progress_interval,
-                         job->grid.point_count, options->done_before, started);
+                         job->piece_last - job->piece_first, options->done_before, started);
         int computes = job->master_computes || size == 1;
         if (rc != IS_OK) { /* cannot compute: still serve "stop" so the workers can end */
             m.stop = 1;

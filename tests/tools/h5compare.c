@@ -12,7 +12,7 @@
  *   - these root attributes: impactsweep_format, model, axes, outputs, job,
  *     job_fingerprint, points_total, points_done, points_failed, points_pending, seed.
  *     The job text is compared without the [sweep] keys that only say where and how the
- *     work was run (output, unit_size, progress_interval, master_computes), so the same
+ *     work was run (output, unit_size, progress_interval, master_computes, piece), so the same
  *     job written to another file or cut into other work units compares equal.
  * Ignored: every other root attribute, as run-specific: start_time, end_time, history,
  * ranks, host, run_state, slurm, build, git_commit, engine_version, hdf5_version,
@@ -33,7 +33,7 @@ static const char *const root_attributes[] = {
 
 /* [sweep] keys of the job text that do not change the results. */
 static const char *const run_only_keys[] = {"output", "unit_size", "progress_interval",
-                                            "master_computes", NULL};
+                                            "master_computes", "piece", NULL};
 
 static const char *name_a, *name_b; /* the two file names, for messages */
 static int differences;
