@@ -46,7 +46,8 @@ for name in ("rho", "gamma"):
           f"coordinate {name} lacks units or long_name")
 
 # The variables: every output and status, over (rho, gamma), described.
-check(outputs == ["p_icc", "p_cc", "p_pcc", "impacts_mean", "impacts_max", "time_mean", "regime"],
+check(outputs == ["p_icc", "p_cc", "p_pcc", "impacts_mean", "impacts_max", "time_mean", "regime",
+                  "cone", "cone_rounds_used"],
       f"outputs attribute {outputs}")
 for name in outputs + ["status"]:
     if name not in ds.data_vars:
