@@ -352,8 +352,8 @@ static is_code load_job(const run_args *a, MPI_Comm comm, is_job **job, is_error
 
 static int cmd_run(int argc, char **argv)
 {
+    is_signals_install(); /* before MPI_Init: batch systems may signal early */
     MPI_Init(&argc, &argv);
-    is_signals_install();
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -370,6 +370,7 @@ is_code is_results_finish(const is_job *job, const is_provenance *prov, const ch
         herr_t bad = is_h5_attr_string(file, "end_time", now);
         bad |= is_h5_attr_string(file, "run_state", state);
         bad |= is_h5_attr_int64(file, "ranks", prov->ranks);
+        bad |= is_h5_attr_string(file, "slurm", prov->slurm); /* the last run's job */
         bad |= is_h5_attr_int64(file, "points_done", (int64_t)done);
         bad |= is_h5_attr_int64(file, "points_failed", (int64_t)failed);
         bad |= is_h5_attr_int64(file, "points_pending", (int64_t)pending);

@@ -1,0 +1,481 @@
+"""check_figures.py: checks the figures analysis/impactplot.py drew from a result file.
+
+FIGURE is a figure's path without its extension: FIGURE.png, FIGURE.pdf and the layout
+file FIGURE.json written by impactplot.py --layout.
+
+    check_figures.py map FIGURE RESULT --dpi N --inches WxH [--classes NAME] [--require A,B]
+        the PNG is N dpi and W x H inches (the layout agrees); in every panel of the layout
+        the colour at the centre of sample cells (cells whose 3 x 3 neighbourhood is one
+        class and that no contour line comes near) is the documented colour of the class
+        the data give there: with --classes NAME the classes of categorical NAME (`zeno`:
+        zeno_resets > 0 or not), and everywhere status 0 -> "not computed", >= 2 ->
+        "failed". Classes in --require must have been checked at least once.
+    check_figures.py line FIGURE RESULT --dpi N --field NAME [--colour HEX]
+        the curve of NAME passes through its data points (pixel near each point with the
+        line's colour)
+    check_figures.py meta FIGURE RESULT
+        the PNG text chunks hold the file's job fingerprint, git commit, engine version,
+        model and path; the PDF Info dictionary has Title (the file's title), Subject and
+        Keywords naming the source and the fingerprint, and a Creator.
+    check_figures.py nonresult PATH
+        writes an HDF5 file (with h5py) that is not an impactsweep result file.
+
+    check_figures.py -
+        runs the commands on stdin, one a line (shell quoting), in one process.
+
+Exit status 0 when every check passes, 1 otherwise (the problems on stderr).
+"""
+
+import json
+import re
+import struct
+import sys
+import zlib
+
+import numpy as np
+
+# The documented colours (README "Figures"; analysis/impactplot.py CLASS_COLOURS), kept
+# here on purpose so that a change of the documented table fails the test.
+DOCUMENTED = {
+    "icc": "#56b4e9", "cc": "#e69f00", "pcc": "#009e73",
+    "found": "#e69f00", "none": "#0072b2", "inconclusive": "#cc79a7",
+    "separated": "#56b4e9", "no_separation": "#e69f00", "solver_failure": "#c8102e",
+    "free": "#009e73", "periodic": "#cc79a7", "impacting": "#0072b2", "failed": "#c8102e",
+    "zeno": "#cc79a7", "no_zeno": "#f2e79a",
+}
+NOT_COMPUTED = "#d9d9d9"
+FAILED = "#c8102e"
+TOLERANCE = 6          # per channel, out of 255
+PATCH = 2              # the patch sampled is (2 PATCH + 1)^2 pixels
+PATCH_SHARE = 0.8      # share of the patch that must have the colour
+MAX_SAMPLES = 6        # cells checked per class
+
+problems = []
+
+
+def check(ok, what):
+    """Record WHAT as a problem unless OK."""
+    if not ok:
+        problems.append(what)
+    return ok
+
+
+def rgb(hex_colour):
+    """'#rrggbb' -> array of 3 ints."""
+    h = hex_colour.lstrip("#")
+    return np.array([int(h[i:i + 2], 16) for i in (0, 2, 4)])
+
+
+# ------------------------------------------------------------------------------ PNG / PDF
+
+
+def png_chunks(path):
+    """(type, data) of every chunk of the PNG at PATH."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path} is not a PNG file")
+    pos, chunks = 8, []
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8].decode("latin-1")
+        chunks.append((kind, data[pos + 8:pos + 8 + length]))
+        pos += 12 + length
+    return chunks
+
+
+def png_size(path):
+    """(width, height) in pixels from the IHDR chunk."""
+    for kind, data in png_chunks(path):
+        if kind == "IHDR":
+            return struct.unpack(">II", data[:8])
+    raise ValueError(f"{path} has no IHDR chunk")
+
+
+def png_text(path):
+    """The text chunks (tEXt, zTXt, iTXt) of a PNG as a dict."""
+    text = {}
+    for kind, data in png_chunks(path):
+        if kind == "tEXt":
+            key, _, value = data.partition(b"\0")
+            text[key.decode("latin-1")] = value.decode("latin-1")
+        elif kind == "zTXt":
+            key, _, rest = data.partition(b"\0")
+            text[key.decode("latin-1")] = zlib.decompress(rest[1:]).decode("latin-1")
+        elif kind == "iTXt":
+            key, _, rest = data.partition(b"\0")
+            compressed, rest = rest[0], rest[2:]
+            _, _, rest = rest.partition(b"\0")  # language
+            _, _, value = rest.partition(b"\0")  # translated keyword
+            value = zlib.decompress(value) if compressed else value
+            text[key.decode("latin-1")] = value.decode("utf-8")
+    return text
+
+
+def png_pixels(path):
+    """The image as an (height, width, 3) array of 0..255 ints."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image as mpimg
+    img = mpimg.imread(path)
+    if img.dtype != np.uint8:
+        img = np.round(img * 255).astype(int)
+    return img[:, :, :3].astype(int)
+
+
+def pdf_string(raw, start):
+    """The PDF literal string (...) or hex string <...> at RAW[start:]."""
+    if raw[start:start + 1] == b"<":
+        end = raw.index(b">", start)
+        data = bytes.fromhex(raw[start + 1:end].decode("ascii"))
+        return data[2:].decode("utf-16-be") if data[:2] == b"\xfe\xff" else data.decode("latin-1")
+    out, depth, i = bytearray(), 0, start
+    escapes = {b"n": b"\n", b"r": b"\r", b"t": b"\t", b"b": b"\b", b"f": b"\f"}
+    while True:
+        c = raw[i:i + 1]
+        if c == b"\\":
+            nxt = raw[i + 1:i + 2]
+            if nxt.isdigit():
+                m = re.match(rb"[0-7]{1,3}", raw[i + 1:i + 4])
+                out.append(int(m.group(0), 8))
+                i += 1 + len(m.group(0))
+                continue
+            out += escapes.get(nxt, nxt)
+            i += 2
+            continue
+        if c == b"(":
+            depth += 1
+            if depth > 1:
+                out += c
+        elif c == b")":
+            depth -= 1
+            if depth == 0:
+                break
+            out += c
+        else:
+            out += c
+        i += 1
+    return out.decode("latin-1")
+
+
+def pdf_info(path):
+    """The entries of the PDF's Info dictionary (the one the trailer names)."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    check(raw.startswith(b"%PDF-"), f"{path} does not start with %PDF-")
+    m = re.search(rb"/Info\s+(\d+)\s+0\s+R", raw)
+    if not check(m is not None, f"{path}: the trailer names no Info dictionary"):
+        return {}
+    obj = re.search(rb"(?<![0-9])" + m.group(1) + rb"\s+0\s+obj\s*<<", raw)
+    if not check(obj is not None, f"{path}: Info object {m.group(1).decode()} not found"):
+        return {}
+    info, pos = {}, obj.end()
+    end = raw.index(b"endobj", pos)
+    for key in re.finditer(rb"/(\w+)\s*([(<])", raw[pos:end]):
+        info[key.group(1).decode()] = pdf_string(raw, pos + key.start(2))
+    return info
+
+
+# ------------------------------------------------------------------------------ results
+
+
+class ResultFile:
+    """A result file read with h5py alone (independently of the tool's xarray reading):
+    root attributes, axes in grid order, and variables as floats with fills as NaN."""
+
+    def __init__(self, path):
+        import h5py
+        self.attrs, self.var_attrs, self.values = {}, {}, {}
+        with h5py.File(path, "r") as f:
+            self.attrs = {k: text(v) for k, v in f.attrs.items()}
+            self.axes = self.attrs["axes"].split()
+            for name, dset in f.items():
+                if not isinstance(dset, h5py.Dataset) or dset.dtype.kind not in "iuf":
+                    continue
+                attrs = {k: text(v) for k, v in dset.attrs.items()
+                         if k not in ("DIMENSION_LIST", "REFERENCE_LIST", "CLASS", "NAME")}
+                data = np.asarray(dset[()], dtype=float)
+                if "_FillValue" in dset.attrs:
+                    data[data == float(np.asarray(dset.attrs["_FillValue"]).ravel()[0])] = np.nan
+                self.var_attrs[name], self.values[name] = attrs, data
+
+
+def text(value):
+    """An HDF5 attribute as a string."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8")
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = value.ravel()[0]
+    return str(value)
+
+
+def load(path):
+    """The result file."""
+    return ResultFile(path)
+
+
+def plane_values(ds, name, axes):
+    """Variable NAME (over all axes, in grid order) over AXES ([x] or [x, y]), the other
+    axes at their first index."""
+    v = ds.values[name]
+    index = tuple(slice(None) if a in axes else 0 for a in ds.axes)
+    kept = [a for a in ds.axes if a in axes]
+    return np.transpose(v[index], [kept.index(a) for a in axes])
+
+
+def expected_classes(ds, axes, classes):
+    """Per cell the documented class name the figure must show there, or None."""
+    status = plane_values(ds, "status", axes)
+    names = np.full(status.shape, None, dtype=object)
+    if classes == "zeno":
+        z = plane_values(ds, "zeno_resets", axes)
+        names[np.isfinite(z)] = np.where(z[np.isfinite(z)] > 0, "zeno", "no_zeno")
+    elif classes:
+        words = ds.var_attrs[classes]["flag_meanings"].split()
+        codes = plane_values(ds, classes, axes)
+        for i, w in enumerate(words):
+            names[codes == i] = w
+    names[status == 0] = "not computed"
+    names[status >= 2] = "failed"
+    return names
+
+
+def colour_of(name):
+    """The documented colour of a class name (or of the status classes)."""
+    return {"not computed": NOT_COMPUTED, "failed": FAILED}.get(name) or DOCUMENTED[name]
+
+
+def to_pixel(panel, x, y):
+    """Pixel (column, row) of data point (x, y) in PANEL (y None: the middle of a strip)."""
+    left, top, right, bottom = panel["bbox_px"]
+
+    def frac(v, lim, scale):
+        if scale == "log":
+            v, lim = np.log10(v), np.log10(lim)
+        return (v - lim[0]) / (lim[1] - lim[0])
+    col = left + frac(x, panel["xlim"], panel["xscale"]) * (right - left)
+    fy = 0.5 if y is None else frac(y, panel["ylim"], panel["yscale"])
+    row = bottom - fy * (bottom - top)
+    return int(round(col)), int(round(row))
+
+
+def near_contour(ds, panel, axes, i, j):
+    """Whether a contour line of the panel can pass within a cell of cell (i, j)."""
+    c = panel.get("contours")
+    if not c:
+        return False
+    v = plane_values(ds, c["field"], axes)
+    block = v[max(0, i - 1):i + 2, max(0, j - 1):j + 2]
+    block = block[np.isfinite(block)]
+    if block.size == 0:
+        return False
+    return any(block.min() <= level <= block.max() for level in c["levels"])
+
+
+def inside(panel, coords, i, j):
+    """Whether the patch around cell (i, j)'s centre lies within the panel, off its frame
+    (a filled-contour map ends at the outer grid values, so its edge cells are cut)."""
+    left, top, right, bottom = panel["bbox_px"]
+    y = coords[1][j] if len(coords) > 1 else None
+    col, row = to_pixel(panel, coords[0][i], y)
+    margin = PATCH + 2
+    return left + margin <= col <= right - margin and top + margin <= row <= bottom - margin
+
+
+def uniform_cells(names):
+    """Cells whose existing 3 x 3 neighbourhood all have the same (not None) class."""
+    cells = {}
+    nx = names.shape[0]
+    ny = names.shape[1] if names.ndim == 2 else 1
+    grid = names.reshape(nx, ny)
+    for i in range(nx):
+        for j in range(ny):
+            here = grid[i, j]
+            if here is None:
+                continue
+            block = grid[max(0, i - 1):i + 2, max(0, j - 1):j + 2]
+            if all(b == here for b in block.ravel()):
+                cells.setdefault(here, []).append((i, j))
+    return cells
+
+
+def patch_share(pixels, col, row, colour):
+    """Share of the patch around (col, row) within TOLERANCE of COLOUR."""
+    patch = pixels[max(0, row - PATCH):row + PATCH + 1, max(0, col - PATCH):col + PATCH + 1]
+    close = np.all(np.abs(patch - rgb(colour)) <= TOLERANCE, axis=-1)
+    return float(close.mean()) if close.size else 0.0
+
+
+# ------------------------------------------------------------------------------ commands
+
+
+def check_size(png, layout, dpi, inches):
+    """The PNG's pixel size against --dpi and the figure size."""
+    width, height = png_size(png)
+    want = (round(inches[0] * dpi), round(inches[1] * dpi))
+    check((width, height) == want,
+          f"{png}: {width} x {height} pixels, expected {want[0]} x {want[1]} "
+          f"({inches[0]:g} x {inches[1]:g} in at {dpi:g} dpi)")
+    check(tuple(layout["size_px"]) == (width, height),
+          f"{png}: the layout says {layout['size_px']}, the image is {width} x {height}")
+    check(abs(layout["dpi"] - dpi) < 1e-9, f"{png}: the layout says {layout['dpi']} dpi")
+
+
+def command_map(png, layout_path, result, dpi, inches, classes, require):
+    """See the module docstring."""
+    with open(layout_path) as f:
+        layout = json.load(f)
+    check_size(png, layout, dpi, inches)
+    ds = load(result)
+    pixels = png_pixels(png)
+    for panel in layout["panels"]:
+        axes = panel["axes"]
+        for name, colour in panel.get("classes", {}).items():
+            if name in DOCUMENTED or name in ("not computed", "failed"):
+                check(colour.lower() == colour_of(name),
+                      f"{layout_path}: class {name} is {colour}, documented {colour_of(name)}")
+        categorical = panel["kind"] in ("classes", "strip")
+        names = expected_classes(ds, axes, classes if categorical else None)
+        coords = [ds.values[a] for a in axes]
+        checked = {}
+        for name, cells in sorted(uniform_cells(names).items()):
+            cells = [c for c in cells if not near_contour(ds, panel, axes, *c)
+                     and inside(panel, coords, *c)]
+            if not cells:
+                continue
+            spread = np.linspace(0, len(cells) - 1, min(MAX_SAMPLES, len(cells))).astype(int)
+            picks = [cells[k] for k in np.unique(spread)]
+            for i, j in picks:
+                x = coords[0][i]
+                y = coords[1][j] if len(axes) > 1 else None
+                col, row = to_pixel(panel, x, y)
+                share = patch_share(pixels, col, row, colour_of(name))
+                got = pixels[row, col]
+                check(share >= PATCH_SHARE,
+                      f"{png} [{panel['field']}]: at {axes[0]} = {x:.4g}"
+                      + (f", {axes[1]} = {y:.4g}" if y is not None else "")
+                      + f" (pixel {col}, {row}) the class is {name}, colour "
+                      f"{colour_of(name)}, but the pixel is #{''.join(f'{c:02x}' for c in got)}"
+                      f" ({share:.0%} of the patch matches)")
+            checked[name] = len(picks)
+        for name in require:
+            check(name in checked, f"{png} [{panel['field']}]: no cell of class {name} well "
+                                   "inside a region of it (and away from contour lines) to check")
+        print(f"    {png} [{panel['field']}]: checked " +
+              (", ".join(f"{n} at {k} cells" for n, k in checked.items()) or "nothing"))
+
+
+def command_line(png, layout_path, result, dpi, name, colour):
+    """See the module docstring."""
+    with open(layout_path) as f:
+        layout = json.load(f)
+    check_size(png, layout, dpi, layout["size_inches"])
+    ds = load(result)
+    pixels = png_pixels(png)
+    panel = layout["panels"][0]
+    axis = panel["axes"][0]
+    x = ds.values[axis]
+    y = plane_values(ds, name, [axis])
+    ok, total = 0, 0
+    for xi, yi in zip(x, y):
+        if not np.isfinite(yi):
+            continue
+        col, row = to_pixel(panel, xi, yi)
+        patch = pixels[max(0, row - 2):row + 3, max(0, col - 2):col + 3]
+        total += 1
+        if np.any(np.all(np.abs(patch - rgb(colour)) <= 40, axis=-1)):
+            ok += 1
+    check(total > 0 and ok == total, f"{png}: the {name} curve passes {ok} of {total} data points")
+    print(f"    {png}: the {name} curve passes its {total} data points")
+
+
+def command_meta(png, pdf, result):
+    """See the module docstring."""
+    ds = load(result)
+    want = {k: str(ds.attrs[k]) for k in ("job_fingerprint", "git_commit", "engine_version",
+                                          "model", "title")}
+    text = png_text(png)
+    for key in ("job_fingerprint", "git_commit", "engine_version", "model"):
+        check(text.get(key) == want[key], f"{png}: text chunk {key} = {text.get(key)!r}, "
+                                          f"expected {want[key]!r}")
+    check(want["job_fingerprint"] in text.get("Description", ""),
+          f"{png}: the Description chunk does not name the job fingerprint")
+    check(text.get("source_file", "").endswith(result.split("/")[-1]),
+          f"{png}: source_file chunk {text.get('source_file')!r}")
+    info = pdf_info(pdf)
+    check(info.get("Title") == want["title"], f"{pdf}: /Title {info.get('Title')!r}, "
+                                              f"expected {want['title']!r}")
+    keywords = info.get("Keywords", "")
+    for key in ("job_fingerprint", "git_commit", "engine_version", "model"):
+        check(f"{key}={want[key]}" in keywords, f"{pdf}: /Keywords {keywords!r} lacks {key}")
+    check(result.split("/")[-1] in info.get("Subject", ""),
+          f"{pdf}: /Subject {info.get('Subject')!r} does not name the source file")
+    check(bool(info.get("Creator")), f"{pdf}: no /Creator")
+    print(f"    {png}, {pdf}: provenance of job {want['job_fingerprint']} present")
+
+
+def command_nonresult(path):
+    """See the module docstring."""
+    import h5py
+    with h5py.File(path, "w") as f:
+        f["rho"] = np.linspace(0, 1, 5)
+        f.attrs["model"] = "chatter"
+        f.attrs["title"] = "looks like a result, but is none"
+
+
+def run(argv):
+    """Parse and run one command."""
+    import argparse
+    p = argparse.ArgumentParser(prog="check_figures.py")
+    sub = p.add_subparsers(dest="command", required=True)
+    m = sub.add_parser("map")
+    m.add_argument("figure")
+    m.add_argument("result")
+    m.add_argument("--dpi", type=float, required=True)
+    m.add_argument("--inches", required=True)
+    m.add_argument("--classes")
+    m.add_argument("--require", default="",
+                   help="comma-separated classes that must be found and checked")
+    ln = sub.add_parser("line")
+    ln.add_argument("figure")
+    ln.add_argument("result")
+    ln.add_argument("--dpi", type=float, required=True)
+    ln.add_argument("--field", required=True)
+    ln.add_argument("--colour", default="#1f77b4")
+    mt = sub.add_parser("meta")
+    mt.add_argument("figure")
+    mt.add_argument("result")
+    nr = sub.add_parser("nonresult")
+    nr.add_argument("path")
+    args = p.parse_args(argv)
+    if args.command == "map":
+        w, h = (float(v) for v in args.inches.split("x"))
+        require = [r.strip() for r in args.require.split(",") if r.strip()]
+        command_map(f"{args.figure}.png", f"{args.figure}.json", args.result, args.dpi, (w, h),
+                    args.classes, require)
+    elif args.command == "line":
+        command_line(f"{args.figure}.png", f"{args.figure}.json", args.result, args.dpi,
+                     args.field, args.colour)
+    elif args.command == "meta":
+        command_meta(f"{args.figure}.png", f"{args.figure}.pdf", args.result)
+    else:
+        command_nonresult(args.path)
+
+
+def main(argv):
+    """Run the command of ARGV, or with '-' one command per line of stdin (quoted as in
+    a shell); the exit status."""
+    import shlex
+    if argv == ["-"]:
+        for line in sys.stdin:
+            if line.strip() and not line.lstrip().startswith("#"):
+                run(shlex.split(line))
+    else:
+        run(argv)
+    for problem in problems:
+        print("PROBLEM:", problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

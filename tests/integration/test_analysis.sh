@@ -1,0 +1,235 @@
+# shellcheck shell=bash
+# test_analysis.sh: analysis/impactplot.py draws the right figures from real result files.
+# Small result files are made with the engine itself (one process, no mpiexec), the
+# figures are rendered with --layout (a JSON file with every panel's pixel box and data
+# limits next to each PNG), and tests/integration/check_figures.py checks:
+#  - the PNG is the figure size times --dpi in pixels;
+#  - on the categorical maps (chatter regime and cone, collision outcome, stop-oscillator
+#    regime and Zeno region) the colour at sample cells well inside uniform regions is the
+#    documented colour of the class the data give there;
+#  - a partial chatter file (a run stopped by SIGUSR1) shows its pending points in the
+#    "not computed" colour, a collision file with failed points (a small step budget)
+#    shows them in the "failed" colour, on categorical and on colour maps;
+#  - three axes give a 2-D slice at the first index of the third (said on stderr);
+#  - the e(v0) curves go through their data points;
+#  - the PNG text chunks and the PDF Info dictionary hold the provenance;
+#  - a non-impactsweep HDF5 file, a text file and a missing file are refused with exit
+#    status 2 and a one-line message naming the file, writing nothing;
+#  - scripts/figure.sh turns ./example.h5 (its default) into PNG and PDF pictures.
+set -euo pipefail
+
+for var in IMPACTSWEEP JOBS TESTS PYTHON; do
+    if [ -z "${!var:-}" ]; then
+        echo "FAIL: environment variable $var is not set (run the test through ctest)" >&2
+        exit 1
+    fi
+done
+ROOT=$(cd "$TESTS/.." && pwd)
+TOOL="$ROOT/analysis/impactplot.py"
+CHECK="$TESTS/integration/check_figures.py"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/impactsweep-test_analysis-XXXXXX")
+run_pid=""
+
+cleanup() {
+    local status=$?
+    if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
+        kill -9 "$run_pid" 2>/dev/null || true
+    fi
+    cd /
+    rm -rf "$WORK"
+    if [ "$status" -eq 0 ]; then
+        echo "PASS: test_analysis"
+    else
+        echo "FAIL: test_analysis (exit status $status)" >&2
+    fi
+}
+trap cleanup EXIT
+cd "$WORK"
+
+say() { echo "--- $*"; }
+
+die() {
+    echo "FAIL: $*" >&2
+    for f in out.txt err.txt; do
+        if [ -s "$f" ]; then
+            echo "  last $f:" >&2
+            tail -n 15 "$f" | sed 's/^/    /' >&2
+        fi
+    done
+    exit 1
+}
+
+# engine OUTPUT JOB ARGS...: a sweep in one process, failing loudly.
+engine() {
+    local out=$1 job=$2
+    shift 2
+    "$IMPACTSWEEP" run "$job" --output "$out" --overwrite --progress lines "$@" \
+        >out.txt 2>err.txt || die "impactsweep run $job $* failed"
+}
+
+# plot FILE PREFIX DPI ARGS...: impactplot.py with --layout; every file it prints exists.
+plot() {
+    local file=$1 prefix=$2 dpi=$3 f
+    shift 3
+    "$PYTHON" "$TOOL" "$file" --output "$prefix" --dpi "$dpi" --layout "$@" >out.txt 2>err.txt ||
+        die "impactplot.py $file $* failed"
+    while read -r f; do
+        [ -s "$f" ] || die "impactplot.py printed $f, which is missing or empty"
+    done <out.txt
+}
+
+# expect_files PREFIX KIND...: PREFIX_KIND.png and .json were written for each KIND.
+expect_files() {
+    local prefix=$1 kind
+    shift
+    for kind in "$@"; do
+        grep -qx "${prefix}_$kind.png" out.txt || die "no ${prefix}_$kind.png written"
+        grep -qx "${prefix}_$kind.json" out.txt || die "no ${prefix}_$kind.json written"
+    done
+}
+
+# checks: the check_figures.py commands on stdin (one a line), in one process.
+checks() { "$PYTHON" "$CHECK" - || die "the figures are not as expected (PROBLEM lines above)"; }
+
+"$PYTHON" -c "import matplotlib, xarray, h5netcdf, h5py" 2>/dev/null ||
+    die "$PYTHON cannot import matplotlib, xarray, h5netcdf and h5py"
+
+say "chatter: regime map with impact-count level curves, impacts, fractions, cone map"
+engine chatter.h5 "$JOBS/example.ini" --set axis.rho.count=12 --set axis.gamma.count=12 \
+    --set model.samples=20
+plot chatter.h5 chatter 100 --format png,pdf
+expect_files chatter regime impacts fractions cone
+grep -qx chatter_regime.pdf out.txt || die "no chatter_regime.pdf written"
+grep -q '"levels": \[' chatter_regime.json || die "the regime map has no impacts_mean level curves"
+say "class colours, figure sizes, provenance in the PNG text chunks and the PDF Info"
+checks <<'END'
+map chatter_regime chatter.h5 --dpi 100 --inches 7x5 --classes regime --require icc,cc
+map chatter_cone chatter.h5 --dpi 100 --inches 7x5 --classes cone --require found,none
+map chatter_impacts chatter.h5 --dpi 100 --inches 7x5
+meta chatter_regime chatter.h5
+END
+
+say "three axes (rho, gamma, n): a 2-D slice at the first n, said on stderr"
+sed '/^n *=/d' "$JOBS/example.ini" >three_axes.ini
+printf '\n[axis.n]\nvalues = 3, 5\n' >>three_axes.ini
+engine three.h5 three_axes.ini --set axis.rho.count=10 --set axis.gamma.count=10 \
+    --set model.samples=10
+plot three.h5 three 80 --format png --field regime
+grep -q "slices .* n = 3" err.txt || die "impactplot.py does not say which slice it draws"
+checks <<'END'
+map three_regime three.h5 --dpi 80 --inches 7x5 --classes regime --require icc,cc
+END
+
+say "a partial chatter file (stopped by SIGUSR1): pending points drawn as not computed"
+t0=$(date +%s%N)
+engine calibrate.h5 "$JOBS/example.ini" --set axis.rho.count=12 --set axis.gamma.count=12 \
+    --set model.samples=2000
+t1=$(date +%s%N)
+ms=$(((t1 - t0) / 1000000 - 300)) # less the start-up time
+[ "$ms" -ge 20 ] || ms=20
+samples=$((2000 * 6000 / ms)) # the whole run about 6 s
+[ "$samples" -ge 20000 ] || samples=20000
+"$IMPACTSWEEP" run "$JOBS/example.ini" --set axis.rho.count=12 --set axis.gamma.count=12 \
+    --set model.samples="$samples" --set sweep.unit_size=4 --output partial.h5 \
+    --progress lines >partial.out 2>partial.err &
+run_pid=$!
+done_points=0
+for _ in $(seq 1 300); do
+    kill -0 "$run_pid" 2>/dev/null || die "the run to stop ended early: $(tail -n 3 partial.err)"
+    if [ -f partial.h5 ] && line=$("$IMPACTSWEEP" info partial.h5 2>/dev/null | grep '^points:')
+    then
+        done_points=$(echo "$line" | sed -E 's/.* ([0-9]+) done.*/\1/')
+        [ "$done_points" -ge 72 ] && break
+    fi
+    sleep 0.1
+done
+[ "$done_points" -ge 72 ] || die "partial.h5 did not get 72 points done in 30 s"
+kill -USR1 "$run_pid"
+status=0
+wait "$run_pid" || status=$?
+run_pid=""
+[ "$status" -eq 75 ] || die "the run stopped by SIGUSR1 exited $status, expected 75"
+plot partial.h5 partial 100 --format png,pdf --field regime,impacts
+expect_files partial regime impacts
+grep -q "not computed" err.txt || die "impactplot.py does not say that points are not computed"
+checks <<'END'
+map partial_regime partial.h5 --dpi 100 --inches 7x5 --classes regime --require icc,cc,'not computed'
+map partial_impacts partial.h5 --dpi 100 --inches 7x5 --require 'not computed'
+meta partial_regime partial.h5
+END
+
+say "collision: CoR surface (filled contours) and outcome map over (pi1, pi2), DOPRI5"
+engine surface.h5 "$JOBS/collision_bwshc_surface.ini" --set axis.pi1.count=14 \
+    --set axis.pi2.count=12 --set model.integrator=dopri5
+plot surface.h5 surface 100 --format png,pdf
+expect_files surface cor outcome
+grep -q '"kind": "filled_contours"' surface_cor.json ||
+    die "the CoR surface is not drawn as filled contours"
+say "collision with failed points (a step budget too small): drawn as failed"
+engine failed.h5 "$JOBS/collision_bwshc_surface.ini" --set axis.pi1.count=14 \
+    --set axis.pi2.count=12 --set model.max_steps=90
+plot failed.h5 failed 100 --format png
+expect_files failed cor outcome
+say "collision e(v0) over one axis, and for two values of pi1b (one curve per value)"
+engine ev0.h5 "$JOBS/collision_bwshc_v0.ini" --set axis.v0.count=25
+plot ev0.h5 ev0 100 --format png
+expect_files ev0 cor
+sed '/^pi1b *=/d' "$JOBS/collision_bwshc_v0.ini" >ev0_family.ini
+printf '\n[axis.pi1b]\nvalues = 0.2, 1\n' >>ev0_family.ini
+engine ev0_family.h5 ev0_family.ini --set axis.v0.count=12 --set model.integrator=dopri5
+plot ev0_family.h5 ev0_family 80 --format png --field cor_v0
+expect_files ev0_family cor_v0
+checks <<'END'
+map surface_outcome surface.h5 --dpi 100 --inches 7x5 --classes outcome --require separated
+meta surface_cor surface.h5
+map failed_outcome failed.h5 --dpi 100 --inches 7x5 --classes outcome --require separated,failed
+map failed_cor failed.h5 --dpi 100 --inches 7x5 --require failed
+line ev0_cor ev0.h5 --dpi 100 --field cor
+line ev0_family_cor_v0 ev0_family.h5 --dpi 80 --field cor --colour '#440154'
+END
+
+say "stop oscillator: regime map (free / impacting; at 72 dpi, only it) and Zeno-region map"
+printf '%s\n' "[sweep]" "model = stop-oscillator" "title = stop oscillator: regime map" \
+    "[model]" "k = 1" "s = 1" "x1_0 = 0" "x2_0 = 0.5" "v2_0 = 0" "t_end = 100" \
+    "[axis.v1_0]" "from = 0.2" "to = 3" "count = 15" \
+    "[axis.epsilon]" "from = 0.05" "to = 0.95" "count = 8" >stop_regime.ini
+engine stop_regime.h5 stop_regime.ini
+plot stop_regime.h5 stop_regime 72 --format png --field regime
+expect_files stop_regime regime
+[ "$(wc -l <out.txt)" -eq 2 ] || die "--field regime wrote $(wc -l <out.txt) files, expected 2"
+engine zeno.h5 "$JOBS/stop_zeno_map.ini" --set axis.x2_0.count=18 --set axis.v1_0.count=18
+plot zeno.h5 zeno 100 --format png,pdf --field zeno
+expect_files zeno zeno
+checks <<'END'
+map stop_regime_regime stop_regime.h5 --dpi 72 --inches 7x5 --classes regime --require free,impacting
+map zeno_zeno zeno.h5 --dpi 100 --inches 7x5 --classes zeno --require zeno,no_zeno
+meta zeno_zeno zeno.h5
+END
+
+say "refusals: a non-impactsweep HDF5 file, a text file, a missing file (exit 2)"
+"$PYTHON" "$CHECK" nonresult plain.h5
+echo "rho gamma p_icc" >notes.txt
+for bad in "plain.h5:not an impactsweep result file" "notes.txt:not an impactsweep result file" \
+    "missing.h5:no such file"; do
+    file=${bad%%:*} want=${bad#*:}
+    status=0
+    "$PYTHON" "$TOOL" "$file" --output refused >out.txt 2>err.txt || status=$?
+    [ "$status" -eq 2 ] || die "impactplot.py $file exited $status, expected 2"
+    [ "$(wc -l <err.txt)" -eq 1 ] || die "impactplot.py $file: expected a one-line message"
+    grep -q "$file: $want" err.txt || die "impactplot.py $file: no message '$file: $want'"
+    [ ! -s out.txt ] || die "impactplot.py $file printed files"
+    if compgen -G "refused*" >/dev/null; then die "impactplot.py $file wrote files"; fi
+done
+
+say "scripts/figure.sh: ./example.h5 (its default) to PNG and PDF pictures"
+mkdir figure
+cp chatter.h5 figure/example.h5
+(cd figure && env -u IMPACTSWEEP_OUTPUT "$ROOT/scripts/figure.sh" --field regime,cone \
+    >../out.txt 2>../err.txt) ||
+    die "scripts/figure.sh failed"
+for kind in regime cone; do
+    for ext in png pdf; do
+        [ -s "figure/example_$kind.$ext" ] || die "figure.sh did not write example_$kind.$ext"
+        grep -qx "example_$kind.$ext" out.txt || die "figure.sh did not print example_$kind.$ext"
+    done
+done

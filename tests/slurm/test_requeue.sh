@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A time limit too short to finish: Slurm signals the batch shell (--signal=B:USR1@10,
+# which Slurm sends up to ~30 s early), the run stops at its next work unit and exits 75,
+# the script requeues the job, the requeued job resumes, and the finished file is the same
+# as an uninterrupted run's. The sweep takes about a minute on 2 cores.
+source "$(dirname "$0")/lib.sh"
+job=$(dirname "$0")/sweep.ini
+work=(--set model.samples=600000 --set sweep.unit_size=1)
+
+say "a job with a 1-minute limit and about a minute of work"
+out=$("$SLURM_SUBMIT" --job-name impactsweep-test --ntasks 2 --time 00:01:00 --grace 10 \
+      --output "$WORK/requeued.h5" "$job" -- "${work[@]}") || die "submit failed: $out"
+echo "$out"
+id=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\).*/\1/p')
+[ -n "$id" ] || die "no job id in: $out"
+wait_job "$id" 600
+restarts=$(grep -c "requeueing" slurm-impactsweep-test-"$id".out || true)
+echo "requeued $restarts time(s)"
+[ "$restarts" -ge 1 ] || die "the job was never stopped and requeued"
+history=$(attribute requeued.h5 history)
+echo "$history"
+echo "$history" | grep -q "interrupted" || die "history records no interruption"
+echo "$history" | grep -q "resumed" || die "history records no resumption"
+[ "$(attribute requeued.h5 run_state)" = complete ] || die "run_state is not complete"
+attribute requeued.h5 slurm | grep -q "SLURM_RESTART_COUNT=[1-9]" ||
+    die "provenance lacks the restart count"
+
+say "the uninterrupted run, for comparison"
+"$IMPACTSWEEP" run "$job" "${work[@]}" --output reference.h5 >/dev/null 2>&1 ||
+    die "reference run failed"
+"$H5COMPARE" requeued.h5 reference.h5 || die "signal + requeue + resume differs from one run"
+echo "PASS"
