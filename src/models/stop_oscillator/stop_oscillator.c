@@ -7,7 +7,8 @@
 #include <stdlib.h>
 
 static const char *const integrator_names[] = {"exact", "cvode", NULL};
-static const char *const regime_names[] = {"free", "periodic", "impacting", "failed", NULL};
+static const char *const regime_names[] = {"free",   "periodic", "impacting",
+                                           "failed", "sticking", "grazing", NULL};
 
 static const is_param stop_params[STOP_PARAM_COUNT] = {
     [STOP_K] = {"k", "outer spring constants (unit masses)", "1", IS_PARAM_REAL, 1.0, 0, INFINITY,
@@ -60,6 +61,9 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                       "v2 leaving contact on the periodic orbit with the smallest |v|",
                       IS_OUTPUT_REAL, NULL},
     [STOP_ORBIT_T_COD] = {"orbit_t_cod", "time", "its COD duration", IS_OUTPUT_REAL, NULL},
+    [STOP_V_LAST_REBOUND] = {"v_last_rebound", "length/time",
+                             "speed of mass one arriving at the last rebound", IS_OUTPUT_REAL,
+                             NULL},
 };
 
 static is_code stop_validate(const double *point, is_error *err)
@@ -110,6 +114,7 @@ static is_code stop_eval_batch(void *workspace, const double *points, size_t cou
         *out[STOP_ENERGY_LOST] = r.energy_lost;
         *out[STOP_T_LAST_REBOUND] = r.t_last_rebound;
         *out[STOP_REGIME] = r.regime;
+        *out[STOP_V_LAST_REBOUND] = r.rebounds > 0 ? r.v_in_last : NAN;
         *out[STOP_ORBITS] = NAN;
         *out[STOP_ORBIT_V] = NAN;
         *out[STOP_ORBIT_T_COD] = NAN;

@@ -23,14 +23,20 @@ enum {
 enum {
     STOP_REBOUNDS, STOP_ZENO_RESETS, STOP_CONTACT_PHASES, STOP_ENERGY, STOP_ENERGY_LOST,
     STOP_T_LAST_REBOUND, STOP_REGIME, STOP_ORBITS, STOP_ORBIT_V, STOP_ORBIT_T_COD,
-    STOP_OUTPUT_COUNT
+    STOP_V_LAST_REBOUND, STOP_OUTPUT_COUNT
 };
 
+/* The long run, as observed (stop_sim.c classifies, in this order): */
 typedef enum {
-    REGIME_FREE = 0,     /* proved never to reach the stop (|a1| + |a2| < s) */
-    REGIME_PERIODIC = 1, /* settled on a 2-phase periodic hybrid orbit */
-    REGIME_IMPACTING = 2,/* still rebounding, or in contact, at t_end */
-    REGIME_FAILED = 3    /* the budget of rebounds ran out, or the solver failed */
+    REGIME_FREE = 0,      /* proved never to reach the stop (|a1| + |a2| < s) */
+    REGIME_PERIODIC = 1,  /* settled on a 2-phase periodic hybrid orbit: two rebound-free
+                             contact-COD cycles in a row */
+    REGIME_IMPACTING = 2, /* still rebounding at t_end, none of the below */
+    REGIME_FAILED = 3,    /* the budget of rebounds ran out, or the solver failed */
+    REGIME_STICKING = 4,  /* Zeno sequences and sticking keep recurring: an orbit reset in
+                             the last quarter of the run */
+    REGIME_GRAZING = 5    /* impacts weakening towards a grazing orbit: the last rebound
+                             came in below 1 % of the hardest one */
 } stop_regime;
 
 /* The system: k, k12, s, epsilon and the derived constants. */
@@ -94,11 +100,16 @@ typedef struct stop_options {
 typedef struct stop_result {
     int64_t rebounds, zeno_resets, contact_phases, evaluations;
     double energy, energy_lost, t_last_rebound, t_last_reset;
+    double v_in_last, v_in_max; /* incoming speeds of the last and the hardest rebound */
     stop_regime regime;
     stop_state final;
     double t_final;
     int failed; /* 1 budget, 2 solver */
 } stop_result;
+/* (A free run returns at once: final = x0, t_final = 0, the orbit being known for all
+ * time.) Zeno sequences are reset when their tail is short (zeno_tail) or when the
+ * excursions between rebounds fall below 1e-12 s, where the contact search reaches the
+ * rounding of x1 - s: below that, rebounds could no longer be told apart. */
 
 void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *options,
                    stop_result *result);

@@ -117,6 +117,7 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
     run rn = {.sys = sys, .opt = opt, .r = r, .x = *x0, .t = 0.0};
     r->rebounds = r->zeno_resets = r->contact_phases = r->evaluations = 0;
     r->t_last_rebound = r->t_last_reset = NAN;
+    r->v_in_last = r->v_in_max = 0.0;
     r->failed = 0;
     double e0 = stop_energy(sys, x0);
     double v_scale = sqrt(2.0 * e0) + DBL_MIN;
@@ -156,6 +157,8 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
                 break;
             }
             rn.x.x1 = sys->s;
+            r->v_in_last = rn.x.v1;
+            r->v_in_max = fmax(r->v_in_max, rn.x.v1);
             rn.x.v1 = -sys->epsilon * rn.x.v1;
             r->rebounds++;
             r->t_last_rebound = rn.t;
@@ -194,8 +197,12 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
     r->t_final = rn.t;
     r->energy = stop_energy(sys, &rn.x);
     r->energy_lost = e0 - r->energy;
+    int recurring_resets = r->zeno_resets > 0 && r->t_last_reset >= 0.75 * opt->t_end;
+    int weakening = r->rebounds > 0 && r->v_in_last < 1e-2 * r->v_in_max;
     r->regime = r->failed                ? REGIME_FAILED
                 : free_flight            ? REGIME_FREE
                 : rn.clean_cycles >= 2   ? REGIME_PERIODIC
+                : recurring_resets       ? REGIME_STICKING
+                : weakening              ? REGIME_GRAZING
                                          : REGIME_IMPACTING;
 }
