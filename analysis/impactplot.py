@@ -87,6 +87,8 @@ CLASS_COLOURS = {
     "periodic": "#cc79a7",
     "impacting": "#0072b2",
     "failed": FAILED_COLOUR,
+    "sticking": "#d55e00",       # vermillion: recurring Zeno sequences and sticking
+    "grazing": "#f0e442",        # yellow: impacts weakening towards a grazing orbit
     # status itself (--field status); not computed and failed as everywhere
     "pending": NOT_COMPUTED_COLOUR,
     "done": "#56b4e9",
