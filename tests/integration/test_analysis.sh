@@ -18,46 +18,11 @@
 #  - scripts/figure.sh turns ./example.h5 (its default) into PNG and PDF pictures.
 set -euo pipefail
 
-for var in IMPACTSWEEP JOBS TESTS PYTHON; do
-    if [ -z "${!var:-}" ]; then
-        echo "FAIL: environment variable $var is not set (run the test through ctest)" >&2
-        exit 1
-    fi
-done
+source "$TESTS/integration/lib.sh" # environment check, work directory, cleanup, say, die
 ROOT=$(cd "$TESTS/.." && pwd)
 TOOL="$ROOT/analysis/impactplot.py"
 CHECK="$TESTS/integration/check_figures.py"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/impactsweep-test_analysis-XXXXXX")
 run_pid=""
-
-cleanup() {
-    local status=$?
-    if [ -n "$run_pid" ] && kill -0 "$run_pid" 2>/dev/null; then
-        kill -9 "$run_pid" 2>/dev/null || true
-    fi
-    cd /
-    rm -rf "$WORK"
-    if [ "$status" -eq 0 ]; then
-        echo "PASS: test_analysis"
-    else
-        echo "FAIL: test_analysis (exit status $status)" >&2
-    fi
-}
-trap cleanup EXIT
-cd "$WORK"
-
-say() { echo "--- $*"; }
-
-die() {
-    echo "FAIL: $*" >&2
-    for f in out.txt err.txt; do
-        if [ -s "$f" ]; then
-            echo "  last $f:" >&2
-            tail -n 15 "$f" | sed 's/^/    /' >&2
-        fi
-    done
-    exit 1
-}
 
 # engine OUTPUT JOB ARGS...: a sweep in one process, failing loudly.
 engine() {
