@@ -72,7 +72,11 @@ static void mode_at(double q, double dq, double w, double t, double *pos, double
     *acc = -w * w * *pos;
 }
 
-void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_state *x)
+/* The COD state after t and x1'' there. One out-of-line function for every caller: the
+ * compiler vectorises inlined copies differently (seen at -O3 -march=native), and the
+ * state at a contact must be the very bits the flow gives there. */
+static __attribute__((noinline)) void cod_at(const stop_system *sys, const stop_modes *m,
+                                             double t, stop_state *x, double *x1_acc)
 {
     double u, du, uu, w, dw, ww;
     mode_at(m->u, m->du, sys->w1, t, &u, &du, &uu);
@@ -81,22 +85,22 @@ void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_s
     x->v1 = du + dw;
     x->x2 = u - w;
     x->v2 = du - dw;
+    *x1_acc = uu + ww;
+}
+
+void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_state *x)
+{
+    double acc;
+    cod_at(sys, m, t, x, &acc);
 }
 
 /* x1 - s and its first two derivatives at t, and the whole state there. */
 static void gap_at(const stop_system *sys, const stop_modes *m, double t, double *g, double *dg,
                    double *ddg, stop_state *x)
 {
-    double u, du, uu, w, dw, ww;
-    mode_at(m->u, m->du, sys->w1, t, &u, &du, &uu);
-    mode_at(m->w, m->dw, sys->w2, t, &w, &dw, &ww);
-    *g = u + w - sys->s;
-    *dg = du + dw;
-    *ddg = uu + ww;
-    x->x1 = u + w;
-    x->v1 = du + dw;
-    x->x2 = u - w;
-    x->v2 = du - dw;
+    cod_at(sys, m, t, x, ddg);
+    *g = x->x1 - sys->s;
+    *dg = x->v1;
 }
 
 /* The smallest tau > 0 with g + dg tau + c tau^2 / 2 = 0 (g < 0), or INFINITY. */
@@ -127,9 +131,11 @@ int stop_first_contact(const stop_system *sys, const stop_modes *m, double horiz
     const double m2 = sys->w1 * sys->w1 * a1 + sys->w2 * sys->w2 * a2;
     const double m3 = sys->w1 * sys->w1 * sys->w1 * a1 + sys->w2 * sys->w2 * sys->w2 * a2;
     const double reach = 64.0 * DBL_EPSILON * (fabs(sys->s) + a1 + a2);
-    double t = 0.0, g, dg, ddg;
-    gap_at(sys, m, 0.0, &g, &dg, &ddg, at);
-    (*evaluations)++;
+    /* at t = 0 the modes give the gap directly, without evaluating the flow */
+    double t = 0.0;
+    double g = m->u + m->w - sys->s, dg = m->du + m->dw;
+    double ddg = -sys->w1 * sys->w1 * m->u - sys->w2 * sys->w2 * m->w;
+    *at = (stop_state){m->u + m->w, m->du + m->dw, m->u - m->w, m->du - m->dw};
     /* the first trial length: a little more than the flight under the present force when
      * it pulls mass one back (2 |v1| / F1: the short flights of a Zeno sequence) */
     double h = dg < 0.0 && ddg > 0.0 ? fmin(3.0 * -dg / ddg, 0.25 / sys->w2) : 0.25 / sys->w2;
