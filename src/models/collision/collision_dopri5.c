@@ -74,7 +74,8 @@ static double error_norm(const collision_problem *pb, const double *y, const dou
 {
     double sum = 0.0, atol = fmin(pb->atol, ABSOLUTE_SHARE * pb->rtol);
     for (int i = 0; i < pb->dimension; i++) {
-        double scale = TOLERANCE_SAFETY * (atol + pb->rtol * fmax(fabs(y[i]), fabs(y1[i])));
+        double a = fabs(y[i]), b = fabs(y1[i]); /* (fmax() is a libm call here) */
+        double scale = TOLERANCE_SAFETY * (atol + pb->rtol * (a > b ? a : b));
         double e = error[i] / scale;
         sum += e * e;
     }
@@ -114,7 +115,7 @@ static double locate(const collision_problem *pb, const double *y, const double 
         double ys[MAX_DIM], g[COLLISION_EVENTS];
         for (int i = 0; i < d; i++)
             ys[i] = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
-        collision_events(pb, ys, NULL, g, 0);
+        collision_events(pb, ys, NULL, g, event != 0); /* pow() only for the F event */
         if (g[event] == 0.0)
             return s * h;
         if ((g[event] < 0.0) == (glo < 0.0)) {
