@@ -258,12 +258,11 @@ typedef struct run_args {
     const char **overrides;
     size_t override_count;
     is_run_options options;
+    char output_override[4096]; /* the texts of --output and --piece as overrides */
+    char piece_override[128];
 } run_args;
 
-static char piece_override[128]; /* lives as long as the overrides that point at it */
-
-static is_code parse_run_args(int argc, char **argv, run_args *a, char *output_override,
-                              size_t output_size, is_error *err)
+static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
 {
     memset(a, 0, sizeof *a);
     a->options.live_progress = -1;
@@ -281,13 +280,13 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, char *output_o
         } else if (strcmp(arg, "--output") == 0 || strcmp(arg, "-o") == 0) {
             if (++i >= argc)
                 return is_error_set(err, IS_USAGE, "--output needs a file name");
-            snprintf(output_override, output_size, "sweep.output=%s", argv[i]);
-            a->overrides[a->override_count++] = output_override;
+            snprintf(a->output_override, sizeof a->output_override, "sweep.output=%s", argv[i]);
+            a->overrides[a->override_count++] = a->output_override;
         } else if (strcmp(arg, "--piece") == 0) {
             if (++i >= argc)
                 return is_error_set(err, IS_USAGE, "--piece needs I/N");
-            snprintf(piece_override, sizeof piece_override, "sweep.piece=%s", argv[i]);
-            a->overrides[a->override_count++] = piece_override;
+            snprintf(a->piece_override, sizeof a->piece_override, "sweep.piece=%s", argv[i]);
+            a->overrides[a->override_count++] = a->piece_override;
         } else if (strcmp(arg, "--resume") == 0) {
             a->options.resume = 1;
         } else if (strcmp(arg, "--overwrite") == 0) {
@@ -361,9 +360,8 @@ static int cmd_run(int argc, char **argv)
     is_error err;
     is_error_clear(&err);
     run_args a;
-    char output_override[4096];
     is_job *job = NULL;
-    is_code rc = parse_run_args(argc, argv, &a, output_override, sizeof output_override, &err);
+    is_code rc = parse_run_args(argc, argv, &a, &err);
     if (rc == IS_OK)
         rc = load_job(&a, MPI_COMM_WORLD, &job, &err);
     is_run_summary summary;

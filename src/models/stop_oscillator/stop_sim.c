@@ -31,23 +31,31 @@ typedef struct run {
     int clean_cycles;         /* CD phases each reached from the last without a rebound */
 } run;
 
+/* The CVODE option for either segment (contact: CD): the same returns as below, and the
+ * event pinned exactly (x1 = s at a contact, x2 = x2t at a release). */
+static int cvode_segment(run *rn, int contact, double horizon)
+{
+    double elapsed;
+    stop_state out;
+    int rc = stop_cvode_segment(rn->opt->cvode, rn->sys, &rn->x, contact, horizon,
+                                rn->opt->rtol, &elapsed, &out);
+    if (rc < 0)
+        return rc;
+    rn->x = out;
+    rn->t += elapsed;
+    if (rc == 1 && contact)
+        rn->x.x2 = rn->sys->x2t;
+    else if (rc == 1)
+        rn->x.x1 = rn->sys->s;
+    return rc;
+}
+
 /* Advances COD from run->x by at most `horizon`, to the first contact. Returns 1 at a
  * contact (x1 = s exactly), 0 at the horizon, < 0 on failure. */
 static int cod_segment(run *rn, double horizon)
 {
-    if (rn->opt->use_cvode) {
-        double elapsed;
-        stop_state out;
-        int rc = stop_cvode_segment(rn->opt->cvode, rn->sys, &rn->x, 0, horizon, rn->opt->rtol,
-                                    &elapsed, &out);
-        if (rc < 0)
-            return rc;
-        rn->x = out;
-        rn->t += elapsed;
-        if (rc == 1)
-            rn->x.x1 = rn->sys->s;
-        return rc;
-    }
+    if (rn->opt->use_cvode)
+        return cvode_segment(rn, 0, horizon);
     stop_modes m;
     stop_modes_from_state(&rn->x, &m);
     double t_hit;
@@ -71,19 +79,8 @@ static int cd_segment(run *rn, double horizon)
 {
     const stop_system *sys = rn->sys;
     rn->r->contact_phases++;
-    if (rn->opt->use_cvode) {
-        double elapsed;
-        stop_state out;
-        int rc = stop_cvode_segment(rn->opt->cvode, sys, &rn->x, 1, horizon, rn->opt->rtol,
-                                    &elapsed, &out);
-        if (rc < 0)
-            return rc;
-        rn->x = out;
-        rn->t += elapsed;
-        if (rc == 1)
-            rn->x.x2 = sys->x2t;
-        return rc;
-    }
+    if (rn->opt->use_cvode)
+        return cvode_segment(rn, 1, horizon);
     double exit = stop_cd_exit_time(sys, &rn->x);
     double dt = exit < horizon ? exit : horizon;
     stop_state out;
