@@ -1,10 +1,15 @@
 /* main.c: the impactsweep command line: run, eval, models, info, version. */
+#include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../core/job.h"
 #include "../core/merge.h"
@@ -12,20 +17,53 @@
 #include "../core/run.h"
 #include "../core/signals.h"
 #include "../core/summary.h"
+#include "../core/validate.h"
+#include "../core/collective.h"
 #include "../models/registry.h"
 
 static const char usage_text[] =
     "usage: impactsweep run JOB.ini [--set section.key=value ...] [--output FILE]\n"
     "                       [--piece I/N] [--resume | --overwrite] [--progress bar|lines]\n"
+    "                       [--dry-run] [-n RANKS]\n"
     "       impactsweep eval MODEL [name=value ...]\n"
     "       impactsweep models [MODEL]\n"
-    "       impactsweep info FILE\n"
+    "       impactsweep info FILE [--log]\n"
     "       impactsweep merge OUTPUT PIECE.h5 ... [--overwrite]\n"
     "       impactsweep version\n"
     "\n"
-    "run under `mpirun -n N` for N ranks (rank 0 coordinates and computes).\n"
+    "run under `mpirun -n N` for N ranks (rank 0 coordinates and computes), or give\n"
+    "`run -n N`, which starts mpirun itself and turns SIGINT/SIGTERM into a polite stop.\n"
+    "info and merge also run under mpirun, sharing the reading among the ranks.\n"
     "exit status: 0 done, 1 run failed (file resumable), 2 bad input (nothing\n"
     "touched), 75 interrupted by a signal (continue with --resume).\n";
+
+/* Started by an MPI launcher (mpirun, mpiexec, srun)? Then MPI must be initialised even
+ * for commands that can do without it. */
+static int under_mpi_launcher(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK",
+                                       "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        if (getenv(vars[i]))
+            return 1;
+    return 0;
+}
+
+/* Open MPI's own MPI-IO (OMPIO) aborts on long paths and long file names (its
+ * shared-file-pointer component builds fixed-size names from them); ROMIO, the MPI-IO
+ * HDF5 is tested with, does not. Unless the user chose, use ROMIO. */
+static void prefer_romio(void)
+{
+    setenv("OMPI_MCA_io", "^ompio", 0);
+}
+
+static void mpi_start(int *argc, char ***argv)
+{
+    prefer_romio();
+    int provided;
+    /* FUNNELED: the result file's lock has a heartbeat thread, which never calls MPI */
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+}
 
 static int fail(const is_error *err)
 {
@@ -206,12 +244,36 @@ static int cmd_eval(int argc, char **argv)
 
 static int cmd_info(int argc, char **argv)
 {
-    if (argc != 2)
+    const char *path = NULL;
+    int log = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--log") == 0)
+            log = 1;
+        else if (argv[i][0] == '-' || path)
+            return usage_error("info takes one result file and --log, not '%s'", argv[i]);
+        else
+            path = argv[i];
+    }
+    if (!path)
         return usage_error("info needs one result file%s", "");
+    int parallel = under_mpi_launcher();
+    if (parallel)
+        mpi_start(&argc, &argv);
+    MPI_Comm comm = parallel ? MPI_COMM_WORLD : MPI_COMM_NULL;
     is_error err;
-    if (is_summary_print(argv[1], stdout, &err) != IS_OK)
-        return fail(&err);
-    return 0;
+    is_summary *summary = NULL;
+    is_code rc = is_summary_collect(path, comm, &summary, &err);
+    int rank = 0;
+    if (parallel)
+        MPI_Comm_rank(comm, &rank);
+    if (rc == IS_OK && summary)
+        is_summary_print(summary, log, stdout);
+    else if (rc != IS_OK && rank == 0)
+        fail(&err);
+    is_summary_free(&summary);
+    if (parallel)
+        MPI_Finalize();
+    return is_code_exit_status(rc);
 }
 
 /* --- merge ---------------------------------------------------------------------------- */
@@ -239,16 +301,25 @@ static int cmd_merge(int argc, char **argv)
         free(inputs);
         return usage_error("merge needs an output and at least one input file%s", "");
     }
+    is_signals_install();
+    mpi_start(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     is_error err;
     uint64_t counts[3] = {0, 0, 0};
-    is_code rc = is_merge(output, inputs, count, overwrite, counts, &err);
+    is_code rc = is_merge(output, inputs, count, overwrite, MPI_COMM_WORLD, counts, &err);
     free(inputs);
-    if (rc != IS_OK)
-        return fail(&err);
-    fprintf(stderr, "impactsweep: merged %zu files into %s: %llu points done, %llu failed, "
-            "%llu pending\n", count, output, (unsigned long long)counts[0],
-            (unsigned long long)counts[1], (unsigned long long)counts[2]);
-    return counts[2] == 0 ? 0 : 1;
+    int status = is_code_exit_status(rc);
+    if (rc != IS_OK && rank == 0)
+        fail(&err);
+    else if (rank == 0)
+        fprintf(stderr, "impactsweep: merged %zu files into %s: %llu points done, %llu failed, "
+                "%llu pending\n", count, output, (unsigned long long)counts[0],
+                (unsigned long long)counts[1], (unsigned long long)counts[2]);
+    if (rc == IS_OK && counts[2] != 0)
+        status = 1;
+    MPI_Finalize();
+    return status;
 }
 
 /* --- run ---------------------------------------------------------------------------- */
@@ -258,9 +329,29 @@ typedef struct run_args {
     const char **overrides;
     size_t override_count;
     is_run_options options;
-    char output_override[4096]; /* the texts of --output and --piece as overrides */
-    char piece_override[128];
+    int dry_run;
+    const char *ranks;          /* -n N: start mpirun with N ranks */
+    char *owned[2];             /* the texts of --output and --piece as overrides */
 } run_args;
+
+static void free_run_args(run_args *a)
+{
+    free(a->overrides);
+    free(a->owned[0]);
+    free(a->owned[1]);
+}
+
+static is_code add_override(run_args *a, int slot, const char *key, const char *value,
+                            is_error *err)
+{
+    size_t n = strlen(key) + strlen(value) + 1;
+    free(a->owned[slot]);
+    if (!(a->owned[slot] = malloc(n)))
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    snprintf(a->owned[slot], n, "%s%s", key, value);
+    a->overrides[a->override_count++] = a->owned[slot];
+    return IS_OK;
+}
 
 static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
 {
@@ -269,7 +360,8 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
     a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides);
     if (!a->overrides)
         return is_error_set(err, IS_NOMEM, "out of memory");
-    for (int i = 1; i < argc; i++) {
+    is_code rc = IS_OK;
+    for (int i = 1; i < argc && rc == IS_OK; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--set") == 0 || strcmp(arg, "-s") == 0) {
             if (++i >= argc)
@@ -280,17 +372,21 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
         } else if (strcmp(arg, "--output") == 0 || strcmp(arg, "-o") == 0) {
             if (++i >= argc)
                 return is_error_set(err, IS_USAGE, "--output needs a file name");
-            snprintf(a->output_override, sizeof a->output_override, "sweep.output=%s", argv[i]);
-            a->overrides[a->override_count++] = a->output_override;
+            rc = add_override(a, 0, "sweep.output=", argv[i], err);
         } else if (strcmp(arg, "--piece") == 0) {
             if (++i >= argc)
                 return is_error_set(err, IS_USAGE, "--piece needs I/N");
-            snprintf(a->piece_override, sizeof a->piece_override, "sweep.piece=%s", argv[i]);
-            a->overrides[a->override_count++] = a->piece_override;
+            rc = add_override(a, 1, "sweep.piece=", argv[i], err);
         } else if (strcmp(arg, "--resume") == 0) {
             a->options.resume = 1;
         } else if (strcmp(arg, "--overwrite") == 0) {
             a->options.overwrite = 1;
+        } else if (strcmp(arg, "--dry-run") == 0) {
+            a->dry_run = 1;
+        } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--ranks") == 0) {
+            if (++i >= argc || atoi(argv[i]) < 1)
+                return is_error_set(err, IS_USAGE, "%s needs a number of ranks >= 1", arg);
+            a->ranks = argv[i];
         } else if (strcmp(arg, "--progress") == 0 && i + 1 < argc) {
             const char *mode = argv[++i];
             if (strcmp(mode, "bar") == 0)
@@ -309,6 +405,8 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
                                 a->job_path, arg);
         }
     }
+    if (rc != IS_OK)
+        return rc;
     if (!a->job_path)
         return is_error_set(err, IS_USAGE, "run needs a job file");
     if (a->options.resume && a->options.overwrite)
@@ -316,7 +414,8 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
     return IS_OK;
 }
 
-/* Rank 0 reads the job file; every rank parses the same text. */
+/* Rank 0 reads the job file; every rank parses the same text; all ranks check the grid
+ * together. */
 static is_code load_job(const run_args *a, MPI_Comm comm, is_job **job, is_error *err)
 {
     int rank;
@@ -326,80 +425,200 @@ static is_code load_job(const run_args *a, MPI_Comm comm, is_job **job, is_error
     is_code rc = IS_OK;
     if (rank == 0) {
         rc = is_job_read_file(a->job_path, &text, err);
-        length = rc == IS_OK ? (long long)strlen(text) : -1 - (long long)rc;
+        length = rc == IS_OK ? (long long)strlen(text) : -1;
     }
+    rc = is_collective_share(rc, 0, comm, err);
     MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, comm);
-    if (length < 0) {
+    if (rc != IS_OK) {
         free(text);
-        return rank == 0 ? rc : (is_code)(-1 - length);
+        return rc;
     }
     if (rank != 0 && !(text = malloc((size_t)length + 1)))
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
-    rc = is_job_parse(a->job_path, text, a->overrides, a->override_count, job, err);
-    free(text);
-    int code = rc;
-    if (rc == IS_OK && rank == 0)
-        code = is_job_check_points(*job, err);
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-    if (code != IS_OK && rc == IS_OK) {
-        is_job_free(job);
-        rc = (is_code)code;
+        rc = is_error_set(err, IS_NOMEM, "out of memory");
+    rc = is_collective_agree(rc, comm, err);
+    if (rc == IS_OK) {
+        MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
+        rc = is_job_parse(a->job_path, text, a->overrides, a->override_count, job, err);
     }
+    free(text);
+    rc = is_collective_agree(rc, comm, err);
+    if (rc == IS_OK)
+        rc = is_validate_grid(*job, comm, err);
+    if (rc != IS_OK)
+        is_job_free(job);
     return rc;
+}
+
+/* `run -n N`: runs `mpirun -n N impactsweep run ...` as a child in its own process group
+ * and turns SIGINT, SIGTERM and SIGHUP into SIGUSR1 for it (which mpirun passes to every
+ * rank: a polite stop, exit 75), where mpirun itself would abort the ranks and exit 1. A
+ * second such signal is passed on as SIGTERM. */
+static volatile sig_atomic_t launcher_signals = 0;
+
+static void launcher_on_signal(int signo)
+{
+    (void)signo;
+    launcher_signals++;
+}
+
+static int launch(int argc, char **argv, const char *ranks)
+{
+    const char *mpiexec = getenv("MPIEXEC") ? getenv("MPIEXEC") : "mpirun";
+    char **args = calloc((size_t)argc + 8, sizeof *args);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (!args || n <= 0) {
+        free(args);
+        fprintf(stderr, "impactsweep: cannot start %s\n", mpiexec);
+        return 1;
+    }
+    self[n] = '\0';
+    int k = 0;
+    args[k++] = (char *)mpiexec;
+    args[k++] = "-n";
+    args[k++] = (char *)ranks;
+    args[k++] = self;
+    args[k++] = "run";
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--ranks") == 0) {
+            i++;
+            continue;
+        }
+        args[k++] = argv[i];
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = launcher_on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int s = 0, stops[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}; s < 5; s++)
+        sigaction(stops[s], &sa, NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        setpgid(0, 0); /* the terminal's ^C reaches us, not mpirun */
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0)
+            dup2(null, 0); /* mpirun in a background group must not read the terminal */
+        execvp(mpiexec, args);
+        fprintf(stderr, "impactsweep: cannot run %s: %s\n", mpiexec, strerror(errno));
+        _exit(127);
+    }
+    free(args);
+    if (child < 0) {
+        fprintf(stderr, "impactsweep: cannot start %s: %s\n", mpiexec, strerror(errno));
+        return 1;
+    }
+    int forwarded = 0, status = 0;
+    for (;;) {
+        pid_t got = waitpid(child, &status, 0);
+        if (got == child)
+            break;
+        if (got < 0 && errno != EINTR)
+            return 1;
+        while (forwarded < launcher_signals)
+            kill(child, forwarded++ == 0 ? SIGUSR1 : SIGTERM);
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* `run --dry-run`: what the run would compute and write. */
+static void print_plan(const is_job *job, int ranks)
+{
+    uint64_t points = job->piece_last - job->piece_first, bytes = 1;
+    const is_model *m = job->model;
+    for (size_t o = 0; o < m->output_count; o++)
+        bytes += m->outputs[o].type == IS_OUTPUT_REAL ? 8 : m->outputs[o].type == IS_OUTPUT_INT
+                                                                 ? 4
+                                                                 : 1;
+    printf("job:          %s (model %s)\n", job->source, m->name);
+    printf("points:       %llu", (unsigned long long)points);
+    if (job->piece_count > 1)
+        printf(" (piece %llu/%llu of %llu)", (unsigned long long)job->piece_index,
+               (unsigned long long)job->piece_count, (unsigned long long)job->grid.point_count);
+    printf("\nbytes/point:  %llu\nfile size:    %.3g MB\noutput:       %s\nranks:        %d\n"
+           "unit:         %s\n",
+           (unsigned long long)bytes, (double)(points * bytes) / 1e6 + 1.0, job->output, ranks,
+           job->unit_size ? "fixed size" : "sized by time");
+    printf("check:        every point admissible\n");
+}
+
+static void report_run(const run_args *a, const is_job *job, const is_run_summary *s, int size,
+                       is_code rc)
+{
+    const is_sched_result *r = &s->sched;
+    if (rc != IS_OK && rc != IS_INTERRUPTED)
+        return;
+    fprintf(stderr,
+            "impactsweep: %s %s: %llu points done, %llu failed, %llu pending; "
+            "this run computed %llu in %.2f s on %d rank%s (%llu units, target %.3g s each)\n",
+            rc == IS_OK ? "wrote" : "stopped, kept", job->output,
+            (unsigned long long)s->counts[0], (unsigned long long)s->counts[1],
+            (unsigned long long)s->counts[2], (unsigned long long)(r->done + r->failed),
+            r->seconds, size, size == 1 ? "" : "s", (unsigned long long)r->units,
+            r->unit_seconds);
+    fprintf(stderr,
+            "impactsweep: times: %s %.3f s, computing %.3f s; rank 0 answered %llu "
+            "requests in %.3f s (%.2f%% of the run)\n",
+            s->resumed ? "resume scan" : "creating the file",
+            s->resumed ? s->scan_seconds : s->create_seconds, r->seconds,
+            (unsigned long long)r->requests, r->serve_seconds,
+            r->seconds > 0 ? 100.0 * r->serve_seconds / r->seconds : 0.0);
+    (void)a;
 }
 
 static int cmd_run(int argc, char **argv)
 {
+    run_args a;
+    is_error err;
+    is_error_clear(&err);
+    is_code rc = parse_run_args(argc, argv, &a, &err);
+    if (rc == IS_OK && a.ranks && !under_mpi_launcher()) {
+        free_run_args(&a);
+        return launch(argc, argv, a.ranks);
+    }
     is_signals_install(); /* before MPI_Init: batch systems may signal early */
-    MPI_Init(&argc, &argv);
+    mpi_start(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    is_error err;
-    is_error_clear(&err);
-    run_args a;
     is_job *job = NULL;
-    is_code rc = parse_run_args(argc, argv, &a, &err);
     if (rc == IS_OK)
         rc = load_job(&a, MPI_COMM_WORLD, &job, &err);
     is_run_summary summary;
-    if (rc == IS_OK) {
+    memset(&summary, 0, sizeof summary);
+    if (rc == IS_OK && a.dry_run) {
+        if (rank == 0) {
+            rc = is_run_check_output(job, a.job_path, a.options.overwrite, &err);
+            if (rc == IS_OK)
+                print_plan(job, size);
+        }
+        rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
+    } else if (rc == IS_OK) {
         if (rank == 0)
             fprintf(stderr,
                     "impactsweep: %s: model %s, %llu points, %d rank%s, writing %s%s\n",
-                    a.job_path, job->model->name, (unsigned long long)job->grid.point_count,
-                    size, size == 1 ? "" : "s", job->output, a.options.resume ? " (resume)" : "");
-        rc = is_run(job, &a.options, MPI_COMM_WORLD, &summary, &err);
-    }
-    int status = 0;
-    if (rank == 0) {
-        if (rc == IS_OK || rc == IS_INTERRUPTED) {
-            fprintf(stderr,
-                    "impactsweep: %s %s: %llu points done, %llu failed, %llu pending; "
-                    "this run computed %llu in %.2f s on %d rank%s (unit %llu points)\n",
-                    rc == IS_OK ? "wrote" : "stopped, kept", job->output,
-                    (unsigned long long)summary.counts[0], (unsigned long long)summary.counts[1],
-                    (unsigned long long)summary.counts[2],
-                    (unsigned long long)(summary.sched.done + summary.sched.failed),
-                    summary.sched.seconds, size, size == 1 ? "" : "s",
-                    (unsigned long long)summary.sched.unit_size);
-        }
-        if (rc == IS_OK) {
+                    a.job_path, job->model->name,
+                    (unsigned long long)(job->piece_last - job->piece_first), size,
+                    size == 1 ? "" : "s", job->output, a.options.resume ? " (resume)" : "");
+        rc = is_run(job, a.job_path, &a.options, MPI_COMM_WORLD, &summary, &err);
+        if (rank == 0)
+            report_run(&a, job, &summary, size, rc);
+        if (rc == IS_OK) { /* the field summary, read by all ranks together */
+            is_summary *info = NULL;
             is_error info_err;
-            if (is_summary_print(job->output, stdout, &info_err) != IS_OK)
-                fprintf(stderr, "impactsweep: %s\n", info_err.message);
-        } else {
-            fail(&err);
+            if (is_summary_collect(job->output, MPI_COMM_WORLD, &info, &info_err) != IS_OK) {
+                if (rank == 0)
+                    fprintf(stderr, "impactsweep: %s\n", info_err.message);
+            } else if (info) {
+                is_summary_print(info, 0, stdout);
+            }
+            is_summary_free(&info);
         }
-    } else if (rc != IS_OK && err.code != IS_OK && strncmp(err.message, "rank 0", 6) != 0 &&
-               rc != IS_JOB && rc != IS_PARAM && rc != IS_USAGE) {
-        fprintf(stderr, "impactsweep: rank %d: %s\n", rank, err.message);
     }
-    status = is_code_exit_status(rc);
+    if (rank == 0 && rc != IS_OK)
+        fail(&err);
+    int status = is_code_exit_status(rc);
     is_job_free(&job);
-    free(a.overrides);
+    free_run_args(&a);
     MPI_Finalize();
     return status;
 }

@@ -17,6 +17,7 @@
     X(EXISTS, 2, "output file exists")                           \
     X(MISMATCH, 2, "result file belongs to another job")         \
     X(NOT_RESULT, 2, "not an impactsweep result file")           \
+    X(LOCKED, 2, "result file in use by another run")            \
     X(IO, 1, "input/output error")                               \
     X(HDF5, 1, "HDF5 error")                                     \
     X(MPI, 1, "MPI error")                                       \

@@ -72,6 +72,52 @@ herr_t is_h5_attr_int64(hid_t loc, const char *name, int64_t value)
     return is_h5_attr_array(loc, name, H5T_NATIVE_INT64, 1, &value);
 }
 
+char *is_h5_attr_read_text(hid_t loc, const char *name)
+{
+    if (H5Aexists(loc, name) <= 0)
+        return NULL;
+    hid_t attr = H5Aopen(loc, name, H5P_DEFAULT);
+    hid_t type = attr < 0 ? -1 : H5Aget_type(attr);
+    char *text = NULL;
+    if (type >= 0 && H5Tget_class(type) == H5T_STRING && H5Tis_variable_str(type) > 0) {
+        hid_t mem = H5Tcopy(type);
+        char *value = NULL;
+        if (H5Aread(attr, mem, &value) >= 0 && value) {
+            text = strdup(value);
+            H5free_memory(value);
+        }
+        H5Tclose(mem);
+    } else if (type >= 0 && H5Tget_class(type) == H5T_STRING) {
+        size_t n = H5Tget_size(type);
+        text = calloc(1, n + 1);
+        if (text && H5Aread(attr, type, text) < 0) {
+            free(text);
+            text = NULL;
+        }
+    }
+    if (type >= 0)
+        H5Tclose(type);
+    if (attr >= 0)
+        H5Aclose(attr);
+    return text;
+}
+
+static herr_t all_errors(unsigned n, const H5E_error2_t *e, void *data)
+{
+    char *buf = data;
+    size_t used = strlen(buf);
+    if (e->desc && used + 3 < 1024)
+        snprintf(buf + used, 1024 - used, "%s%s", n ? " | " : "", e->desc);
+    return 0;
+}
+
+void is_h5_error_stack(char *buf, size_t size)
+{
+    char all[1024] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, all_errors, all);
+    snprintf(buf, size, "%s", all);
+}
+
 void is_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t size)
 {
     buf[0] = '\0';

@@ -23,6 +23,12 @@ herr_t is_h5_attr_int64(hid_t loc, const char *name, int64_t value);
 /* Reads a string attribute (or an integer one, printed) into buf; empty if absent. */
 void is_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t size);
 
+/* A string attribute as a new buffer (caller frees), or NULL if absent. */
+char *is_h5_attr_read_text(hid_t loc, const char *name);
+
+/* Every message on HDF5's error stack, innermost first, " | " between (not cleared). */
+void is_h5_error_stack(char *buf, size_t size);
+
 /* Appends one line to the multi-line `history` attribute of loc. */
 herr_t is_h5_history_append(hid_t loc, const char *line);
 

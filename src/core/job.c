@@ -357,6 +357,7 @@ static is_code set_output(is_job *job, const entry *e, is_error *err)
         return is_error_set(err, IS_JOB, "%s: [sweep] output: empty path", e->origin);
     free(job->output);
     job->output = copy_string(e->value);
+    snprintf(job->output_origin, sizeof job->output_origin, "%s: [sweep] output", e->origin);
     return job->output ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
 }
 
@@ -379,6 +380,18 @@ static is_code set_unit_size(is_job *job, const entry *e, is_error *err)
                             "%s: [sweep] unit_size = '%s': expected 'auto' or an integer >= 1",
                             e->origin, e->value);
     job->unit_size = (uint64_t)v;
+    return IS_OK;
+}
+
+static is_code set_unit_seconds(is_job *job, const entry *e, is_error *err)
+{
+    double v;
+    if (!parse_real(e->value, &v) || !(v >= 0.01 && v <= 86400))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] unit_seconds = '%s': expected seconds from 0.01 to "
+                            "86400",
+                            e->origin, e->value);
+    job->unit_seconds = v;
     return IS_OK;
 }
 
@@ -429,7 +442,11 @@ static const struct sweep_key {
     {"model", set_model_checked, "the model to run (see `impactsweep models`)"},
     {"output", set_output, "result file path (default: the job file's name with .h5)"},
     {"title", set_title, "free text stored with the results"},
-    {"unit_size", set_unit_size, "points per work unit, or auto"},
+    {"unit_size", set_unit_size,
+     "points per work unit, or auto (units of unit_seconds, the default)"},
+    {"unit_seconds", set_unit_seconds,
+     "target duration of a work unit in seconds (default 30; at most a quarter of the "
+     "batch system's grace period)"},
     {"piece", set_piece,
      "I/N: compute only piece I of N equal parts of the grid (job arrays; merge the files)"},
     {"progress_interval", set_progress_interval,
@@ -508,19 +525,6 @@ static is_code interpret_model(parse_state *ps, is_job *job, int *fixed_by)
     return IS_OK;
 }
 
-/* Values of an integer parameter: a log axis rounds to the nearest integers (n = 2 ... 64
- * in 6 steps gives 2, 4, ..., 64); a linear axis snaps values within rounding of an
- * integer, and leaves others (2 ... 5 in 3 steps gives 3.5) for the range check to
- * reject. */
-static void integral_axis_values(is_axis *axis)
-{
-    for (size_t i = 0; i < axis->count; i++) {
-        double v = axis->values[i], r = nearbyint(v);
-        if (axis->scale == IS_SCALE_LOG || fabs(v - r) <= 1e-9 * fmax(1.0, fabs(r)))
-            axis->values[i] = r;
-    }
-}
-
 /* Splits "a, b, c" (commas and/or blanks) and parses each value. */
 static is_code parse_value_list(const is_param *param, const entry *e, is_axis *axis,
                                 is_error *err)
@@ -561,10 +565,7 @@ static is_code parse_value_list(const is_param *param, const entry *e, is_axis *
         free(values);
         return rc;
     }
-    free(axis->values);
-    axis->values = values;
-    axis->count = count;
-    axis->scale = IS_SCALE_VALUES;
+    is_axis_set_values(axis, values, count);
     return IS_OK;
 }
 
@@ -667,15 +668,19 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
             return is_error_set(ps->err, rc, "%s: [%s]: %s", (scale ? scale : from)->origin,
                                 h->name, detail.message);
         if (param->type == IS_PARAM_INT)
-            integral_axis_values(axis);
-        for (size_t i = 0; i < axis->count; i++) {
+            is_axis_set_integral(axis);
+        /* Short axes are checked value by value here, with the line to blame; the
+         * values of a long one are checked by all ranks together (is_validate_grid). */
+        for (size_t i = 0; axis->values && i < axis->count; i++) {
             rc = is_param_check(param, axis->values[i], &detail);
             if (rc != IS_OK)
                 return is_error_set(ps->err, rc, "%s: [%s]: value %zu of the axis: %s",
                                     h->origin, h->name, i + 1, detail.message);
         }
     }
-    job->fixed[p] = axis->values[0];
+    snprintf(job->axis_origin[job->grid.axis_count - 1], sizeof job->axis_origin[0], "%s: [%s]",
+             h->origin, h->name);
+    job->fixed[p] = is_axis_value(axis, 0);
     return IS_OK;
 }
 
@@ -737,6 +742,8 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
     return h;
 }
 
+/* A linear or log axis enters by its formula, so that the digest costs O(axes), not
+ * O(points); an explicit axis by its values. */
 static uint64_t job_fingerprint(const is_job *job)
 {
     uint64_t h = 0xCBF29CE484222325ull;
@@ -744,9 +751,15 @@ static uint64_t job_fingerprint(const is_job *job)
     h = fnv1a(h, job->fixed, job->model->param_count * sizeof *job->fixed);
     for (size_t k = 0; k < job->grid.axis_count; k++) {
         const is_axis *a = &job->grid.axes[k];
-        uint64_t header[2] = {(uint64_t)a->param, (uint64_t)a->count};
+        uint64_t header[4] = {(uint64_t)a->param, (uint64_t)a->count, (uint64_t)a->scale,
+                              (uint64_t)a->integral};
         h = fnv1a(h, header, sizeof header);
-        h = fnv1a(h, a->values, a->count * sizeof *a->values);
+        if (a->scale == IS_SCALE_VALUES) {
+            h = fnv1a(h, a->values, a->count * sizeof *a->values);
+        } else {
+            double ends[2] = {a->from, a->to};
+            h = fnv1a(h, ends, sizeof ends);
+        }
     }
     return h;
 }
@@ -852,18 +865,21 @@ static is_code interpret(parse_state *ps, is_job *job)
     rc = is_grid_finish(&job->grid, &detail);
     if (rc != IS_OK)
         return is_error_set(ps->err, rc, "%s: %s", ps->source, detail.message);
-    if (!job->output && !(job->output = default_output(ps->source)))
-        return is_error_set(ps->err, IS_NOMEM, "out of memory");
-    /* floor(i P / N) without overflow for P < 2^40 and N < 2^20 */
+    if (!job->output) {
+        if (!(job->output = default_output(ps->source)))
+            return is_error_set(ps->err, IS_NOMEM, "out of memory");
+        snprintf(job->output_origin, sizeof job->output_origin,
+                 "%s: the default output (the job file's name with .h5)", ps->source);
+    }
     uint64_t total = job->grid.point_count;
-    if (job->piece_count > total || job->piece_count > (UINT64_C(1) << 20))
-        return is_error_set(ps->err, IS_JOB,
-                            "%s: [sweep] piece: %llu pieces for %llu points", ps->source,
-                            (unsigned long long)job->piece_count, (unsigned long long)total);
-    job->piece_first = total / job->piece_count * job->piece_index +
-                       total % job->piece_count * job->piece_index / job->piece_count;
-    job->piece_last = total / job->piece_count * (job->piece_index + 1) +
-                      total % job->piece_count * (job->piece_index + 1) / job->piece_count;
+    if (job->piece_count > total || job->piece_count > (UINT64_C(1) << 20)) {
+        const entry *e = find_entry(ps, "sweep", "piece");
+        return is_error_set(ps->err, IS_JOB, "%s: [sweep] piece: %llu pieces for %llu points",
+                            e ? e->origin : ps->source, (unsigned long long)job->piece_count,
+                            (unsigned long long)total);
+    }
+    is_grid_piece(&job->grid, job->piece_count, job->piece_index, &job->piece_box,
+                  &job->piece_first, &job->piece_last);
 
     text_buffer text = {0};
     append_section(&text, ps, "sweep");
@@ -901,6 +917,7 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
     }
     job->progress_interval = 5.0;
     job->master_computes = 1;
+    job->unit_seconds = 30.0;
     job->piece_count = 1;
     is_code rc = scan_sections(&ps, text);
     if (rc == IS_OK) {
@@ -924,35 +941,6 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
     }
     *out = job;
     return IS_OK;
-}
-
-is_code is_job_check_points(const is_job *job, is_error *err)
-{
-    const is_model *model = job->model;
-    if (!model->validate)
-        return IS_OK;
-    double *point = malloc(model->param_count * sizeof *point);
-    if (!point)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    is_code rc = IS_OK;
-    for (uint64_t i = 0; i < job->grid.point_count && rc == IS_OK; i++) {
-        is_grid_point(&job->grid, i, point);
-        is_error detail;
-        if (model->validate(point, &detail) == IS_OK)
-            continue;
-        char where[512] = "";
-        size_t used = 0;
-        for (size_t k = 0; k < job->grid.axis_count && used < sizeof where; k++) {
-            int p = job->grid.axes[k].param;
-            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %.17g",
-                                     k ? ", " : "", model->params[p].name, point[p]);
-        }
-        rc = is_error_set(err, IS_PARAM, "%s: at grid point %llu (%s): %s", job->source,
-                          (unsigned long long)i, used ? where : "the only point",
-                          detail.message);
-    }
-    free(point);
-    return rc;
 }
 
 void is_job_free(is_job **job)

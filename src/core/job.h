@@ -15,9 +15,12 @@ typedef struct is_job {
     const is_model *model;
     char *source;              /* the job file's path, as given */
     char *output;              /* the result file's path */
-    uint64_t unit_size;        /* points per work unit; 0: chosen from the grid and ranks */
+    char output_origin[400];   /* where it was given ("job.ini:3: [sweep] output"), for messages */
+    uint64_t unit_size;        /* points per work unit; 0: sized by time (unit_seconds) */
+    double unit_seconds;       /* target duration of a work unit */
     uint64_t piece_index;      /* this run computes piece piece_index of piece_count ... */
-    uint64_t piece_count;      /* ... equal contiguous pieces of the grid (1: all of it) */
+    uint64_t piece_count;      /* ... pieces of the grid (1: all of it; see is_grid_piece) */
+    is_grid_box piece_box;     /* the piece: a box of the grid, which its result file holds */
     uint64_t piece_first;      /* its point indices: piece_first .. piece_last - 1 */
     uint64_t piece_last;
     double progress_interval;  /* seconds between progress lines when stderr is no terminal */
@@ -26,6 +29,7 @@ typedef struct is_job {
     double *fixed;             /* model->param_count values: defaults, [model] keys, and
                                   for swept parameters their first axis value */
     is_grid grid;              /* the axes; grid.base == fixed */
+    char axis_origin[IS_GRID_MAX_AXES][400]; /* "job.ini:14: [axis.rho]", for messages */
     char *text;                /* the job after overrides, as canonical INI text */
     uint64_t fingerprint;      /* digest of all that determines the results (model,
                                   parameter values, axes); compared on --resume */
@@ -36,10 +40,6 @@ typedef struct is_job {
  * *job is NULL and err says where and what (code IS_JOB or IS_PARAM). */
 is_code is_job_parse(const char *source, const char *text, const char *const *overrides,
                      size_t override_count, is_job **job, is_error *err);
-
-/* Runs the model's cross-parameter check on every grid point; the first failure is
- * reported with the point's swept values. */
-is_code is_job_check_points(const is_job *job, is_error *err);
 
 void is_job_free(is_job **job);
 

@@ -1,121 +1,103 @@
-/* merge.c: merging job-array pieces (see merge.h). Serial; each dataset is read whole,
- * one at a time, so memory is two datasets' worth. */
+/* merge.c: merging job-array pieces (see merge.h).
+ *
+ * Rank 0 checks the inputs (same job, none of them the output) and takes the output's
+ * lock; all ranks build the output under its .partial name; then, input after input
+ * (ordered by their place in the grid), the ranks share its points and copy them in
+ * blocks: whole blocks where the input overlaps no earlier one (the usual case: pieces
+ * tile the grid), point by point with a comparison where it does. */
 #include "merge.h"
 
-#include <hdf5.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "h5attr.h"
+#include "collective.h"
 #include "job.h"
+#include "lock.h"
 #include "provenance.h"
 #include "results.h"
+#include "run.h"
 
-/* Reads the whole dataset `name` of file into a new buffer, in its own type. */
-static void *read_whole(hid_t file, const char *name, size_t count, size_t *element, hid_t *type)
+/* Points copied at a time by a rank. */
+#define MERGE_BLOCK (UINT64_C(1) << 18)
+
+typedef struct input {
+    uint64_t first, count; /* its points in the grid */
+    uint64_t overlaps;     /* 1: it shares points with an input merged before it */
+    uint64_t position;     /* its place in the list given */
+} input;
+
+static int by_first(const void *a, const void *b)
 {
-    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    if (ds < 0)
-        return NULL;
-    hid_t file_type = H5Dget_type(ds);
-    *type = H5Tget_native_type(file_type, H5T_DIR_ASCEND);
-    H5Tclose(file_type);
-    *element = H5Tget_size(*type);
-    void *buf = malloc(count * *element + 1);
-    if (buf && H5Dread(ds, *type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
-        free(buf);
-        buf = NULL;
+    const input *x = a, *y = b;
+    return x->first < y->first ? -1 : x->first > y->first ? 1 : (x->position > y->position) - (x->position < y->position);
+}
+
+/* Rank 0: reads and checks the inputs; *text is the first one's job (caller frees). */
+static is_code survey(const char *output, const char *const *paths, size_t n, input *inputs,
+                      char **text, is_error *err)
+{
+    struct stat out_st;
+    int output_exists = stat(output, &out_st) == 0;
+    char fingerprint[64] = "", other[64];
+    is_code rc = IS_OK;
+    for (size_t i = 0; i < n && rc == IS_OK; i++) {
+        struct stat st;
+        if (output_exists && stat(paths[i], &st) == 0 && st.st_dev == out_st.st_dev &&
+            st.st_ino == out_st.st_ino) {
+            rc = is_error_set(err, IS_USAGE,
+                              "%s is both the output and an input; merge into a new file",
+                              paths[i]);
+            break;
+        }
+        is_results *r = NULL;
+        rc = is_results_open(paths[i], MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
+        if (rc != IS_OK)
+            break;
+        is_results_attribute(r, "job_fingerprint", other, sizeof other);
+        inputs[i].first = is_results_first_point(r);
+        inputs[i].count = is_results_point_count(r);
+        inputs[i].position = i;
+        if (i == 0) {
+            snprintf(fingerprint, sizeof fingerprint, "%s", other);
+            *text = is_results_job_text(r);
+            if (!*text)
+                rc = is_error_set(err, IS_NOT_RESULT, "%s: records no job", paths[i]);
+        } else if (strcmp(other, fingerprint) != 0) {
+            rc = is_error_set(err, IS_MISMATCH,
+                              "%s comes from another job than %s (fingerprint %s, not %s)",
+                              paths[i], paths[0], other, fingerprint);
+        }
+        is_results_close(&r, NULL);
     }
-    H5Dclose(ds);
-    return buf;
-}
-
-static is_code write_whole(hid_t file, const char *name, hid_t type, const void *buf,
-                           const char *path, is_error *err)
-{
-    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    herr_t rc = ds < 0 ? -1 : H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-    if (ds >= 0)
-        H5Dclose(ds);
-    return rc < 0 ? is_h5_fail(err, path, "writing merged data") : IS_OK;
-}
-
-/* The job of an input file, re-parsed from its `job` attribute. */
-static is_code job_of(const char *path, hid_t file, is_job **job, char *fingerprint, size_t size,
-                      is_error *err)
-{
-    if (H5Aexists(file, IS_RESULTS_FORMAT_ATTRIBUTE) <= 0)
-        return is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", path);
-    is_h5_attr_read_string(file, "job_fingerprint", fingerprint, size);
-    size_t cap = 1 << 20;
-    char *text = malloc(cap);
-    if (!text)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    is_h5_attr_read_string(file, "job", text, cap);
-    is_error detail;
-    is_code rc = is_job_parse(path, text, NULL, 0, job, &detail);
-    free(text);
     if (rc != IS_OK)
-        return is_error_set(err, IS_NOT_RESULT, "%s: its recorded job does not parse: %s", path,
-                            detail.message);
+        return rc;
+    qsort(inputs, n, sizeof *inputs, by_first);
+    uint64_t reach = 0; /* the end of everything merged before */
+    for (size_t i = 0; i < n; i++) {
+        inputs[i].overlaps = i > 0 && inputs[i].first < reach;
+        if (inputs[i].first + inputs[i].count > reach)
+            reach = inputs[i].first + inputs[i].count;
+    }
     return IS_OK;
 }
 
-static hid_t open_input(const char *path, is_error *err)
+/* The job of the merged file: the pieces' job, as one whole-grid run into `output`. */
+static is_code whole_job(const char *origin, const char *text, const char *output,
+                         is_job **job, is_error *err)
 {
-    htri_t ok = H5Fis_hdf5(path);
-    H5Eclear2(H5E_DEFAULT);
-    if (ok <= 0) {
-        is_error_set(err, IS_NOT_RESULT, "%s: not an HDF5 file (or missing)", path);
-        return -1;
-    }
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
-        is_h5_fail(err, path, "opening");
-    return file;
-}
-
-is_code is_merge(const char *output, const char *const *inputs, size_t input_count, int overwrite,
-                 uint64_t counts[3], is_error *err)
-{
-    if (input_count < 1)
-        return is_error_set(err, IS_USAGE, "merge needs at least one input file");
-    hid_t first = open_input(inputs[0], err);
-    if (first < 0)
-        return err->code;
-    is_job *job = NULL;
-    char fingerprint[64], other[64];
-    is_code rc = job_of(inputs[0], first, &job, fingerprint, sizeof fingerprint, err);
-    H5Fclose(first);
-    for (size_t i = 1; rc == IS_OK && i < input_count; i++) {
-        hid_t f = open_input(inputs[i], err);
-        if (f < 0) {
-            rc = err->code;
-            break;
-        }
-        if (H5Aexists(f, IS_RESULTS_FORMAT_ATTRIBUTE) <= 0)
-            rc = is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", inputs[i]);
-        is_h5_attr_read_string(f, "job_fingerprint", other, sizeof other);
-        if (rc == IS_OK && strcmp(other, fingerprint) != 0)
-            rc = is_error_set(err, IS_MISMATCH,
-                              "%s comes from another job than %s (fingerprint %s, not %s)",
-                              inputs[i], inputs[0], other, fingerprint);
-        H5Fclose(f);
-    }
-    if (rc != IS_OK) {
-        is_job_free(&job);
-        return rc;
-    }
-    /* the merged file is the whole grid: no piece */
-    free(job->output);
-    job->output = malloc(strlen(output) + 1);
-    if (!job->output) {
-        is_job_free(&job);
+    is_error detail;
+    if (is_job_parse(origin, text, NULL, 0, job, &detail) != IS_OK)
+        return is_error_set(err, IS_NOT_RESULT, "%s: its recorded job does not parse: %s",
+                            origin, detail.message);
+    is_job *j = *job;
+    free(j->output);
+    if (!(j->output = strdup(output)))
         return is_error_set(err, IS_NOMEM, "out of memory");
-    }
-    strcpy(job->output, output);
-    /* the merged job is the pieces' job without its piece line */
-    for (char *line = job->text; line && *line;) {
+    snprintf(j->output_origin, sizeof j->output_origin, "the merge output");
+    for (char *line = j->text; line && *line;) { /* no piece line */
         char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
         if (strncmp(line, "piece = ", 8) == 0) {
@@ -124,86 +106,213 @@ is_code is_merge(const char *output, const char *const *inputs, size_t input_cou
         }
         line += len;
     }
-    job->piece_index = 0;
-    job->piece_count = 1;
-    job->piece_first = 0;
-    job->piece_last = job->grid.point_count;
-    is_provenance prov;
-    is_provenance_collect(&prov, 1);
-    rc = is_results_create(job, &prov, overwrite, err);
-    hid_t out = rc == IS_OK ? H5Fopen(output, H5F_ACC_RDWR, H5P_DEFAULT) : -1;
-    if (rc == IS_OK && out < 0)
-        rc = is_h5_fail(err, output, "opening the merged file");
-    const is_model *model = job->model;
-    size_t total = (size_t)job->grid.point_count;
-    uint8_t *merged_status = NULL;
-    for (size_t o = 0; rc == IS_OK && o <= model->output_count; o++) {
-        /* status last: it decides, per input, which points are taken */
-        const char *name = o < model->output_count ? model->outputs[o].name : "status";
-        size_t element;
-        hid_t type;
-        unsigned char *merged = read_whole(out, name, total, &element, &type);
-        if (!merged) {
-            rc = is_h5_fail(err, output, "reading a dataset");
-            break;
-        }
-        uint8_t *taken = calloc(total, 1);
-        for (size_t i = 0; rc == IS_OK && i < input_count; i++) {
-            hid_t in = open_input(inputs[i], err);
-            size_t in_element;
-            hid_t in_type, status_type;
-            unsigned char *data =
-                in < 0 ? NULL : read_whole(in, name, total, &in_element, &in_type);
-            size_t status_element;
-            uint8_t *status =
-                in < 0 ? NULL : read_whole(in, "status", total, &status_element, &status_type);
-            if (in >= 0)
-                H5Fclose(in);
-            if (!data || !status || !taken || in_element != element) {
-                rc = in < 0 ? err->code : is_h5_fail(err, inputs[i], "reading a dataset");
-            } else {
-                for (size_t p = 0; p < total; p++) {
-                    if (status[p] == IS_POINT_PENDING)
-                        continue;
-                    unsigned char *to = merged + p * element, *from = data + p * element;
-                    if (taken[p] && memcmp(to, from, element) != 0) {
-                        rc = is_error_set(err, IS_MISMATCH,
-                                          "%s: point %zu of %s differs from another input's",
-                                          inputs[i], p, name);
-                        break;
-                    }
-                    memcpy(to, from, element);
-                    taken[p] = 1;
-                }
+    j->piece_index = 0;
+    j->piece_count = 1;
+    is_grid_piece(&j->grid, 1, 0, &j->piece_box, &j->piece_first, &j->piece_last);
+    return IS_OK;
+}
+
+typedef struct copier {
+    is_results *out, *in;
+    size_t variables;
+    uint64_t offset;          /* the input's point 0 in the output */
+    unsigned char *data, *merged;
+    uint8_t *status, *out_status;
+    uint64_t tally[IS_POINT_STATUS_COUNT];
+} copier;
+
+/* Copies n points from input point `at` on, taking only stored points where the output
+ * may already hold some (overlap), which must then agree. */
+static is_code copy_block(copier *c, uint64_t at, uint64_t n, int overlap, const char *path,
+                          is_error *err)
+{
+    size_t status_var = c->variables - 1;
+    uint64_t to = c->offset + at;
+    is_code rc = is_results_read_raw(c->in, status_var, at, n, c->status, err);
+    if (rc == IS_OK && overlap)
+        rc = is_results_read_raw(c->out, status_var, to, n, c->out_status, err);
+    for (size_t v = 0; v < status_var && rc == IS_OK; v++) {
+        size_t size = is_results_variable_at(c->out, v)->element_size;
+        if (is_results_variable_at(c->in, v)->element_size != size)
+            return is_error_set(err, IS_MISMATCH, "%s: %s is stored with another type", path,
+                                is_results_variable_at(c->in, v)->name);
+        rc = is_results_read_raw(c->in, v, at, n, c->data, err);
+        if (rc == IS_OK && overlap) {
+            rc = is_results_read_raw(c->out, v, to, n, c->merged, err);
+            for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
+                if (c->status[i] == IS_POINT_PENDING)
+                    continue;
+                unsigned char *mine = c->merged + i * size, *theirs = c->data + i * size;
+                if (c->out_status[i] != IS_POINT_PENDING &&
+                    (memcmp(mine, theirs, size) != 0 || c->out_status[i] != c->status[i]))
+                    return is_error_set(err, IS_MISMATCH,
+                                        "%s: point %llu of %s differs from another input's",
+                                        path, (unsigned long long)(to + i),
+                                        is_results_variable_at(c->in, v)->name);
+                memcpy(mine, theirs, size);
             }
-            if (data)
-                H5Tclose(in_type);
-            if (status)
-                H5Tclose(status_type);
-            free(data);
-            free(status);
         }
         if (rc == IS_OK)
-            rc = write_whole(out, name, type, merged, output, err);
-        H5Tclose(type);
-        free(taken);
-        if (o == model->output_count)
-            merged_status = (uint8_t *)merged;
-        else
-            free(merged);
+            rc = is_results_write_raw(c->out, v, to, n, overlap ? c->merged : c->data, err);
     }
-    free(merged_status);
-    if (out >= 0) {
-        char line[4096];
-        int used = snprintf(line, sizeof line, "merged from %zu files:", input_count);
-        for (size_t i = 0; i < input_count && used > 0 && (size_t)used < sizeof line; i++)
-            used += snprintf(line + used, sizeof line - (size_t)used, " %s", inputs[i]);
-        if (rc == IS_OK && is_h5_history_append(out, line) < 0)
-            rc = is_h5_fail(err, output, "recording the merge");
-        H5Fclose(out);
+    for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
+        int taken = c->status[i] != IS_POINT_PENDING && !(overlap && c->out_status[i]);
+        if (taken) {
+            c->tally[IS_POINT_PENDING]--;
+            c->tally[c->status[i] < IS_POINT_STATUS_COUNT ? c->status[i]
+                                                          : IS_POINT_FAILED_INVALID]++;
+        }
+        if (overlap && !taken)
+            c->status[i] = c->out_status[i];
     }
     if (rc == IS_OK)
-        rc = is_results_finish(job, &prov, "complete", counts, err);
+        rc = is_results_sync(c->out, err);
+    if (rc == IS_OK)
+        rc = is_results_write_raw(c->out, status_var, to, n, c->status, err);
+    return rc;
+}
+
+/* Collective: copies input `path` (points first .. first + count - 1 of the grid). */
+static is_code copy_input(copier *c, const char *path, const input *in, MPI_Comm comm,
+                          is_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    is_code rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_READ, &c->in, err),
+                                     comm, err);
+    if (rc != IS_OK)
+        return rc;
+    c->offset = in->first;
+    uint64_t n = in->count, p = (uint64_t)size, k = (uint64_t)rank;
+    uint64_t lo = n / p * k + n % p * k / p, hi = n / p * (k + 1) + n % p * (k + 1) / p;
+    for (uint64_t at = lo; at < hi && rc == IS_OK; at += MERGE_BLOCK)
+        rc = copy_block(c, at, hi - at < MERGE_BLOCK ? hi - at : MERGE_BLOCK, (int)in->overlaps,
+                        path, err);
+    rc = is_collective_agree(rc, comm, err);
+    is_results_close(&c->in, NULL);
+    return rc;
+}
+
+is_code is_merge(const char *output, const char *const *paths, size_t n, int overwrite,
+                 MPI_Comm comm, uint64_t counts[3], is_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (n < 1)
+        return is_error_set(err, IS_USAGE, "merge needs at least one input file");
+    input *inputs = calloc(n, sizeof *inputs);
+    char *text = NULL;
+    is_code rc = inputs ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+    if (rc == IS_OK && rank == 0)
+        rc = survey(output, paths, n, inputs, &text, err);
+    rc = is_collective_share(rc, 0, comm, err);
+    /* every rank parses the same job */
+    long long length = rank == 0 && text ? (long long)strlen(text) : 0;
+    MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, comm);
+    if (rc == IS_OK && rank != 0 && !(text = calloc(1, (size_t)length + 1)))
+        rc = is_error_set(err, IS_NOMEM, "out of memory");
+    rc = is_collective_agree(rc, comm, err);
+    is_job *job = NULL;
+    if (rc == IS_OK) {
+        MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
+        MPI_Bcast(inputs, (int)(n * sizeof *inputs), MPI_BYTE, 0, comm);
+        rc = whole_job(paths[0], text, output, &job, err);
+    }
+    free(text);
+    rc = is_collective_agree(rc, comm, err);
+
+    is_lock *lock = NULL;
+    if (rc == IS_OK && rank == 0) {
+        rc = is_run_check_output(job, NULL, overwrite, err);
+        if (rc == IS_OK && !overwrite && access(output, F_OK) == 0)
+            rc = is_error_set(err, IS_EXISTS, "%s exists; use --overwrite to replace it",
+                              output);
+        if (rc == IS_OK)
+            rc = is_lock_acquire(output, &lock, err);
+    }
+    rc = is_collective_share(rc, 0, comm, err);
+    char *partial = rc == IS_OK ? is_results_partial_path(output) : NULL;
+    if (rc == IS_OK && !partial)
+        rc = is_error_set(err, IS_NOMEM, "out of memory");
+    rc = is_collective_agree(rc, comm, err);
+    is_provenance prov;
+    is_provenance_collect(&prov, size);
+    char line[IS_RESULTS_LOG_LINE];
+    snprintf(line, sizeof line, "%s merged from %zu files by impactsweep %s (%s) on %s, %d ranks",
+             prov.start_time, n, prov.engine_version, prov.git_commit, prov.host, size);
+    if (rc == IS_OK) {
+        if (rank == 0)
+            unlink(partial);
+        MPI_Barrier(comm);
+        rc = is_results_build(job, &prov, partial, line, comm, err);
+    }
+    copier c = {0};
+    if (rc == IS_OK)
+        rc = is_collective_agree(is_results_open(partial, comm, IS_RESULTS_WRITE, &c.out, err),
+                                 comm, err);
+    if (rc == IS_OK) {
+        c.variables = is_results_variable_count(c.out);
+        c.data = malloc(MERGE_BLOCK * 8);
+        c.merged = malloc(MERGE_BLOCK * 8);
+        c.status = malloc(MERGE_BLOCK);
+        c.out_status = malloc(MERGE_BLOCK);
+        rc = c.data && c.merged && c.status && c.out_status
+                 ? IS_OK
+                 : is_error_set(err, IS_NOMEM, "out of memory");
+        c.tally[IS_POINT_PENDING] = rank == 0 ? job->grid.point_count : 0;
+    }
+    rc = is_collective_agree(rc, comm, err);
+    for (size_t i = 0; i < n && rc == IS_OK; i++)
+        rc = copy_input(&c, paths[inputs[i].position], &inputs[i], comm, err);
+    uint64_t tally[IS_POINT_STATUS_COUNT] = {0};
+    if (rc == IS_OK) {
+        /* pending counts go negative on ranks other than 0: uint64 sums wrap back */
+        MPI_Reduce(c.tally, tally, IS_POINT_STATUS_COUNT, MPI_UINT64_T, MPI_SUM, 0, comm);
+        if (rank == 0) {
+            uint64_t failed = 0;
+            for (int s = IS_POINT_FAILED_INVALID; s < IS_POINT_STATUS_COUNT; s++)
+                failed += tally[s];
+            counts[0] = tally[IS_POINT_DONE];
+            counts[1] = failed;
+            counts[2] = tally[IS_POINT_PENDING];
+            char end[IS_RESULTS_LOG_LINE], now[32];
+            is_provenance_now(now, sizeof now);
+            snprintf(end, sizeof end, "%s merged: %llu done, %llu failed, %llu pending", now,
+                     (unsigned long long)counts[0], (unsigned long long)failed,
+                     (unsigned long long)counts[2]);
+            rc = is_results_log(c.out, end, err);
+            if (rc == IS_OK)
+                rc = is_results_set_state(c.out, counts[2] ? "incomplete" : "complete", tally, 1,
+                                          err);
+        }
+        rc = is_collective_share(rc, 0, comm, err);
+    }
+    free(c.data);
+    free(c.merged);
+    free(c.status);
+    free(c.out_status);
+    if (c.out) {
+        is_error close_err;
+        is_code close_rc = is_collective_agree(is_results_close(&c.out, &close_err), comm,
+                                               &close_err);
+        if (rc == IS_OK && close_rc != IS_OK) {
+            rc = close_rc;
+            *err = close_err;
+        }
+    }
+    if (rank == 0 && partial) {
+        if (rc == IS_OK)
+            rc = is_results_publish(partial, output, overwrite, err);
+        if (rc != IS_OK)
+            unlink(partial);
+    }
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rank == 0)
+        is_lock_release(&lock);
+    free(partial);
+    free(inputs);
     is_job_free(&job);
     return rc;
 }

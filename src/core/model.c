@@ -17,6 +17,14 @@ const char *is_point_status_name(int status)
                                                          : "UNKNOWN";
 }
 
+const is_model *is_model_find(const is_model *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (strcmp((*list)->name, name) == 0)
+            return *list;
+    return NULL;
+}
+
 int is_model_param_index(const is_model *model, const char *name)
 {
     for (size_t i = 0; i < model->param_count; i++)

@@ -97,6 +97,9 @@ typedef struct is_model {
                           double *outputs, uint8_t *status, is_error *err);
 } is_model;
 
+/* The model called `name` in a NULL-terminated list, or NULL. */
+const is_model *is_model_find(const is_model *const *list, const char *name);
+
 /* Index of the named parameter / output, or -1. */
 int is_model_param_index(const is_model *model, const char *name);
 int is_model_output_index(const is_model *model, const char *name);

@@ -1,436 +1,202 @@
-/* results.c: creating, resuming, writing and finishing the shared HDF5 result file
- * (layout and guarantees in results.h). */
+/* results.c: an open result file: its variables, raw-data blocks and the run state (the
+ * layout and its guarantees are in results.h; creating a file is results_create.c). */
 #include "results.h"
 
-#include "h5attr.h"
-
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
-#include <hdf5_hl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-/* --- creating ------------------------------------------------------------------- */
-
-static hid_t stored_type(is_output_type type)
-{
-    return type == IS_OUTPUT_REAL ? H5T_IEEE_F64LE
-           : type == IS_OUTPUT_INT ? H5T_STD_I32LE
-                                   : H5T_STD_I8LE;
-}
-
-static hid_t memory_type(is_output_type type)
-{
-    return type == IS_OUTPUT_REAL ? H5T_NATIVE_DOUBLE
-           : type == IS_OUTPUT_INT ? H5T_NATIVE_INT32
-                                   : H5T_NATIVE_INT8;
-}
-
-static hid_t grid_space(const is_grid *grid)
-{
-    hsize_t dims[IS_GRID_MAX_AXES];
-    for (size_t k = 0; k < grid->axis_count; k++)
-        dims[k] = grid->axes[k].count;
-    return grid->axis_count ? H5Screate_simple((int)grid->axis_count, dims, NULL)
-                            : H5Screate(H5S_SCALAR);
-}
-
-/* A variable over the grid, allocated now and filled with `fill`. */
-static hid_t create_variable(hid_t file, const char *name, const is_grid *grid, hid_t type,
-                             const void *fill)
-{
-    hid_t space = grid_space(grid), dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_layout(dcpl, H5D_CONTIGUOUS);
-    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
-    H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC);
-    H5Pset_fill_value(dcpl, type, fill);
-    hid_t ds = H5Dcreate2(file, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
-    H5Pclose(dcpl);
-    H5Sclose(space);
-    return ds;
-}
-
-static herr_t describe_output(hid_t ds, const is_output *out)
-{
-    herr_t rc = is_h5_attr_string(ds, "units", out->unit);
-    rc |= is_h5_attr_string(ds, "long_name", out->long_name);
-    if (out->type == IS_OUTPUT_REAL) {
-        double fill = NAN;
-        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_DOUBLE, 1, &fill);
-    } else if (out->type == IS_OUTPUT_INT) {
-        int32_t fill = -1;
-        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_INT32, 1, &fill);
-    } else {
-        int8_t fill = -1, values[64];
-        int count = is_output_category_count(out);
-        char meanings[1024] = "";
-        size_t used = 0;
-        for (int c = 0; c < count && c < 64; c++) {
-            values[c] = (int8_t)c;
-            used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s",
-                                     c ? " " : "", out->categories[c]);
-        }
-        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_INT8, 1, &fill);
-        rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_INT8, (size_t)count, values);
-        rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
-    }
-    return rc;
-}
-
-static herr_t describe_status(hid_t ds)
-{
-    uint8_t values[IS_POINT_STATUS_COUNT];
-    char meanings[512] = "";
-    size_t used = 0;
-    for (int s = 0; s < IS_POINT_STATUS_COUNT; s++) {
-        values[s] = (uint8_t)s;
-        char name[64];
-        snprintf(name, sizeof name, "%s", is_point_status_name(s));
-        for (char *c = name; *c; c++)
-            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
-        used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s", s ? " " : "",
-                                 name);
-    }
-    herr_t rc = is_h5_attr_string(ds, "long_name", "computation status of the point");
-    rc |= is_h5_attr_string(ds, "units", "1");
-    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, IS_POINT_STATUS_COUNT, values);
-    rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
-    return rc;
-}
-
-static herr_t write_provenance(hid_t file, const is_job *job, const is_provenance *prov)
-{
-    const is_model *model = job->model;
-    char fingerprint[32], axes[512] = "";
-    snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)job->fingerprint);
-    size_t used = 0;
-    for (size_t k = 0; k < job->grid.axis_count; k++)
-        used += (size_t)snprintf(axes + used, sizeof axes - used, "%s%s", k ? " " : "",
-                                 model->params[job->grid.axes[k].param].name);
-    char outputs[1024] = "";
-    size_t out_used = 0;
-    for (size_t o = 0; o < model->output_count; o++)
-        out_used += (size_t)snprintf(outputs + out_used, sizeof outputs - out_used, "%s%s",
-                                     o ? " " : "", model->outputs[o].name);
-    herr_t rc = is_h5_attr_int64(file, IS_RESULTS_FORMAT_ATTRIBUTE, IS_RESULTS_FORMAT_VERSION);
-    rc |= is_h5_attr_string(file, "outputs", outputs);
-    rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
-    rc |= is_h5_attr_string(file, "model", model->name);
-    rc |= is_h5_attr_string(file, "model_description", model->description);
-    rc |= is_h5_attr_string(file, "axes", axes);
-    rc |= is_h5_attr_string(file, "job", job->text);
-    rc |= is_h5_attr_string(file, "job_source", job->source);
-    rc |= is_h5_attr_string(file, "job_fingerprint", fingerprint);
-    rc |= is_h5_attr_string(file, "engine_version", prov->engine_version);
-    rc |= is_h5_attr_string(file, "git_commit", prov->git_commit);
-    rc |= is_h5_attr_string(file, "build", prov->build);
-    rc |= is_h5_attr_string(file, "hdf5_version", prov->hdf5_version);
-    rc |= is_h5_attr_string(file, "mpi_library", prov->mpi_library);
-    rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
-    rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
-    rc |= is_h5_attr_string(file, "host", prov->host);
-    rc |= is_h5_attr_string(file, "slurm", prov->slurm);
-    rc |= is_h5_attr_string(file, "start_time", prov->start_time);
-    rc |= is_h5_attr_string(file, "end_time", "");
-    rc |= is_h5_attr_string(file, "run_state", "created");
-    rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
-    rc |= is_h5_attr_int64(file, "points_total", (int64_t)job->grid.point_count);
-    char piece[64];
-    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
-             (unsigned long long)job->piece_count);
-    rc |= is_h5_attr_string(file, "piece", piece);
-    for (size_t p = 0; p < model->param_count; p++) {
-        char name[128];
-        snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
-        rc |= is_h5_attr_double(file, name, job->fixed[p]);
-        if (model->params[p].flags & IS_PARAM_SEED) {
-            int swept = 0;
-            for (size_t k = 0; k < job->grid.axis_count; k++)
-                swept |= job->grid.axes[k].param == (int)p;
-            if (swept)
-                rc |= is_h5_attr_string(file, "seed", "swept");
-            else
-                rc |= is_h5_attr_int64(file, "seed", (int64_t)job->fixed[p]);
-        }
-    }
-    char line[1024];
-    snprintf(line, sizeof line, "%s created by impactsweep %s (%s) on %s, %d ranks%s%s",
-             prov->start_time, prov->engine_version, prov->git_commit, prov->host, prov->ranks,
-             *prov->slurm ? ", " : "", prov->slurm);
-    rc |= is_h5_history_append(file, line);
-    return rc;
-}
-
-static is_code build_file(const char *path, const is_job *job, const is_provenance *prov,
-                          is_error *err)
-{
-    const is_model *model = job->model;
-    const is_grid *grid = &job->grid;
-    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0)
-        return is_h5_fail(err, path, "creating the file");
-    is_code rc = IS_OK;
-    hid_t scales[IS_GRID_MAX_AXES];
-    size_t made = 0;
-    for (; made < grid->axis_count; made++) {
-        const is_axis *axis = &grid->axes[made];
-        const is_param *param = &model->params[axis->param];
-        hsize_t dims[1] = {axis->count};
-        hid_t space = H5Screate_simple(1, dims, NULL);
-        scales[made] = H5Dcreate2(file, param->name, H5T_IEEE_F64LE, space, H5P_DEFAULT,
-                                  H5P_DEFAULT, H5P_DEFAULT);
-        H5Sclose(space);
-        if (scales[made] < 0 ||
-            H5Dwrite(scales[made], H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                     axis->values) < 0 ||
-            H5DSset_scale(scales[made], param->name) < 0 ||
-            is_h5_attr_string(scales[made], "units", param->unit) < 0 ||
-            is_h5_attr_string(scales[made], "long_name", param->meaning) < 0 ||
-            is_h5_attr_string(scales[made], "scale", axis->scale == IS_SCALE_LOG      ? "log"
-                                               : axis->scale == IS_SCALE_LINEAR ? "linear"
-                                                                                : "values") < 0) {
-            if (scales[made] >= 0)
-                H5Dclose(scales[made]);
-            rc = is_h5_fail(err, path, "writing an axis");
-            break;
-        }
-    }
-    for (size_t o = 0; rc == IS_OK && o <= model->output_count; o++) {
-        int is_status = o == model->output_count;
-        const is_output *out = is_status ? NULL : &model->outputs[o];
-        double fill_real = NAN;
-        int32_t fill_int = -1;
-        int8_t fill_category = -1;
-        uint8_t fill_status = IS_POINT_PENDING;
-        const void *fill = is_status                        ? (const void *)&fill_status
-                           : out->type == IS_OUTPUT_REAL    ? (const void *)&fill_real
-                           : out->type == IS_OUTPUT_INT     ? (const void *)&fill_int
-                                                            : (const void *)&fill_category;
-        hid_t ds = create_variable(file, is_status ? "status" : out->name, grid,
-                                   is_status ? H5T_STD_U8LE : stored_type(out->type), fill);
-        herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds) : describe_output(ds, out);
-        for (size_t k = 0; !bad && k < grid->axis_count; k++)
-            bad = H5DSattach_scale(ds, scales[k], (unsigned)k);
-        if (ds >= 0)
-            H5Dclose(ds);
-        if (bad)
-            rc = is_h5_fail(err, path, is_status ? "creating status" : "creating an output");
-    }
-    for (size_t k = 0; k < made; k++)
-        H5Dclose(scales[k]);
-    if (rc == IS_OK && write_provenance(file, job, prov) < 0)
-        rc = is_h5_fail(err, path, "writing the provenance attributes");
-    if (H5Fclose(file) < 0 && rc == IS_OK)
-        rc = is_h5_fail(err, path, "closing the new file");
-    return rc;
-}
-
-is_code is_results_create(const is_job *job, const is_provenance *prov, int overwrite,
-                          is_error *err)
-{
-    const char *path = job->output;
-    struct stat st;
-    if (!overwrite && stat(path, &st) == 0)
-        return is_error_set(err, IS_EXISTS,
-                            "%s exists; use --resume to continue it or --overwrite to replace "
-                            "it",
-                            path);
-    size_t n = strlen(path) + 64;
-    char *partial = malloc(n);
-    if (!partial)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    snprintf(partial, n, "%s.partial-%ld", path, (long)getpid());
-    unlink(partial);
-    is_code rc = build_file(partial, job, prov, err);
-    if (rc == IS_OK) {
-        /* link() refuses to replace, so a file that appeared meanwhile is kept; where
-         * the file system has no hard links, check and rename instead */
-        int moved = overwrite ? rename(partial, path) : link(partial, path);
-        if (moved != 0 && !overwrite && errno != EEXIST && stat(path, &st) != 0)
-            moved = rename(partial, path);
-        if (moved != 0)
-            rc = is_error_set(err, errno == EEXIST ? IS_EXISTS : IS_IO, "%s: cannot create: %s",
-                              path, strerror(errno));
-    }
-    unlink(partial);
-    free(partial);
-    return rc;
-}
-
-/* --- resuming and finishing --------------------------------------------------------- */
-
-static is_code open_own_file(const is_job *job, hid_t *file, is_error *err)
-{
-    const char *path = job->output;
-    htri_t is_hdf5 = H5Fis_hdf5(path);
-    if (is_hdf5 <= 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return is_error_set(err, access(path, F_OK) == 0 ? IS_NOT_RESULT : IS_IO,
-                            "%s: %s", path,
-                            access(path, F_OK) == 0 ? "not an HDF5 file" : "no such file");
-    }
-    *file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
-    if (*file < 0)
-        return is_h5_fail(err, path, "opening");
-    if (H5Aexists(*file, IS_RESULTS_FORMAT_ATTRIBUTE) <= 0) {
-        H5Fclose(*file);
-        return is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", path);
-    }
-    char model[64], fingerprint[32], expected[32];
-    is_h5_attr_read_string(*file, "model", model, sizeof model);
-    is_h5_attr_read_string(*file, "job_fingerprint", fingerprint, sizeof fingerprint);
-    snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
-    if (strcmp(model, job->model->name) != 0 || strcmp(fingerprint, expected) != 0) {
-        H5Fclose(*file);
-        return is_error_set(err, IS_MISMATCH,
-                            "%s was made by another job (model %s, fingerprint %s; this job: "
-                            "model %s, fingerprint %s): parameters or axes differ",
-                            path, model, fingerprint, job->model->name, expected);
-    }
-    return IS_OK;
-}
-
-static is_code read_status(hid_t file, const is_job *job, uint8_t **status, is_error *err)
-{
-    uint64_t total = job->grid.point_count;
-    uint8_t *buf = malloc(total ? total : 1);
-    if (!buf)
-        return is_error_set(err, IS_NOMEM, "cannot allocate %llu status bytes",
-                            (unsigned long long)total);
-    hid_t ds = H5Dopen2(file, "status", H5P_DEFAULT);
-    herr_t rc = ds < 0 ? -1 : H5Dread(ds, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf);
-    if (ds >= 0)
-        H5Dclose(ds);
-    if (rc < 0) {
-        free(buf);
-        return is_h5_fail(err, job->output, "reading status");
-    }
-    *status = buf;
-    return IS_OK;
-}
-
-is_code is_results_resume(const is_job *job, const is_provenance *prov, uint8_t **status,
-                          is_error *err)
-{
-    hid_t file;
-    is_code rc = open_own_file(job, &file, err);
-    if (rc != IS_OK)
-        return rc;
-    rc = read_status(file, job, status, err);
-    if (rc == IS_OK) {
-        char line[1024];
-        snprintf(line, sizeof line, "%s resumed by impactsweep %s (%s) on %s, %d ranks%s%s",
-                 prov->start_time, prov->engine_version, prov->git_commit, prov->host,
-                 prov->ranks, *prov->slurm ? ", " : "", prov->slurm);
-        if (is_h5_history_append(file, line) < 0 || is_h5_attr_string(file, "run_state", "running") < 0)
-            rc = is_h5_fail(err, job->output, "recording the resumption");
-    }
-    if (H5Fclose(file) < 0 && rc == IS_OK)
-        rc = is_h5_fail(err, job->output, "closing");
-    if (rc != IS_OK) {
-        free(*status);
-        *status = NULL;
-    }
-    return rc;
-}
-
-is_code is_results_finish(const is_job *job, const is_provenance *prov, const char *state,
-                          uint64_t counts[3], is_error *err)
-{
-    hid_t file;
-    is_code rc = open_own_file(job, &file, err);
-    if (rc != IS_OK)
-        return rc;
-    uint8_t *status = NULL;
-    rc = read_status(file, job, &status, err);
-    uint64_t done = 0, failed = 0, pending = 0, pending_here = 0;
-    for (uint64_t i = 0; rc == IS_OK && i < job->grid.point_count; i++) {
-        done += status[i] == IS_POINT_DONE;
-        failed += status[i] >= IS_POINT_FAILED_INVALID;
-        pending += status[i] == IS_POINT_PENDING;
-        pending_here += status[i] == IS_POINT_PENDING && i >= job->piece_first &&
-                        i < job->piece_last;
-    }
-    free(status);
-    /* a piece of a job array is complete when its own points are */
-    if (strcmp(state, "complete") == 0 && pending_here > 0)
-        state = "incomplete";
-    else if (strcmp(state, "complete") == 0 && pending > 0)
-        state = "piece complete";
-    if (rc == IS_OK) {
-        char now[32], line[1024];
-        is_provenance_now(now, sizeof now);
-        snprintf(line, sizeof line, "%s %s: %llu done, %llu failed, %llu pending", now, state,
-                 (unsigned long long)done, (unsigned long long)failed,
-                 (unsigned long long)pending);
-        herr_t bad = is_h5_attr_string(file, "end_time", now);
-        bad |= is_h5_attr_string(file, "run_state", state);
-        bad |= is_h5_attr_int64(file, "ranks", prov->ranks);
-        bad |= is_h5_attr_string(file, "slurm", prov->slurm); /* the last run's job */
-        bad |= is_h5_attr_int64(file, "points_done", (int64_t)done);
-        bad |= is_h5_attr_int64(file, "points_failed", (int64_t)failed);
-        bad |= is_h5_attr_int64(file, "points_pending", (int64_t)pending);
-        bad |= is_h5_history_append(file, line);
-        if (bad < 0)
-            rc = is_h5_fail(err, job->output, "recording the end of the run");
-    }
-    if (H5Fclose(file) < 0 && rc == IS_OK)
-        rc = is_h5_fail(err, job->output, "closing");
-    if (rc == IS_OK && counts) {
-        counts[0] = done;
-        counts[1] = failed;
-        counts[2] = pending_here;
-    }
-    return rc;
-}
-
-/* --- the parallel phase ---------------------------------------------------------- */
+#include "h5attr.h"
+#include "results_layout.h"
 
 struct is_results {
-    const is_job *job;
     hid_t file;
-    hid_t file_space;          /* the grid's dataspace, reused for every selection */
-    hid_t *datasets;           /* one per output, then status */
-    size_t dataset_count;
-    void *convert;             /* scratch for int32 / int8 outputs */
-    size_t convert_capacity;   /* in points */
+    int parallel;
+    is_results_mode mode;
+    char *path;
+    size_t axis_count;
+    uint64_t dims[IS_GRID_MAX_AXES];
+    char axis_names[IS_GRID_MAX_AXES][IS_LAYOUT_NAME_MAX];
+    uint64_t points, first;
+    size_t variable_count;
+    is_results_variable *variables;
+    char (*names)[IS_LAYOUT_NAME_MAX];
+    char (*meanings)[IS_LAYOUT_MEANINGS_MAX];
+    hid_t *datasets;
+    hid_t coordinates[IS_GRID_MAX_AXES];
+    hid_t file_space;             /* the variables' dataspace, reused for every selection */
+    hid_t run[IS_LAYOUT_RUN_COUNT]; /* the /run datasets */
+    int sync_fd;                  /* writing: this rank's descriptor for fdatasync */
+    void *convert;                /* scratch for int32 / int8 outputs */
+    size_t convert_capacity;      /* in bytes */
 };
 
-is_code is_results_open(const is_job *job, MPI_Comm comm, is_results **out, is_error *err)
+/* --- opening ------------------------------------------------------------------------- */
+
+/* Splits a space-separated attribute into at most max names; returns their number. */
+static size_t split_names(const char *text, char (*names)[IS_LAYOUT_NAME_MAX], size_t max)
+{
+    size_t n = 0;
+    for (const char *p = text; *p && n < max;) {
+        while (*p == ' ')
+            p++;
+        size_t len = strcspn(p, " ");
+        if (len == 0)
+            break;
+        snprintf(names[n++], IS_LAYOUT_NAME_MAX, "%.*s", (int)len, p);
+        p += len;
+    }
+    return n;
+}
+
+static size_t count_names(const char *text)
+{
+    size_t n = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t len = strcspn(p, " ");
+        n += len > 0;
+        p += len;
+    }
+    return n;
+}
+
+static hid_t access_list(MPI_Comm comm)
+{
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (comm != MPI_COMM_NULL) {
+        MPI_Info info = is_layout_mpi_hints();
+        H5Pset_fapl_mpio(fapl, comm, info);
+        if (info != MPI_INFO_NULL)
+            MPI_Info_free(&info);
+        /* rank 0 reads the metadata and broadcasts it: 10^4 ranks opening one file
+         * must not each read its object headers */
+        H5Pset_all_coll_metadata_ops(fapl, 1);
+        H5Pset_coll_metadata_write(fapl, 1);
+    }
+    is_layout_no_hdf5_locking(fapl);
+    return fapl;
+}
+
+/* Describes variable v from its dataset: its type, categories and fill value. */
+static void describe(is_results *r, size_t v, int is_status)
+{
+    is_results_variable *var = &r->variables[v];
+    hid_t ds = r->datasets[v], type = H5Dget_type(ds);
+    var->name = r->names[v];
+    var->is_status = is_status;
+    var->element_size = H5Tget_size(type);
+    var->type = H5Tget_class(type) == H5T_FLOAT ? IS_OUTPUT_REAL
+                : var->element_size == 4        ? IS_OUTPUT_INT
+                                                : IS_OUTPUT_CATEGORY;
+    H5Tclose(type);
+    is_h5_attr_read_string(ds, "flag_meanings", r->meanings[v], IS_LAYOUT_MEANINGS_MAX);
+    var->flag_meanings = r->meanings[v];
+    var->fill = is_status ? (double)IS_POINT_PENDING : var->type == IS_OUTPUT_REAL ? NAN : -1.0;
+}
+
+static is_code open_variables(is_results *r, is_error *err)
+{
+    char outputs[IS_LAYOUT_TEXT_MAX], axes[IS_LAYOUT_TEXT_MAX];
+    is_h5_attr_read_string(r->file, "outputs", outputs, sizeof outputs);
+    is_h5_attr_read_string(r->file, "axes", axes, sizeof axes);
+    size_t output_count = count_names(outputs);
+    r->axis_count = split_names(axes, r->axis_names, IS_GRID_MAX_AXES);
+    r->variable_count = output_count + 1;
+    r->variables = calloc(r->variable_count, sizeof *r->variables);
+    r->names = calloc(r->variable_count, sizeof *r->names);
+    r->meanings = calloc(r->variable_count, sizeof *r->meanings);
+    r->datasets = malloc(r->variable_count * sizeof *r->datasets);
+    if (!r->variables || !r->names || !r->meanings || !r->datasets)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    for (size_t v = 0; v < r->variable_count; v++)
+        r->datasets[v] = -1;
+    split_names(outputs, r->names, output_count);
+    snprintf(r->names[output_count], IS_LAYOUT_NAME_MAX, "status");
+    for (size_t v = 0; v < r->variable_count; v++) {
+        r->datasets[v] = H5Dopen2(r->file, r->names[v], H5P_DEFAULT);
+        if (r->datasets[v] < 0)
+            return is_h5_fail(err, r->path, "opening a variable");
+        describe(r, v, v == output_count);
+    }
+    /* the variables' shape: that of status */
+    hid_t space = H5Dget_space(r->datasets[output_count]);
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+    if (space >= 0)
+        H5Sclose(space);
+    if (rank < 0 || (size_t)rank != r->axis_count)
+        return is_error_set(err, IS_NOT_RESULT, "%s: status has %d dimensions, %zu axes", r->path,
+                            rank, r->axis_count);
+    r->points = 1;
+    for (size_t k = 0; k < r->axis_count; k++) {
+        r->dims[k] = dims[k];
+        r->points *= dims[k];
+    }
+    r->file_space = H5Dget_space(r->datasets[output_count]);
+    char first[32];
+    is_h5_attr_read_string(r->file, "piece_first", first, sizeof first);
+    r->first = strtoull(first, NULL, 10);
+    for (size_t k = 0; k < r->axis_count; k++) {
+        r->coordinates[k] = H5Dopen2(r->file, r->axis_names[k], H5P_DEFAULT);
+        if (r->coordinates[k] < 0)
+            return is_h5_fail(err, r->path, "opening a coordinate");
+    }
+    for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++) {
+        r->run[d] = H5Dopen2(r->file, is_layout_run_names[d], H5P_DEFAULT);
+        if (r->run[d] < 0)
+            return is_h5_fail(err, r->path, "opening the run state");
+    }
+    return r->file_space < 0 ? is_h5_fail(err, r->path, "reading the shape") : IS_OK;
+}
+
+is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
+                        is_results **out, is_error *err)
 {
     *out = NULL;
     is_results *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
         return is_error_set(err, IS_NOMEM, "out of memory");
-    r->job = job;
-    r->dataset_count = job->model->output_count + 1;
-    r->datasets = malloc(r->dataset_count * sizeof *r->datasets);
-    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-    H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
-    r->file = r->datasets ? H5Fopen(job->output, H5F_ACC_RDWR, fapl) : -1;
+    }
+    r->parallel = comm != MPI_COMM_NULL;
+    r->mode = mode;
+    r->file_space = -1;
+    r->sync_fd = -1;
+    for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
+        r->run[d] = -1;
+    for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
+        r->coordinates[k] = -1;
+    hid_t fapl = access_list(comm);
+    r->file = H5Fopen(path, mode == IS_RESULTS_WRITE ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (r->file < 0) {
-        free(r->datasets);
+        is_code rc = is_h5_fail(err, path, "opening");
+        free(r->path);
         free(r);
-        return is_h5_fail(err, job->output, "opening for parallel writing");
+        return rc;
     }
-    size_t opened = 0;
-    for (; opened < r->dataset_count; opened++) {
-        const char *name = opened < job->model->output_count
-                               ? job->model->outputs[opened].name
-                               : "status";
-        r->datasets[opened] = H5Dopen2(r->file, name, H5P_DEFAULT);
-        if (r->datasets[opened] < 0)
-            break;
-    }
-    r->file_space = grid_space(&job->grid);
-    if (opened < r->dataset_count || r->file_space < 0) {
-        r->dataset_count = opened;
-        is_code rc = is_h5_fail(err, job->output, "opening the datasets");
+    is_code rc = IS_OK;
+    char version[32];
+    is_h5_attr_read_string(r->file, IS_RESULTS_FORMAT_ATTRIBUTE, version, sizeof version);
+    if (!*version)
+        rc = is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", path);
+    else if (atoi(version) != IS_RESULTS_FORMAT_VERSION)
+        rc = is_error_set(err, IS_NOT_RESULT,
+                          "%s: written in result-file format %s; this impactsweep reads "
+                          "format %d (use the version that made it)",
+                          path, version, IS_RESULTS_FORMAT_VERSION);
+    if (rc == IS_OK)
+        rc = open_variables(r, err);
+    if (rc == IS_OK && mode == IS_RESULTS_WRITE && (r->sync_fd = open(path, O_RDONLY)) < 0)
+        rc = is_error_set(err, IS_IO, "%s: cannot open for flushing: %s", path, strerror(errno));
+    if (rc != IS_OK) {
         is_results_close(&r, NULL);
         return rc;
     }
@@ -438,16 +204,80 @@ is_code is_results_open(const is_job *job, MPI_Comm comm, is_results **out, is_e
     return IS_OK;
 }
 
+is_code is_results_close(is_results **results, is_error *err)
+{
+    if (!results || !*results)
+        return IS_OK;
+    is_results *r = *results;
+    herr_t bad = 0;
+    for (size_t v = 0; r->datasets && v < r->variable_count; v++)
+        if (r->datasets[v] >= 0)
+            bad |= H5Dclose(r->datasets[v]);
+    for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
+        if (r->run[d] >= 0)
+            bad |= H5Dclose(r->run[d]);
+    for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
+        if (r->coordinates[k] >= 0)
+            bad |= H5Dclose(r->coordinates[k]);
+    if (r->file_space >= 0)
+        H5Sclose(r->file_space);
+    bad |= H5Fclose(r->file);
+    is_code rc = bad < 0 ? is_h5_fail(err, r->path, "closing") : IS_OK;
+    if (r->sync_fd >= 0)
+        close(r->sync_fd);
+    free(r->path);
+    free(r->variables);
+    free(r->names);
+    free(r->meanings);
+    free(r->datasets);
+    free(r->convert);
+    free(r);
+    *results = NULL;
+    return rc;
+}
+
+uint64_t is_results_point_count(const is_results *r) { return r->points; }
+uint64_t is_results_first_point(const is_results *r) { return r->first; }
+size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
+size_t is_results_axis_count(const is_results *r) { return r->axis_count; }
+const char *is_results_axis_name(const is_results *r, size_t k) { return r->axis_names[k]; }
+uint64_t is_results_axis_length(const is_results *r, size_t k) { return r->dims[k]; }
+
+const is_results_variable *is_results_variable_at(const is_results *r, size_t v)
+{
+    return &r->variables[v];
+}
+
+void is_results_attribute(const is_results *r, const char *name, char *buf, size_t size)
+{
+    is_h5_attr_read_string(r->file, name, buf, size);
+}
+
+void is_results_axis_attribute(const is_results *r, size_t k, const char *name, char *buf,
+                               size_t size)
+{
+    is_h5_attr_read_string(r->coordinates[k], name, buf, size);
+}
+
+char *is_results_job_text(const is_results *r)
+{
+    return is_h5_attr_read_text(r->file, "job");
+}
+
+/* --- raw data ------------------------------------------------------------------------- */
+
+/* Selects points first .. first + count - 1 of the file space (a union of boxes). */
 static is_code select_block(is_results *r, uint64_t first, uint64_t count)
 {
-    const is_grid *grid = &r->job->grid;
-    if (grid->axis_count == 0)
+    if (first + count > r->points || count == 0)
+        return IS_INTERNAL;
+    if (r->axis_count == 0)
         return H5Sselect_all(r->file_space) < 0 ? IS_HDF5 : IS_OK;
     is_grid_box boxes[2 * IS_GRID_MAX_AXES];
-    size_t n = is_grid_block_boxes(grid, first, count, boxes);
+    size_t n = is_shape_block_boxes(r->axis_count, r->dims, first, count, boxes);
     for (size_t b = 0; b < n; b++) {
         hsize_t start[IS_GRID_MAX_AXES], extent[IS_GRID_MAX_AXES];
-        for (size_t k = 0; k < grid->axis_count; k++) {
+        for (size_t k = 0; k < r->axis_count; k++) {
             start[k] = boxes[b].start[k];
             extent[k] = boxes[b].count[k];
         }
@@ -458,68 +288,252 @@ static is_code select_block(is_results *r, uint64_t first, uint64_t count)
     return IS_OK;
 }
 
-is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
-                         const uint8_t *status, is_error *err)
+/* Moves count points of variable v between memory (mem_type) and the file. */
+static is_code transfer(is_results *r, size_t v, uint64_t first, uint64_t count, hid_t mem_type,
+                        void *buf, int writing, is_error *err)
 {
-    const is_model *model = r->job->model;
     if (count == 0)
         return IS_OK;
-    if (count > r->convert_capacity) {
+    if (writing && r->mode != IS_RESULTS_WRITE)
+        return is_error_set(err, IS_INTERNAL, "%s: opened read-only", r->path);
+    if (select_block(r, first, count) != IS_OK)
+        return is_h5_fail(err, r->path, "selecting a block");
+    hsize_t mem_dims[1] = {count};
+    hid_t mem_space = H5Screate_simple(1, mem_dims, NULL);
+    herr_t rc = writing ? H5Dwrite(r->datasets[v], mem_type, mem_space, r->file_space,
+                                   H5P_DEFAULT, buf)
+                        : H5Dread(r->datasets[v], mem_type, mem_space, r->file_space,
+                                  H5P_DEFAULT, buf);
+    H5Sclose(mem_space);
+    if (rc < 0)
+        return is_layout_io_fail(err, r->path, writing ? "writing" : "reading", r->names[v]);
+    return IS_OK;
+}
+
+static hid_t stored_memory_type(const is_results_variable *var)
+{
+    return var->is_status                     ? H5T_NATIVE_UINT8
+           : var->type == IS_OUTPUT_REAL      ? H5T_NATIVE_DOUBLE
+           : var->type == IS_OUTPUT_INT       ? H5T_NATIVE_INT32
+                                              : H5T_NATIVE_INT8;
+}
+
+is_code is_results_read_doubles(is_results *r, size_t v, uint64_t first, uint64_t count,
+                                double *values, is_error *err)
+{
+    return transfer(r, v, first, count, H5T_NATIVE_DOUBLE, values, 0, err);
+}
+
+is_code is_results_read_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
+                            void *bytes, is_error *err)
+{
+    return transfer(r, v, first, count, stored_memory_type(&r->variables[v]), bytes, 0, err);
+}
+
+is_code is_results_write_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
+                             const void *bytes, is_error *err)
+{
+    return transfer(r, v, first, count, stored_memory_type(&r->variables[v]), (void *)bytes, 1,
+                    err);
+}
+
+is_code is_results_sync(is_results *r, is_error *err)
+{
+    /* fdatasync on any descriptor of the file flushes every rank's writes made through
+     * this node's page cache (MPI-IO writes straight through to it) */
+    if (r->sync_fd < 0 || fdatasync(r->sync_fd) == 0 || errno == EINVAL)
+        return IS_OK; /* EINVAL: a file system without synchronisation */
+    return is_error_set(err, IS_IO, "%s: flushing to stable storage failed: %s", r->path,
+                        strerror(errno));
+}
+
+is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
+                         size_t stride, const uint8_t *status, is_error *err)
+{
+    size_t output_count = r->variable_count - 1;
+    if (count == 0)
+        return IS_OK;
+    if (count * sizeof(int32_t) > r->convert_capacity) {
         void *bigger = realloc(r->convert, count * sizeof(int32_t));
         if (!bigger)
             return is_error_set(err, IS_NOMEM, "out of memory");
         r->convert = bigger;
-        r->convert_capacity = count;
+        r->convert_capacity = count * sizeof(int32_t);
     }
-    if (select_block(r, first, count) != IS_OK)
-        return is_h5_fail(err, r->job->output, "selecting a block");
-    hsize_t mem_dims[1] = {count};
-    hid_t mem_space = H5Screate_simple(1, mem_dims, NULL);
     is_code rc = IS_OK;
-    for (size_t o = 0; o < r->dataset_count && rc == IS_OK; o++) {
-        const void *buf;
-        hid_t type;
-        if (o == model->output_count) {
-            buf = status;
-            type = H5T_NATIVE_UINT8;
-        } else if (model->outputs[o].type == IS_OUTPUT_REAL) {
-            buf = outputs + o * count;
-            type = H5T_NATIVE_DOUBLE;
-        } else {
-            const double *src = outputs + o * count;
-            int is_int = model->outputs[o].type == IS_OUTPUT_INT;
-            for (uint64_t i = 0; i < count; i++) {
-                double v = isfinite(src[i]) ? src[i] : -1.0;
-                if (is_int)
-                    ((int32_t *)r->convert)[i] = (int32_t)v;
-                else
-                    ((int8_t *)r->convert)[i] = (int8_t)v;
-            }
-            buf = r->convert;
-            type = memory_type(model->outputs[o].type);
+    for (size_t o = 0; o < output_count && rc == IS_OK; o++) {
+        const double *src = outputs + o * stride;
+        const is_results_variable *var = &r->variables[o];
+        if (var->type == IS_OUTPUT_REAL) {
+            rc = transfer(r, o, first, count, H5T_NATIVE_DOUBLE, (void *)src, 1, err);
+            continue;
         }
-        if (H5Dwrite(r->datasets[o], type, mem_space, r->file_space, H5P_DEFAULT, buf) < 0)
-            rc = is_h5_fail(err, r->job->output, "writing a block");
+        for (uint64_t i = 0; i < count; i++) {
+            double v = isfinite(src[i]) ? src[i] : -1.0;
+            if (var->type == IS_OUTPUT_INT)
+                ((int32_t *)r->convert)[i] = (int32_t)v;
+            else
+                ((int8_t *)r->convert)[i] = (int8_t)v;
+        }
+        rc = transfer(r, o, first, count, stored_memory_type(var), r->convert, 1, err);
     }
-    H5Sclose(mem_space);
+    /* the outputs reach stable storage before the status that vouches for them */
+    if (rc == IS_OK)
+        rc = is_results_sync(r, err);
+    if (rc == IS_OK)
+        rc = transfer(r, output_count, first, count, H5T_NATIVE_UINT8, (void *)status, 1, err);
     return rc;
 }
 
-is_code is_results_close(is_results **results, is_error *err)
+is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t count,
+                               double *values, int writing, is_error *err)
 {
-    if (!results || !*results)
+    if (count == 0)
         return IS_OK;
-    is_results *r = *results;
-    herr_t bad = 0;
-    for (size_t o = 0; o < r->dataset_count; o++)
-        bad |= H5Dclose(r->datasets[o]);
-    if (r->file_space >= 0)
-        H5Sclose(r->file_space);
-    bad |= H5Fclose(r->file);
-    const char *path = r->job->output;
-    free(r->datasets);
-    free(r->convert);
-    free(r);
-    *results = NULL;
-    return bad < 0 ? is_h5_fail(err, path, "closing after the parallel phase") : IS_OK;
+    hid_t space = H5Dget_space(r->coordinates[k]);
+    hsize_t start = first, extent = count;
+    hid_t mem = H5Screate_simple(1, &extent, NULL);
+    herr_t rc = space < 0 || mem < 0 ? -1
+                : H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &extent, NULL);
+    if (rc >= 0)
+        rc = writing ? H5Dwrite(r->coordinates[k], H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT,
+                                values)
+                     : H5Dread(r->coordinates[k], H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT,
+                               values);
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                      r->axis_names[k])
+                  : IS_OK;
+}
+
+/* --- the run state -------------------------------------------------------------------- */
+
+/* Element `index` of a 1-D /run dataset (or the scalar one, index 0). */
+static is_code run_transfer(is_results *r, int which, hsize_t index, hid_t mem_type, void *buf,
+                            int writing, is_error *err)
+{
+    hid_t ds = r->run[which], space = H5Dget_space(ds);
+    hid_t mem = H5Screate(H5S_SCALAR);
+    herr_t rc = space < 0 || mem < 0 ? -1 : 0;
+    if (rc == 0 && H5Sget_simple_extent_ndims(space) == 1) {
+        hsize_t one = 1;
+        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, &index, NULL, &one, NULL);
+    }
+    if (rc == 0)
+        rc = writing ? H5Dwrite(ds, mem_type, mem, space, H5P_DEFAULT, buf)
+                     : H5Dread(ds, mem_type, mem, space, H5P_DEFAULT, buf);
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (space >= 0)
+        H5Sclose(space);
+    return rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                      is_layout_run_names[which])
+                  : IS_OK;
+}
+
+/* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer. */
+static is_code text_transfer(is_results *r, int which, hsize_t index, char *text, size_t size,
+                             int writing, is_error *err)
+{
+    hid_t type = is_layout_text_type(size);
+    is_code rc = run_transfer(r, which, index, type, text, writing, err);
+    H5Tclose(type);
+    return rc;
+}
+
+static is_code write_text(is_results *r, int which, hsize_t index, const char *value,
+                          size_t size, is_error *err)
+{
+    char *buf = calloc(1, size);
+    if (!buf)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    snprintf(buf, size, "%s", value);
+    is_code rc = text_transfer(r, which, index, buf, size, 1, err);
+    free(buf);
+    return rc;
+}
+
+static is_code read_text(is_results *r, int which, hsize_t index, char *out, size_t out_size,
+                         size_t size, is_error *err)
+{
+    char *buf = calloc(1, size + 1);
+    if (!buf)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    is_code rc = text_transfer(r, which, index, buf, size, 0, err);
+    snprintf(out, out_size, "%s", rc == IS_OK ? buf : "");
+    free(buf);
+    return rc;
+}
+
+is_code is_results_log(is_results *r, const char *line, is_error *err)
+{
+    uint64_t count = 0;
+    is_code rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 0, err);
+    if (rc != IS_OK)
+        return rc;
+    char text[IS_RESULTS_LOG_LINE];
+    if (count >= IS_RESULTS_LOG_CAPACITY)
+        snprintf(text, sizeof text, "(log full, %llu lines not kept) %s",
+                 (unsigned long long)(count - IS_RESULTS_LOG_CAPACITY + 1), line);
+    else
+        snprintf(text, sizeof text, "%s", line);
+    hsize_t slot = count < IS_RESULTS_LOG_CAPACITY ? count : IS_RESULTS_LOG_CAPACITY - 1;
+    /* the line first, then the count that makes it part of the log */
+    rc = write_text(r, IS_LAYOUT_RUN_LOG, slot, text, IS_RESULTS_LOG_LINE, err);
+    count++;
+    if (rc == IS_OK)
+        rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 1, err);
+    return rc;
+}
+
+is_code is_results_set_state(is_results *r, const char *state,
+                             const uint64_t tally[IS_POINT_STATUS_COUNT], int ended,
+                             is_error *err)
+{
+    char now[32] = "";
+    if (ended)
+        is_provenance_now(now, sizeof now);
+    is_code rc = IS_OK;
+    for (int s = 0; s < IS_POINT_STATUS_COUNT && rc == IS_OK && tally; s++) {
+        uint64_t n = tally[s];
+        rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &n, 1, err);
+    }
+    if (rc == IS_OK)
+        rc = write_text(r, IS_LAYOUT_RUN_END_TIME, 0, now, IS_LAYOUT_STATE_TEXT, err);
+    if (rc == IS_OK)
+        rc = write_text(r, IS_LAYOUT_RUN_STATE, 0, state, IS_LAYOUT_STATE_TEXT, err);
+    return rc;
+}
+
+is_code is_results_get_state(is_results *r, char *state, size_t state_size,
+                             uint64_t tally[IS_POINT_STATUS_COUNT], char *end_time,
+                             size_t end_size, is_error *err)
+{
+    is_code rc = read_text(r, IS_LAYOUT_RUN_STATE, 0, state, state_size, IS_LAYOUT_STATE_TEXT,
+                           err);
+    if (rc == IS_OK && end_time)
+        rc = read_text(r, IS_LAYOUT_RUN_END_TIME, 0, end_time, end_size, IS_LAYOUT_STATE_TEXT,
+                       err);
+    for (int s = 0; s < IS_POINT_STATUS_COUNT && rc == IS_OK && tally; s++)
+        rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &tally[s], 0,
+                          err);
+    return rc;
+}
+
+is_code is_results_read_log(is_results *r, void (*line)(const char *text, void *user),
+                            void *user, is_error *err)
+{
+    uint64_t count = 0;
+    is_code rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 0, err);
+    uint64_t kept = count < IS_RESULTS_LOG_CAPACITY ? count : IS_RESULTS_LOG_CAPACITY;
+    for (uint64_t i = 0; rc == IS_OK && i < kept; i++) {
+        char text[IS_RESULTS_LOG_LINE + 1];
+        rc = read_text(r, IS_LAYOUT_RUN_LOG, i, text, sizeof text, IS_RESULTS_LOG_LINE, err);
+        if (rc == IS_OK)
+            line(text, user);
+    }
+    return rc;
 }

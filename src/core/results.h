@@ -1,13 +1,21 @@
-/* results.h: the result file, one HDF5 file shared by all ranks.
+/* results.h: the result file, one HDF5 file shared by all ranks; the only part of
+ * impactsweep that speaks HDF5 (run, merge, info and the summary go through it).
  *
- * Layout (netCDF-4 compatible, opens with xarray's h5netcdf engine): each axis is a
- * 1-D coordinate variable named after its parameter (an HDF5 dimension scale); each
- * model output and `status` is a variable over the axes, in job-file axis order.
- * Datasets are contiguous and allocated when the file is created, so that computing
- * only ever writes raw data: metadata is written by rank 0 alone, serially, at create,
- * resume and finish. A kill at any moment of the computing phase leaves a readable file
- * whose `status` says exactly which points are stored (a unit's outputs are written
- * before its status). */
+ * Layout (netCDF-4 compatible, opens with xarray's h5netcdf engine): each axis is a 1-D
+ * coordinate variable named after its parameter (an HDF5 dimension scale); each model
+ * output and `status` is a variable over the axes, in job-file axis order. A job-array
+ * piece's file holds exactly its box of the grid (its coordinates are those of the box).
+ * The root attributes record the job and the provenance of the file's creation. The
+ * group `/run` holds what changes from run to run (state, status tally, end time, a log
+ * line per create / resume / end / merge) as raw data.
+ *
+ * The guarantee: once created, the file's metadata is never written again. Every later
+ * write is raw data into storage that was allocated (and filled with "not computed") when
+ * the file was created, and a block's outputs are flushed to stable storage (fdatasync)
+ * before its status is written. So a kill at any moment, of any rank and in any phase,
+ * or a node crash, leaves a file that HDF5 opens and whose `status` says exactly which
+ * points are stored; a full disk cannot truncate or corrupt it either. Creating builds
+ * the whole file under PATH.partial and renames it to PATH only when it is complete. */
 #ifndef IMPACTSWEEP_RESULTS_H
 #define IMPACTSWEEP_RESULTS_H
 
@@ -17,45 +25,117 @@
 
 #include "error.h"
 #include "job.h"
+#include "model.h"
 #include "provenance.h"
 
 /* The root attribute that marks an impactsweep result file, and its layout version. */
 #define IS_RESULTS_FORMAT_ATTRIBUTE "impactsweep_format"
-#define IS_RESULTS_FORMAT_VERSION 1
+#define IS_RESULTS_FORMAT_VERSION 2
 
-/* Rank 0, serial. Creates the file for `job` at job->output with every dataset and
- * attribute, filled with "not computed". It is built under a temporary name and renamed
- * at the end, so a failure leaves no file, and with `overwrite` an existing file is
- * replaced only by a complete new one. Without `overwrite` an existing file is an error
- * (IS_EXISTS) and stays untouched. */
-is_code is_results_create(const is_job *job, const is_provenance *prov, int overwrite,
-                          is_error *err);
+/* Room for the run log: lines of at most this many bytes, this many lines (later lines
+ * replace the last one, which then says so). */
+#define IS_RESULTS_LOG_LINE 512
+#define IS_RESULTS_LOG_CAPACITY 1024
 
-/* Rank 0, serial. Opens an existing file for --resume: checks that it is an impactsweep
- * file made by the same job (model, parameters, axes), records the resumption in its
- * history and returns its status array (job->grid.point_count bytes, caller frees). */
-is_code is_results_resume(const is_job *job, const is_provenance *prov, uint8_t **status,
-                          is_error *err);
+/* The path a file is built under before it is renamed to `path` (caller frees). */
+char *is_results_partial_path(const char *path);
 
-/* Rank 0, serial, after the parallel phase. Counts the points by status, records them,
- * the end time and `state` ("complete", "interrupted", "failed"; a complete run that
- * leaves points of its piece pending becomes "incomplete", one that leaves only other
- * pieces' points pending "piece complete") in the attributes and the history. Optional
- * counts out (may be NULL): done, failed (whole file), pending (in this run's piece). */
-is_code is_results_finish(const is_job *job, const is_provenance *prov, const char *state,
-                          uint64_t counts[3], is_error *err);
+/* Collective over comm. Builds the complete, empty result file of `job` at `path`
+ * (normally is_results_partial_path(job->output)): rank 0 writes the metadata alone
+ * (O(axes + outputs)); then every rank fills its share of each variable with "not
+ * computed" and writes its share of each coordinate. `path` must not exist. The run
+ * state says "created" and the log holds `first_line`. */
+is_code is_results_build(const is_job *job, const is_provenance *prov, const char *path,
+                         const char *first_line, MPI_Comm comm, is_error *err);
 
-/* All ranks (collective): opens the file for writing raw data through MPI-IO. */
+/* Rank 0: renames a built file to `path`. Without `replace` an existing file at `path`
+ * is an error (IS_EXISTS) and stays untouched (link(), where the file system has hard
+ * links, so that a file appearing meanwhile is never replaced). */
+is_code is_results_publish(const char *built, const char *path, int replace, is_error *err);
+
+/* Rank 0 (or any single process), read-only: checks that `path` is an impactsweep result
+ * file of this format made by the same job (model, parameters, axes) and piece. */
+is_code is_results_check(const is_job *job, const char *path, is_error *err);
+
+/* --- an open file ------------------------------------------------------------------- */
+
 typedef struct is_results is_results;
-is_code is_results_open(const is_job *job, MPI_Comm comm, is_results **results, is_error *err);
 
-/* One rank, independent: writes points first .. first + count - 1. outputs is laid out
- * as the model's eval_batch writes it (outputs[o * count + i]); the status block is
- * written last. Not-finite values of integer and categorical outputs are stored as -1. */
-is_code is_results_write(is_results *results, uint64_t first, uint64_t count,
-                         const double *outputs, const uint8_t *status, is_error *err);
+typedef enum { IS_RESULTS_READ, IS_RESULTS_WRITE } is_results_mode;
 
-/* All ranks (collective): flushes and closes; *results becomes NULL. */
+/* A variable over the grid: the model's outputs in order, then `status`. */
+typedef struct is_results_variable {
+    const char *name;
+    is_output_type type;     /* status is stored like a category (uint8) */
+    int is_status;
+    size_t element_size;     /* bytes per point in the file */
+    const char *flag_meanings; /* categories and status: "icc cc pcc"; else "" */
+    double fill;             /* "not computed" (NaN for reals) */
+} is_results_variable;
+
+/* Opens an existing result file. comm: collective over it, through MPI-IO; MPI_COMM_NULL:
+ * this process alone (serial HDF5; for `info`). IS_RESULTS_WRITE needs MPI. */
+is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
+                        is_results **results, is_error *err);
+
+/* Closes (collective where the open was); *results becomes NULL. */
 is_code is_results_close(is_results **results, is_error *err);
+
+/* What the file holds. */
+uint64_t is_results_point_count(const is_results *r);   /* points in this file */
+uint64_t is_results_first_point(const is_results *r);   /* grid index of its point 0 */
+size_t is_results_variable_count(const is_results *r);  /* outputs + status */
+const is_results_variable *is_results_variable_at(const is_results *r, size_t v);
+size_t is_results_axis_count(const is_results *r);
+const char *is_results_axis_name(const is_results *r, size_t k);
+uint64_t is_results_axis_length(const is_results *r, size_t k);
+/* A root attribute as text (numbers printed); "" where absent. Collective in parallel. */
+void is_results_attribute(const is_results *r, const char *name, char *buf, size_t size);
+/* An attribute of axis k's coordinate (e.g. "scale") as text. Collective in parallel. */
+void is_results_axis_attribute(const is_results *r, size_t k, const char *name, char *buf,
+                               size_t size);
+/* The whole job text (caller frees), or NULL. Collective in parallel. */
+char *is_results_job_text(const is_results *r);
+
+/* --- raw data (independent: any rank, any time, between open and close) --------------
+ * Points are this file's own indices 0 .. is_results_point_count() - 1, in C order. */
+
+/* Writes the results of points first .. first + count - 1: outputs[o * stride + i] as the
+ * model's eval_batch lays them out (non-finite values of integer and categorical outputs
+ * are stored as -1), flushes them to stable storage, and then writes status[i]. */
+is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
+                         size_t stride, const uint8_t *status, is_error *err);
+
+/* Variable v of points first .. first + count - 1: as doubles, or as the stored bytes
+ * (element_size each). */
+is_code is_results_read_doubles(is_results *r, size_t v, uint64_t first, uint64_t count,
+                                double *values, is_error *err);
+is_code is_results_read_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
+                            void *bytes, is_error *err);
+is_code is_results_write_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
+                             const void *bytes, is_error *err);
+/* Values first .. first + count - 1 of the coordinate of axis k (read, or written). */
+is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t count,
+                               double *values, int writing, is_error *err);
+/* Flushes every write so far to stable storage (fdatasync). */
+is_code is_results_sync(is_results *r, is_error *err);
+
+/* --- the run state (one process at a time: rank 0) ----------------------------------- */
+
+/* Appends a line to the run log. */
+is_code is_results_log(is_results *r, const char *line, is_error *err);
+/* Records the state ("running", "interrupted", "failed", "complete", "incomplete"), the
+ * status tally (points per is_point_status) and the time now as end_time. Written
+ * tally, end time, state: each is whole on its own, whatever a crash interrupts. */
+is_code is_results_set_state(is_results *r, const char *state,
+                             const uint64_t tally[IS_POINT_STATUS_COUNT], int ended,
+                             is_error *err);
+/* Reads the state back; tally and end_time may be NULL. */
+is_code is_results_get_state(is_results *r, char *state, size_t state_size,
+                             uint64_t tally[IS_POINT_STATUS_COUNT], char *end_time,
+                             size_t end_size, is_error *err);
+/* Calls line() for each log line in order. */
+is_code is_results_read_log(is_results *r, void (*line)(const char *text, void *user),
+                            void *user, is_error *err);
 
 #endif

@@ -1,36 +1,164 @@
 /* run.c: the phases of a run (see run.h); the only place that sequences them. */
 #include "run.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "collective.h"
+#include "lock.h"
+#include "pending.h"
 #include "provenance.h"
 #include "results.h"
 
-/* Rank 0's code and message reach every rank, so all ranks return the same. */
-static is_code agree(is_code rc, MPI_Comm comm, is_error *err)
+/* Room the longest sibling name needs beyond the result file's own (".partial"). */
+#define SIBLING_SUFFIX 8
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+is_code is_run_check_output(const is_job *job, const char *job_path, int overwrite,
+                            is_error *err)
+{
+    const char *path = job->output, *where = job->output_origin;
+    char *copy = strdup(path);
+    if (!copy)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    char *dir = dirname(copy);
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    long name_max = pathconf(dir, _PC_NAME_MAX);
+    if (name_max <= 0)
+        name_max = 255;
+    is_code rc = IS_OK;
+    struct stat st, job_st;
+    if (!*base)
+        rc = is_error_set(err, IS_JOB, "%s: '%s' names a directory, not a file", where, path);
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        rc = is_error_set(err, IS_JOB, "%s: the directory of '%s' does not exist", where, path);
+    else if (access(dir, W_OK | X_OK) != 0)
+        rc = is_error_set(err, IS_JOB, "%s: cannot write in the directory of '%s': %s", where,
+                          path, strerror(errno));
+    else if ((long)strlen(base) + SIBLING_SUFFIX > name_max)
+        rc = is_error_set(err, IS_JOB,
+                          "%s: the file name is %zu characters long; at most %ld here (the "
+                          "file system allows %ld, and %s.partial and .lock go beside it)",
+                          where, strlen(base), name_max - SIBLING_SUFFIX, name_max, base);
+    else if (strlen(path) + SIBLING_SUFFIX >= PATH_MAX)
+        rc = is_error_set(err, IS_JOB, "%s: the path is %zu characters long; at most %d",
+                          where, strlen(path), PATH_MAX - SIBLING_SUFFIX - 1);
+    else if (lstat(path, &st) == 0) {
+        if (overwrite && !S_ISREG(st.st_mode))
+            rc = is_error_set(err, IS_JOB,
+                              "%s: '%s' is not a regular file (%s); --overwrite replaces "
+                              "only result files",
+                              where, path,
+                              S_ISLNK(st.st_mode)   ? "a symbolic link"
+                              : S_ISDIR(st.st_mode) ? "a directory"
+                                                    : "a device, pipe or socket");
+        else if (!overwrite && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+            rc = is_error_set(err, IS_JOB, "%s: '%s' is not a regular file", where, path);
+        else if (job_path && stat(job_path, &job_st) == 0 && stat(path, &st) == 0 &&
+                 st.st_dev == job_st.st_dev && st.st_ino == job_st.st_ino)
+            rc = is_error_set(err, IS_JOB, "%s: '%s' is the job file itself", where, path);
+    }
+    free(copy);
+    return rc;
+}
+
+static void format_line(char *line, size_t size, const char *what, const is_provenance *prov)
+{
+    snprintf(line, size, "%s %s by impactsweep %s (%s) on %s, %d ranks%s%s", prov->start_time,
+             what, prov->engine_version, prov->git_commit, prov->host, prov->ranks,
+             *prov->slurm ? ", " : "", prov->slurm);
+}
+
+/* Rank 0 decides whether to continue an existing file; then the file exists (created
+ * if need be) and belongs to the job. Collective. */
+static is_code prepare_file(const is_job *job, const is_run_options *options,
+                            const is_provenance *prov, MPI_Comm comm, int *resumed,
+                            is_error *err)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    int code = (int)rc;
-    MPI_Bcast(&code, 1, MPI_INT, 0, comm);
-    if (rank != 0 && code != IS_OK && rc == IS_OK)
-        is_error_set(err, (is_code)code, "rank 0 reported: %s", is_code_text((is_code)code));
-    return (is_code)code;
+    int exists = rank == 0 && access(job->output, F_OK) == 0;
+    MPI_Bcast(&exists, 1, MPI_INT, 0, comm);
+    is_code rc = IS_OK;
+    *resumed = exists && options->resume;
+    if (exists && !options->resume && !options->overwrite)
+        rc = is_error_set(err, IS_EXISTS,
+                          "%s exists; use --resume to continue it or --overwrite to replace it",
+                          job->output);
+    else if (*resumed && rank == 0)
+        rc = is_results_check(job, job->output, err);
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rc != IS_OK || *resumed)
+        return rc;
+
+    char *partial = is_results_partial_path(job->output);
+    if (!partial)
+        rc = is_error_set(err, IS_NOMEM, "out of memory");
+    else if (rank == 0)
+        unlink(partial); /* left by a run that died building it; we hold the lock */
+    rc = is_collective_share(rc, 0, comm, err);
+    char line[1024];
+    format_line(line, sizeof line, "created", prov);
+    if (rc == IS_OK)
+        rc = is_results_build(job, prov, partial, line, comm, err);
+    if (rc == IS_OK && rank == 0)
+        rc = is_results_publish(partial, job->output, options->overwrite, err);
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rc != IS_OK && rank == 0 && partial)
+        unlink(partial);
+    free(partial);
+    return rc;
 }
 
-/* The worst of all ranks' codes, so that one rank's failure is everyone's. */
-static is_code worst(is_code rc, MPI_Comm comm)
+/* Rank 0: the state and log line that close the run. */
+static is_code record_end(is_results *results, is_code rc, is_run_summary *summary,
+                          is_error *err)
 {
-    int mine = rc == IS_OK ? 0 : (int)rc, any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
-    return (is_code)any;
+    const is_sched_result *s = &summary->sched;
+    uint64_t computed = 0;
+    for (int i = 0; i < IS_POINT_STATUS_COUNT; i++) {
+        summary->tally[i] += s->tally[i];
+        computed += s->tally[i];
+    }
+    summary->tally[IS_POINT_PENDING] -= computed;
+    uint64_t failed = 0;
+    for (int i = IS_POINT_FAILED_INVALID; i < IS_POINT_STATUS_COUNT; i++)
+        failed += summary->tally[i];
+    summary->counts[0] = summary->tally[IS_POINT_DONE];
+    summary->counts[1] = failed;
+    summary->counts[2] = summary->tally[IS_POINT_PENDING];
+    const char *state = rc != IS_OK || s->rank_errors ? "failed"
+                        : s->stop_signal             ? "interrupted"
+                        : summary->counts[2]         ? "incomplete"
+                                                     : "complete";
+    char now[32], line[IS_RESULTS_LOG_LINE];
+    is_provenance_now(now, sizeof now);
+    snprintf(line, sizeof line,
+             "%s %s: %llu done, %llu failed, %llu pending; this run computed %llu points in "
+             "%.1f s",
+             now, state, (unsigned long long)summary->counts[0], (unsigned long long)failed,
+             (unsigned long long)summary->counts[2], (unsigned long long)computed, s->seconds);
+    is_code log_rc = is_results_log(results, line, err);
+    if (log_rc == IS_OK)
+        log_rc = is_results_set_state(results, state, summary->tally, 1, err);
+    return log_rc;
 }
 
-is_code is_run(const is_job *job, const is_run_options *options, MPI_Comm comm,
-               is_run_summary *summary, is_error *err)
+is_code is_run(const is_job *job, const char *job_path, const is_run_options *options,
+               MPI_Comm comm, is_run_summary *summary, is_error *err)
 {
     memset(summary, 0, sizeof *summary);
     int rank, size;
@@ -39,63 +167,83 @@ is_code is_run(const is_job *job, const is_run_options *options, MPI_Comm comm,
     is_provenance prov;
     is_provenance_collect(&prov, size);
 
-    uint8_t *status = NULL;
-    uint64_t done_before = 0;
+    is_lock *lock = NULL;
     is_code rc = IS_OK;
     if (rank == 0) {
-        if (options->resume && access(job->output, F_OK) == 0) {
-            rc = is_results_resume(job, &prov, &status, err);
-            for (uint64_t i = job->piece_first; rc == IS_OK && i < job->piece_last; i++)
-                done_before += status[i] != IS_POINT_PENDING;
-            summary->resumed = rc == IS_OK;
-        } else {
-            rc = is_results_create(job, &prov, options->overwrite, err);
-        }
+        rc = is_run_check_output(job, job_path, options->overwrite, err);
+        if (rc == IS_OK)
+            rc = is_lock_acquire(job->output, &lock, err);
     }
-    rc = agree(rc, comm, err);
-    if (rc != IS_OK) {
-        free(status);
-        return rc;
-    }
+    rc = is_collective_share(rc, 0, comm, err);
+    double started = now_seconds();
+    int resumed = 0;
+    if (rc == IS_OK)
+        rc = prepare_file(job, options, &prov, comm, &resumed, err);
+    summary->resumed = resumed;
+    summary->create_seconds = resumed ? 0 : now_seconds() - started;
 
     is_results *results = NULL;
-    rc = worst(is_results_open(job, comm, &results, err), comm);
-    if (rc != IS_OK) {
-        is_results_close(&results, NULL);
-        free(status);
-        return rc;
+    if (rc == IS_OK)
+        rc = is_collective_agree(is_results_open(job->output, comm, IS_RESULTS_WRITE, &results,
+                                                 err),
+                                 comm, err);
+    is_pending_map map = {0};
+    uint64_t points = job->piece_last - job->piece_first;
+    if (rc == IS_OK && resumed) {
+        started = now_seconds();
+        rc = is_pending_scan(results, comm, &map, summary->tally, err);
+        summary->scan_seconds = now_seconds() - started;
+    } else {
+        summary->tally[IS_POINT_PENDING] = points;
     }
-    is_sched_options sched_options = {status, done_before, options->live_progress};
-    is_code sched_rc = is_sched_run(job, comm, results, &sched_options, &summary->sched, err);
-    is_code close_rc = is_results_close(&results, err);
-    free(status);
-    rc = worst(sched_rc != IS_OK ? sched_rc : close_rc, comm);
-
-    is_code finish_rc = IS_OK;
-    if (rank == 0) {
-        int stopped = summary->sched.stop_signal != 0;
-        const char *state = rc != IS_OK || summary->sched.rank_errors ? "failed"
-                            : stopped                                 ? "interrupted"
-                                                                      : "complete";
-        is_error finish_err;
-        finish_rc = is_results_finish(job, &prov, state, summary->counts, &finish_err);
-        if (finish_rc != IS_OK && rc == IS_OK)
-            *err = finish_err;
-        if (rc == IS_OK && finish_rc == IS_OK && summary->sched.rank_errors)
-            rc = is_error_set(err, IS_MODEL, "%d rank(s) stopped on errors (see above); "
-                              "the file is resumable", summary->sched.rank_errors);
-        else if (rc == IS_OK && finish_rc == IS_OK && stopped)
-            rc = is_error_set(err, IS_INTERRUPTED,
-                              "stopped by signal %d; %llu points stored, %llu pending: "
-                              "continue with --resume",
-                              summary->sched.stop_signal, (unsigned long long)summary->counts[0],
-                              (unsigned long long)summary->counts[2]);
+    if (rc == IS_OK && rank == 0) {
+        char line[1024];
+        format_line(line, sizeof line, "resumed", &prov);
+        if (resumed)
+            rc = is_results_log(results, line, err);
         if (rc == IS_OK)
-            rc = finish_rc;
-        if (rc == IS_OK && summary->counts[2] > 0)
-            rc = is_error_set(err, IS_INTERNAL, "the schedule ended with %llu points pending; "
-                              "continue with --resume",
-                              (unsigned long long)summary->counts[2]);
+            rc = is_results_set_state(results, "running", summary->tally, 0, err);
     }
-    return agree(rc, comm, err);
+    rc = is_collective_share(rc, 0, comm, err);
+
+    if (rc == IS_OK) {
+        is_sched_options sched = {resumed, &map, summary->tally[IS_POINT_PENDING], points,
+                                  options->live_progress};
+        is_code sched_rc = is_sched_run(job, comm, results, &sched, &summary->sched, err);
+        rc = is_collective_agree(sched_rc, comm, err);
+        if (rank == 0) {
+            is_error end_err;
+            is_code end_rc = record_end(results, rc, summary, &end_err);
+            if (rc == IS_OK && end_rc != IS_OK) {
+                rc = end_rc;
+                *err = end_err;
+            }
+            if (rc == IS_OK && summary->sched.rank_errors)
+                rc = is_error_set(err, IS_MODEL, "%d rank(s) stopped on errors (see above); "
+                                  "the file is resumable", summary->sched.rank_errors);
+            else if (rc == IS_OK && summary->sched.stop_signal)
+                rc = is_error_set(err, IS_INTERRUPTED,
+                                  "stopped by signal %d; %llu points stored, %llu pending: "
+                                  "continue with --resume",
+                                  summary->sched.stop_signal,
+                                  (unsigned long long)summary->counts[0],
+                                  (unsigned long long)summary->counts[2]);
+            else if (rc == IS_OK && summary->counts[2] > 0)
+                rc = is_error_set(err, IS_INTERNAL, "the schedule ended with %llu points "
+                                  "pending; continue with --resume",
+                                  (unsigned long long)summary->counts[2]);
+        }
+        rc = is_collective_share(rc, 0, comm, err);
+    }
+    is_pending_free(&map);
+    is_error close_err;
+    is_code close_rc = results ? is_results_close(&results, &close_err) : IS_OK;
+    close_rc = is_collective_agree(close_rc, comm, &close_err);
+    if (rc == IS_OK && close_rc != IS_OK) {
+        rc = close_rc;
+        *err = close_err;
+    }
+    if (rank == 0)
+        is_lock_release(&lock);
+    return rc;
 }

@@ -1,5 +1,6 @@
-/* run.h: one `impactsweep run`: create or resume the result file (rank 0), open it on
- * every rank, schedule the computation, close, and record how the run ended. */
+/* run.h: one `impactsweep run`: take the result file's lock (rank 0), create the file or
+ * check the existing one, open it on every rank, find what is pending (resume), schedule
+ * the computation, record how the run ended, close and release the lock. */
 #ifndef IMPACTSWEEP_RUN_H
 #define IMPACTSWEEP_RUN_H
 
@@ -12,20 +13,29 @@
 
 typedef struct is_run_options {
     int resume;        /* continue the existing file (start afresh if there is none) */
-    int overwrite;     /* replace an existing file */
+    int overwrite;     /* replace an existing file (only once the new one is complete) */
     int live_progress; /* 1 bar, 0 lines, -1 by isatty(stderr) */
 } is_run_options;
 
 typedef struct is_run_summary {
     is_sched_result sched;
-    uint64_t counts[3];  /* done, failed, pending in the file at the end (rank 0) */
+    uint64_t tally[IS_POINT_STATUS_COUNT]; /* rank 0: the file's points by status at the end */
+    uint64_t counts[3];  /* rank 0: done, failed, pending in the file at the end */
     int resumed;         /* an existing file was continued */
+    double create_seconds, scan_seconds; /* building the file; the resume scan */
 } is_run_summary;
+
+/* Checks, before anything is touched, that the job's output can be written: an existing
+ * path must be a regular file (not a symlink, with --overwrite), must not be the job file
+ * itself, its directory must exist and be writable, and its name must leave room for the
+ * .partial and .lock files beside it. Any process. */
+is_code is_run_check_output(const is_job *job, const char *job_path, int overwrite,
+                            is_error *err);
 
 /* Collective. Every rank returns the same code: IS_OK when the file is complete,
  * IS_INTERRUPTED when a signal stopped the run (the file is resumable), or the first
- * error (reported in err on the rank that found it, and as a summary on rank 0). */
-is_code is_run(const is_job *job, const is_run_options *options, MPI_Comm comm,
-               is_run_summary *summary, is_error *err);
+ * error (reported in err on every rank). */
+is_code is_run(const is_job *job, const char *job_path, const is_run_options *options,
+               MPI_Comm comm, is_run_summary *summary, is_error *err);
 
 #endif

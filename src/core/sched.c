@@ -1,9 +1,12 @@
-/* sched.c: master/worker scheduling over MPI (protocol in sched.h).
+/* sched.c: master/worker scheduling over MPI (protocol and policy in sched.h).
  *
- * Messages are four uint64 each. A worker sends REQUEST (points done and failed since
- * its last message), gets ASSIGN (first, count; count 0 means stop), and ends with
- * FINAL (its last counts and flags). It sends its next REQUEST before it starts
- * computing a unit, so it holds one reply in reserve. */
+ * Messages are MSG_LEN uint64 each. A worker sends REQUEST (a report: points computed
+ * since its last message, by status, and their compute time), gets ASSIGN (first,
+ * count; count 0 means there is no more work), and ends with FINAL (its last report
+ * and flags), after which it receives until BYE, consuming a STOP that rank 0 may have
+ * sent it meanwhile (MPI keeps the order of two messages from one sender, so STOP is
+ * never left behind). A worker sends its next REQUEST before it starts computing a
+ * unit, so it holds one reply in reserve. */
 #include "sched.h"
 
 #include <math.h>
@@ -14,13 +17,25 @@
 #include "progress.h"
 #include "signals.h"
 
-enum { TAG_REQUEST = 1, TAG_ASSIGN = 2, TAG_FINAL = 3 };
+enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE };
 enum { FLAG_INTERRUPTED = 1, FLAG_ERROR = 2 };
-enum { MSG_LEN = 4 };
+/* a report: points per status, then nanoseconds of computing, flags, the signal seen */
+enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 
-/* Rank 0 computes its own units in pieces of this fraction of a unit, serving
- * requests in between, so that no worker waits long for its next unit. */
-#define MASTER_PIECES 8
+/* Unit ends are multiples of this many points once units are this large or more: with
+ * 1-byte status and 8-byte outputs every write then starts on a 4 KiB (32 KiB) boundary
+ * of its dataset, and no two ranks share a file-system page. */
+#define QUANTUM 4096
+/* A rank's write buffer: its results reach the file in blocks of about this size. */
+#define FLUSH_BYTES (UINT64_C(16) << 20)
+/* Points of one model call at most (bounds the parameter and output scratch). */
+#define BATCH_MAX 65536
+/* Target duration of a batch: the latency of a stop on a worker; rank 0 uses a shorter
+ * one while it has requests to answer. */
+#define BATCH_SECONDS 0.25
+#define MASTER_BATCH_SECONDS 0.02
+/* Default unit duration when the job gives none (also in job.c's key table). */
+#define GROWTH 4
 
 static double now_seconds(void)
 {
@@ -39,38 +54,68 @@ static is_code mpi_check(int rc, const char *what, is_error *err)
     return is_error_set(err, IS_MPI, "%s: %s", what, text);
 }
 
-uint64_t is_sched_auto_unit_size(uint64_t pending, int ranks)
+double is_sched_unit_seconds(const is_job *job)
 {
-    uint64_t per = pending / ((uint64_t)(ranks > 0 ? ranks : 1) * 16);
-    return per < 1 ? 1 : per > 1024 ? 1024 : per;
+    double seconds = job->unit_seconds;
+    const char *grace = getenv("IMPACTSWEEP_GRACE");
+    double g = grace ? atof(grace) : 0.0;
+    if (g > 0 && seconds > g / 4)
+        seconds = g / 4;
+    return seconds > 0.01 ? seconds : 0.01;
 }
 
-/* --- computing a block ----------------------------------------------------------- */
+/* --- computing a unit -------------------------------------------------------------- */
 
 typedef struct compute {
     const is_job *job;
     is_results *results;
+    int resumed;
     void *workspace;
-    double *points, *outputs;
-    uint8_t *status;
-    uint64_t capacity;
+    size_t param_count, output_count;
+    double *points, *scratch;  /* one batch: parameters, outputs (stride = batch size) */
+    uint8_t *batch_status;
+    uint64_t batch_max, batch;  /* the batch size, adapted to batch_seconds */
+    double batch_seconds;
+    double *buffer;             /* results of points buffer_first .. + buffered - 1,
+                                   outputs[o * buffer_max + i] */
+    uint8_t *buffer_status;
+    uint64_t buffer_max, buffer_first, buffered;
+    uint8_t *status;            /* resumed: status of points status_first .. + status_count - 1 */
+    uint64_t status_first, status_count;
+    uint64_t tally[IS_POINT_STATUS_COUNT]; /* since the last report */
+    double seconds;
 } compute;
 
-static is_code compute_init(compute *c, const is_job *job, is_results *results,
-                            uint64_t capacity, is_error *err)
+/* Decides, between two batches, whether to stop the unit now (1). */
+typedef int (*between_fn)(void *ctx, is_error *err);
+
+static is_code compute_init(compute *c, const is_job *job, is_results *results, int resumed,
+                            double batch_seconds, is_error *err)
 {
     memset(c, 0, sizeof *c);
+    const is_model *model = job->model;
     c->job = job;
     c->results = results;
-    c->capacity = capacity;
-    const is_model *model = job->model;
-    c->points = malloc(capacity * model->param_count * sizeof *c->points);
-    c->outputs = malloc(capacity * (model->output_count ? model->output_count : 1) *
-                        sizeof *c->outputs);
-    c->status = malloc(capacity);
-    if (!c->points || !c->outputs || !c->status)
-        return is_error_set(err, IS_NOMEM, "cannot allocate buffers for %llu points",
-                            (unsigned long long)capacity);
+    c->resumed = resumed;
+    c->param_count = model->param_count;
+    c->output_count = model->output_count;
+    uint64_t per_point = 8 * (uint64_t)c->output_count + 1;
+    c->buffer_max = FLUSH_BYTES / per_point / QUANTUM * QUANTUM;
+    if (c->buffer_max < QUANTUM)
+        c->buffer_max = QUANTUM;
+    c->batch_max = c->buffer_max < BATCH_MAX ? c->buffer_max : BATCH_MAX;
+    c->batch = 1; /* the first batch measures the cost of a point */
+    c->batch_seconds = batch_seconds;
+    size_t outputs = c->output_count ? c->output_count : 1;
+    c->points = malloc(c->batch_max * c->param_count * sizeof *c->points);
+    c->scratch = malloc(c->batch_max * outputs * sizeof *c->scratch);
+    c->batch_status = malloc(c->batch_max);
+    c->buffer = malloc(c->buffer_max * outputs * sizeof *c->buffer);
+    c->buffer_status = malloc(c->buffer_max);
+    c->status = resumed ? malloc(c->buffer_max) : NULL;
+    if (!c->points || !c->scratch || !c->batch_status || !c->buffer || !c->buffer_status ||
+        (resumed && !c->status))
+        return is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
     if (model->workspace_create)
         return model->workspace_create(&c->workspace, err);
     return IS_OK;
@@ -81,49 +126,190 @@ static void compute_free(compute *c)
     if (c->job && c->job->model->workspace_free && c->workspace)
         c->job->model->workspace_free(c->workspace);
     free(c->points);
-    free(c->outputs);
+    free(c->scratch);
+    free(c->batch_status);
+    free(c->buffer);
+    free(c->buffer_status);
     free(c->status);
 }
 
-static is_code compute_block(compute *c, uint64_t first, uint64_t count, uint64_t *done,
-                             uint64_t *failed, is_error *err)
+static is_code flush(compute *c, is_error *err)
 {
-    const is_model *model = c->job->model;
-    for (uint64_t i = 0; i < count; i++)
-        is_grid_point(&c->job->grid, first + i, c->points + i * model->param_count);
-    for (uint64_t i = 0; i < count * model->output_count; i++)
-        c->outputs[i] = NAN;
-    is_code rc = model->eval_batch(c->workspace, c->points, count, c->outputs, c->status, err);
+    if (c->buffered == 0)
+        return IS_OK;
+    is_code rc = is_results_write(c->results, c->buffer_first, c->buffered, c->buffer,
+                                  c->buffer_max, c->buffer_status, err);
+    c->buffered = 0;
+    return rc;
+}
+
+/* Evaluates points at .. at + n - 1 into the buffer, which must have room and continue
+ * at `at`; adapts the batch size to the time it took. */
+static is_code evaluate(compute *c, uint64_t at, uint64_t n, is_error *err)
+{
+    const is_job *job = c->job;
+    for (uint64_t i = 0; i < n; i++)
+        is_grid_point(&job->grid, job->piece_first + at + i, c->points + i * c->param_count);
+    for (uint64_t i = 0; i < n * c->output_count; i++)
+        c->scratch[i] = NAN;
+    double started = now_seconds();
+    is_code rc = job->model->eval_batch(c->workspace, c->points, n, c->scratch, c->batch_status,
+                                        err);
+    double took = now_seconds() - started;
     if (rc != IS_OK)
         return rc;
-    rc = is_results_write(c->results, first, count, c->outputs, c->status, err);
-    if (rc != IS_OK)
-        return rc;
-    for (uint64_t i = 0; i < count; i++) {
-        *done += c->status[i] == IS_POINT_DONE;
-        *failed += c->status[i] != IS_POINT_DONE;
+    if (c->buffered == 0)
+        c->buffer_first = at;
+    for (size_t o = 0; o < c->output_count; o++)
+        memcpy(c->buffer + o * c->buffer_max + c->buffered, c->scratch + o * n,
+               n * sizeof *c->scratch);
+    memcpy(c->buffer_status + c->buffered, c->batch_status, n);
+    c->buffered += n;
+    for (uint64_t i = 0; i < n; i++)
+        c->tally[c->batch_status[i] < IS_POINT_STATUS_COUNT ? c->batch_status[i]
+                                                            : IS_POINT_FAILED_INVALID]++;
+    c->seconds += took;
+    /* next batch: about batch_seconds, growing at most GROWTH-fold */
+    double per_point = took / (double)n;
+    double want = per_point > 0 ? c->batch_seconds / per_point : (double)(GROWTH * n);
+    uint64_t limit = GROWTH * n < c->batch_max ? GROWTH * n : c->batch_max;
+    c->batch = want < 1 ? 1 : want > (double)limit ? limit : (uint64_t)want;
+    return IS_OK;
+}
+
+/* The next run of pending points in [from, end): [*first, *last); 0 when there is none. */
+static is_code next_run(compute *c, uint64_t from, uint64_t end, uint64_t *first, uint64_t *last,
+                        is_error *err)
+{
+    if (!c->resumed) {
+        *first = from;
+        *last = end;
+        return IS_OK;
+    }
+    size_t status_var = is_results_variable_count(c->results) - 1;
+    uint64_t at = from;
+    *first = *last = end;
+    while (at < end) {
+        if (at < c->status_first || at >= c->status_first + c->status_count) {
+            uint64_t n = end - at < c->buffer_max ? end - at : c->buffer_max;
+            is_code rc = is_results_read_raw(c->results, status_var, at, n, c->status, err);
+            if (rc != IS_OK)
+                return rc;
+            c->status_first = at;
+            c->status_count = n;
+        }
+        uint64_t stop = c->status_first + c->status_count;
+        while (at < stop && c->status[at - c->status_first] != IS_POINT_PENDING)
+            at++;
+        if (at == stop)
+            continue;
+        *first = at;
+        while (at < stop && c->status[at - c->status_first] == IS_POINT_PENDING)
+            at++;
+        *last = at;
+        return IS_OK;
     }
     return IS_OK;
+}
+
+/* Computes the pending points of first .. first + count - 1, calling between() before
+ * each batch; *stopped when it asked to stop (the rest stays pending). Everything
+ * computed is written before this returns. */
+static is_code compute_unit(compute *c, uint64_t first, uint64_t count, between_fn between,
+                            void *ctx, int *stopped, is_error *err)
+{
+    *stopped = 0;
+    is_code rc = IS_OK;
+    uint64_t end = first + count;
+    for (uint64_t pos = first; pos < end && rc == IS_OK && !*stopped;) {
+        uint64_t run_first, run_last;
+        rc = next_run(c, pos, end, &run_first, &run_last, err);
+        if (rc != IS_OK || run_first == end)
+            break;
+        for (uint64_t at = run_first; at < run_last && rc == IS_OK;) {
+            if (between && between(ctx, err)) {
+                *stopped = 1;
+                break;
+            }
+            if (c->buffered && c->buffer_first + c->buffered != at)
+                rc = flush(c, err); /* not contiguous with what is buffered */
+            uint64_t room = c->buffer_max - c->buffered, n = run_last - at;
+            n = n < c->batch ? n : c->batch;
+            n = n < room ? n : room;
+            if (rc == IS_OK)
+                rc = evaluate(c, at, n, err);
+            at += n;
+            if (rc == IS_OK && c->buffered == c->buffer_max)
+                rc = flush(c, err);
+        }
+        pos = run_last;
+    }
+    is_code flush_rc = flush(c, err);
+    return rc != IS_OK ? rc : flush_rc;
+}
+
+/* Moves c's report into msg (and clears it). */
+static void take_report(compute *c, uint64_t *msg)
+{
+    memset(msg, 0, MSG_LEN * sizeof *msg);
+    memcpy(msg, c->tally, sizeof c->tally);
+    msg[MSG_NANOS] = (uint64_t)(c->seconds * 1e9);
+    memset(c->tally, 0, sizeof c->tally);
+    c->seconds = 0;
 }
 
 /* --- the units of work (rank 0) ---------------------------------------------------- */
 
 typedef struct unit_source {
-    const uint8_t *status; /* NULL: every point is pending */
-    uint64_t next, total, unit;
+    const is_pending_map *map; /* NULL: every point is pending */
+    uint64_t next, end;        /* points next .. end - 1 are still to hand out */
+    uint64_t remaining;        /* of them, about this many pending */
 } unit_source;
 
-static int next_unit(unit_source *s, uint64_t *first, uint64_t *count)
+/* Pending points of [a, b) inside segment s, estimated as evenly spread. */
+static double estimate(const unit_source *s, uint64_t segment, uint64_t a, uint64_t b)
 {
-    while (s->next < s->total && s->status && s->status[s->next] != IS_POINT_PENDING)
-        s->next++;
-    if (s->next >= s->total)
+    if (!s->map)
+        return (double)(b - a);
+    double length = (double)is_pending_segment_length(s->map, segment);
+    return (double)s->map->pending[segment] * (double)(b - a) / length;
+}
+
+/* The next unit of about `want` pending points; 0 when there are none left. */
+static int next_unit(unit_source *s, uint64_t want, uint64_t *first, uint64_t *count)
+{
+    const is_pending_map *map = s->map;
+    if (map) { /* skip segments with nothing pending */
+        while (s->next < s->end && map->pending[s->next / map->segment_length] == 0)
+            s->next = (s->next / map->segment_length + 1) * map->segment_length;
+    }
+    if (s->next >= s->end)
         return 0;
+    uint64_t at = s->next;
+    double got = 0;
+    while (at < s->end && got < (double)want) {
+        uint64_t segment = map ? at / map->segment_length : 0;
+        uint64_t seg_end = map ? (segment + 1) * map->segment_length : s->end;
+        if (seg_end > s->end)
+            seg_end = s->end;
+        double here = estimate(s, segment, at, seg_end);
+        if (got + here <= (double)want) {
+            got += here;
+            at = seg_end;
+            continue;
+        }
+        /* part of this segment */
+        double fraction = ((double)want - got) / here;
+        uint64_t part = (uint64_t)ceil(fraction * (double)(seg_end - at));
+        at += part > 0 ? part : 1;
+        got = (double)want;
+    }
+    if (at - s->next >= 4 * QUANTUM && at < s->end)
+        at = at / QUANTUM * QUANTUM; /* aligned unit ends (see QUANTUM) */
     *first = s->next;
-    while (s->next < s->total && s->next - *first < s->unit &&
-           (!s->status || s->status[s->next] == IS_POINT_PENDING))
-        s->next++;
-    *count = s->next - *first;
+    *count = at - s->next;
+    s->remaining = s->remaining > got ? s->remaining - (uint64_t)got : 0;
+    s->next = at;
     return 1;
 }
 
@@ -131,10 +317,17 @@ static int next_unit(unit_source *s, uint64_t *first, uint64_t *count)
 
 typedef struct master {
     MPI_Comm comm;
+    const is_job *job;
     unit_source units;
-    int workers, finished;
+    int ranks, workers, finished;
     int stop;       /* no more units are handed out */
+    int stop_sent;  /* and the workers have been told */
     int exhausted;  /* the units have run out */
+    char *ended;    /* per rank: FINAL received */
+    uint64_t *last_unit; /* per rank: the size of its last unit */
+    double cost_seconds; /* measured: seconds of computing ... */
+    double cost_points;  /* ... for this many points */
+    double unit_seconds;
     is_progress progress;
     is_sched_result *result;
 } master;
@@ -148,6 +341,51 @@ static void master_note_stop(master *m)
     }
 }
 
+/* The size of the next unit of rank `rank`, in pending points. */
+static uint64_t unit_points(master *m, int rank)
+{
+    if (m->job->unit_size)
+        return m->job->unit_size;
+    uint64_t last = m->last_unit[rank];
+    double size = last ? (double)last * GROWTH : 1.0;
+    if (m->cost_points > 0 && m->cost_seconds > 0) {
+        double by_time = m->unit_seconds * m->cost_points / m->cost_seconds;
+        size = size < by_time ? size : by_time;
+    }
+    /* near the end: a share small enough that all ranks finish together */
+    double tail = ceil((double)m->units.remaining / (2.0 * m->ranks));
+    size = size < tail ? size : tail;
+    uint64_t points = size < 1 ? 1 : (uint64_t)size;
+    m->last_unit[rank] = points;
+    return points;
+}
+
+static void account(master *m, const uint64_t *report, double now)
+{
+    uint64_t done = report[IS_POINT_DONE], all = 0;
+    for (int s = 0; s < IS_POINT_STATUS_COUNT; s++) {
+        m->result->tally[s] += report[s];
+        all += report[s];
+    }
+    m->result->done += done;
+    m->result->failed += all - done;
+    m->cost_seconds += 1e-9 * (double)report[MSG_NANOS];
+    m->cost_points += (double)all;
+    is_progress_add(&m->progress, done, all - done, now);
+}
+
+static is_code send_stops(master *m, is_error *err)
+{
+    is_code rc = IS_OK;
+    uint64_t msg[MSG_LEN] = {0};
+    for (int w = 1; w < m->ranks && rc == IS_OK; w++)
+        if (!m->ended[w])
+            rc = mpi_check(MPI_Send(msg, MSG_LEN, MPI_UINT64_T, w, TAG_STOP, m->comm),
+                           "telling a rank to stop", err);
+    m->stop_sent = 1;
+    return rc;
+}
+
 /* Answers every message that has arrived. */
 static is_code master_serve(master *m, is_error *err)
 {
@@ -156,36 +394,61 @@ static is_code master_serve(master *m, is_error *err)
         MPI_Status st;
         is_code rc = mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &st),
                                "probing for requests", err);
-        if (rc != IS_OK || !flag)
+        if (rc != IS_OK)
             return rc;
+        if (!flag)
+            break;
+        double started = now_seconds();
         uint64_t msg[MSG_LEN];
         rc = mpi_check(MPI_Recv(msg, MSG_LEN, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG, m->comm,
                                 MPI_STATUS_IGNORE),
                        "receiving a request", err);
         if (rc != IS_OK)
             return rc;
-        m->result->done += msg[0];
-        m->result->failed += msg[1];
-        is_progress_add(&m->progress, msg[0], msg[1], now_seconds());
+        account(m, msg, started);
+        m->result->requests++;
+        uint64_t reply[MSG_LEN] = {0};
         if (st.MPI_TAG == TAG_FINAL) {
             m->finished++;
-            if (msg[2] & FLAG_ERROR)
+            m->ended[st.MPI_SOURCE] = 1;
+            if (msg[MSG_FLAGS] & FLAG_ERROR)
                 m->result->rank_errors++;
-            if (msg[2] & (FLAG_ERROR | FLAG_INTERRUPTED))
+            if (msg[MSG_FLAGS] & (FLAG_ERROR | FLAG_INTERRUPTED))
                 m->stop = 1;
-            if ((msg[2] & FLAG_INTERRUPTED) && !m->result->stop_signal)
-                m->result->stop_signal = (int)msg[3]; /* only a worker saw the signal */
-            continue;
+            if ((msg[MSG_FLAGS] & FLAG_INTERRUPTED) && !m->result->stop_signal)
+                m->result->stop_signal = (int)msg[MSG_SIGNAL]; /* only a worker saw it */
+            rc = mpi_check(MPI_Send(reply, MSG_LEN, MPI_UINT64_T, st.MPI_SOURCE, TAG_BYE,
+                                    m->comm),
+                           "saying goodbye", err);
+        } else {
+            master_note_stop(m);
+            if (!m->stop && !m->exhausted &&
+                next_unit(&m->units, unit_points(m, st.MPI_SOURCE), &reply[0], &reply[1]))
+                m->result->units++;
+            else
+                m->exhausted |= !m->stop;
+            rc = mpi_check(MPI_Send(reply, MSG_LEN, MPI_UINT64_T, st.MPI_SOURCE, TAG_ASSIGN,
+                                    m->comm),
+                           "assigning a unit", err);
         }
-        uint64_t reply[MSG_LEN] = {0, 0, 0, 0};
-        master_note_stop(m);
-        if (!m->stop && !m->exhausted && !next_unit(&m->units, &reply[0], &reply[1]))
-            m->exhausted = 1;
-        rc = mpi_check(MPI_Send(reply, MSG_LEN, MPI_UINT64_T, st.MPI_SOURCE, TAG_ASSIGN, m->comm),
-                       "assigning a unit", err);
+        m->result->serve_seconds += now_seconds() - started;
         if (rc != IS_OK)
             return rc;
     }
+    master_note_stop(m);
+    if (m->stop && !m->stop_sent)
+        return send_stops(m, err);
+    return IS_OK;
+}
+
+/* Between rank 0's own batches: answer the requests, stop on a signal. */
+static int master_between(void *ctx, is_error *err)
+{
+    master *m = ctx;
+    if (master_serve(m, err) != IS_OK)
+        m->stop = 1;
+    is_progress_add(&m->progress, 0, 0, now_seconds());
+    return m->stop;
 }
 
 static is_code master_run(master *m, compute *c, int computes, is_error *err)
@@ -193,29 +456,19 @@ static is_code master_run(master *m, compute *c, int computes, is_error *err)
     is_code rc = IS_OK;
     while (rc == IS_OK) {
         rc = master_serve(m, err);
-        master_note_stop(m);
         if (rc != IS_OK)
             break;
         if (m->finished == m->workers && (m->stop || m->exhausted || !computes))
             break;
         uint64_t first, count;
-        if (computes && !m->stop && !m->exhausted && next_unit(&m->units, &first, &count)) {
-            /* alone, rank 0 has nobody to serve: whole units batch best */
-            uint64_t piece = m->workers ? (count + MASTER_PIECES - 1) / MASTER_PIECES : count;
-            for (uint64_t at = first; at < first + count && rc == IS_OK;) {
-                uint64_t n = first + count - at < piece ? first + count - at : piece;
-                uint64_t done = 0, failed = 0;
-                rc = compute_block(c, at, n, &done, &failed, err);
-                m->result->done += done;
-                m->result->failed += failed;
-                is_progress_add(&m->progress, done, failed, now_seconds());
-                at += n;
-                if (rc == IS_OK)
-                    rc = master_serve(m, err);
-                master_note_stop(m);
-                if (m->stop)
-                    break; /* the rest of this unit stays pending */
-            }
+        if (computes && !m->stop && !m->exhausted &&
+            next_unit(&m->units, unit_points(m, 0), &first, &count)) {
+            m->result->units++;
+            int stopped;
+            rc = compute_unit(c, first, count, master_between, m, &stopped, err);
+            uint64_t report[MSG_LEN];
+            take_report(c, report);
+            account(m, report, now_seconds());
         } else if (computes && !m->exhausted && !m->stop) {
             m->exhausted = 1;
         } else {
@@ -239,9 +492,28 @@ static is_code master_run(master *m, compute *c, int computes, is_error *err)
 
 /* --- workers --------------------------------------------------------------------- */
 
+typedef struct worker {
+    MPI_Comm comm;
+} worker;
+
+/* Between a worker's batches: a signal, or rank 0's STOP (left to be received later). */
+static int worker_between(void *ctx, is_error *err)
+{
+    worker *w = ctx;
+    if (is_signals_pending())
+        return 1;
+    int flag = 0;
+    if (MPI_Iprobe(0, TAG_STOP, w->comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        is_error_set(err, IS_MPI, "probing for a stop");
+        return 1;
+    }
+    return flag;
+}
+
 static is_code worker_run(MPI_Comm comm, compute *c, is_error *err)
 {
-    uint64_t report[MSG_LEN] = {0, 0, 0, 0}, unit[MSG_LEN];
+    worker w = {comm};
+    uint64_t report[MSG_LEN] = {0}, unit[MSG_LEN];
     is_code rc = mpi_check(MPI_Send(report, MSG_LEN, MPI_UINT64_T, 0, TAG_REQUEST, comm),
                            "requesting work", err);
     if (rc == IS_OK)
@@ -249,25 +521,49 @@ static is_code worker_run(MPI_Comm comm, compute *c, is_error *err)
                                 MPI_STATUS_IGNORE),
                        "receiving work", err);
     is_code work_rc = IS_OK;
+    int stopped = 0;
     while (rc == IS_OK && unit[1] > 0) {
+        take_report(c, report);
         rc = mpi_check(MPI_Send(report, MSG_LEN, MPI_UINT64_T, 0, TAG_REQUEST, comm),
                        "requesting work", err);
         if (rc != IS_OK)
             break;
-        report[0] = report[1] = 0;
-        work_rc = compute_block(c, unit[0], unit[1], &report[0], &report[1], err);
+        work_rc = compute_unit(c, unit[0], unit[1], worker_between, &w, &stopped, err);
         rc = mpi_check(MPI_Recv(unit, MSG_LEN, MPI_UINT64_T, 0, TAG_ASSIGN, comm,
                                 MPI_STATUS_IGNORE),
                        "receiving work", err);
-        if (work_rc != IS_OK || is_signals_pending())
+        if (work_rc != IS_OK || stopped || is_signals_pending())
             break; /* a unit received but not started stays pending */
     }
-    report[2] = (work_rc != IS_OK ? FLAG_ERROR : 0) | (is_signals_pending() ? FLAG_INTERRUPTED : 0);
-    report[3] = (uint64_t)is_signals_pending();
+    take_report(c, report);
+    report[MSG_FLAGS] = (work_rc != IS_OK ? FLAG_ERROR : 0) |
+                        (is_signals_pending() ? FLAG_INTERRUPTED : 0);
+    report[MSG_SIGNAL] = (uint64_t)is_signals_pending();
     if (rc == IS_OK)
         rc = mpi_check(MPI_Send(report, MSG_LEN, MPI_UINT64_T, 0, TAG_FINAL, comm),
                        "reporting the end", err);
+    /* until BYE: a STOP sent meanwhile comes first */
+    for (int tag = 0; rc == IS_OK && tag != TAG_BYE;) {
+        MPI_Status st;
+        rc = mpi_check(MPI_Recv(unit, MSG_LEN, MPI_UINT64_T, 0, MPI_ANY_TAG, comm, &st),
+                       "waiting for the end", err);
+        tag = st.MPI_TAG;
+    }
     return work_rc != IS_OK ? work_rc : rc;
+}
+
+/* A rank that cannot compute still takes part, so that rank 0 does not wait for it. */
+static void worker_bow_out(MPI_Comm comm)
+{
+    uint64_t report[MSG_LEN] = {0}, msg[MSG_LEN];
+    report[MSG_FLAGS] = FLAG_ERROR;
+    MPI_Send(report, MSG_LEN, MPI_UINT64_T, 0, TAG_FINAL, comm);
+    for (int tag = 0; tag != TAG_BYE;) {
+        MPI_Status st;
+        if (MPI_Recv(msg, MSG_LEN, MPI_UINT64_T, 0, MPI_ANY_TAG, comm, &st) != MPI_SUCCESS)
+            break;
+        tag = st.MPI_TAG;
+    }
 }
 
 /* --- both ------------------------------------------------------------------------ */
@@ -285,41 +581,39 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-
-    uint64_t unit = 0;
-    if (rank == 0) {
-        uint64_t pending = job->piece_last - job->piece_first - options->done_before;
-        unit = job->unit_size ? job->unit_size : is_sched_auto_unit_size(pending, size);
-    }
-    rc = mpi_check(MPI_Bcast(&unit, 1, MPI_UINT64_T, 0, comm), "sharing the unit size", err);
-    result->unit_size = unit;
+    result->unit_seconds = is_sched_unit_seconds(job);
 
     compute c;
     memset(&c, 0, sizeof c);
-    is_code init_rc = rc == IS_OK ? compute_init(&c, job, results, unit, err) : rc;
-    if (init_rc != IS_OK && rc == IS_OK)
-        rc = init_rc;
+    double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
+    rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
     if (rank == 0) {
-        master m = {.comm = comm, .workers = size - 1, .result = result};
-        m.units = (unit_source){options->resume_status, job->piece_first, job->piece_last, unit};
+        master m = {.comm = comm, .job = job, .ranks = size, .workers = size - 1,
+                    .unit_seconds = result->unit_seconds, .result = result};
+        m.units = (unit_source){options->resumed ? options->map : NULL, 0, options->points,
+                                options->pending};
+        m.ended = calloc((size_t)size, 1);
+        m.last_unit = calloc((size_t)size, sizeof *m.last_unit);
+        if (rc == IS_OK && (!m.ended || !m.last_unit))
+            rc = is_error_set(err, IS_NOMEM, "out of memory");
         is_progress_init(&m.progress, stderr, options->live_progress, job->progress_interval,
-                         job->piece_last - job->piece_first, options->done_before, started);
+                         options->points, options->points - options->pending, started);
         int computes = job->master_computes || size == 1;
         if (rc != IS_OK) { /* cannot compute: still serve "stop" so the workers can end */
             m.stop = 1;
             computes = 0;
         }
-        is_code run_rc = master_run(&m, &c, computes, err);
-        if (rc == IS_OK)
-            rc = run_rc;
+        if (m.ended && m.last_unit) {
+            is_code run_rc = master_run(&m, &c, computes, err);
+            if (rc == IS_OK)
+                rc = run_rc;
+        }
+        free(m.ended);
+        free(m.last_unit);
     } else if (rc == IS_OK) {
         rc = worker_run(comm, &c, err);
     } else {
-        /* Tell rank 0 we are out, so it does not wait for us. */
-        uint64_t report[MSG_LEN] = {0, 0, FLAG_ERROR, 0}, unit_msg[MSG_LEN];
-        MPI_Send(report, MSG_LEN, MPI_UINT64_T, 0, TAG_REQUEST, comm);
-        MPI_Recv(unit_msg, MSG_LEN, MPI_UINT64_T, 0, TAG_ASSIGN, comm, MPI_STATUS_IGNORE);
-        MPI_Send(report, MSG_LEN, MPI_UINT64_T, 0, TAG_FINAL, comm);
+        worker_bow_out(comm);
     }
     compute_free(&c);
     MPI_Comm_free(&comm);

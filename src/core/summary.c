@@ -1,169 +1,260 @@
-/* summary.c: `impactsweep info` (see summary.h). */
+/* summary.c: `impactsweep info` and the end-of-run summary (see summary.h). */
 #include "summary.h"
 
 #include <errno.h>
-#include <hdf5.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "h5attr.h"
+#include "collective.h"
 #include "model.h"
 #include "results.h"
 
-/* Reads a whole dataset as doubles (HDF5 converts integer types). */
-static double *read_all(hid_t file, const char *name, size_t *count)
+/* Points read at a time by a rank (status plus one variable as doubles: 9 MiB). */
+#define SUMMARY_BLOCK (UINT64_C(1) << 20)
+#define MAX_CATEGORIES 64
+#define TEXT 1024
+
+typedef struct variable_stats {
+    char name[64];
+    char meanings[TEXT];
+    int categorical;
+    double fill;
+    double min, max, sum, used;          /* reals and integers */
+    double tally[MAX_CATEGORIES];        /* categories */
+} variable_stats;
+
+typedef struct axis_info {
+    char name[64], scale[32];
+    uint64_t count;
+    double first, last;
+} axis_info;
+
+struct is_summary {
+    char path[TEXT], model[128], description[256], title[TEXT], version[64], commit[64];
+    char ranks[32], start[64], end[64], state[64], piece[64];
+    size_t axis_count, variable_count;
+    axis_info axes[IS_GRID_MAX_AXES];
+    variable_stats *vars;       /* the outputs */
+    double tally[IS_POINT_STATUS_COUNT];
+    uint64_t points;
+    char *log;                  /* the run log, one line after the other */
+};
+
+static void append_log(const char *line, void *user)
 {
-    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    if (ds < 0)
-        return NULL;
-    hid_t space = H5Dget_space(ds);
-    hssize_t n = H5Sget_simple_extent_npoints(space);
-    H5Sclose(space);
-    double *values = n > 0 ? malloc((size_t)n * sizeof *values) : NULL;
-    if (values && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, values) < 0) {
-        free(values);
-        values = NULL;
-    }
-    H5Dclose(ds);
-    *count = values ? (size_t)n : 0;
-    return values;
+    char **log = user;
+    size_t old = *log ? strlen(*log) : 0, n = old + strlen(line) + 2;
+    char *bigger = realloc(*log, n);
+    if (!bigger)
+        return;
+    snprintf(bigger + old, n - old, "%s\n", line);
+    *log = bigger;
 }
 
-static void print_categories(FILE *out, hid_t file, const char *name, const double *values,
-                             const double *status, size_t n)
+static void describe(is_summary *s, is_results *r)
 {
-    char meanings[1024];
-    hid_t ds = H5Dopen2(file, name, H5P_DEFAULT);
-    is_h5_attr_read_string(ds, "flag_meanings", meanings, sizeof meanings);
-    H5Dclose(ds);
-    fprintf(out, "  %-14s", name);
-    int index = 0;
-    for (char *save = NULL, *tok = strtok_r(meanings, " ", &save); tok;
-         tok = strtok_r(NULL, " ", &save), index++) {
-        size_t tally = 0;
-        for (size_t i = 0; i < n; i++)
-            tally += status[i] == IS_POINT_DONE && values[i] == index;
-        fprintf(out, " %s: %zu", tok, tally);
+    is_results_attribute(r, "model", s->model, sizeof s->model);
+    is_results_attribute(r, "model_description", s->description, sizeof s->description);
+    is_results_attribute(r, "title", s->title, sizeof s->title);
+    is_results_attribute(r, "engine_version", s->version, sizeof s->version);
+    is_results_attribute(r, "git_commit", s->commit, sizeof s->commit);
+    is_results_attribute(r, "ranks", s->ranks, sizeof s->ranks);
+    is_results_attribute(r, "start_time", s->start, sizeof s->start);
+    is_results_attribute(r, "piece", s->piece, sizeof s->piece);
+    s->points = is_results_point_count(r);
+    s->axis_count = is_results_axis_count(r);
+    for (size_t k = 0; k < s->axis_count; k++) {
+        axis_info *a = &s->axes[k];
+        snprintf(a->name, sizeof a->name, "%s", is_results_axis_name(r, k));
+        is_results_axis_attribute(r, k, "scale", a->scale, sizeof a->scale);
+        a->count = is_results_axis_length(r, k);
     }
-    fprintf(out, "\n");
+    s->variable_count = is_results_variable_count(r) - 1;
+    for (size_t v = 0; v < s->variable_count; v++) {
+        const is_results_variable *var = is_results_variable_at(r, v);
+        variable_stats *st = &s->vars[v];
+        snprintf(st->name, sizeof st->name, "%s", var->name);
+        snprintf(st->meanings, sizeof st->meanings, "%s", var->flag_meanings);
+        st->categorical = var->type == IS_OUTPUT_CATEGORY;
+        st->fill = var->fill;
+        st->min = INFINITY;
+        st->max = -INFINITY;
+    }
 }
 
-is_code is_summary_print(const char *path, FILE *out, is_error *err)
+/* This rank's share of the points, read block by block. */
+static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_error *err)
 {
-    if (access(path, R_OK) != 0)
-        return is_error_set(err, IS_NOT_RESULT, "%s: cannot read the file: %s", path,
-                            strerror(errno));
-    htri_t hdf5 = H5Fis_hdf5(path);
-    H5Eclear2(H5E_DEFAULT);
-    if (hdf5 <= 0)
-        return is_error_set(err, IS_NOT_RESULT, "%s: not an HDF5 file", path);
-    hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (file < 0)
-        return is_error_set(err, IS_HDF5, "%s: cannot open", path);
-    if (H5Aexists(file, IS_RESULTS_FORMAT_ATTRIBUTE) <= 0) {
-        H5Fclose(file);
-        return is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", path);
-    }
-    char model[128], description[256], title[256], axes[512], outputs[1024], state[64],
-        start[64], end[64], ranks[32], version[64], commit[64];
-    is_h5_attr_read_string(file, "model", model, sizeof model);
-    is_h5_attr_read_string(file, "model_description", description, sizeof description);
-    is_h5_attr_read_string(file, "title", title, sizeof title);
-    is_h5_attr_read_string(file, "axes", axes, sizeof axes);
-    is_h5_attr_read_string(file, "outputs", outputs, sizeof outputs);
-    is_h5_attr_read_string(file, "run_state", state, sizeof state);
-    is_h5_attr_read_string(file, "start_time", start, sizeof start);
-    is_h5_attr_read_string(file, "end_time", end, sizeof end);
-    is_h5_attr_read_string(file, "ranks", ranks, sizeof ranks);
-    is_h5_attr_read_string(file, "engine_version", version, sizeof version);
-    is_h5_attr_read_string(file, "git_commit", commit, sizeof commit);
-    fprintf(out, "file:    %s\nmodel:   %s (%s)\n", path, model, description);
-    if (*title)
-        fprintf(out, "title:   %s\n", title);
-    fprintf(out, "engine:  impactsweep %s (%s), last run on %s ranks\n", version, commit, ranks);
-    fprintf(out, "times:   started %s, last ended %s, state %s\n", start, *end ? end : "-",
-            state);
-
-    fprintf(out, "axes:\n");
-    char axes_copy[512];
-    snprintf(axes_copy, sizeof axes_copy, "%s", axes);
-    for (char *save = NULL, *tok = strtok_r(axes_copy, " ", &save); tok;
-         tok = strtok_r(NULL, " ", &save)) {
-        size_t n = 0;
-        double *v = read_all(file, tok, &n);
-        char scale[32] = "";
-        hid_t ds = H5Dopen2(file, tok, H5P_DEFAULT);
-        if (ds >= 0) {
-            is_h5_attr_read_string(ds, "scale", scale, sizeof scale);
-            H5Dclose(ds);
-        }
-        if (v && n)
-            fprintf(out, "  %-14s %zu values from %.6g to %.6g (%s)\n", tok, n, v[0], v[n - 1],
-                    scale);
-        free(v);
-    }
-
-    size_t points = 0;
-    double *status = read_all(file, "status", &points);
-    if (!status) {
-        H5Fclose(file);
-        return is_error_set(err, IS_NOT_RESULT, "%s: has no readable status variable", path);
-    }
-    size_t tally[IS_POINT_STATUS_COUNT] = {0};
-    for (size_t i = 0; i < points; i++)
-        if (status[i] >= 0 && status[i] < IS_POINT_STATUS_COUNT)
-            tally[(int)status[i]]++;
-    size_t failed = points - tally[IS_POINT_DONE] - tally[IS_POINT_PENDING];
-    fprintf(out, "points:  %zu total, %zu done, %zu failed, %zu pending\n", points,
-            tally[IS_POINT_DONE], failed, tally[IS_POINT_PENDING]);
-    for (int s = IS_POINT_FAILED_INVALID; s < IS_POINT_STATUS_COUNT; s++)
-        if (tally[s])
-            fprintf(out, "  %zu %s\n", tally[s], is_point_status_name(s));
-
-    fprintf(out, "fields (over computed points):\n  %-14s %14s %14s %14s\n", "name", "min",
-            "mean", "max");
-    for (char *save = NULL, *tok = strtok_r(outputs, " ", &save); tok;
-         tok = strtok_r(NULL, " ", &save)) {
-        size_t n = 0;
-        double *v = read_all(file, tok, &n);
-        if (!v || n != points) {
-            free(v);
-            continue;
-        }
-        hid_t ds = H5Dopen2(file, tok, H5P_DEFAULT);
-        int categorical = H5Aexists(ds, "flag_meanings") > 0;
-        double fill = NAN; /* "not applicable here" for integer outputs */
-        if (H5Aexists(ds, "_FillValue") > 0) {
-            hid_t attr = H5Aopen(ds, "_FillValue", H5P_DEFAULT);
-            if (H5Aread(attr, H5T_NATIVE_DOUBLE, &fill) < 0)
-                fill = NAN;
-            H5Aclose(attr);
-        }
-        H5Dclose(ds);
-        if (categorical) {
-            print_categories(out, file, tok, v, status, n);
-        } else {
-            double lo = INFINITY, hi = -INFINITY, sum = 0;
-            size_t used = 0;
-            for (size_t i = 0; i < n; i++) {
-                if (status[i] != IS_POINT_DONE || !isfinite(v[i]) || v[i] == fill)
+    uint64_t block = hi - lo < SUMMARY_BLOCK ? hi - lo : SUMMARY_BLOCK;
+    double *status = malloc((block ? block : 1) * sizeof *status);
+    double *values = malloc((block ? block : 1) * sizeof *values);
+    is_code rc = status && values ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+    size_t status_var = s->variable_count;
+    for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
+        uint64_t n = hi - at < block ? hi - at : block;
+        rc = is_results_read_doubles(r, status_var, at, n, status, err);
+        for (uint64_t i = 0; rc == IS_OK && i < n; i++)
+            if (status[i] >= 0 && status[i] < IS_POINT_STATUS_COUNT)
+                s->tally[(int)status[i]]++;
+        for (size_t v = 0; v < s->variable_count && rc == IS_OK; v++) {
+            variable_stats *st = &s->vars[v];
+            rc = is_results_read_doubles(r, v, at, n, values, err);
+            for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
+                double x = values[i];
+                if (status[i] != IS_POINT_DONE || !isfinite(x) || x == st->fill)
+                    continue; /* not computed, or "not applicable here" */
+                if (st->categorical) {
+                    if (x >= 0 && x < MAX_CATEGORIES)
+                        st->tally[(int)x]++;
                     continue;
-                lo = fmin(lo, v[i]);
-                hi = fmax(hi, v[i]);
-                sum += v[i];
-                used++;
+                }
+                st->min = x < st->min ? x : st->min;
+                st->max = x > st->max ? x : st->max;
+                st->sum += x;
+                st->used++;
             }
-            if (used)
-                fprintf(out, "  %-14s %14.6g %14.6g %14.6g\n", tok, lo, sum / (double)used, hi);
-            else
-                fprintf(out, "  %-14s %14s %14s %14s\n", tok, "-", "-", "-");
         }
-        free(v);
     }
     free(status);
-    H5Fclose(file);
-    return IS_OK;
+    free(values);
+    return rc;
+}
+
+/* Sums, minima and maxima of every rank's share, on rank 0. */
+static void reduce(is_summary *s, MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    void *in_place = MPI_IN_PLACE;
+    MPI_Reduce(rank == 0 ? in_place : s->tally, s->tally, IS_POINT_STATUS_COUNT, MPI_DOUBLE,
+               MPI_SUM, 0, comm);
+    for (size_t v = 0; v < s->variable_count; v++) {
+        variable_stats *st = &s->vars[v];
+        double sums[2 + MAX_CATEGORIES] = {st->sum, st->used};
+        memcpy(sums + 2, st->tally, sizeof st->tally);
+        MPI_Reduce(rank == 0 ? in_place : sums, sums, 2 + MAX_CATEGORIES, MPI_DOUBLE, MPI_SUM,
+                   0, comm);
+        MPI_Reduce(rank == 0 ? in_place : &st->min, &st->min, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
+        MPI_Reduce(rank == 0 ? in_place : &st->max, &st->max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
+        st->sum = sums[0];
+        st->used = sums[1];
+        memcpy(st->tally, sums + 2, sizeof st->tally);
+    }
+}
+
+is_code is_summary_collect(const char *path, MPI_Comm comm, is_summary **out, is_error *err)
+{
+    *out = NULL;
+    int rank = 0, size = 1;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &size);
+    }
+    is_code rc = IS_OK;
+    if (rank == 0 && access(path, R_OK) != 0)
+        rc = is_error_set(err, errno == ENOENT ? IS_NOT_RESULT : IS_IO,
+                          "%s: cannot read the file: %s", path, strerror(errno));
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rc != IS_OK)
+        return rc;
+    is_results *r = NULL;
+    rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_READ, &r, err), comm, err);
+    if (rc != IS_OK)
+        return rc;
+    is_summary *s = calloc(1, sizeof *s);
+    if (s)
+        s->vars = calloc(is_results_variable_count(r), sizeof *s->vars);
+    rc = s && s->vars ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+    if (rc == IS_OK) {
+        snprintf(s->path, sizeof s->path, "%s", path);
+        describe(s, r);
+        uint64_t n = s->points, p = (uint64_t)size, k = (uint64_t)rank;
+        rc = scan(s, r, n / p * k + n % p * k / p, n / p * (k + 1) + n % p * (k + 1) / p, err);
+    }
+    rc = is_collective_agree(rc, comm, err);
+    if (rc == IS_OK && comm != MPI_COMM_NULL)
+        reduce(s, comm);
+    if (rc == IS_OK && rank == 0) {
+        for (size_t k = 0; k < s->axis_count && rc == IS_OK; k++) {
+            axis_info *a = &s->axes[k];
+            rc = is_results_coordinates(r, k, 0, 1, &a->first, 0, err);
+            if (rc == IS_OK)
+                rc = is_results_coordinates(r, k, a->count - 1, 1, &a->last, 0, err);
+        }
+        if (rc == IS_OK)
+            rc = is_results_get_state(r, s->state, sizeof s->state, NULL, s->end, sizeof s->end,
+                                      err);
+        if (rc == IS_OK)
+            rc = is_results_read_log(r, append_log, &s->log, err);
+    }
+    rc = is_collective_share(rc, 0, comm, err);
+    is_results_close(&r, NULL);
+    if (rc == IS_OK && rank == 0)
+        *out = s;
+    else
+        is_summary_free(&s);
+    return rc;
+}
+
+void is_summary_free(is_summary **summary)
+{
+    if (!summary || !*summary)
+        return;
+    free((*summary)->vars);
+    free((*summary)->log);
+    free(*summary);
+    *summary = NULL;
+}
+
+void is_summary_print(const is_summary *s, int log, FILE *out)
+{
+    fprintf(out, "file:    %s\nmodel:   %s (%s)\n", s->path, s->model, s->description);
+    if (*s->title)
+        fprintf(out, "title:   %s\n", s->title);
+    fprintf(out, "engine:  impactsweep %s (%s), created on %s ranks\n", s->version, s->commit,
+            s->ranks);
+    fprintf(out, "times:   started %s, last ended %s, state %s\n", s->start,
+            *s->end ? s->end : "-", s->state);
+    if (*s->piece && strcmp(s->piece, "0/1") != 0)
+        fprintf(out, "piece:   %s of the grid\n", s->piece);
+    fprintf(out, "axes:\n");
+    for (size_t k = 0; k < s->axis_count; k++) {
+        const axis_info *a = &s->axes[k];
+        fprintf(out, "  %-14s %llu values from %.6g to %.6g (%s)\n", a->name,
+                (unsigned long long)a->count, a->first, a->last, a->scale);
+    }
+    double failed = 0;
+    for (int st = IS_POINT_FAILED_INVALID; st < IS_POINT_STATUS_COUNT; st++)
+        failed += s->tally[st];
+    fprintf(out, "points:  %llu total, %.0f done, %.0f failed, %.0f pending\n",
+            (unsigned long long)s->points, s->tally[IS_POINT_DONE], failed,
+            s->tally[IS_POINT_PENDING]);
+    for (int st = IS_POINT_FAILED_INVALID; st < IS_POINT_STATUS_COUNT; st++)
+        if (s->tally[st])
+            fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
+    fprintf(out, "fields (over computed points):\n  %-14s %14s %14s %14s\n", "name", "min",
+            "mean", "max");
+    for (size_t v = 0; v < s->variable_count; v++) {
+        const variable_stats *st = &s->vars[v];
+        if (st->categorical) {
+            char meanings[TEXT];
+            snprintf(meanings, sizeof meanings, "%s", st->meanings);
+            fprintf(out, "  %-14s", st->name);
+            int index = 0;
+            for (char *save = NULL, *tok = strtok_r(meanings, " ", &save); tok;
+                 tok = strtok_r(NULL, " ", &save), index++)
+                fprintf(out, " %s: %.0f", tok, index < MAX_CATEGORIES ? st->tally[index] : 0.0);
+            fprintf(out, "\n");
+        } else if (st->used > 0) {
+            fprintf(out, "  %-14s %14.6g %14.6g %14.6g\n", st->name, st->min, st->sum / st->used,
+                    st->max);
+        } else {
+            fprintf(out, "  %-14s %14s %14s %14s\n", st->name, "-", "-", "-");
+        }
+    }
+    if (log && s->log)
+        fprintf(out, "log:\n%s", s->log);
 }

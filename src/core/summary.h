@@ -1,14 +1,29 @@
-/* summary.h: a readable summary of any result file (model, axes, how many points are
- * done, per-field min/mean/max), for `impactsweep info` and the end of a run. It reads
- * only the file, never a model table, so it works on files from other versions. */
+/* summary.h: a readable summary of any result file (model, axes, run state and log, how
+ * many points are in each status, per-field min/mean/max or category counts), for
+ * `impactsweep info` and the end of a run. It reads only the file, never a model table.
+ *
+ * Collected in bounded memory: the file is read in blocks, and under MPI every rank
+ * reads its own share and the statistics are reduced to rank 0, so no process holds
+ * or reads O(points) alone. */
 #ifndef IMPACTSWEEP_SUMMARY_H
 #define IMPACTSWEEP_SUMMARY_H
 
+#include <mpi.h>
 #include <stdio.h>
 
 #include "error.h"
 
-/* IS_NOT_RESULT for a file that is not an impactsweep result file. */
-is_code is_summary_print(const char *path, FILE *out, is_error *err);
+typedef struct is_summary is_summary;
+
+/* Collective over comm (MPI_COMM_NULL: this process alone). On rank 0 *summary is set
+ * (elsewhere NULL). IS_NOT_RESULT for a file that is not an impactsweep result file of
+ * this format. */
+is_code is_summary_collect(const char *path, MPI_Comm comm, is_summary **summary,
+                           is_error *err);
+
+/* Prints it; with `log`, also the run log. */
+void is_summary_print(const is_summary *summary, int log, FILE *out);
+
+void is_summary_free(is_summary **summary);
 
 #endif

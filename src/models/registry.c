@@ -2,8 +2,6 @@
  * src/models/ and one line here. */
 #include "registry.h"
 
-#include <string.h>
-
 #include "chatter/chatter.h"
 #include "collision/collision.h"
 #include "stop_oscillator/stop_oscillator.h"
@@ -18,12 +16,4 @@ static const is_model *const registry[] = {
 const is_model *const *is_registry_models(void)
 {
     return registry;
-}
-
-const is_model *is_registry_find(const char *name)
-{
-    for (const is_model *const *m = registry; *m; m++)
-        if (strcmp((*m)->name, name) == 0)
-            return *m;
-    return NULL;
 }

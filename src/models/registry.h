@@ -9,6 +9,9 @@
 /* NULL-terminated array of every model. */
 const is_model *const *is_registry_models(void);
 /* The named model, or NULL. */
-const is_model *is_registry_find(const char *name);
+static inline const is_model *is_registry_find(const char *name)
+{
+    return is_model_find(is_registry_models(), name);
+}
 
 #endif

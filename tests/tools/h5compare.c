@@ -10,13 +10,15 @@
  *     made of file addresses) is skipped (result files hold no other variable-length
  *     or reference data; variable-length strings are compared as texts);
  *   - these root attributes: impactsweep_format, model, axes, outputs, job,
- *     job_fingerprint, points_total, points_done, points_failed, points_pending, seed.
+ *     job_fingerprint, points_total, grid_points, piece_first, seed.
  *     The job text is compared without the [sweep] keys that only say where and how the
- *     work was run (output, unit_size, progress_interval, master_computes, piece), so the same
- *     job written to another file or cut into other work units compares equal.
- * Ignored: every other root attribute, as run-specific: start_time, end_time, history,
- * ranks, host, run_state, slurm, build, git_commit, engine_version, hdf5_version,
- * mpi_library, job_source, title, ...
+ *     work was run (output, unit_size, unit_seconds, progress_interval, master_computes,
+ *     piece), so the same job written to another file or cut into other work units
+ *     compares equal;
+ *   - the run state's status tally and state (/run/tally, /run/state).
+ * Ignored: every other root attribute, as run-specific: start_time, history, ranks, host,
+ * slurm, build, git_commit, engine_version, hdf5_version, mpi_library, job_source, title,
+ * ..., and the run log and end time (/run/log, /run/log_count, /run/end_time).
  *
  * Each difference is printed to stderr (dataset or attribute name, first differing
  * index). Exit status: 0 same results, 1 different, 2 usage or open error. */
@@ -27,13 +29,16 @@
 #include <string.h>
 
 static const char *const root_attributes[] = {
-    "impactsweep_format", "model",         "axes",          "outputs",
-    "job",                "job_fingerprint", "points_total", "points_done",
-    "points_failed",      "points_pending", "seed",         NULL};
+    "impactsweep_format", "model",       "axes",        "outputs", "job", "job_fingerprint",
+    "points_total",       "grid_points", "piece_first", "seed",    NULL};
+
+/* Datasets of the run state that describe the results, not the run. */
+static const char *const run_datasets[] = {"/run/tally", "/run/state", NULL};
 
 /* [sweep] keys of the job text that do not change the results. */
-static const char *const run_only_keys[] = {"output", "unit_size", "progress_interval",
-                                            "master_computes", "piece", NULL};
+static const char *const run_only_keys[] = {"output",          "unit_size", "unit_seconds",
+                                            "progress_interval", "master_computes", "piece",
+                                            NULL};
 
 static const char *name_a, *name_b; /* the two file names, for messages */
 static int differences;
@@ -354,6 +359,12 @@ int main(int argc, char **argv)
     }
     walk_root(a, b, 1, a, b);
     walk_root(b, a, 0, a, b);
+    for (int i = 0; run_datasets[i]; i++) {
+        if (H5Lexists(a, "/run", H5P_DEFAULT) > 0 && H5Lexists(b, "/run", H5P_DEFAULT) > 0)
+            compare_dataset(a, b, run_datasets[i]);
+        else
+            differ(run_datasets[i], "%s", "no run state in one of the files");
+    }
     for (int i = 0; root_attributes[i]; i++) {
         char what[128];
         snprintf(what, sizeof what, "root attribute %s", root_attributes[i]);

@@ -1,0 +1,456 @@
+/* results_create.c: building a new result file, publishing it under its name, and
+ * checking that an existing one belongs to a job (the layout is in results.h).
+ *
+ * Building is split so that nothing serial grows with the grid: rank 0 alone creates the
+ * metadata (every dataset allocated at once, contiguous, never filled by HDF5, whose
+ * parallel fill would be rank 0 writing the whole file); then all ranks open the file and
+ * each fills its share of every variable and coordinate with large contiguous writes. */
+#include "results.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collective.h"
+#include "h5attr.h"
+#include "results_layout.h"
+
+/* Points per fill or coordinate write: 4 MiB of doubles. */
+#define BUILD_BLOCK (UINT64_C(1) << 19)
+/* Datasets of at least this size start on a boundary of this size, so that the large
+ * writes of the run are aligned to file-system blocks and stripes. */
+#define ALIGNMENT (UINT64_C(1) << 20)
+
+char *is_results_partial_path(const char *path)
+{
+    size_t n = strlen(path) + sizeof ".partial";
+    char *partial = malloc(n);
+    if (partial)
+        snprintf(partial, n, "%s.partial", path);
+    return partial;
+}
+
+/* --- the metadata (rank 0) ----------------------------------------------------------- */
+
+static hid_t stored_type(is_output_type type)
+{
+    return type == IS_OUTPUT_REAL ? H5T_IEEE_F64LE
+           : type == IS_OUTPUT_INT ? H5T_STD_I32LE
+                                   : H5T_STD_I8LE;
+}
+
+static hid_t box_space(const is_job *job)
+{
+    hsize_t dims[IS_GRID_MAX_AXES];
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        dims[k] = job->piece_box.count[k];
+    return job->grid.axis_count ? H5Screate_simple((int)job->grid.axis_count, dims, NULL)
+                                : H5Screate(H5S_SCALAR);
+}
+
+/* A dataset with its storage allocated now, contiguous, and not filled by HDF5 (the ranks
+ * fill it): the layout the run's raw writes rely on. */
+static hid_t create_dataset(hid_t loc, const char *name, hid_t type, hid_t space,
+                            const void *fill)
+{
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_layout(dcpl, H5D_CONTIGUOUS);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    if (fill)
+        H5Pset_fill_value(dcpl, type, fill);
+    hid_t ds = H5Dcreate2(loc, name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    return ds;
+}
+
+static herr_t describe_output(hid_t ds, const is_output *out)
+{
+    herr_t rc = is_h5_attr_string(ds, "units", out->unit);
+    rc |= is_h5_attr_string(ds, "long_name", out->long_name);
+    if (out->type == IS_OUTPUT_REAL) {
+        double fill = NAN;
+        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_DOUBLE, 1, &fill);
+    } else if (out->type == IS_OUTPUT_INT) {
+        int32_t fill = -1;
+        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_INT32, 1, &fill);
+    } else {
+        int8_t fill = -1, values[64];
+        int count = is_output_category_count(out);
+        char meanings[1024] = "";
+        size_t used = 0;
+        for (int c = 0; c < count && c < 64; c++) {
+            values[c] = (int8_t)c;
+            used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s",
+                                     c ? " " : "", out->categories[c]);
+        }
+        rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_INT8, 1, &fill);
+        rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_INT8, (size_t)count, values);
+        rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
+    }
+    return rc;
+}
+
+static herr_t describe_status(hid_t ds)
+{
+    uint8_t values[IS_POINT_STATUS_COUNT];
+    char meanings[512] = "";
+    size_t used = 0;
+    for (int s = 0; s < IS_POINT_STATUS_COUNT; s++) {
+        values[s] = (uint8_t)s;
+        char name[64];
+        snprintf(name, sizeof name, "%s", is_point_status_name(s));
+        for (char *c = name; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s", s ? " " : "",
+                                 name);
+    }
+    herr_t rc = is_h5_attr_string(ds, "long_name", "computation status of the point");
+    rc |= is_h5_attr_string(ds, "units", "1");
+    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, IS_POINT_STATUS_COUNT, values);
+    rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
+    return rc;
+}
+
+static int is_swept(const is_job *job, size_t p)
+{
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        if (job->grid.axes[k].param == (int)p)
+            return 1;
+    return 0;
+}
+
+static herr_t write_provenance(hid_t file, const is_job *job, const is_provenance *prov,
+                               const char *first_line)
+{
+    const is_model *model = job->model;
+    char fingerprint[32], axes[1024] = "";
+    snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)job->fingerprint);
+    size_t used = 0;
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        used += (size_t)snprintf(axes + used, sizeof axes - used, "%s%s", k ? " " : "",
+                                 model->params[job->grid.axes[k].param].name);
+    char outputs[4096] = "";
+    size_t out_used = 0;
+    for (size_t o = 0; o < model->output_count; o++)
+        out_used += (size_t)snprintf(outputs + out_used, sizeof outputs - out_used, "%s%s",
+                                     o ? " " : "", model->outputs[o].name);
+    herr_t rc = is_h5_attr_int64(file, IS_RESULTS_FORMAT_ATTRIBUTE, IS_RESULTS_FORMAT_VERSION);
+    rc |= is_h5_attr_string(file, "outputs", outputs);
+    rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
+    rc |= is_h5_attr_string(file, "model", model->name);
+    rc |= is_h5_attr_string(file, "model_description", model->description);
+    rc |= is_h5_attr_string(file, "axes", axes);
+    rc |= is_h5_attr_string(file, "job", job->text);
+    rc |= is_h5_attr_string(file, "job_source", job->source);
+    rc |= is_h5_attr_string(file, "job_fingerprint", fingerprint);
+    rc |= is_h5_attr_string(file, "engine_version", prov->engine_version);
+    rc |= is_h5_attr_string(file, "git_commit", prov->git_commit);
+    rc |= is_h5_attr_string(file, "build", prov->build);
+    rc |= is_h5_attr_string(file, "hdf5_version", prov->hdf5_version);
+    rc |= is_h5_attr_string(file, "mpi_library", prov->mpi_library);
+    rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
+    rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
+    rc |= is_h5_attr_string(file, "host", prov->host);
+    rc |= is_h5_attr_string(file, "slurm", prov->slurm);
+    rc |= is_h5_attr_string(file, "start_time", prov->start_time);
+    rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
+    rc |= is_h5_attr_int64(file, "points_total",
+                           (int64_t)(job->piece_last - job->piece_first));
+    rc |= is_h5_attr_int64(file, "grid_points", (int64_t)job->grid.point_count);
+    rc |= is_h5_attr_int64(file, "piece_first", (int64_t)job->piece_first);
+    char piece[64];
+    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
+             (unsigned long long)job->piece_count);
+    rc |= is_h5_attr_string(file, "piece", piece);
+    if (job->grid.axis_count) {
+        int64_t start[IS_GRID_MAX_AXES];
+        for (size_t k = 0; k < job->grid.axis_count; k++)
+            start[k] = (int64_t)job->piece_box.start[k];
+        rc |= is_h5_attr_array(file, "piece_start", H5T_NATIVE_INT64, job->grid.axis_count,
+                               start);
+    }
+    for (size_t p = 0; p < model->param_count; p++) {
+        int swept = is_swept(job, p);
+        if (!swept) { /* a swept parameter is a coordinate, not a fixed value */
+            char name[128];
+            snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
+            rc |= is_h5_attr_double(file, name, job->fixed[p]);
+        }
+        if (model->params[p].flags & IS_PARAM_SEED)
+            rc |= swept ? is_h5_attr_string(file, "seed", "swept")
+                        : is_h5_attr_int64(file, "seed", (int64_t)job->fixed[p]);
+    }
+    rc |= is_h5_history_append(file, first_line);
+    return rc;
+}
+
+/* /run: the mutable run state, allocated and written whole now. */
+static herr_t create_run_group(hid_t file, const char *first_line, uint64_t points)
+{
+    hid_t group = H5Gcreate2(file, "/run", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (group < 0)
+        return -1;
+    H5Gclose(group);
+    hid_t state_type = is_layout_text_type(IS_LAYOUT_STATE_TEXT);
+    hid_t line_type = is_layout_text_type(IS_RESULTS_LOG_LINE);
+    hid_t scalar = H5Screate(H5S_SCALAR);
+    hsize_t tally_dims = IS_POINT_STATUS_COUNT, log_dims = IS_RESULTS_LOG_CAPACITY;
+    hid_t tally_space = H5Screate_simple(1, &tally_dims, NULL);
+    hid_t log_space = H5Screate_simple(1, &log_dims, NULL);
+    hid_t ds[IS_LAYOUT_RUN_COUNT];
+    ds[IS_LAYOUT_RUN_STATE] = create_dataset(file, is_layout_run_names[IS_LAYOUT_RUN_STATE],
+                                             state_type, scalar, NULL);
+    ds[IS_LAYOUT_RUN_END_TIME] = create_dataset(
+        file, is_layout_run_names[IS_LAYOUT_RUN_END_TIME], state_type, scalar, NULL);
+    ds[IS_LAYOUT_RUN_TALLY] = create_dataset(file, is_layout_run_names[IS_LAYOUT_RUN_TALLY],
+                                             H5T_STD_U64LE, tally_space, NULL);
+    ds[IS_LAYOUT_RUN_LOG] = create_dataset(file, is_layout_run_names[IS_LAYOUT_RUN_LOG],
+                                           line_type, log_space, NULL);
+    ds[IS_LAYOUT_RUN_LOG_COUNT] = create_dataset(
+        file, is_layout_run_names[IS_LAYOUT_RUN_LOG_COUNT], H5T_STD_U64LE, scalar, NULL);
+    char state[IS_LAYOUT_STATE_TEXT] = "created", end[IS_LAYOUT_STATE_TEXT] = "";
+    uint64_t tally[IS_POINT_STATUS_COUNT] = {0}, one = 1;
+    tally[IS_POINT_PENDING] = points;
+    /* every byte written now, so that later updates overwrite allocated blocks (a full
+     * disk cannot fail them on a file system that overwrites in place) */
+    char *log = calloc(IS_RESULTS_LOG_CAPACITY, IS_RESULTS_LOG_LINE);
+    herr_t rc = log ? 0 : -1;
+    for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
+        rc |= ds[d] < 0 ? -1 : 0;
+    if (rc == 0) {
+        snprintf(log, IS_RESULTS_LOG_LINE, "%s", first_line);
+        rc |= H5Dwrite(ds[IS_LAYOUT_RUN_STATE], state_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, state);
+        rc |= H5Dwrite(ds[IS_LAYOUT_RUN_END_TIME], state_type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       end);
+        rc |= H5Dwrite(ds[IS_LAYOUT_RUN_TALLY], H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       tally);
+        rc |= H5Dwrite(ds[IS_LAYOUT_RUN_LOG], line_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, log);
+        rc |= H5Dwrite(ds[IS_LAYOUT_RUN_LOG_COUNT], H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                       H5P_DEFAULT, &one);
+    }
+    free(log);
+    for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
+        if (ds[d] >= 0)
+            H5Dclose(ds[d]);
+    H5Sclose(scalar);
+    H5Sclose(tally_space);
+    H5Sclose(log_space);
+    H5Tclose(state_type);
+    H5Tclose(line_type);
+    return rc;
+}
+
+static const char *scale_name(is_axis_scale scale)
+{
+    return scale == IS_SCALE_LOG ? "log" : scale == IS_SCALE_LINEAR ? "linear" : "values";
+}
+
+static is_code create_metadata(const is_job *job, const is_provenance *prov, const char *path,
+                               const char *first_line, is_error *err)
+{
+    const is_model *model = job->model;
+    const is_grid *grid = &job->grid;
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    H5Pset_alignment(fapl, ALIGNMENT, ALIGNMENT);
+    is_layout_no_hdf5_locking(fapl);
+    hid_t file = H5Fcreate(path, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (file < 0)
+        return is_h5_fail(err, path, "creating the file");
+    is_code rc = IS_OK;
+    hid_t scales[IS_GRID_MAX_AXES];
+    size_t made = 0;
+    for (; made < grid->axis_count; made++) {
+        const is_axis *axis = &grid->axes[made];
+        const is_param *param = &model->params[axis->param];
+        hsize_t dims[1] = {job->piece_box.count[made]};
+        hid_t space = H5Screate_simple(1, dims, NULL);
+        scales[made] = create_dataset(file, param->name, H5T_IEEE_F64LE, space, NULL);
+        H5Sclose(space);
+        if (scales[made] < 0 || H5DSset_scale(scales[made], param->name) < 0 ||
+            is_h5_attr_string(scales[made], "units", param->unit) < 0 ||
+            is_h5_attr_string(scales[made], "long_name", param->meaning) < 0 ||
+            is_h5_attr_string(scales[made], "scale", scale_name(axis->scale)) < 0) {
+            if (scales[made] >= 0)
+                H5Dclose(scales[made]);
+            rc = is_h5_fail(err, path, "creating an axis");
+            break;
+        }
+    }
+    hid_t space = box_space(job);
+    for (size_t o = 0; rc == IS_OK && o <= model->output_count; o++) {
+        int is_status = o == model->output_count;
+        const is_output *out = is_status ? NULL : &model->outputs[o];
+        double fill_real = NAN;
+        int32_t fill_int = -1;
+        int8_t fill_category = -1;
+        uint8_t fill_status = IS_POINT_PENDING;
+        const void *fill = is_status                     ? (const void *)&fill_status
+                           : out->type == IS_OUTPUT_REAL ? (const void *)&fill_real
+                           : out->type == IS_OUTPUT_INT  ? (const void *)&fill_int
+                                                         : (const void *)&fill_category;
+        hid_t ds = create_dataset(file, is_status ? "status" : out->name,
+                                  is_status ? H5T_STD_U8LE : stored_type(out->type), space, fill);
+        herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds) : describe_output(ds, out);
+        for (size_t k = 0; !bad && k < grid->axis_count; k++)
+            bad = H5DSattach_scale(ds, scales[k], (unsigned)k);
+        if (ds >= 0)
+            H5Dclose(ds);
+        if (bad)
+            rc = is_h5_fail(err, path, is_status ? "creating status" : "creating an output");
+    }
+    H5Sclose(space);
+    for (size_t k = 0; k < made; k++)
+        H5Dclose(scales[k]);
+    if (rc == IS_OK && create_run_group(file, first_line, job->piece_last - job->piece_first) < 0)
+        rc = is_h5_fail(err, path, "creating the run state");
+    if (rc == IS_OK && write_provenance(file, job, prov, first_line) < 0)
+        rc = is_h5_fail(err, path, "writing the provenance attributes");
+    if (H5Fclose(file) < 0 && rc == IS_OK)
+        rc = is_h5_fail(err, path, "closing the new file");
+    return rc;
+}
+
+/* --- filling (all ranks) ----------------------------------------------------------- */
+
+/* This rank's share of n items: [*lo, *hi). */
+static void share(uint64_t n, MPI_Comm comm, uint64_t *lo, uint64_t *hi)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    *lo = n / (uint64_t)size * (uint64_t)rank + n % (uint64_t)size * (uint64_t)rank / (uint64_t)size;
+    *hi = n / (uint64_t)size * (uint64_t)(rank + 1) +
+          n % (uint64_t)size * (uint64_t)(rank + 1) / (uint64_t)size;
+}
+
+static is_code fill_variables(is_results *r, MPI_Comm comm, is_error *err)
+{
+    uint64_t lo, hi;
+    share(is_results_point_count(r), comm, &lo, &hi);
+    uint64_t block = hi - lo < BUILD_BLOCK ? hi - lo : BUILD_BLOCK;
+    double *buf = malloc((block ? block : 1) * sizeof *buf);
+    if (!buf)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    is_code rc = IS_OK;
+    for (size_t v = 0; v < is_results_variable_count(r) && rc == IS_OK; v++) {
+        const is_results_variable *var = is_results_variable_at(r, v);
+        for (uint64_t i = 0; i < block; i++) {
+            if (var->element_size == 8)
+                buf[i] = var->fill;
+            else if (var->element_size == 4)
+                ((int32_t *)buf)[i] = (int32_t)var->fill;
+            else
+                ((int8_t *)buf)[i] = (int8_t)var->fill;
+        }
+        for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
+            uint64_t n = hi - at < block ? hi - at : block;
+            rc = is_results_write_raw(r, v, at, n, buf, err);
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+static is_code write_coordinates(is_results *r, const is_job *job, MPI_Comm comm,
+                                 is_error *err)
+{
+    is_code rc = IS_OK;
+    for (size_t k = 0; k < job->grid.axis_count && rc == IS_OK; k++) {
+        const is_axis *axis = &job->grid.axes[k];
+        uint64_t lo, hi, offset = job->piece_box.start[k];
+        share(job->piece_box.count[k], comm, &lo, &hi);
+        uint64_t block = hi - lo < BUILD_BLOCK ? hi - lo : BUILD_BLOCK;
+        double *values = malloc((block ? block : 1) * sizeof *values);
+        if (!values)
+            return is_error_set(err, IS_NOMEM, "out of memory");
+        for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
+            uint64_t n = hi - at < block ? hi - at : block;
+            for (uint64_t i = 0; i < n; i++)
+                values[i] = is_axis_value(axis, (size_t)(offset + at + i));
+            rc = is_results_coordinates(r, k, at, n, values, 1, err);
+        }
+        free(values);
+    }
+    return rc;
+}
+
+is_code is_results_build(const is_job *job, const is_provenance *prov, const char *path,
+                         const char *first_line, MPI_Comm comm, is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    is_code rc = rank == 0 ? create_metadata(job, prov, path, first_line, err) : IS_OK;
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rc != IS_OK)
+        return rc;
+    is_results *r = NULL;
+    rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_WRITE, &r, err), comm, err);
+    if (rc == IS_OK)
+        rc = fill_variables(r, comm, err);
+    if (rc == IS_OK)
+        rc = write_coordinates(r, job, comm, err);
+    if (rc == IS_OK)
+        rc = is_results_sync(r, err);
+    rc = is_collective_agree(rc, comm, err);
+    is_error close_err;
+    is_code close_rc = is_results_close(&r, &close_err);
+    if (rc == IS_OK && close_rc != IS_OK)
+        *err = close_err;
+    return is_collective_agree(rc != IS_OK ? rc : close_rc, comm, err);
+}
+
+is_code is_results_publish(const char *built, const char *path, int replace, is_error *err)
+{
+    struct stat st;
+    int moved;
+    if (replace) {
+        moved = rename(built, path);
+    } else {
+        /* link() refuses to replace, so a file that appeared meanwhile is kept; where
+         * the file system has no hard links, check and rename instead */
+        moved = link(built, path);
+        if (moved == 0)
+            unlink(built);
+        else if (errno != EEXIST && stat(path, &st) != 0)
+            moved = rename(built, path);
+    }
+    if (moved != 0)
+        return is_error_set(err, errno == EEXIST ? IS_EXISTS : IS_IO, "%s: cannot create: %s",
+                            path, strerror(errno));
+    return IS_OK;
+}
+
+/* --- checking an existing file ------------------------------------------------------- */
+
+is_code is_results_check(const is_job *job, const char *path, is_error *err)
+{
+    is_results *r = NULL;
+    is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
+    if (rc != IS_OK)
+        return rc;
+    char model[128], fingerprint[32], expected[32], piece[64], wanted[64];
+    is_results_attribute(r, "model", model, sizeof model);
+    is_results_attribute(r, "job_fingerprint", fingerprint, sizeof fingerprint);
+    is_results_attribute(r, "piece", piece, sizeof piece);
+    snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
+    snprintf(wanted, sizeof wanted, "%llu/%llu", (unsigned long long)job->piece_index,
+             (unsigned long long)job->piece_count);
+    if (strcmp(model, job->model->name) != 0 || strcmp(fingerprint, expected) != 0)
+        rc = is_error_set(err, IS_MISMATCH,
+                          "%s was made by another job (model %s, fingerprint %s; this job: "
+                          "model %s, fingerprint %s): parameters or axes differ",
+                          path, model, fingerprint, job->model->name, expected);
+    else if (strcmp(piece, wanted) != 0)
+        rc = is_error_set(err, IS_MISMATCH, "%s holds piece %s of the grid; this run computes %s",
+                          path, piece, wanted);
+    is_results_close(&r, NULL);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/* results_layout.h: what results.c (an open file) and results_create.c (a new one) share
+ * about the file's layout: names and sizes of the /run datasets, the fixed-length text
+ * type, the MPI-IO hints and the error text of a failed transfer. Private to the two. */
+#ifndef IMPACTSWEEP_RESULTS_LAYOUT_H
+#define IMPACTSWEEP_RESULTS_LAYOUT_H
+
+#include <hdf5.h>
+#include <mpi.h>
+
+#include "error.h"
+
+#define IS_LAYOUT_NAME_MAX 64
+#define IS_LAYOUT_MEANINGS_MAX 1024
+#define IS_LAYOUT_TEXT_MAX 8192
+#define IS_LAYOUT_STATE_TEXT 32
+
+enum {
+    IS_LAYOUT_RUN_STATE,
+    IS_LAYOUT_RUN_END_TIME,
+    IS_LAYOUT_RUN_TALLY,
+    IS_LAYOUT_RUN_LOG,
+    IS_LAYOUT_RUN_LOG_COUNT,
+    IS_LAYOUT_RUN_COUNT
+};
+extern const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT];
+
+/* Fixed-length, NUL-padded UTF-8 text of `size` bytes (caller closes). */
+hid_t is_layout_text_type(size_t size);
+
+/* The MPI-IO hints of IMPACTSWEEP_MPIIO_HINTS ("key=value,key=value", e.g. Lustre's
+ * striping_factor=16,striping_unit=4194304), or MPI_INFO_NULL. */
+MPI_Info is_layout_mpi_hints(void);
+
+/* HDF5's own flock() locking off: impactsweep keeps its own lock (lock.h), and flock
+ * fails outright on some parallel file systems. */
+void is_layout_no_hdf5_locking(hid_t fapl);
+
+/* Records a failed read or write of `what` with HDF5's innermost message; a full disk
+ * or quota is said as such (IS_IO). Returns the code. */
+is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what);
+
+#endif

@@ -1,0 +1,108 @@
+/* validate.c: the grid's checks, spread over the ranks (see validate.h). */
+#include "validate.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "collective.h"
+
+#define NONE UINT64_MAX
+
+/* This rank's share [*lo, *hi) of n items. */
+static void share(uint64_t n, MPI_Comm comm, uint64_t *lo, uint64_t *hi)
+{
+    int rank = 0, size = 1;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &size);
+    }
+    uint64_t p = (uint64_t)size, k = (uint64_t)rank;
+    *lo = n / p * k + n % p * k / p;
+    *hi = n / p * (k + 1) + n % p * (k + 1) / p;
+}
+
+/* The smallest of the ranks' keys; the rank that found it has `mine` equal to it and
+ * shares its message. NONE when no rank found anything. */
+static is_code first_failure(uint64_t mine, is_code code, MPI_Comm comm, is_error *err)
+{
+    if (comm == MPI_COMM_NULL)
+        return mine == NONE ? IS_OK : code;
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    uint64_t first;
+    MPI_Allreduce(&mine, &first, 1, MPI_UINT64_T, MPI_MIN, comm);
+    if (first == NONE)
+        return IS_OK;
+    int owner = mine == first ? rank : size, root;
+    MPI_Allreduce(&owner, &root, 1, MPI_INT, MPI_MIN, comm);
+    return is_collective_share(code, root, comm, err);
+}
+
+/* Axes without a table of values (those over IS_AXIS_CACHE_MAX long). */
+static is_code check_axes(const is_job *job, MPI_Comm comm, is_error *err)
+{
+    for (size_t k = 0; k < job->grid.axis_count; k++) {
+        const is_axis *axis = &job->grid.axes[k];
+        if (axis->values)
+            continue;
+        const is_param *param = &job->model->params[axis->param];
+        uint64_t lo, hi, mine = NONE;
+        share(axis->count, comm, &lo, &hi);
+        is_code code = IS_OK;
+        for (uint64_t i = lo; i < hi && mine == NONE; i++) {
+            is_error detail;
+            code = is_param_check(param, is_axis_value(axis, (size_t)i), &detail);
+            if (code != IS_OK) {
+                mine = i;
+                is_error_set(err, code, "%s: value %llu of the axis: %s", job->axis_origin[k],
+                             (unsigned long long)(i + 1), detail.message);
+            }
+        }
+        is_code rc = first_failure(mine, mine == NONE ? IS_PARAM : code, comm, err);
+        if (rc != IS_OK)
+            return rc;
+    }
+    return IS_OK;
+}
+
+static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
+{
+    const is_model *model = job->model;
+    if (!model->validate)
+        return IS_OK;
+    double *point = malloc(model->param_count * sizeof *point);
+    is_code rc = point ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+    rc = is_collective_agree(rc, comm, err);
+    if (rc != IS_OK) {
+        free(point);
+        return rc;
+    }
+    uint64_t lo, hi, mine = NONE;
+    share(job->piece_last - job->piece_first, comm, &lo, &hi);
+    for (uint64_t i = job->piece_first + lo; i < job->piece_first + hi && mine == NONE; i++) {
+        is_grid_point(&job->grid, i, point);
+        is_error detail;
+        if (model->validate(point, &detail) == IS_OK)
+            continue;
+        mine = i;
+        char where[512] = "";
+        size_t used = 0;
+        for (size_t k = 0; k < job->grid.axis_count && used < sizeof where; k++) {
+            int p = job->grid.axes[k].param;
+            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %.17g",
+                                     k ? ", " : "", model->params[p].name, point[p]);
+        }
+        is_error_set(err, IS_PARAM, "%s: at grid point %llu (%s): %s", job->source,
+                     (unsigned long long)i, used ? where : "the only point", detail.message);
+    }
+    free(point);
+    return first_failure(mine, IS_PARAM, comm, err);
+}
+
+is_code is_validate_grid(const is_job *job, MPI_Comm comm, is_error *err)
+{
+    is_code rc = check_axes(job, comm, err);
+    return rc == IS_OK ? check_points(job, comm, err) : rc;
+}

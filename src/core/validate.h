@@ -1,0 +1,17 @@
+/* validate.h: checking every point of the grid before anything is computed, with the
+ * work spread over the ranks: the values of each long axis (the parser checked the short
+ * ones, and every explicit list, itself), then the model's cross-parameter check on
+ * every point of the piece. The first failure in grid order is reported, naming the job
+ * file's line and key, exactly as if one process had checked everything. */
+#ifndef IMPACTSWEEP_VALIDATE_H
+#define IMPACTSWEEP_VALIDATE_H
+
+#include <mpi.h>
+
+#include "error.h"
+#include "job.h"
+
+/* Collective over comm (MPI_COMM_NULL: this process checks everything). */
+is_code is_validate_grid(const is_job *job, MPI_Comm comm, is_error *err);
+
+#endif

@@ -1,0 +1,10 @@
+/* synthetic.h: the synthetic model, for the engine's own tests and benchmarks only (it
+ * is registered in tests/models/test_registry.c, never in the shipped binary). */
+#ifndef IMPACTSWEEP_SYNTHETIC_H
+#define IMPACTSWEEP_SYNTHETIC_H
+
+#include "core/model.h"
+
+extern const is_model is_model_synthetic;
+
+#endif
