@@ -64,7 +64,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormat
 PROGRAM = "impactplot"
 EXIT_BAD_INPUT = 2
 EXIT_NOTHING_TO_DRAW = 1  # also: the figures could not be written
-SUPPORTED_FORMAT = 1  # the impactsweep_format this tool knows
+SUPPORTED_FORMAT = 2  # the newest impactsweep_format this tool knows (1 and 2)
 
 # The class colours, by flag meaning (documented in README "Figures"; tests rely on them).
 NOT_COMPUTED_COLOUR = "#d9d9d9"  # status 0: pending
@@ -159,6 +159,7 @@ class Result:
     axes: List[str]        # grid order
     outputs: List[str]
     status: xr.DataArray   # 0 pending, 1 done, >= 2 failed
+    run_state: str = ""    # /run/state: created, running, interrupted, complete, ...
 
     def attr(self, name: str, default: str = "") -> str:
         """A root attribute as a string ('' if absent)."""
@@ -195,6 +196,11 @@ def open_result(path: str) -> Result:
                 raise BadInput(f"{path}: not an impactsweep result file "
                                "(HDF5, but no impactsweep_format attribute)")
             version = int(np.asarray(f.attrs["impactsweep_format"]).item())
+            run_state = ""
+            if "run/state" in f:  # format 2: the run state is raw data in /run
+                run_state = bytes(f["run/state"][()]).decode("utf-8", "replace").rstrip("\0")
+            elif "run_state" in f.attrs:  # format 1: an attribute
+                run_state = str(np.asarray(f.attrs["run_state"]).astype(str))
     except OSError as e:
         raise BadInput(f"{path}: cannot read it as HDF5: {e}") from None
     if version > SUPPORTED_FORMAT:
@@ -217,7 +223,7 @@ def open_result(path: str) -> Result:
     else:  # older files: a point is done where its first output is
         status = xr.where(np.isfinite(ds[outputs[0]]), 1, 0)
     return Result(path=path, ds=ds, model=str(ds.attrs.get("model", "")), axes=axes,
-                  outputs=outputs, status=status)
+                  outputs=outputs, status=status, run_state=run_state)
 
 
 # ------------------------------------------------------------------------------- labels
@@ -976,7 +982,7 @@ def provenance(result: Result) -> Dict[str, str]:
         "git_commit": result.attr("git_commit"),
         "engine_version": result.attr("engine_version"),
         "source_file": os.path.abspath(result.path),
-        "run_state": result.attr("run_state"),
+        "run_state": result.run_state,
         "points": f"{total} total, {done} done, {failed} failed, {pending} pending",
     }
 

@@ -173,6 +173,18 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
         r->run[d] = -1;
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
         r->coordinates[k] = -1;
+    if (!r->parallel) { /* a clear "not ours" for files that are not HDF5 at all */
+        htri_t hdf5 = H5Fis_hdf5(path);
+        H5Eclear2(H5E_DEFAULT);
+        if (hdf5 <= 0) {
+            is_code rc = access(path, F_OK) == 0
+                             ? is_error_set(err, IS_NOT_RESULT, "%s: not an HDF5 file", path)
+                             : is_error_set(err, IS_NOT_RESULT, "%s: no such file", path);
+            free(r->path);
+            free(r);
+            return rc;
+        }
+    }
     hid_t fapl = access_list(comm);
     r->file = H5Fopen(path, mode == IS_RESULTS_WRITE ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);

@@ -83,7 +83,7 @@ check(np.all(np.isin(regime[done], [0, 1, 2])), f"regime values {np.unique(regim
 
 # Provenance.
 for name in ("model", "job", "engine_version", "git_commit", "hdf5_version", "mpi_library",
-             "ranks", "seed", "start_time", "end_time"):
+             "ranks", "seed", "start_time"):
     value = ds.attrs.get(name)
     check(value is not None and str(value) != "", f"provenance attribute {name} is missing or empty")
 check(ds.attrs.get("model") == "chatter", f"model attribute {ds.attrs.get('model')!r}")
@@ -91,6 +91,17 @@ check(int(ds.attrs.get("ranks", 0)) == 2, f"ranks attribute {ds.attrs.get('ranks
 check(int(ds.attrs.get("seed", -1)) == 3, f"seed attribute {ds.attrs.get('seed')!r}, expected 3")
 check("[axis.rho]" in str(ds.attrs.get("job")), "the job attribute does not hold the job text")
 ds.close()
+# the run state, raw data in /run (hidden from xarray, which reads the root group)
+import h5py
+with h5py.File(path, "r") as f:
+    state = f["run/state"][()].decode().rstrip("\0")
+    end = f["run/end_time"][()].decode().rstrip("\0")
+    tally = f["run/tally"][()]
+    log = [l.decode().rstrip("\0") for l in f["run/log"][: int(f["run/log_count"][()])]]
+check(state == "complete", f"run state {state!r}")
+check(end != "", "no end time")
+check(int(tally[1]) == int(done.sum()), f"tally {tally} vs {int(done.sum())} done")
+check(len(log) == 2 and "created" in log[0] and "complete" in log[1], f"log {log}")
 
 for p in problems:
     print("PROBLEM:", p, file=sys.stderr)
@@ -136,8 +147,11 @@ for name in ("impacts_max", "regime"):
     v = raw[name].values
     check(np.all(v[pending] == -1), f"{name}: stored values of pending points are not the fill -1")
 raw.close()
-check(ds.attrs.get("run_state") == "interrupted", f"run_state {ds.attrs.get('run_state')!r}")
 ds.close()
+import h5py
+with h5py.File(path, "r") as f:
+    state = f["run/state"][()].decode().rstrip("\0")
+check(state == "interrupted", f"run state {state!r}")
 
 for p in problems:
     print("PROBLEM:", p, file=sys.stderr)

@@ -43,3 +43,15 @@ attribute() {
 v = h5py.File(sys.argv[1], "r").attrs[sys.argv[2]]
 print(v.decode() if isinstance(v, bytes) else v)' "$1" "$2"
 }
+
+# run_state FILE: the run state (/run/state); run_log FILE: the run log, a line each
+run_state() {
+    /usr/bin/python3 -c 'import h5py, sys
+print(bytes(h5py.File(sys.argv[1], "r")["run/state"][()]).decode().rstrip("\0"))' "$1"
+}
+run_log() {
+    /usr/bin/python3 -c 'import h5py, sys
+f = h5py.File(sys.argv[1], "r")
+for line in f["run/log"][: int(f["run/log_count"][()])]:
+    print(bytes(line).decode().rstrip("\0"))' "$1"
+}

@@ -17,13 +17,13 @@ wait_job "$id" 600
 restarts=$(grep -c "requeueing" slurm-impactsweep-test-"$id".out || true)
 echo "requeued $restarts time(s)"
 [ "$restarts" -ge 1 ] || die "the job was never stopped and requeued"
-history=$(attribute requeued.h5 history)
-echo "$history"
-echo "$history" | grep -q "interrupted" || die "history records no interruption"
-echo "$history" | grep -q "resumed" || die "history records no resumption"
-[ "$(attribute requeued.h5 run_state)" = complete ] || die "run_state is not complete"
-attribute requeued.h5 slurm | grep -q "SLURM_RESTART_COUNT=[1-9]" ||
-    die "provenance lacks the restart count"
+log=$(run_log requeued.h5)
+echo "$log"
+echo "$log" | grep -q "interrupted" || die "the run log records no interruption"
+echo "$log" | grep -q "resumed" || die "the run log records no resumption"
+[ "$(run_state requeued.h5)" = complete ] || die "the run state is not complete"
+echo "$log" | grep "resumed" | grep -q "SLURM_RESTART_COUNT=[1-9]" ||
+    die "the run log lacks the restart count"
 
 say "the uninterrupted run, for comparison"
 "$IMPACTSWEEP" run "$job" "${work[@]}" --output reference.h5 >/dev/null 2>&1 ||

@@ -17,7 +17,7 @@ id=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\).*/\1/p')
 wait_job "$id" 300
 [ -f slurm.h5 ] || die "no result file"
 "$H5COMPARE" slurm.h5 reference.h5 || die "the Slurm run differs from the direct run"
-[ "$(attribute slurm.h5 run_state)" = complete ] || die "run_state is not complete"
+[ "$(run_state slurm.h5)" = complete ] || die "the run state is not complete"
 attribute slurm.h5 slurm | grep -q "SLURM_JOB_ID=$id" || die "provenance lacks SLURM_JOB_ID=$id"
 attribute slurm.h5 slurm | grep -q "SLURM_JOB_NODELIST=" || die "provenance lacks the node list"
 [ "$(attribute slurm.h5 ranks)" = 2 ] || die "ranks is not 2"
