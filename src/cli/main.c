@@ -463,18 +463,23 @@ static void launcher_on_signal(int signo)
 
 static int launch(int argc, char **argv, const char *ranks)
 {
-    const char *mpiexec = getenv("MPIEXEC") ? getenv("MPIEXEC") : "mpirun";
-    char **args = calloc((size_t)argc + 8, sizeof *args);
+    /* the launcher command: IMPACTSWEEP_MPIEXEC, words split at blanks (default mpirun) */
+    const char *command = getenv("IMPACTSWEEP_MPIEXEC");
+    char *words = strdup(command && *command ? command : "mpirun");
+    char **args = calloc((size_t)argc + 8 + (words ? strlen(words) : 0), sizeof *args);
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (!args || n <= 0) {
+    if (!words || !args || n <= 0) {
+        free(words);
         free(args);
-        fprintf(stderr, "impactsweep: cannot start %s\n", mpiexec);
+        fprintf(stderr, "impactsweep: cannot start the MPI launcher\n");
         return 1;
     }
     self[n] = '\0';
     int k = 0;
-    args[k++] = (char *)mpiexec;
+    for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        args[k++] = w;
+    const char *mpiexec = args[0];
     args[k++] = "-n";
     args[k++] = (char *)ranks;
     args[k++] = self;
@@ -502,11 +507,12 @@ static int launch(int argc, char **argv, const char *ranks)
         fprintf(stderr, "impactsweep: cannot run %s: %s\n", mpiexec, strerror(errno));
         _exit(127);
     }
-    free(args);
-    if (child < 0) {
+    if (child < 0)
         fprintf(stderr, "impactsweep: cannot start %s: %s\n", mpiexec, strerror(errno));
+    free(args);
+    free(words);
+    if (child < 0)
         return 1;
-    }
     int forwarded = 0, status = 0;
     for (;;) {
         pid_t got = waitpid(child, &status, 0);

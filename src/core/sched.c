@@ -34,8 +34,10 @@ enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
  * one while it has requests to answer. */
 #define BATCH_SECONDS 0.25
 #define MASTER_BATCH_SECONDS 0.02
-/* Default unit duration when the job gives none (also in job.c's key table). */
+/* A rank's units grow at most this much from one to the next. */
 #define GROWTH 4
+/* Units near the end shrink to no less than this much work. */
+#define TAIL_SECONDS 1.0
 
 static double now_seconds(void)
 {
@@ -306,9 +308,17 @@ static int next_unit(unit_source *s, uint64_t want, uint64_t *first, uint64_t *c
     }
     if (at - s->next >= 4 * QUANTUM && at < s->end)
         at = at / QUANTUM * QUANTUM; /* aligned unit ends (see QUANTUM) */
+    got = 0; /* what the unit holds, after the alignment */
+    for (uint64_t a = s->next; a < at;) {
+        uint64_t segment = map ? a / map->segment_length : 0;
+        uint64_t seg_end = map ? (segment + 1) * map->segment_length : at;
+        seg_end = seg_end < at ? seg_end : at;
+        got += estimate(s, segment, a, seg_end);
+        a = seg_end;
+    }
     *first = s->next;
     *count = at - s->next;
-    s->remaining = s->remaining > got ? s->remaining - (uint64_t)got : 0;
+    s->remaining = (double)s->remaining > got ? s->remaining - (uint64_t)got : 0;
     s->next = at;
     return 1;
 }
@@ -341,21 +351,26 @@ static void master_note_stop(master *m)
     }
 }
 
-/* The size of the next unit of rank `rank`, in pending points. */
+/* The size of the next unit of rank `rank`, in pending points: GROWTH times its last
+ * one (1 at first, to measure), at most unit_seconds of work, and near the end a share
+ * of what remains small enough that the ranks finish together, though never less than
+ * TAIL_SECONDS of work. */
 static uint64_t unit_points(master *m, int rank)
 {
     if (m->job->unit_size)
         return m->job->unit_size;
     uint64_t last = m->last_unit[rank];
     double size = last ? (double)last * GROWTH : 1.0;
-    if (m->cost_points > 0 && m->cost_seconds > 0) {
-        double by_time = m->unit_seconds * m->cost_points / m->cost_seconds;
-        size = size < by_time ? size : by_time;
-    }
-    /* near the end: a share small enough that all ranks finish together */
     double tail = ceil((double)m->units.remaining / (2.0 * m->ranks));
+    if (m->cost_points > 0 && m->cost_seconds > 0) {
+        double per_point = m->cost_seconds / m->cost_points;
+        double by_time = m->unit_seconds / per_point;
+        double floor = (m->unit_seconds < TAIL_SECONDS ? m->unit_seconds : TAIL_SECONDS) / per_point;
+        size = size < by_time ? size : by_time;
+        tail = tail > floor ? tail : floor;
+    }
     size = size < tail ? size : tail;
-    uint64_t points = size < 1 ? 1 : (uint64_t)size;
+    uint64_t points = size < 1 ? 1 : size > 1e15 ? (uint64_t)1e15 : (uint64_t)size;
     m->last_unit[rank] = points;
     return points;
 }
