@@ -99,6 +99,41 @@ set_refuse noequalsign
 refuse "unknown option" "--bogus" "$good_job" --output good.h5 --bogus
 refuse "--resume with --overwrite" "exclude" "$good_job" --output good.h5 --resume --overwrite
 
+say "checks spread over the ranks: the first failing point in grid order, whatever the ranks"
+cat >limit.ini <<'EOF2'
+[sweep]
+model = synthetic
+output = good.h5
+[model]
+limit = 50
+[axis.x]
+from = 0
+to = 10
+count = 50
+[axis.y]
+from = 0
+to = 10
+count = 40
+EOF2
+# the first point in C order with x * y > 50, by brute force (the axes' own formula)
+first=$("$PYTHON" -c '
+for i in range(50):
+    for j in range(40):
+        x = (0.0 * (49 - i) + 10.0 * i) / 49; y = (0.0 * (39 - j) + 10.0 * j) / 39
+        if x * y > 50:
+            print(i * 40 + j); raise SystemExit')
+for ranks in 1 2 3; do
+    expect_status 2 "limit.ini on $ranks rank(s)" $MPIEXEC $MPIEXEC_FLAGS -n "$ranks" \
+        "$IMPACTSWEEP_TEST" run limit.ini
+    grep -q "limit.ini: at grid point $first (x = " err.txt ||
+        die "$ranks rank(s): the refusal does not name grid point $first: $(cat err.txt)"
+    [ "$(grep -c 'exceeds limit' err.txt)" -eq 1 ] || die "$ranks rank(s): not one message"
+    [ "$(sha good.h5)" = "$good_sha" ] || die "$ranks rank(s): good.h5 changed"
+done
+say "a long axis (no table of values) is checked value by value too, by all ranks"
+printf '[sweep]\nmodel = chatter\noutput = good.h5\n[model]\nrho = 0.3\ngamma = 0.1\n[axis.n]\nfrom = 2\nto = 3\ncount = 70000\n' >long.ini
+refuse "an integer axis with non-integral values" "long.ini:7: [axis.n]: value 2 of the axis" long.ini
+
 say "a good job onto an existing output without --resume or --overwrite"
 refuse "existing output" "good.h5 exists" "$good_job" --output good.h5
 

@@ -399,6 +399,96 @@ static void test_block_boxes_large_grid_sampled(void)
     free_grid(&grid);
 }
 
+
+/* --- long axes and job-array pieces -------------------------------------------------- */
+
+/* An axis longer than the cache computes its values on demand: the same formula, so the
+ * ends are exact, the steps even, and an integer axis rounds as a cached one does. */
+static void test_long_axis_without_table(void)
+{
+    is_axis axis;
+    memset(&axis, 0, sizeof axis);
+    is_error err = {0};
+    size_t count = IS_AXIS_CACHE_MAX + 7;
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&axis, IS_SCALE_LINEAR, -1.0, 2.0, count, &err), IS_OK);
+    CU_ASSERT_PTR_NULL(axis.values); /* nothing per point */
+    CU_ASSERT(is_axis_value(&axis, 0) == -1.0);
+    CU_ASSERT(is_axis_value(&axis, count - 1) == 2.0);
+    double step = 3.0 / (double)(count - 1);
+    size_t bad = 0;
+    for (size_t i = 1; i < count; i++) {
+        double v = is_axis_value(&axis, i), expected = -1.0 + step * (double)i;
+        bad += !(v > is_axis_value(&axis, i - 1)) || fabs(v - expected) > 1e-14;
+    }
+    CHECK(bad == 0, "%zu values out of order or off the line", bad);
+    /* the same axis, short enough for a table, gives the same bits at the same index */
+    is_axis shorter;
+    memset(&shorter, 0, sizeof shorter);
+    CU_ASSERT_EQUAL_FATAL(is_axis_fill(&shorter, IS_SCALE_LOG, 1.0, 64.0, 7, &err), IS_OK);
+    is_axis_set_integral(&shorter);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(shorter.values);
+    is_axis copy = shorter;
+    copy.values = NULL; /* force the formula */
+    for (size_t i = 0; i < 7; i++)
+        CHECK(is_axis_value(&copy, i) == shorter.values[i] &&
+                  shorter.values[i] == ldexp(1.0, (int)i),
+              "log integer axis value %zu: formula %.17g, table %.17g", i, is_axis_value(&copy, i),
+              shorter.values[i]);
+    is_axis_free(&shorter);
+    is_axis_free(&axis);
+}
+
+/* Pieces: each is a box (its indices, read in C order, are exactly [first, last)), they
+ * tile the grid in order, and where the first axis has enough slices they are runs of
+ * whole slices of near-equal length. */
+static void test_pieces_are_boxes_that_tile(void)
+{
+    static const struct {
+        size_t axis_count;
+        size_t sizes[3];
+    } grids[] = {{1, {10}}, {2, {3, 50}}, {2, {7, 5}}, {3, {37, 23, 5}}, {3, {2, 1, 9}}};
+    static const int params[3] = {0, 1, 2};
+    const double base[TEST_PARAMS] = {0};
+    for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        is_grid grid;
+        build_grid(&grid, base, grids[g].sizes, params, grids[g].axis_count);
+        for (uint64_t n = 1; n <= grid.point_count && n <= 40; n++) {
+            uint64_t next = 0;
+            for (uint64_t i = 0; i < n; i++) {
+                is_grid_box box;
+                uint64_t first, last;
+                is_grid_piece(&grid, n, i, &box, &first, &last);
+                CHECK(first == next && last > first,
+                      "grid %zu, piece %llu/%llu: [%llu, %llu) after %llu", g,
+                      (unsigned long long)i, (unsigned long long)n, (unsigned long long)first,
+                      (unsigned long long)last, (unsigned long long)next);
+                /* the box's indices in C order are first, first + 1, ... */
+                uint64_t size = 1, corner = 0;
+                for (size_t k = 0; k < grid.axis_count; k++) {
+                    size *= box.count[k];
+                    corner += box.start[k] * grid.stride[k];
+                }
+                CHECK(size == last - first && corner == first,
+                      "grid %zu, piece %llu/%llu is not the box of its range", g,
+                      (unsigned long long)i, (unsigned long long)n);
+                if (n <= grid.axes[0].count) {
+                    uint64_t rows = box.count[0], lo = grid.axes[0].count / n;
+                    CHECK(rows == lo || rows == lo + 1,
+                          "grid %zu, piece %llu/%llu has %llu slices, expected %llu or %llu", g,
+                          (unsigned long long)i, (unsigned long long)n,
+                          (unsigned long long)rows, (unsigned long long)lo,
+                          (unsigned long long)(lo + 1));
+                }
+                next = last;
+            }
+            CHECK(next == grid.point_count, "grid %zu: %llu pieces cover %llu of %llu points",
+                  g, (unsigned long long)n, (unsigned long long)next,
+                  (unsigned long long)grid.point_count);
+        }
+        free_grid(&grid);
+    }
+}
+
 void suite_grid(void)
 {
     CU_pSuite suite = CU_add_suite("grid", NULL, NULL);
@@ -416,4 +506,6 @@ void suite_grid(void)
     CU_add_test(suite, "block boxes cover every range", test_block_boxes_cover_every_range);
     CU_add_test(suite, "block boxes of the scalar grid", test_block_boxes_scalar_grid);
     CU_add_test(suite, "block boxes of a large grid", test_block_boxes_large_grid_sampled);
+    CU_add_test(suite, "long axis without a table", test_long_axis_without_table);
+    CU_add_test(suite, "pieces are boxes that tile the grid", test_pieces_are_boxes_that_tile);
 }
