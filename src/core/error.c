@@ -3,6 +3,8 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const struct {
     const char *name;
@@ -47,4 +49,13 @@ const char *is_code_text(is_code code)
 int is_code_exit_status(is_code code)
 {
     return (unsigned)code < IS_ERROR_COUNT ? error_table[code].exit_status : 1;
+}
+
+char *is_path_with_suffix(const char *path, const char *suffix)
+{
+    size_t n = strlen(path) + strlen(suffix) + 1;
+    char *joined = malloc(n);
+    if (joined)
+        snprintf(joined, n, "%s%s", path, suffix);
+    return joined;
 }

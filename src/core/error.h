@@ -47,6 +47,9 @@ is_code is_error_set(is_error *err, is_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void is_error_clear(is_error *err);
 const char *is_code_name(is_code code);
+/* path followed by suffix, as a new string (caller frees), or NULL when out of memory:
+ * the names of the files that go beside a result file (.partial, .lock). */
+char *is_path_with_suffix(const char *path, const char *suffix);
 const char *is_code_text(is_code code);
 int is_code_exit_status(is_code code);
 

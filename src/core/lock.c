@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "provenance.h"
 
 /* Seconds between heartbeats; a lock from another host is stale when its heartbeat has
@@ -43,11 +44,7 @@ struct is_lock {
 
 char *is_lock_path(const char *path)
 {
-    size_t n = strlen(path) + sizeof ".lock";
-    char *lock = malloc(n);
-    if (lock)
-        snprintf(lock, n, "%s.lock", path);
-    return lock;
+    return is_path_with_suffix(path, ".lock");
 }
 
 static void sleep_seconds(double s)
@@ -57,20 +54,28 @@ static void sleep_seconds(double s)
         ;
 }
 
+/* The start of a small file as a string; 0 when it cannot be read or is empty. */
+static int read_small(const char *path, char *text, size_t size)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, size - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    return 1;
+}
+
 /* Start time of process pid in clock ticks since boot (field 22 of /proc/PID/stat), or 0
  * where there is no /proc. */
 static unsigned long long process_start(long pid)
 {
     char path[64], text[1024];
     snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    if (!read_small(path, text, sizeof text))
         return 0;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
     const char *p = strrchr(text, ')'); /* the command name may hold blanks */
     unsigned long long start = 0;
     for (int field = 2; p && *p && field < 22; p++)
@@ -108,14 +113,8 @@ static int format_owner(const owner *o, char *buf, size_t size)
 static int read_owner(const char *path, owner *o)
 {
     char text[1024] = "";
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
+    if (!read_small(path, text, sizeof text))
         return 0;
-    ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    text[n] = '\0';
     memset(o, 0, sizeof *o);
     int fields = 0;
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;

@@ -29,11 +29,7 @@
 
 char *is_results_partial_path(const char *path)
 {
-    size_t n = strlen(path) + sizeof ".partial";
-    char *partial = malloc(n);
-    if (partial)
-        snprintf(partial, n, "%s.partial", path);
-    return partial;
+    return is_path_with_suffix(path, ".partial");
 }
 
 /* --- the metadata (rank 0) ----------------------------------------------------------- */
