@@ -316,10 +316,12 @@ static is_code transfer(is_results *r, size_t v, uint64_t first, uint64_t count,
                                    H5P_DEFAULT, buf)
                         : H5Dread(r->datasets[v], mem_type, mem_space, r->file_space,
                                   H5P_DEFAULT, buf);
+    /* read HDF5's error stack before the next call clears it */
+    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                              r->names[v])
+                          : IS_OK;
     H5Sclose(mem_space);
-    if (rc < 0)
-        return is_layout_io_fail(err, r->path, writing ? "writing" : "reading", r->names[v]);
-    return IS_OK;
+    return code;
 }
 
 static hid_t stored_memory_type(const is_results_variable *var)
@@ -412,13 +414,14 @@ is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t
                                 values)
                      : H5Dread(r->coordinates[k], H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT,
                                values);
+    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                              r->axis_names[k])
+                          : IS_OK;
     if (mem >= 0)
         H5Sclose(mem);
     if (space >= 0)
         H5Sclose(space);
-    return rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                      r->axis_names[k])
-                  : IS_OK;
+    return code;
 }
 
 /* --- the run state -------------------------------------------------------------------- */
@@ -437,13 +440,14 @@ static is_code run_transfer(is_results *r, int which, hsize_t index, hid_t mem_t
     if (rc == 0)
         rc = writing ? H5Dwrite(ds, mem_type, mem, space, H5P_DEFAULT, buf)
                      : H5Dread(ds, mem_type, mem, space, H5P_DEFAULT, buf);
+    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                              is_layout_run_names[which])
+                          : IS_OK;
     if (mem >= 0)
         H5Sclose(mem);
     if (space >= 0)
         H5Sclose(space);
-    return rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                      is_layout_run_names[which])
-                  : IS_OK;
+    return code;
 }
 
 /* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer. */

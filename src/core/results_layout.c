@@ -2,9 +2,12 @@
  * results_layout.h). */
 #include "results_layout.h"
 
+#include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "h5attr.h"
 
@@ -51,17 +54,32 @@ void is_layout_no_hdf5_locking(hid_t fapl)
 #endif
 }
 
+/* Is the file system of `path` full? MPI-IO often reports a full disk only as
+ * MPI_ERR_IO, so the errno of the failed write and the free space are asked too. */
+static int disk_full(const char *path, int saved_errno, const char *stack)
+{
+    if (saved_errno == ENOSPC || saved_errno == EDQUOT || strstr(stack, "space left") ||
+        strstr(stack, "No space") || strstr(stack, "quota") || strstr(stack, "Quota"))
+        return 1;
+    char *dir = strdup(path);
+    struct statvfs vfs;
+    int full = dir && statvfs(dirname(dir), &vfs) == 0 &&
+               (double)vfs.f_bavail * (double)vfs.f_frsize < 1048576.0;
+    free(dir);
+    return full;
+}
+
 is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what)
 {
+    int saved_errno = errno;
     char stack[1024];
     is_h5_error_stack(stack, sizeof stack);
     H5Eclear2(H5E_DEFAULT);
-    if (strstr(stack, "space left") || strstr(stack, "No space") || strstr(stack, "quota") ||
-        strstr(stack, "Quota"))
+    if (disk_full(path, saved_errno, stack))
         return is_error_set(err, IS_IO,
                             "%s: %s %s failed: no space left on the device (or quota "
-                            "exceeded); the file keeps every point stored so far: free some "
-                            "space and continue with --resume",
+                            "exceeded): free some space and run again with --resume, which keeps "
+                            "every point stored so far",
                             path, verb, what);
     return is_error_set(err, IS_HDF5, "%s: %s %s failed: %s", path, verb, what,
                         *stack ? stack : "no detail from HDF5");

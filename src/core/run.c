@@ -17,8 +17,9 @@
 #include "provenance.h"
 #include "results.h"
 
-/* Room the longest sibling name needs beyond the result file's own (".partial"). */
-#define SIBLING_SUFFIX 8
+/* Room the longest sibling name needs beyond the result file's own: ".partial", and
+ * ".lock.PID" while a stale lock is taken over (lock.c). */
+#define SIBLING_SUFFIX 16
 
 static double now_seconds(void)
 {
@@ -51,8 +52,9 @@ is_code is_run_check_output(const is_job *job, const char *job_path, int overwri
     else if ((long)strlen(base) + SIBLING_SUFFIX > name_max)
         rc = is_error_set(err, IS_JOB,
                           "%s: the file name is %zu characters long; at most %ld here (the "
-                          "file system allows %ld, and %s.partial and .lock go beside it)",
-                          where, strlen(base), name_max - SIBLING_SUFFIX, name_max, base);
+                          "file system allows %ld, and NAME.partial and NAME.lock go beside "
+                          "it)",
+                          where, strlen(base), name_max - SIBLING_SUFFIX, name_max);
     else if (strlen(path) + SIBLING_SUFFIX >= PATH_MAX)
         rc = is_error_set(err, IS_JOB, "%s: the path is %zu characters long; at most %d",
                           where, strlen(path), PATH_MAX - SIBLING_SUFFIX - 1);

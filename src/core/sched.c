@@ -37,7 +37,7 @@ enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 /* A rank's units grow at most this much from one to the next. */
 #define GROWTH 4
 /* Units near the end shrink to no less than this much work. */
-#define TAIL_SECONDS 1.0
+#define TAIL_SECONDS 0.1
 
 static double now_seconds(void)
 {
