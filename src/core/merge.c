@@ -311,6 +311,7 @@ is_code is_merge(const char *output, const char *const *paths, size_t n, int ove
     rc = is_collective_share(rc, 0, comm, err);
     if (rank == 0)
         is_lock_release(&lock);
+    MPI_Barrier(comm); /* as in run.c: nobody exits before the lock is gone */
     free(partial);
     free(inputs);
     is_job_free(&job);

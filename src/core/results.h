@@ -32,10 +32,11 @@
 #define IS_RESULTS_FORMAT_ATTRIBUTE "impactsweep_format"
 #define IS_RESULTS_FORMAT_VERSION 2
 
-/* Room for the run log: lines of at most this many bytes, this many lines (later lines
- * replace the last one, which then says so). */
+/* Room for the run log: lines of at most this many bytes (a Slurm node list can be
+ * long), this many lines (a run adds two; later lines replace the last one, which then
+ * says so): 128 KiB in every file. */
 #define IS_RESULTS_LOG_LINE 512
-#define IS_RESULTS_LOG_CAPACITY 1024
+#define IS_RESULTS_LOG_CAPACITY 256
 
 /* The path a file is built under before it is renamed to `path` (caller frees). */
 char *is_results_partial_path(const char *path);

@@ -247,5 +247,8 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     }
     if (rank == 0)
         is_lock_release(&lock);
+    /* no rank leaves before the lock is gone: mpirun kills the others as soon as one
+     * exits with a non-zero status (75 after a stop) */
+    MPI_Barrier(comm);
     return rc;
 }

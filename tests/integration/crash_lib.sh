@@ -13,8 +13,9 @@
 #   pool CMD...                    CMD in the background, at most $CRASH_PARALLEL at once
 #   pool_wait                      waits for the whole pool
 #   A crash point's worker (in the background, in its own directory) records with
-#   cp_begin DIR, cp_note KEY VALUE, cp_fail REASON and cp_end its verdict in DIR/verdict
-#   ("ok" or "FAIL") and DIR/details (key: value lines, then "reason: ..." lines);
+#   cp_begin DIR, cp_note KEY VALUE, cp_fail REASON (a safety check failed), cp_broken
+#   REASON (the crash did not happen as planned) and cp_end its verdict in DIR/verdict
+#   ("ok" or "FAIL") and DIR/details (key: value lines, "reason: ...", "broken: ...");
 #   tally NAME DIR... prints "NAME: K of N crash points recovered" and every failure.
 
 CRASH_PARALLEL=${CRASH_PARALLEL:-2}
@@ -77,6 +78,11 @@ cp_fail() {
     echo "reason: $*" >>"$cp_dir/details"
     cp_failed=1
 }
+# the crash itself did not happen as planned (not a finding about the program's safety)
+cp_broken() {
+    echo "broken: $*" >>"$cp_dir/details"
+    cp_failed=1
+}
 cp_end() {
     if [ "$cp_failed" -eq 0 ]; then echo ok; else echo FAIL; fi >"$cp_dir/verdict"
 }
@@ -94,7 +100,11 @@ tally() {
         else
             [ -f "$dir/verdict" ] || echo "reason: the worker ended without a verdict" >>"$dir/details"
             {
-                echo "  UNSAFE crash point ($name, $(basename "$dir")):"
+                if grep -q '^broken:' "$dir/details"; then
+                    echo "  FAILED crash point, the crash did not happen as planned ($name, $(basename "$dir")):"
+                else
+                    echo "  UNSAFE crash point ($name, $(basename "$dir")):"
+                fi
                 sed 's/^/      /' "$dir/details"
             } | tee -a "$WORK/failures"
         fi

@@ -353,10 +353,10 @@ fi
 t0=$(now_ms)
 expect_status 0 "cost 0.01, unit_seconds 0.5" mpi2 run cost.ini --set model.cost=0.01 \
     --set sweep.unit_seconds=0.5 --output timed.h5
-line=$(computed_line err.txt)
+line=$(computed_line err.txt || true)
 say "   $(($(now_ms) - t0)) ms: $line"
 same_datasets cost0.h5 timed.h5 "cost 0.01, unit_seconds 0.5 vs cost 0"
-units=$(units_of err.txt)
+units=$(units_of err.txt || true)
 [ -n "$units" ] || die "no 'this run computed ... (U units' line in the run's stderr"
 echo "$line" | grep -q "target 0.5 s each" || die "the run does not say it aimed at 0.5 s units: $line"
 [ "$units" -ge 5 ] || die "unit_seconds 0.5 on ~4 s of work: only $units units (expected more than 2, growing from 1 point)"
@@ -366,10 +366,11 @@ say "3. unit_seconds 0.1 cuts the same work into clearly more units"
 expect_status 0 "cost 0.01, unit_seconds 0.1" mpi2 run cost.ini --set model.cost=0.01 \
     --set sweep.unit_seconds=0.1 --output timed01.h5
 same_datasets cost0.h5 timed01.h5 "cost 0.01, unit_seconds 0.1 vs cost 0"
-units01=$(units_of err.txt)
+units01=$(units_of err.txt || true)
 say "   $(computed_line err.txt)"
-[ "$units01" -ge $((2 * units)) ] ||
-    die "unit_seconds 0.1 gave $units01 units, unit_seconds 0.5 gave $units: units are not capped by time"
+if [ -z "$units01" ] || [ "$units01" -lt $((2 * units)) ]; then
+    die "unit_seconds 0.1 gave ${units01:-no} units, unit_seconds 0.5 gave $units: units are not capped by time"
+fi
 
 slow=(--set model.cost=0.05 --set sweep.unit_seconds=30) # 400 points, ~20 s of work
 
