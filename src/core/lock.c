@@ -217,25 +217,20 @@ static int create_lock(const char *path, const owner *me)
     return fd;
 }
 
-/* Replaces a stale lock by ours (rename is atomic), then checks that ours survived a
+/* Replaces a stale lock by ours, in place (no other file is made, so a crash here
+ * leaves nothing behind but the lock, empty or ours), then checks that ours survived a
  * competitor doing the same. Returns the descriptor, or -1. */
 static int take_over(const char *path, const owner *me)
 {
-    size_t n = strlen(path) + 64;
-    char *fresh = malloc(n);
-    if (!fresh)
-        return -1;
-    snprintf(fresh, n, "%s.%ld", path, me->pid);
-    unlink(fresh);
-    int fd = create_lock(fresh, me);
-    if (fd >= 0 && rename(fresh, path) != 0) {
-        close(fd);
-        unlink(fresh);
-        fd = -1;
-    }
-    free(fresh);
+    int fd = open(path, O_WRONLY);
     if (fd < 0)
         return -1;
+    char text[1024];
+    int n = format_owner(me, text, sizeof text);
+    if (ftruncate(fd, 0) != 0 || write_all(fd, text, (size_t)n) != 0) {
+        close(fd);
+        return -1;
+    }
     sleep_seconds(0.2);
     owner check;
     if (read_owner(path, &check) && check.pid == me->pid && strcmp(check.host, me->host) == 0)

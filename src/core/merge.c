@@ -84,6 +84,30 @@ static is_code survey(const char *output, const char *const *paths, size_t n, in
     return IS_OK;
 }
 
+static void first_log_line(const char *text, void *user)
+{
+    char *line = user;
+    if (!*line)
+        snprintf(line, IS_RESULTS_LOG_LINE, "%s", text);
+}
+
+/* Is `output` an earlier merge of this job (same fingerprint, the whole grid)? Merging
+ * again may replace it, as it can always be made again from its pieces; this also makes
+ * a merge killed between publishing its file and removing its lock safe to repeat. */
+static int earlier_merge(const char *output, const char *fingerprint)
+{
+    is_results *r = NULL;
+    if (is_results_open(output, MPI_COMM_NULL, IS_RESULTS_READ, &r, NULL) != IS_OK)
+        return 0;
+    char theirs[64], piece[64], line[IS_RESULTS_LOG_LINE] = "";
+    is_results_attribute(r, "job_fingerprint", theirs, sizeof theirs);
+    is_results_attribute(r, "piece", piece, sizeof piece);
+    is_results_read_log(r, first_log_line, line, NULL);
+    is_results_close(&r, NULL);
+    return strcmp(theirs, fingerprint) == 0 && strcmp(piece, "0/1") == 0 &&
+           strstr(line, " merged from ") != NULL;
+}
+
 /* The job of the merged file: the pieces' job, as one whole-grid run into `output`. */
 static is_code whole_job(const char *origin, const char *text, const char *output,
                          is_job **job, is_error *err)
@@ -226,11 +250,20 @@ is_code is_merge(const char *output, const char *const *paths, size_t n, int ove
     is_lock *lock = NULL;
     if (rc == IS_OK && rank == 0) {
         rc = is_run_check_output(job, NULL, overwrite, err);
-        if (rc == IS_OK && !overwrite && access(output, F_OK) == 0)
-            rc = is_error_set(err, IS_EXISTS, "%s exists; use --overwrite to replace it",
-                              output);
         if (rc == IS_OK)
             rc = is_lock_acquire(output, &lock, err);
+        if (rc == IS_OK && !overwrite && access(output, F_OK) == 0) {
+            char fingerprint[32];
+            snprintf(fingerprint, sizeof fingerprint, "%016llx",
+                     (unsigned long long)job->fingerprint);
+            if (earlier_merge(output, fingerprint))
+                overwrite = 1;
+            else
+                rc = is_error_set(err, IS_EXISTS,
+                                  "%s exists and is not an earlier merge of these pieces; use "
+                                  "--overwrite to replace it",
+                                  output);
+        }
     }
     rc = is_collective_share(rc, 0, comm, err);
     char *partial = rc == IS_OK ? is_results_partial_path(output) : NULL;

@@ -9,10 +9,11 @@
  * group `/run` holds what changes from run to run (state, status tally, end time, a log
  * line per create / resume / end / merge) as raw data.
  *
- * The guarantee: once created, the file's metadata is never written again. Every later
- * write is raw data into storage that was allocated (and filled with "not computed") when
- * the file was created, and a block's outputs are flushed to stable storage (fdatasync)
- * before its status is written. So a kill at any moment, of any rank and in any phase,
+ * The guarantee: once created, the file's metadata is never written again (HDF5 does
+ * rewrite the 96-byte superblock when it closes a file opened for writing, with the same
+ * bytes). Every later write is raw data into storage that was allocated (and filled with
+ * "not computed") when the file was created, and a block's outputs are flushed to stable
+ * storage (fdatasync) before its status is written. So a kill at any moment, of any rank and in any phase,
  * or a node crash, leaves a file that HDF5 opens and whose `status` says exactly which
  * points are stored; a full disk cannot truncate or corrupt it either. Creating builds
  * the whole file under PATH.partial and renames it to PATH only when it is complete. */

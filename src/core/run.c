@@ -96,22 +96,24 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
     MPI_Bcast(&exists, 1, MPI_INT, 0, comm);
     is_code rc = IS_OK;
     *resumed = exists && options->resume;
-    if (exists && !options->resume && !options->overwrite)
+    char *partial = is_results_partial_path(job->output);
+    if (!partial)
+        rc = is_error_set(err, IS_NOMEM, "out of memory");
+    else if (exists && !options->resume && !options->overwrite)
         rc = is_error_set(err, IS_EXISTS,
                           "%s exists; use --resume to continue it or --overwrite to replace it",
                           job->output);
     else if (*resumed && rank == 0)
         rc = is_results_check(job, job->output, err);
+    /* a .partial is left by a run that died building the file, or between publishing it
+     * and removing the name (then a second link to the file): we hold the lock */
+    if (rc == IS_OK && rank == 0)
+        unlink(partial);
     rc = is_collective_share(rc, 0, comm, err);
-    if (rc != IS_OK || *resumed)
+    if (rc != IS_OK || *resumed) {
+        free(partial);
         return rc;
-
-    char *partial = is_results_partial_path(job->output);
-    if (!partial)
-        rc = is_error_set(err, IS_NOMEM, "out of memory");
-    else if (rank == 0)
-        unlink(partial); /* left by a run that died building it; we hold the lock */
-    rc = is_collective_share(rc, 0, comm, err);
+    }
     char line[1024];
     format_line(line, sizeof line, "created", prov);
     if (rc == IS_OK)
@@ -153,10 +155,9 @@ static is_code record_end(is_results *results, is_code rc, is_run_summary *summa
              "%.1f s",
              now, state, (unsigned long long)summary->counts[0], (unsigned long long)failed,
              (unsigned long long)summary->counts[2], (unsigned long long)computed, s->seconds);
-    is_code log_rc = is_results_log(results, line, err);
-    if (log_rc == IS_OK)
-        log_rc = is_results_set_state(results, state, summary->tally, 1, err);
-    return log_rc;
+    /* the state first: it is what --resume and info trust; the log line is history */
+    is_code rc_state = is_results_set_state(results, state, summary->tally, 1, err);
+    return rc_state == IS_OK ? is_results_log(results, line, err) : rc_state;
 }
 
 is_code is_run(const is_job *job, const char *job_path, const is_run_options *options,

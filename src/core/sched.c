@@ -38,6 +38,8 @@ enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 #define GROWTH 4
 /* Units near the end shrink to no less than this much work. */
 #define TAIL_SECONDS 0.1
+/* Points measured before the cost estimate sizes units outright. */
+#define TRUSTED_POINTS 64
 
 static double now_seconds(void)
 {
@@ -351,10 +353,11 @@ static void master_note_stop(master *m)
     }
 }
 
-/* The size of the next unit of rank `rank`, in pending points: GROWTH times its last
- * one (1 at first, to measure), at most unit_seconds of work, and near the end a share
- * of what remains small enough that the ranks finish together, though never less than
- * TAIL_SECONDS of work. */
+/* The size of the next unit of rank `rank`, in pending points. Until the cost of a point
+ * is known (TRUSTED_POINTS measured), GROWTH times the rank's last unit (1 at first);
+ * then unit_seconds of work at once (the first units of 10^4 ranks are the only small
+ * writes of a run). Near the end, a share of what remains small enough that the ranks
+ * finish together, though never less than TAIL_SECONDS of work. */
 static uint64_t unit_points(master *m, int rank)
 {
     if (m->job->unit_size)
@@ -366,7 +369,7 @@ static uint64_t unit_points(master *m, int rank)
         double per_point = m->cost_seconds / m->cost_points;
         double by_time = m->unit_seconds / per_point;
         double floor = (m->unit_seconds < TAIL_SECONDS ? m->unit_seconds : TAIL_SECONDS) / per_point;
-        size = size < by_time ? size : by_time;
+        size = m->cost_points >= TRUSTED_POINTS || size > by_time ? by_time : size;
         tail = tail > floor ? tail : floor;
     }
     size = size < tail ? size : tail;
