@@ -31,7 +31,7 @@
 # Usage: bench_scale.sh [options] [EXPONENT ...]       (default: 4 6 7 8)
 #   bench_scale.sh 4 6        a quick run, about a minute
 # Options (or the environment variable in brackets):
-#   --build DIR          build directory [BUILD_DIR, default /work/main/build]
+#   --build DIR          build directory [BUILD_DIR, default: build/ beside tests/]
 #   --test-binary PATH   the CLI with the synthetic model [IMPACTSWEEP_TEST,
 #                        default BUILD/tests/impactsweep-test]
 #   --binary PATH        the shipped CLI, for chatter [IMPACTSWEEP, default BUILD/impactsweep]
@@ -49,7 +49,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export HDF5_USE_FILE_LOCKING=FALSE
 export LC_ALL=C
 
-build=${BUILD_DIR:-/work/main/build}
+build=${BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}
 test_bin=${IMPACTSWEEP_TEST:-}
 ship_bin=${IMPACTSWEEP:-}
 shim=${CRASHPOINT_LIB:-}
