@@ -399,23 +399,22 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
     return rc;
 }
 
-is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t count,
-                               double *values, int writing, is_error *err)
+/* Elements first .. first + count - 1 of a 1-D dataset (or its one element, if scalar),
+ * read or written in memory type mem_type. */
+static is_code range_transfer(is_results *r, hid_t ds, const char *name, hsize_t first,
+                              hsize_t count, hid_t mem_type, void *buf, int writing,
+                              is_error *err)
 {
-    if (count == 0)
-        return IS_OK;
-    hid_t space = H5Dget_space(r->coordinates[k]);
-    hsize_t start = first, extent = count;
-    hid_t mem = H5Screate_simple(1, &extent, NULL);
-    herr_t rc = space < 0 || mem < 0 ? -1
-                : H5Sselect_hyperslab(space, H5S_SELECT_SET, &start, NULL, &extent, NULL);
+    hid_t space = H5Dget_space(ds), mem = H5Screate_simple(1, &count, NULL);
+    herr_t rc = space < 0 || mem < 0 ? -1 : 0;
+    if (rc == 0 && H5Sget_simple_extent_ndims(space) == 1)
+        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, &first, NULL, &count, NULL);
     if (rc >= 0)
-        rc = writing ? H5Dwrite(r->coordinates[k], H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT,
-                                values)
-                     : H5Dread(r->coordinates[k], H5T_NATIVE_DOUBLE, mem, space, H5P_DEFAULT,
-                               values);
+        rc = writing ? H5Dwrite(ds, mem_type, mem, space, H5P_DEFAULT, buf)
+                     : H5Dread(ds, mem_type, mem, space, H5P_DEFAULT, buf);
+    /* read HDF5's error stack before the next call clears it */
     is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              r->axis_names[k])
+                                              name)
                           : IS_OK;
     if (mem >= 0)
         H5Sclose(mem);
@@ -424,30 +423,23 @@ is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t
     return code;
 }
 
+is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t count,
+                               double *values, int writing, is_error *err)
+{
+    if (count == 0)
+        return IS_OK;
+    return range_transfer(r, r->coordinates[k], r->axis_names[k], first, count,
+                          H5T_NATIVE_DOUBLE, values, writing, err);
+}
+
 /* --- the run state -------------------------------------------------------------------- */
 
 /* Element `index` of a 1-D /run dataset (or the scalar one, index 0). */
 static is_code run_transfer(is_results *r, int which, hsize_t index, hid_t mem_type, void *buf,
                             int writing, is_error *err)
 {
-    hid_t ds = r->run[which], space = H5Dget_space(ds);
-    hid_t mem = H5Screate(H5S_SCALAR);
-    herr_t rc = space < 0 || mem < 0 ? -1 : 0;
-    if (rc == 0 && H5Sget_simple_extent_ndims(space) == 1) {
-        hsize_t one = 1;
-        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, &index, NULL, &one, NULL);
-    }
-    if (rc == 0)
-        rc = writing ? H5Dwrite(ds, mem_type, mem, space, H5P_DEFAULT, buf)
-                     : H5Dread(ds, mem_type, mem, space, H5P_DEFAULT, buf);
-    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              is_layout_run_names[which])
-                          : IS_OK;
-    if (mem >= 0)
-        H5Sclose(mem);
-    if (space >= 0)
-        H5Sclose(space);
-    return code;
+    return range_transfer(r, r->run[which], is_layout_run_names[which], index, 1, mem_type,
+                          buf, writing, err);
 }
 
 /* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer. */
