@@ -22,6 +22,7 @@
 
 typedef struct entry {
     char *section, *key, *value;
+    size_t value_length, value_capacity; /* continuation lines append in place */
     char origin[ORIGIN_MAX]; /* "file:line" or "--set 'section.key=value'" */
     int line;                /* 0 for overrides */
     int used;
@@ -35,9 +36,12 @@ typedef struct section_header {
 
 typedef struct parse_state {
     const char *source;
-    const char *cursor; /* reader position in the text */
-    int line;           /* number of the line inih is handling */
-    int indented;       /* that line starts with a blank: inih's continuation line */
+    const char *cursor;  /* reader position in the text */
+    int line;            /* number of the physical line inih is handling */
+    int indented;        /* that line starts with a blank: inih's continuation line */
+    int piece;           /* it is a piece of a long line (see read_line) */
+    const char *rest;    /* what remains of a long line to hand over in pieces */
+    size_t rest_length;
     entry *entries;
     size_t entry_count, entry_capacity;
     section_header *sections;
@@ -67,21 +71,91 @@ static char *trim(char *s)
 
 /* --- pass 1: collecting entries ------------------------------------------------ */
 
+/* inih's line buffer in Debian's build: a line of this many bytes or more would reach
+ * inih cut in two. */
+#define INIH_LINE_MAX 200
+/* Pieces of a long line are at most this long. */
+#define PIECE_MAX 150
+/* More keys than any job has: beyond it the file is refused (find_entry is linear). */
+#define ENTRY_MAX 10000
+
+/* A line ends, for inih, at a ';' after a blank (an inline comment). */
+static size_t before_comment(const char *line, size_t length)
+{
+    for (size_t i = 1; i < length; i++)
+        if (line[i] == ';' && (line[i - 1] == ' ' || line[i - 1] == '\t'))
+            return i;
+    return length;
+}
+
+/* Where to cut text[0 .. length): at most `max` bytes, between two characters that are
+ * not blanks (inih strips the blanks around a line) and before one that does not start a
+ * comment; 0 when there is no such place. */
+static size_t piece_end(const char *text, size_t length, size_t max)
+{
+    if (length <= max)
+        return length;
+    for (size_t cut = max; cut > 0; cut--) {
+        char before = text[cut - 1], after = text[cut];
+        if (!isspace((unsigned char)before) && !isspace((unsigned char)after) && after != ';' &&
+            after != '#')
+            return cut;
+    }
+    return 0;
+}
+
+/* The reader inih calls for each line. A `key = value` line too long for inih's buffer is
+ * handed over in pieces: the first as it is, the others as indented continuation lines,
+ * which on_key joins without the blank it puts between real continuation lines. So a
+ * value of any length reads as if inih had no limit. */
 static char *read_line(char *str, int num, void *stream)
 {
     parse_state *ps = stream;
+    if (ps->rest_length) { /* the next piece of a long line */
+        size_t n = piece_end(ps->rest, ps->rest_length, PIECE_MAX);
+        if (n == 0) {
+            ps->rc = is_error_set(ps->err, IS_JOB,
+                                  "%s:%d: a long value with blanks runs of over %d characters",
+                                  ps->source, ps->line, PIECE_MAX);
+            return NULL;
+        }
+        snprintf(str, (size_t)num, " %.*s\n", (int)n, ps->rest);
+        ps->rest += n;
+        ps->rest_length -= n;
+        ps->indented = ps->piece = 1;
+        return str;
+    }
     if (!*ps->cursor)
         return NULL;
-    ps->indented = *ps->cursor == ' ' || *ps->cursor == '\t';
-    int i = 0;
-    while (*ps->cursor && i < num - 1) {
-        char c = *ps->cursor++;
-        str[i++] = c;
-        if (c == '\n')
-            break;
-    }
-    str[i] = '\0';
+    const char *line = ps->cursor, *eol = strchr(line, '\n');
+    size_t length = eol ? (size_t)(eol - line) : strlen(line);
+    ps->cursor = eol ? eol + 1 : line + length;
     ps->line++;
+    ps->indented = *line == ' ' || *line == '\t';
+    ps->piece = 0;
+    const char *first = line;
+    while (first < line + length && isspace((unsigned char)*first))
+        first++;
+    if (length + 2 < (size_t)num || *first == ';' || *first == '#' || *first == '[') {
+        /* a line that fits, or a comment (whose text does not matter) or a section header
+         * (scan_sections refuses one that is too long) */
+        size_t n = length + 2 < (size_t)num ? length : (size_t)num - 2;
+        snprintf(str, (size_t)num, "%.*s\n", (int)n, line);
+        return str;
+    }
+    length = before_comment(line, length);
+    size_t eq = strcspn(line, "=:");
+    size_t n = piece_end(line, length, PIECE_MAX);
+    if (!ps->indented && (eq >= n || n == 0)) {
+        ps->rc = is_error_set(ps->err, IS_JOB,
+                              "%s:%d: a key of over %d characters, or a long value with blank "
+                              "runs of that length",
+                              ps->source, ps->line, PIECE_MAX);
+        return NULL;
+    }
+    snprintf(str, (size_t)num, "%.*s\n", (int)n, line);
+    ps->rest = line + n;
+    ps->rest_length = length - n;
     return str;
 }
 
@@ -109,6 +183,11 @@ static entry *find_entry(parse_state *ps, const char *section, const char *key)
 static int add_entry(parse_state *ps, const char *section, const char *key, const char *value,
                      const char *origin, int line)
 {
+    if (ps->entry_count >= ENTRY_MAX) {
+        ps->rc = is_error_set(ps->err, IS_JOB, "%s: more than %d keys: not a job file", origin,
+                              ENTRY_MAX);
+        return 0;
+    }
     if (!grow((void **)&ps->entries, &ps->entry_capacity, ps->entry_count, sizeof(entry))) {
         ps->rc = is_error_set(ps->err, IS_NOMEM, "out of memory reading the job");
         return 0;
@@ -124,10 +203,31 @@ static int add_entry(parse_state *ps, const char *section, const char *key, cons
         ps->rc = is_error_set(ps->err, IS_NOMEM, "out of memory reading the job");
         return 0;
     }
+    e->value_length = strlen(value);
+    e->value_capacity = e->value_length + 1;
     snprintf(e->origin, sizeof e->origin, "%s", origin);
     e->line = line;
     e->used = 0;
     ps->entry_count++;
+    return 1;
+}
+
+/* Appends `separator` and `text` to e's value (in amortised constant time per byte, so
+ * that a value of many continuation lines reads in linear time). */
+static int append_value(entry *e, const char *separator, const char *text)
+{
+    size_t add = strlen(separator) + strlen(text);
+    if (e->value_length + add + 1 > e->value_capacity) {
+        size_t cap = 2 * (e->value_length + add + 1);
+        char *bigger = realloc(e->value, cap);
+        if (!bigger)
+            return 0;
+        e->value = bigger;
+        e->value_capacity = cap;
+    }
+    e->value_length += (size_t)snprintf(e->value + e->value_length,
+                                        e->value_capacity - e->value_length, "%s%s", separator,
+                                        text);
     return 1;
 }
 
@@ -141,21 +241,21 @@ static int on_key(void *user, const char *section, const char *name, const char 
                               ps->source, ps->line, name);
         return 0;
     }
-    entry *previous = find_entry(ps, section, name);
-    if (previous && ps->indented) {
-        /* inih's multi-line value: an indented line continues the previous key */
-        size_t n = strlen(previous->value) + strlen(value) + 2;
-        char *joined = malloc(n);
-        if (!joined) {
+    entry *previous = ps->entry_count && ps->indented ? &ps->entries[ps->entry_count - 1]
+                                                      : find_entry(ps, section, name);
+    if (previous && ps->indented && strcmp(previous->key, name) == 0 &&
+        strcmp(previous->section, section) == 0) {
+        /* inih's multi-line value: an indented line continues the previous key; a piece
+         * of a long line continues it without a blank (see read_line) */
+        if (!append_value(previous, ps->piece ? "" : " ", value)) {
             ps->rc = is_error_set(ps->err, IS_NOMEM, "out of memory reading the job");
             return 0;
         }
-        snprintf(joined, n, "%s %s", previous->value, value);
-        free(previous->value);
-        previous->value = joined;
         previous->line = ps->line;
         return 1;
     }
+    if (ps->indented)
+        previous = find_entry(ps, section, name);
     if (previous) {
         ps->rc = is_error_set(ps->err, IS_JOB, "%s:%d: [%s] %s: key given twice (first at %s)",
                               ps->source, ps->line, section, name, previous->origin);
@@ -166,12 +266,9 @@ static int on_key(void *user, const char *section, const char *name, const char 
     return add_entry(ps, section, name, value, origin, ps->line);
 }
 
-/* inih's line buffer in Debian's build; a longer line would be split in two. */
-#define INIH_LINE_MAX 200
-
 /* inih does not report section headers, so empty or repeated sections would go
  * unnoticed; this scan records each header with its line. It also rejects what inih
- * would silently misread: over-long lines and blanks inside the brackets. */
+ * would silently misread: over-long section headers and blanks inside the brackets. */
 static is_code scan_sections(parse_state *ps, const char *text)
 {
     int line = 0;
@@ -179,11 +276,21 @@ static is_code scan_sections(parse_state *ps, const char *text)
         const char *eol = strchr(p, '\n');
         size_t len = eol ? (size_t)(eol - p) : strlen(p);
         line++;
+        const char *first = p;
+        while (first < p + len && isspace((unsigned char)*first))
+            first++;
+        if (*first != '[') {
+            p += len;
+            if (eol)
+                p = eol + 1;
+            else
+                break;
+            continue;
+        }
         if (len + 1 >= INIH_LINE_MAX)
             return is_error_set(ps->err, IS_JOB,
-                                "%s:%d: line longer than %d characters; continue long values "
-                                "on indented lines",
-                                ps->source, line, INIH_LINE_MAX - 2);
+                                "%s:%d: a section header of over %d characters", ps->source,
+                                line, INIH_LINE_MAX - 2);
         char buf[INIH_LINE_MAX];
         memcpy(buf, p, len);
         buf[len] = '\0';
@@ -225,10 +332,37 @@ static is_code scan_sections(parse_state *ps, const char *text)
     return IS_OK;
 }
 
+static void free_state(parse_state *ps);
+
+/* Would this key and value read back the same from the stored job text? Not when the
+ * value holds a line break, or a ';' after a blank (a comment to inih), or starts with
+ * one, or the names hold characters that end a header or a key. The job text of a result
+ * file must re-read as the same job: read it back here, through the same reader. */
+static int survives(const char *section, const char *key, const char *value)
+{
+    size_t n = strlen(section) + strlen(key) + strlen(value) + 16;
+    char *text = malloc(n);
+    if (!text)
+        return 0;
+    snprintf(text, n, "[%s]\n%s = %s\n", section, key, value);
+    is_error ignored;
+    parse_state back = {.source = "", .cursor = text, .err = &ignored, .rc = IS_OK};
+    int ok = scan_sections(&back, text) == IS_OK && back.section_count == 1 &&
+             strcmp(back.sections[0].name, section) == 0 &&
+             ini_parse_stream(read_line, &back, on_key, &back) == 0 && back.rc == IS_OK &&
+             back.entry_count == 1 && strcmp(back.entries[0].section, section) == 0 &&
+             strcmp(back.entries[0].key, key) == 0 && strcmp(back.entries[0].value, value) == 0;
+    free_state(&back);
+    free(text);
+    return ok;
+}
+
 static is_code apply_override(parse_state *ps, const char *override)
 {
     char origin[ORIGIN_MAX];
-    snprintf(origin, sizeof origin, "--set '%s'", override);
+    /* the message names the --set; a value too long to quote whole is abbreviated there */
+    snprintf(origin, sizeof origin, "--set '%.*s%s'", 200, override,
+             strlen(override) > 200 ? "..." : "");
     const char *eq = strchr(override, '=');
     if (!eq)
         return is_error_set(ps->err, IS_USAGE, "%s: expected section.key=value", origin);
@@ -245,21 +379,36 @@ static is_code apply_override(parse_state *ps, const char *override)
                             "%s: expected section.key=value (e.g. model.gamma=0.2)", origin);
     *dot = '\0';
     char *section = trim(full), *key = trim(dot + 1);
-    char value[1024];
-    snprintf(value, sizeof value, "%s", eq + 1);
+    char *value = copy_string(eq + 1);
+    if (!value)
+        return is_error_set(ps->err, IS_NOMEM, "out of memory");
     char *v = trim(value);
+    if (!survives(section, key, v)) {
+        free(value);
+        return is_error_set(ps->err, IS_USAGE,
+                            "%s: cannot be stored in the job text as given (a value may not hold "
+                            "a line break, start with ';', or hold a ';' after a blank; "
+                            "names may not hold ']', '=', ':' or ';')",
+                            origin);
+    }
+    is_code rc = IS_OK;
     entry *e = find_entry(ps, section, key);
     if (e) {
         char *copy = copy_string(v);
+        free(value);
         if (!copy)
             return is_error_set(ps->err, IS_NOMEM, "out of memory");
         free(e->value);
         e->value = copy;
+        e->value_length = strlen(copy);
+        e->value_capacity = e->value_length + 1;
         snprintf(e->origin, sizeof e->origin, "%s", origin);
         e->line = 0;
-        return IS_OK;
+        return rc;
     }
-    if (!add_entry(ps, section, key, v, origin, 0))
+    int added = add_entry(ps, section, key, v, origin, 0);
+    free(value);
+    if (!added)
         return ps->rc;
     int known = 0;
     for (size_t i = 0; i < ps->section_count; i++)
@@ -455,6 +604,15 @@ static const struct sweep_key {
      "rank 0 computes between serving work requests (default true)"},
 };
 
+/* Where section `name` starts ("job.ini:3"), or the file's name if it has none. */
+static const char *section_origin(const parse_state *ps, const char *name)
+{
+    for (size_t i = 0; i < ps->section_count; i++)
+        if (strcmp(ps->sections[i].name, name) == 0)
+            return ps->sections[i].origin;
+    return ps->source;
+}
+
 static void list_models(char *known, size_t size)
 {
     size_t used = 0;
@@ -471,7 +629,7 @@ static is_code find_model(parse_state *ps, is_job *job)
     entry *e = find_entry(ps, "sweep", "model");
     if (!e)
         return is_error_set(ps->err, IS_JOB, "%s: [sweep] model: missing (known models: %s)",
-                            ps->source, known);
+                            section_origin(ps, "sweep"), known);
     job->model = is_registry_find(e->value);
     if (!job->model)
         return is_error_set(ps->err, IS_JOB, "%s: [sweep] model = '%s': unknown model (known: %s)",
@@ -520,6 +678,8 @@ static is_code interpret_model(parse_state *ps, is_job *job, int *fixed_by)
         if (rc != IS_OK)
             return rc;
         fixed_by[p] = (int)i;
+        snprintf(job->param_origin[p], sizeof job->param_origin[p], "%s: [model] %s", e->origin,
+                 e->key);
         e->used = 1;
     }
     return IS_OK;
@@ -567,6 +727,22 @@ static is_code parse_value_list(const is_param *param, const entry *e, is_axis *
     }
     is_axis_set_values(axis, values, count);
     return IS_OK;
+}
+
+/* An axis must be a coordinate: strictly increasing or strictly decreasing (CF), so
+ * that no two points of the grid are the same and every figure reads it in order.
+ * Returns 0, or the index (from 1) of the first value out of order. */
+static size_t out_of_order(const is_axis *axis)
+{
+    if (axis->count < 2 || !axis->values)
+        return 0;
+    int rising = axis->values[1] > axis->values[0];
+    for (size_t i = 1; i < axis->count; i++) {
+        double a = axis->values[i - 1], b = axis->values[i];
+        if (rising ? !(b > a) : !(b < a))
+            return i + 1;
+    }
+    return 0;
 }
 
 static is_code interpret_axis(parse_state *ps, is_job *job, const section_header *h,
@@ -625,6 +801,15 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
         is_code rc = parse_value_list(param, values, axis, ps->err);
         if (rc != IS_OK)
             return rc;
+        size_t bad = out_of_order(axis);
+        if (bad)
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [%s] values: item %zu (%.15g) %s item %zu (%.15g): an axis "
+                                "must be strictly increasing or strictly decreasing",
+                                values->origin, h->name, bad, axis->values[bad - 1],
+                                axis->values[bad - 1] == axis->values[bad - 2] ? "repeats"
+                                                                                : "turns back after",
+                                bad - 1, axis->values[bad - 2]);
     } else {
         if (!from || !count)
             return is_error_set(ps->err, IS_JOB,
@@ -677,9 +862,23 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
                 return is_error_set(ps->err, rc, "%s: [%s]: value %zu of the axis: %s",
                                     h->origin, h->name, i + 1, detail.message);
         }
+        if (n > 1 && lo == hi)
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [%s] to: from = to = %.15g with count %g: the axis would "
+                                "repeat one value; give count = 1 (or fix it in [model])",
+                                to->origin, h->name, lo, n);
+        size_t bad = out_of_order(axis);
+        if (bad)
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [%s] count: values %zu and %zu of the axis are both %.15g "
+                                "(too many steps between %.15g and %.15g%s): an axis must be "
+                                "strictly monotonic",
+                                count->origin, h->name, bad - 1, bad, axis->values[bad - 1], lo,
+                                hi, param->type == IS_PARAM_INT ? " for an integer" : "");
     }
     snprintf(job->axis_origin[job->grid.axis_count - 1], sizeof job->axis_origin[0], "%s: [%s]",
              h->origin, h->name);
+    snprintf(job->param_origin[p], sizeof job->param_origin[p], "%s: [%s]", h->origin, h->name);
     job->fixed[p] = is_axis_value(axis, 0);
     return IS_OK;
 }
@@ -802,8 +1001,9 @@ static is_code interpret(parse_state *ps, is_job *job)
         return rc;
     const is_model *model = job->model;
     job->fixed = malloc(model->param_count * sizeof *job->fixed);
+    job->param_origin = calloc(model->param_count, sizeof *job->param_origin);
     int *fixed_by = malloc(model->param_count * sizeof *fixed_by);
-    if (!job->fixed || !fixed_by) {
+    if (!job->fixed || !job->param_origin || !fixed_by) {
         free(fixed_by);
         return is_error_set(ps->err, IS_NOMEM, "out of memory");
     }
@@ -846,10 +1046,10 @@ static is_code interpret(parse_state *ps, is_job *job)
         if (!isnan(job->fixed[p]))
             continue;
         rc = is_error_set(ps->err, IS_JOB,
-                          "%s: parameter %s of model %s has no default: give it in [model] "
-                          "or sweep it in [axis.%s]",
-                          ps->source, model->params[p].name, model->name,
-                          model->params[p].name);
+                          "%s: [model] %s: missing: parameter %s of model %s has no default: "
+                          "give it in [model] or sweep it in [axis.%s]",
+                          section_origin(ps, "model"), model->params[p].name,
+                          model->params[p].name, model->name, model->params[p].name);
     }
     free(fixed_by);
     if (rc != IS_OK)
@@ -863,8 +1063,17 @@ static is_code interpret(parse_state *ps, is_job *job)
     job->grid.param_count = model->param_count;
     is_error detail;
     rc = is_grid_finish(&job->grid, &detail);
-    if (rc != IS_OK)
-        return is_error_set(ps->err, rc, "%s: %s", ps->source, detail.message);
+    if (rc != IS_OK) { /* name the axes whose counts multiply beyond the limit */
+        char counts[1024] = "";
+        size_t used = 0;
+        for (size_t k = 0; k < job->grid.axis_count && used < sizeof counts; k++)
+            used += (size_t)snprintf(counts + used, sizeof counts - used, "%s%s count %zu",
+                                     k ? ", " : "", job->axis_origin[k],
+                                     job->grid.axes[k].count);
+        return is_error_set(ps->err, rc, "%s: %s (%s)",
+                            job->grid.axis_count ? job->axis_origin[0] : ps->source,
+                            detail.message, counts);
+    }
     if (!job->output) {
         if (!(job->output = default_output(ps->source)))
             return is_error_set(ps->err, IS_NOMEM, "out of memory");
@@ -954,6 +1163,7 @@ void is_job_free(is_job **job)
     free(j->output);
     free(j->title);
     free(j->fixed);
+    free(j->param_origin);
     free(j->text);
     free(j);
     *job = NULL;

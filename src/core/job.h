@@ -30,6 +30,8 @@ typedef struct is_job {
                                   for swept parameters their first axis value */
     is_grid grid;              /* the axes; grid.base == fixed */
     char axis_origin[IS_GRID_MAX_AXES][400]; /* "job.ini:14: [axis.rho]", for messages */
+    char (*param_origin)[400]; /* per parameter, where it was given ("job.ini:7: [model] pi2",
+                                  an axis), "" for a default: for messages */
     char *text;                /* the job after overrides, as canonical INI text */
     uint64_t fingerprint;      /* digest of all that determines the results (model,
                                   parameter values, axes); compared on --resume */

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collective.h"
 
@@ -51,20 +52,58 @@ static is_code check_axes(const is_job *job, MPI_Comm comm, is_error *err)
         uint64_t lo, hi, mine = NONE;
         share(axis->count, comm, &lo, &hi);
         is_code code = IS_OK;
+        int rising = is_axis_value(axis, 1) > is_axis_value(axis, 0);
+        double before = lo > 0 ? is_axis_value(axis, (size_t)lo - 1) : 0.0;
         for (uint64_t i = lo; i < hi && mine == NONE; i++) {
             is_error detail;
-            code = is_param_check(param, is_axis_value(axis, (size_t)i), &detail);
+            double v = is_axis_value(axis, (size_t)i);
+            code = is_param_check(param, v, &detail);
             if (code != IS_OK) {
                 mine = i;
                 is_error_set(err, code, "%s: value %llu of the axis: %s", job->axis_origin[k],
                              (unsigned long long)(i + 1), detail.message);
+            } else if (i > 0 && (rising ? !(v > before) : !(v < before))) {
+                /* too many steps for the span (or an integer axis rounding two onto one) */
+                mine = i;
+                code = IS_JOB;
+                is_error_set(err, code,
+                             "%s count: values %llu and %llu of the axis are both %.17g: an "
+                             "axis must be strictly monotonic",
+                             job->axis_origin[k], (unsigned long long)i,
+                             (unsigned long long)(i + 1), v);
             }
+            before = v;
         }
         is_code rc = first_failure(mine, mine == NONE ? IS_PARAM : code, comm, err);
         if (rc != IS_OK)
             return rc;
     }
     return IS_OK;
+}
+
+static int word_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_';
+}
+
+/* " (given at t.ini:5: [model] pi2; t.ini:9: [axis.pi3])" for the parameters a model's
+ * message names, so that a cross-parameter error points at the lines to change. */
+static void given_at(const is_job *job, const char *message, char *out, size_t size)
+{
+    size_t used = 0;
+    for (size_t p = 0; p < job->model->param_count && used < size; p++) {
+        const char *name = job->model->params[p].name, *origin = job->param_origin[p];
+        size_t n = strlen(name);
+        int named = 0;
+        for (const char *at = strstr(message, name); at && !named; at = strstr(at + 1, name))
+            named = (at == message || !word_char(at[-1])) && !word_char(at[n]);
+        if (named && *origin)
+            used += (size_t)snprintf(out + used, size - used, "%s%s", used ? "; " : " (given at ",
+                                     origin);
+    }
+    if (used && used < size)
+        snprintf(out + used, size - used, ")");
 }
 
 static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
@@ -94,8 +133,11 @@ static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
             used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %.17g",
                                      k ? ", " : "", model->params[p].name, point[p]);
         }
-        is_error_set(err, IS_PARAM, "%s: at grid point %llu (%s): %s", job->source,
-                     (unsigned long long)i, used ? where : "the only point", detail.message);
+        char given[1024] = "";
+        given_at(job, detail.message, given, sizeof given);
+        is_error_set(err, IS_PARAM, "%s: at grid point %llu (%s): %s%s", job->source,
+                     (unsigned long long)i, used ? where : "the only point", detail.message,
+                     given);
     }
     free(point);
     return first_failure(mine, IS_PARAM, comm, err);

@@ -546,16 +546,140 @@ static void test_long_lines(void)
              "[axis.gamma]\n"    /* 5 */
              "values = %s\n",    /* 6: about 350 characters */
              values);
-    is_job *job = NULL;
-    is_error err = {0};
-    is_code rc = is_job_parse("t.ini", text, NULL, 0, &job, &err);
-    if (rc == IS_OK) {
+    is_job *job = PARSE_OK(text);
+    if (job) {
         CU_ASSERT_EQUAL(job->grid.axes[0].count, 59);
         CU_ASSERT(job->grid.axes[0].values[58] == 0.59);
         is_job_free(&job);
-    } else {
-        CHECK(contains_word(err.message, "t.ini:6"), "long line 6 reported as: %s", err.message);
     }
+}
+
+
+/* --- values of any length, read back as the same job ------------------------------ */
+
+/* A line of any length reads whole, pieces joined without blanks; the lines after it keep
+ * their numbers; a long comment line is a comment. */
+static void test_any_line_length(void)
+{
+    size_t n = 20000;
+    char *title = malloc(n + 1), *text = malloc(2 * n + 512);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(title);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    for (size_t i = 0; i < n; i++) /* blanks one apart and runs of letters */
+        title[i] = i % 7 == 3 ? ' ' : (char)('a' + i % 26);
+    title[0] = 'T';
+    title[n - 1] = 'Z';
+    title[n] = '\0';
+    snprintf(text, 2 * n + 512,
+             "[sweep]\nmodel = chatter\ntitle = %s\n; %s\n[model]\nrho = 1.5\ngamma = 0.5\n"
+             "colour = red\n",
+             title, title);
+    is_job *job = NULL;
+    is_error err = {0};
+    is_code rc = is_job_parse("t.ini", text, NULL, 0, &job, &err);
+    /* the unknown key is reported at its own line, 8 */
+    CU_ASSERT_EQUAL(rc, IS_JOB);
+    CHECK(contains_word(err.message, "t.ini:8"), "unknown key reported as: %s", err.message);
+    *strstr(text, "colour") = '\0';
+    job = PARSE_OK(text);
+    if (job) {
+        CHECK(strcmp(job->title, title) == 0, "title of %zu characters read as %zu", n,
+              strlen(job->title));
+        is_job_free(&job);
+    }
+    free(title);
+    free(text);
+}
+
+/* The stored job text re-reads as the same job, also where --set gave long values, and a
+ * --set whose value would not read back is refused (exit status 2), never stored. */
+static void test_job_text_reads_back(void)
+{
+    char values[30000] = "", title[3000] = "";
+    size_t used = 0;
+    for (int i = 1; i <= 2000; i++)
+        used += (size_t)snprintf(values + used, sizeof values - used, "%s0.%04d",
+                                 i > 1 ? ", " : "", i);
+    for (size_t i = 0; i + 1 < sizeof title; i++)
+        title[i] = i % 10 == 9 ? ' ' : 'x';
+    char set_values[30100], set_title[3100];
+    snprintf(set_values, sizeof set_values, "axis.gamma.values=%s", values);
+    snprintf(set_title, sizeof set_title, "sweep.title= %s ", title);
+    const char *overrides[] = {set_values, set_title, "model.rho=0.3"};
+    is_job *job = PARSE_OK_WITH("[sweep]\nmodel = chatter\n[axis.gamma]\nvalues = 0.5\n",
+                                overrides);
+    if (!job)
+        return;
+    CU_ASSERT_EQUAL(job->grid.point_count, 2000);
+    is_job *again = PARSE_OK(job->text);
+    if (again) {
+        CU_ASSERT_EQUAL(again->fingerprint, job->fingerprint);
+        CU_ASSERT_EQUAL(again->grid.point_count, 2000);
+        CHECK(strcmp(again->title, job->title) == 0, "the title did not read back%s", "");
+        CHECK(strcmp(again->text, job->text) == 0, "the job text is not a fixed point%s", "");
+        is_job_free(&again);
+    }
+    is_job_free(&job);
+    static const char *const unstorable[] = {"sweep.title=a\nb",
+                                             "sweep.title=;x", "sweep.title=a ; b",
+                                             "sweep.title=a\t;b", "swe]ep.title=x",
+                                             "model.rh;o=0.3"};
+    for (size_t i = 0; i < sizeof unstorable / sizeof *unstorable; i++) {
+        is_job *bad = NULL;
+        is_error err = {0};
+        is_code rc = is_job_parse("t.ini", GOOD_HEAD, &unstorable[i], 1, &bad, &err);
+        CHECK(rc == IS_USAGE || rc == IS_JOB, "--set '%s' was accepted (%s)", unstorable[i],
+              is_code_name(rc));
+        CHECK(bad == NULL, "--set '%s' left a job", unstorable[i]);
+        is_job_free(&bad);
+    }
+}
+
+/* Many continuation lines make one value (read in linear time: nothing here is timed,
+ * but 200,000 lines would not finish if it were quadratic). */
+static void test_many_continuation_lines(void)
+{
+    size_t lines = 200000, size = lines * 20 + 256, used = 0;
+    char *text = malloc(size);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    used += (size_t)snprintf(text, size,
+                             "[sweep]\nmodel = chatter\n[model]\nrho = 0.3\n[axis.gamma]\n"
+                             "values = 0.000001");
+    for (size_t i = 2; i <= lines; i++)
+        used += (size_t)snprintf(text + used, size - used, "\n    %.9f", (double)i * 1e-6 * 0.99);
+    is_job *job = PARSE_OK(text);
+    if (job) {
+        CU_ASSERT_EQUAL(job->grid.axes[0].count, lines);
+        CU_ASSERT(job->grid.axes[0].values[lines - 1] == 0.198);
+        is_job_free(&job);
+    }
+    free(text);
+}
+
+/* Axes are coordinates: strictly increasing or decreasing, no repeated value; the
+ * message names the file, line and key. */
+static void test_bad_axes_not_monotonic(void)
+{
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 0.3\n[axis.gamma]\n"
+                   "values = 0.3, 0.1, 0.2\n",
+                   IS_JOB, "t.ini:6", "values", "gamma");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 0.3\n[axis.gamma]\n"
+                   "values = 0.1, 0.2, 0.2\n",
+                   IS_JOB, "t.ini:6", "repeats");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 0.3\n[axis.gamma]\nfrom = 0.2\n"
+                   "to = 0.2\ncount = 3\n",
+                   IS_JOB, "t.ini:7", "to");
+    /* an integer axis whose rounding repeats a value */
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 0.3\ngamma = 0.1\n[axis.n]\n"
+                   "from = 2\nto = 4\ncount = 7\nscale = log\n",
+                   IS_JOB, "t.ini:9", "count");
+    /* decreasing is fine */
+    is_job *job = PARSE_OK("[sweep]\nmodel = chatter\n[model]\nrho = 0.3\n[axis.gamma]\n"
+                           "from = 0.9\nto = 0.1\ncount = 9\n");
+    is_job_free(&job);
+    job = PARSE_OK("[sweep]\nmodel = chatter\n[model]\nrho = 0.3\n[axis.gamma]\n"
+                   "values = 0.9, 0.5, 0.1\n");
+    is_job_free(&job);
 }
 
 /* --- bad jobs: one test per kind of mistake ---------------------------------------- */
@@ -920,6 +1044,10 @@ void suite_job(void)
     CU_add_test(suite, "integer parameter on a log axis", test_integer_log_axis);
     CU_add_test(suite, "section header with blanks", test_section_header_with_blanks);
     CU_add_test(suite, "lines longer than 200 characters", test_long_lines);
+    CU_add_test(suite, "lines of any length", test_any_line_length);
+    CU_add_test(suite, "the job text reads back as the same job", test_job_text_reads_back);
+    CU_add_test(suite, "many continuation lines", test_many_continuation_lines);
+    CU_add_test(suite, "bad: axes that are not monotonic", test_bad_axes_not_monotonic);
     CU_add_test(suite, "bad: unknown section", test_bad_unknown_section);
     CU_add_test(suite, "bad: unknown [sweep] key", test_bad_unknown_sweep_key);
     CU_add_test(suite, "bad: unknown [model] parameter", test_bad_unknown_model_parameter);
