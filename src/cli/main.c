@@ -94,8 +94,11 @@ static void print_model(const is_model *m)
             snprintf(def, sizeof def, "%s", param->choices[(int)param->default_value]);
         else
             snprintf(def, sizeof def, "%.10g", param->default_value);
-        printf("    %-14s default %-12s admissible %-26s %s [%s]\n", param->name, def, range,
-               param->meaning, param->unit);
+        char when[512];
+        is_param_format_when(m, p, when, sizeof when);
+        printf("    %-14s default %-12s admissible %-26s %s [%s]%s%s%s\n", param->name, def,
+               range, param->meaning, param->unit, *when ? " (used with " : "", when,
+               *when ? ")" : "");
     }
     printf("  outputs:\n");
     for (size_t o = 0; o < m->output_count; o++) {
@@ -190,6 +193,20 @@ static int cmd_eval(int argc, char **argv)
         if (isnan(point[p]))
             rc = is_error_set(&err, IS_PARAM, "parameter %s has no default: give %s=VALUE",
                               m->params[p].name, m->params[p].name);
+    for (int i = 2; i < argc && rc == IS_OK; i++) { /* as in a job: no value that is unused */
+        const char *eq = strchr(argv[i], '=');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(eq - argv[i]), argv[i]);
+        int p = is_model_param_index(m, name);
+        if (p >= 0 && !is_param_applies(m, (size_t)p, point)) {
+            char when[512];
+            is_param_format_when(m, (size_t)p, when, sizeof when);
+            rc = is_error_set(&err, IS_PARAM,
+                              "argument %d: %s does not apply with these choices (it is used "
+                              "with %s)",
+                              i, name, when);
+        }
+    }
     if (rc == IS_OK && m->validate)
         rc = m->validate(point, &err);
     void *ws = NULL;

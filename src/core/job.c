@@ -1051,6 +1051,26 @@ static is_code interpret(parse_state *ps, is_job *job)
                           section_origin(ps, "model"), model->params[p].name,
                           model->params[p].name, model->name, model->params[p].name);
     }
+    /* a value given for a parameter that the choices made leave unused would be
+     * silently ignored: a flat map over an axis that changes nothing */
+    for (size_t p = 0; p < model->param_count && rc == IS_OK; p++) {
+        if (!*job->param_origin[p] || is_param_applies(model, p, job->fixed))
+            continue;
+        char when[512], now[512] = "";
+        is_param_format_when(model, p, when, sizeof when);
+        size_t used = 0;
+        for (const is_param_when *w = model->params[p].when; w && w->choice; w++) {
+            int c = is_model_param_index(model, w->choice);
+            if (c >= 0 && used < sizeof now)
+                used += (size_t)snprintf(now + used, sizeof now - used, "%s%s = %s",
+                                         used ? ", " : "", w->choice,
+                                         model->params[c].choices[(int)job->fixed[c]]);
+        }
+        rc = is_error_set(ps->err, IS_PARAM,
+                          "%s: %s does not apply with %s (it is used with %s); remove it, or "
+                          "choose accordingly",
+                          job->param_origin[p], model->params[p].name, now, when);
+    }
     free(fixed_by);
     if (rc != IS_OK)
         return rc;

@@ -33,6 +33,43 @@ int is_model_param_index(const is_model *model, const char *name)
     return -1;
 }
 
+int is_param_choice_count(const is_param *param)
+{
+    int n = 0;
+    while (param->choices && param->choices[n])
+        n++;
+    return n;
+}
+
+int is_param_applies(const is_model *model, size_t p, const double *point)
+{
+    for (const is_param_when *w = model->params[p].when; w && w->choice; w++) {
+        int c = is_model_param_index(model, w->choice);
+        if (c < 0 || !(w->choices >> (unsigned)point[c] & 1u))
+            return 0;
+    }
+    return 1;
+}
+
+void is_param_format_when(const is_model *model, size_t p, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const is_param_when *w = model->params[p].when; w && w->choice && used < size; w++) {
+        int c = is_model_param_index(model, w->choice);
+        if (c < 0)
+            continue;
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? "; " : "", w->choice);
+        const char *const *names = model->params[c].choices;
+        for (int i = 0, first = 1; names && names[i] && used < size; i++)
+            if (w->choices >> i & 1u) {
+                used += (size_t)snprintf(buf + used, size - used, "%s%s", first ? " " : " | ",
+                                         names[i]);
+                first = 0;
+            }
+    }
+}
+
 int is_model_output_index(const is_model *model, const char *name)
 {
     for (size_t i = 0; i < model->output_count; i++)

@@ -8,6 +8,7 @@
 #ifndef IMPACTSWEEP_MODEL_H
 #define IMPACTSWEEP_MODEL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,15 +27,25 @@ enum {
     IS_PARAM_FIXED_ONLY = 1u << 3 /* may not be an axis (e.g. a choice of method) */
 };
 
+/* A condition on a choice parameter: it holds when the choice's index c has bit c of
+ * `choices` set (e.g. {"form", 1u << FORM_VELOCITY | 1u << FORM_DIMENSIONAL}). */
+typedef struct is_param_when {
+    const char *choice;          /* the name of a choice parameter of the same model */
+    unsigned choices;            /* the set of its values (bit c: choice c) */
+} is_param_when;
+
 typedef struct is_param {
     const char *name;
     const char *meaning;
-    const char *unit;            /* "1" for dimensionless */
+    const char *unit;            /* UDUNITS: "1" for dimensionless (say the scale in meaning) */
     is_param_type type;
     double default_value;        /* NAN: the parameter must be given */
     double min, max;             /* -INFINITY / INFINITY when unbounded */
     unsigned flags;
     const char *const *choices;  /* IS_PARAM_CHOICE: NULL-terminated names */
+    const is_param_when *when;   /* NULL: the parameter always applies; else a list ended by
+                                    {NULL}: it applies only where every condition holds (a
+                                    value given where it does not apply is refused) */
 } is_param;
 
 typedef enum {
@@ -59,7 +70,8 @@ typedef struct is_output {
     X(FAILED_INVALID, 2, "failed: parameters rejected by the model") \
     X(FAILED_SOLVER, 3, "failed: solver error")                   \
     X(FAILED_BUDGET, 4, "failed: work budget exhausted")          \
-    X(FAILED_NONFINITE, 5, "failed: non-finite result")
+    X(FAILED_NONFINITE, 5, "failed: non-finite result")                \
+    X(FAILED_CHECK, 6, "failed: the result failed a physical check")
 
 typedef enum {
 #define IS_POINT_ENUM(name, value, text) IS_POINT_##name = value,
@@ -88,6 +100,12 @@ typedef struct is_model {
     is_code (*workspace_create)(void **workspace, is_error *err);
     void (*workspace_free)(void *workspace);
 
+    /* Optional: gives the workspace a flag that becomes non-zero when the run is asked to
+     * stop. A model whose points can take long (seconds or more) polls it in its loops
+     * and, once it is set, leaves the points it has not finished with status
+     * IS_POINT_PENDING (they are computed again by --resume) and returns IS_OK. */
+    void (*workspace_watch)(void *workspace, const volatile sig_atomic_t *stop);
+
     /* Evaluates count points, points[i * param_count + p], all already validated.
      * Writes outputs[o * count + i] for every output o and status[i] for every point.
      * A point's result depends only on its own parameter values: never on its
@@ -100,6 +118,13 @@ typedef struct is_model {
 /* The model called `name` in a NULL-terminated list, or NULL. */
 const is_model *is_model_find(const is_model *const *list, const char *name);
 
+/* Does parameter p apply at `point` (param_count values: its choices decide)? */
+int is_param_applies(const is_model *model, size_t p, const double *point);
+
+/* "form velocity | dimensional; law bwshc | bwm" for messages and `impactsweep models`;
+ * "" for a parameter that always applies. */
+void is_param_format_when(const is_model *model, size_t p, char *buf, size_t size);
+
 /* Index of the named parameter / output, or -1. */
 int is_model_param_index(const is_model *model, const char *name);
 int is_model_output_index(const is_model *model, const char *name);
@@ -110,6 +135,9 @@ is_code is_param_check(const is_param *param, double value, is_error *err);
 
 /* Writes "[min, max)" etc. for messages and `impactsweep models`. */
 void is_param_format_range(const is_param *param, char *buf, size_t size);
+
+/* Number of values of a choice parameter. */
+int is_param_choice_count(const is_param *param);
 
 /* Number of categories of a categorical output. */
 int is_output_category_count(const is_output *output);

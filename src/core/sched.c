@@ -120,9 +120,10 @@ static is_code compute_init(compute *c, const is_job *job, is_results *results, 
     if (!c->points || !c->scratch || !c->batch_status || !c->buffer || !c->buffer_status ||
         (resumed && !c->status))
         return is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
-    if (model->workspace_create)
-        return model->workspace_create(&c->workspace, err);
-    return IS_OK;
+    is_code rc = model->workspace_create ? model->workspace_create(&c->workspace, err) : IS_OK;
+    if (rc == IS_OK && model->workspace_watch)
+        model->workspace_watch(c->workspace, is_signals_flag());
+    return rc;
 }
 
 static void compute_free(compute *c)
@@ -380,8 +381,9 @@ static uint64_t unit_points(master *m, int rank)
 
 static void account(master *m, const uint64_t *report, double now)
 {
+    /* points a model left pending (a stop during a long point) are not computed */
     uint64_t done = report[IS_POINT_DONE], all = 0;
-    for (int s = 0; s < IS_POINT_STATUS_COUNT; s++) {
+    for (int s = IS_POINT_DONE; s < IS_POINT_STATUS_COUNT; s++) {
         m->result->tally[s] += report[s];
         all += report[s];
     }

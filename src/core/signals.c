@@ -30,6 +30,11 @@ int is_signals_pending(void)
     return stop_signal;
 }
 
+const volatile sig_atomic_t *is_signals_flag(void)
+{
+    return &stop_signal;
+}
+
 void is_signals_raise_for_test(int signo)
 {
     stop_signal = signo;

@@ -4,12 +4,17 @@
 #ifndef IMPACTSWEEP_SIGNALS_H
 #define IMPACTSWEEP_SIGNALS_H
 
+#include <signal.h>
+
 /* Installs the handlers (a second signal of the same kind restores the default, so a
  * second Ctrl-C kills at once). */
 void is_signals_install(void);
 
 /* The number of the first stop signal received, or 0. */
 int is_signals_pending(void);
+
+/* The flag itself, for a model's long loops to poll (model.h: workspace_watch). */
+const volatile sig_atomic_t *is_signals_flag(void);
 
 /* For tests: behave as if `signo` had arrived. */
 void is_signals_raise_for_test(int signo);

@@ -682,6 +682,24 @@ static void test_bad_axes_not_monotonic(void)
     is_job_free(&job);
 }
 
+
+/* A value given for a parameter that the choices leave unused is refused, naming where
+ * it was given and the choices that use it (the synthetic model's `scale` applies only
+ * with shape = scaled). */
+static void test_bad_parameter_that_does_not_apply(void)
+{
+    EXPECT_FAILURE("[sweep]\nmodel = synthetic\n[model]\nscale = 2\n", IS_PARAM, "t.ini:4",
+                   "scale", "shape", "scaled");
+    EXPECT_FAILURE("[sweep]\nmodel = synthetic\n[axis.scale]\nvalues = 1, 2\n", IS_PARAM,
+                   "t.ini:3", "scale", "shape");
+    EXPECT_OVERRIDE_FAILURE("[sweep]\nmodel = synthetic\n", "model.scale=3", IS_PARAM, "--set",
+                            "scale");
+    is_job *job = PARSE_OK("[sweep]\nmodel = synthetic\n[model]\nshape = scaled\nscale = 2\n");
+    is_job_free(&job);
+    job = PARSE_OK("[sweep]\nmodel = synthetic\n"); /* the default is not "given" */
+    is_job_free(&job);
+}
+
 /* --- bad jobs: one test per kind of mistake ---------------------------------------- */
 
 static void test_bad_unknown_section(void)
@@ -1048,6 +1066,8 @@ void suite_job(void)
     CU_add_test(suite, "the job text reads back as the same job", test_job_text_reads_back);
     CU_add_test(suite, "many continuation lines", test_many_continuation_lines);
     CU_add_test(suite, "bad: axes that are not monotonic", test_bad_axes_not_monotonic);
+    CU_add_test(suite, "bad: a parameter that does not apply",
+                test_bad_parameter_that_does_not_apply);
     CU_add_test(suite, "bad: unknown section", test_bad_unknown_section);
     CU_add_test(suite, "bad: unknown [sweep] key", test_bad_unknown_sweep_key);
     CU_add_test(suite, "bad: unknown [model] parameter", test_bad_unknown_model_parameter);

@@ -53,6 +53,15 @@ static void test_tables_are_well_formed(void)
                 CU_ASSERT_EQUAL(is_param_check(param, param->default_value, &err), IS_OK);
             CU_ASSERT_EQUAL(is_param_check(param, admissible_value(param), &err), IS_OK);
             CU_ASSERT_NOT_EQUAL(is_param_check(param, NAN, &err), IS_OK);
+            /* applicability: conditions on choices of this model, each some of their values */
+            for (const is_param_when *w = param->when; w && w->choice; w++) {
+                int c = is_model_param_index(model, w->choice);
+                CU_ASSERT_TRUE_FATAL(c >= 0);
+                CU_ASSERT_EQUAL(model->params[c].type, IS_PARAM_CHOICE);
+                CU_ASSERT_NOT_EQUAL(c, (int)p);
+                unsigned all = (1u << is_param_choice_count(&model->params[c])) - 1u;
+                CU_ASSERT_TRUE(w->choices != 0 && (w->choices & ~all) == 0);
+            }
             /* outputs and parameters share the file's namespace, with `status` */
             CU_ASSERT_EQUAL(is_model_output_index(model, param->name), -1);
             CU_ASSERT_NOT_EQUAL(strcmp(param->name, "status"), 0);

@@ -3,13 +3,19 @@
  * busy wait of `cost` seconds: a model slowed on purpose, to test time-sized units and
  * stops in the middle of a unit) and failures on demand (points with x < fail_below get
  * failed_solver). Its cross-parameter check refuses x * y > limit, to test the checks
- * spread over the ranks. Its cheapness makes it the benchmark of the engine itself. */
+ * spread over the ranks. `scale` applies only with shape = scaled, to test the refusal
+ * of values that do not apply. Its cheapness makes it the benchmark of the engine
+ * itself. */
 #include "synthetic.h"
 
 #include <math.h>
 #include <time.h>
 
-enum { X, Y, COST, FAIL_BELOW, LIMIT, PARAM_COUNT };
+enum { X, Y, COST, FAIL_BELOW, LIMIT, SHAPE, SCALE, PARAM_COUNT };
+enum { PLAIN, SCALED };
+
+static const char *const shapes[] = {"plain", "scaled", NULL};
+static const is_param_when when_scaled[] = {{"shape", 1u << SCALED}, {NULL, 0}};
 enum { SUM, PRODUCT, CELL, SIGN, OUTPUT_COUNT };
 
 static const is_param params[PARAM_COUNT] = {
@@ -20,13 +26,17 @@ static const is_param params[PARAM_COUNT] = {
                     IS_PARAM_REAL, -1e300, -1e300, 1e300, 0, NULL},
     [LIMIT] = {"limit", "points with x * y above this are refused before the run", "1",
                IS_PARAM_REAL, 1e300, -1e300, 1e300, 0, NULL},
+    [SHAPE] = {"shape", "plain product, or scaled by `scale`", "1", IS_PARAM_CHOICE, PLAIN, 0,
+               1, IS_PARAM_FIXED_ONLY, shapes},
+    [SCALE] = {"scale", "factor of the product (shape scaled)", "1", IS_PARAM_REAL, 1, -1e9,
+               1e9, 0, NULL, when_scaled},
 };
 
 static const char *const signs[] = {"negative", "zero", "positive", NULL};
 
 static const is_output outputs[OUTPUT_COUNT] = {
     [SUM] = {"sum", "1", "x + y", IS_OUTPUT_REAL, NULL},
-    [PRODUCT] = {"product", "1", "x y", IS_OUTPUT_REAL, NULL},
+    [PRODUCT] = {"product", "1", "x y (times scale with shape scaled)", IS_OUTPUT_REAL, NULL},
     [CELL] = {"cell", "1", "floor(x), where it fits in 32 bits", IS_OUTPUT_INT, NULL},
     [SIGN] = {"sign", "1", "sign of x - y", IS_OUTPUT_CATEGORY, signs},
 };
@@ -62,7 +72,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
         }
         double d = p[X] - p[Y], cell = floor(p[X]);
         out[SUM * count + i] = p[X] + p[Y];
-        out[PRODUCT * count + i] = p[X] * p[Y];
+        out[PRODUCT * count + i] = p[X] * p[Y] * (p[SHAPE] == SCALED ? p[SCALE] : 1.0);
         out[CELL * count + i] = fabs(cell) < 2147483647.0 ? cell : NAN;
         out[SIGN * count + i] = d < 0 ? 0 : d == 0 ? 1 : 2;
         status[i] = IS_POINT_DONE;
