@@ -160,6 +160,15 @@ static void test_job_accepts_every_parameter_as_axis(void)
                 if (q != p && isnan(model->params[q].default_value))
                     used += snprintf(text + used, sizeof text - (size_t)used, "%s = %.17g\n",
                                      model->params[q].name, admissible_value(&model->params[q]));
+            /* the choices under which p applies: the first value each condition allows */
+            for (const is_param_when *w = param->when; w && w->choice; w++) {
+                const is_param *choice = &model->params[is_model_param_index(model, w->choice)];
+                int c = 0;
+                while (!(w->choices >> c & 1u))
+                    c++;
+                used += snprintf(text + used, sizeof text - (size_t)used, "%s = %s\n",
+                                 w->choice, choice->choices[c]);
+            }
             snprintf(text + used, sizeof text - (size_t)used, "[axis.%s]\nvalues = %.17g\n",
                      param->name, admissible_value(param));
             is_job *job = NULL;
