@@ -19,6 +19,7 @@
 #include "../core/summary.h"
 #include "../core/validate.h"
 #include "../core/collective.h"
+#include "../core/results.h"
 #include "../models/registry.h"
 
 static const char usage_text[] =
@@ -556,6 +557,7 @@ static void print_plan(const is_job *job, int ranks)
         bytes += m->outputs[o].type == IS_OUTPUT_REAL ? 8 : m->outputs[o].type == IS_OUTPUT_INT
                                                                  ? 4
                                                                  : 1;
+    double size = (double)is_results_size(job);
     printf("job:          %s (model %s)\n", job->source, m->name);
     printf("points:       %llu", (unsigned long long)points);
     if (job->piece_count > 1)
@@ -563,7 +565,7 @@ static void print_plan(const is_job *job, int ranks)
                (unsigned long long)job->piece_count, (unsigned long long)job->grid.point_count);
     printf("\nbytes/point:  %llu\nfile size:    %.3g MB\noutput:       %s\nranks:        %d\n"
            "unit:         %s\n",
-           (unsigned long long)bytes, (double)(points * bytes) / 1e6 + 1.0, job->output, ranks,
+           (unsigned long long)bytes, size / 1e6, job->output, ranks,
            job->unit_size ? "fixed size" : "sized by time");
     printf("check:        every point admissible\n");
 }

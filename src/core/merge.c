@@ -251,6 +251,8 @@ is_code is_merge(const char *output, const char *const *paths, size_t n, int ove
     if (rc == IS_OK && rank == 0) {
         rc = is_run_check_output(job, NULL, overwrite, err);
         if (rc == IS_OK)
+            rc = is_results_check_space(job, output, err);
+        if (rc == IS_OK)
             rc = is_lock_acquire(output, &lock, err);
         if (rc == IS_OK && !overwrite && access(output, F_OK) == 0) {
             char fingerprint[32];

@@ -50,6 +50,13 @@ char *is_results_partial_path(const char *path);
 is_code is_results_build(const is_job *job, const is_provenance *prov, const char *path,
                          const char *first_line, MPI_Comm comm, is_error *err);
 
+/* Bytes a new file of `job` takes: its points, the run log and metadata, the alignment. */
+uint64_t is_results_size(const is_job *job);
+
+/* Rank 0, before building: IS_JOB (exit status 2: nothing was touched) when the file
+ * system of `path` has less free space than the new file needs, naming both. */
+is_code is_results_check_space(const is_job *job, const char *path, is_error *err);
+
 /* Rank 0: renames a built file to `path`. Without `replace` an existing file at `path`
  * is an error (IS_EXISTS) and stays untouched (link(), where the file system has hard
  * links, so that a file appearing meanwhile is never replaced). */

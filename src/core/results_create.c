@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "collective.h"
@@ -107,8 +109,12 @@ static herr_t describe_status(hid_t ds)
         used += (size_t)snprintf(meanings + used, sizeof meanings - used, "%s%s", s ? " " : "",
                                  name);
     }
+    /* CF: a fill value distinct from every flag value (255, netCDF's own for ubyte): no
+     * point is ever missing, pending is a status like the others */
+    uint8_t fill = 255;
     herr_t rc = is_h5_attr_string(ds, "long_name", "computation status of the point");
     rc |= is_h5_attr_string(ds, "units", "1");
+    rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_UINT8, 1, &fill);
     rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, IS_POINT_STATUS_COUNT, values);
     rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
     return rc;
@@ -138,6 +144,7 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
         out_used += (size_t)snprintf(outputs + out_used, sizeof outputs - out_used, "%s%s",
                                      o ? " " : "", model->outputs[o].name);
     herr_t rc = is_h5_attr_int64(file, IS_RESULTS_FORMAT_ATTRIBUTE, IS_RESULTS_FORMAT_VERSION);
+    rc |= is_h5_attr_string(file, "Conventions", "CF-1.8");
     rc |= is_h5_attr_string(file, "outputs", outputs);
     rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
     rc |= is_h5_attr_string(file, "model", model->name);
@@ -312,6 +319,41 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
     if (H5Fclose(file) < 0 && rc == IS_OK)
         rc = is_h5_fail(err, path, "closing the new file");
     return rc;
+}
+
+/* --- size ----------------------------------------------------------------------------- */
+
+uint64_t is_results_size(const is_job *job)
+{
+    const is_model *model = job->model;
+    uint64_t per_point = 1; /* status */
+    for (size_t o = 0; o < model->output_count; o++)
+        per_point += model->outputs[o].type == IS_OUTPUT_REAL  ? 8
+                     : model->outputs[o].type == IS_OUTPUT_INT ? 4
+                                                               : 1;
+    uint64_t points = job->piece_last - job->piece_first;
+    /* metadata and the run log, and up to one alignment per large dataset */
+    uint64_t fixed = (UINT64_C(1) << 20) + (uint64_t)IS_RESULTS_LOG_CAPACITY * IS_RESULTS_LOG_LINE;
+    uint64_t padding = points * 8 >= ALIGNMENT ? (model->output_count + 1) * ALIGNMENT : 0;
+    return points * per_point + fixed + padding;
+}
+
+is_code is_results_check_space(const is_job *job, const char *path, is_error *err)
+{
+    char *dir = strdup(path);
+    if (!dir)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    struct statvfs vfs;
+    int known = statvfs(dirname(dir), &vfs) == 0;
+    free(dir);
+    double free_bytes = known ? (double)vfs.f_bavail * (double)vfs.f_frsize : 0.0;
+    double needed = (double)is_results_size(job);
+    if (known && free_bytes < needed)
+        return is_error_set(err, IS_JOB,
+                            "%s: the result file needs about %.3g GB and its file system has "
+                            "%.3g GB free",
+                            job->output_origin, needed / 1e9, free_bytes / 1e9);
+    return IS_OK;
 }
 
 /* --- filling (all ranks) ----------------------------------------------------------- */

@@ -105,6 +105,8 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
                           job->output);
     else if (*resumed && rank == 0)
         rc = is_results_check(job, job->output, err);
+    else if (rank == 0) /* a new file: will it fit? (exit status 2, nothing touched) */
+        rc = is_results_check_space(job, job->output, err);
     /* a .partial is left by a run that died building the file, or between publishing it
      * and removing the name (then a second link to the file): we hold the lock */
     if (rc == IS_OK && rank == 0)

@@ -23,9 +23,10 @@
 #  4. long paths: > 600 characters of directories work on 1 and 2 ranks; a 250-character
 #     file name is refused before anything is created, saying how long it may be; a
 #     file name of the longest length accepted keeps its stale lock takeover working;
-#  5. full disk (a 6 MB tmpfs, skipped where it cannot be mounted): creating a file that
-#     does not fit exits 1 saying "no space left" and leaves nothing (or, with
-#     --overwrite, the old file byte-identical); a --resume on a full disk completes or
+#  5. full disk (a 6 MB tmpfs, skipped where it cannot be mounted): a file that does not
+#     fit is refused before anything is written (exit 2, saying how much it needs and how
+#     much is free) and leaves nothing (or, with --overwrite, the old file
+#     byte-identical); a --resume on a full disk completes or
 #     exits 1 with a clear message, leaves the file readable with its log, and once room
 #     is made a --resume gives the uninterrupted run's results.
 # Checks that found a bug do not stop the test: they are reported as FAIL lines as they
@@ -447,33 +448,33 @@ if ! mount -t tmpfs -o size=6m tmpfs "$disk" 2>mount.txt; then
     echo "--- 5. skipped: cannot mount tmpfs ($(head -n 1 mount.txt))"
 else
     big=(--set axis.x.count=200 --set axis.y.count=2000) # 400000 points, about 8.8 MB
-    say "5a. creating a file that does not fit: exit 1, 'no space left', nothing left"
+    say "5a. creating a file that does not fit: refused before anything is written"
     for launcher in serial mpi2; do
         if [ "$launcher" = serial ]; then
             status=$(run_status "$IMPACTSWEEP" run "$job" "${big[@]}" --output "$disk/out.h5")
         else
             status=$(run_status mpi2 run "$job" "${big[@]}" --output "$disk/out.h5")
         fi
-        [ "$status" -eq 1 ] || die "(5a) creating a file too big for the disk ($launcher): expected exit status 1, got $status"
+        [ "$status" -eq 2 ] || die "(5a) creating a file too big for the disk ($launcher): expected exit status 2, got $status"
         left=$(listing "$disk" | sed 's|.*/||' | tr '\n' ' ')
         echo "    $launcher: exit $status; left on the disk: ${left:-nothing}; $(grep -m1 -v -E '^impactsweep: .*writing .*/out.h5$' err.txt | sed 's/^impactsweep: //')"
-        [ -z "$left" ] || die "(5a) the failed creation ($launcher) left files: $left"
-        grep -q -i "no space left" err.txt ||
-            fail_later "(5a) creating a file too big for the disk ($launcher) exits 1 but does not say 'no space left': $(grep -m1 'failed' err.txt || tail -n 1 err.txt)"
+        [ -z "$left" ] || die "(5a) the refused creation ($launcher) left files: $left"
+        grep -q "GB free" err.txt ||
+            die "(5a) creating a file too big for the disk ($launcher): the message does not say how much is free: $(tail -n 1 err.txt)"
     done
 
     say "5a. --overwrite of a small file by one that does not fit: the old file survives"
     expect_status 0 "(5a) a small file on the disk" "$IMPACTSWEEP" run "$job" --output "$disk/small.h5"
     small_sha=$(sha "$disk/small.h5")
     status=$(run_status mpi2 run "$job" "${big[@]}" --output "$disk/small.h5" --overwrite)
-    [ "$status" -eq 1 ] || die "(5a) --overwrite by a file too big for the disk: expected exit status 1, got $status"
-    grep -q -i "no space left" err.txt ||
-        fail_later "(5a) --overwrite by a file too big for the disk exits 1 but does not say 'no space left': $(grep -m1 'failed' err.txt || tail -n 1 err.txt)"
+    [ "$status" -eq 2 ] || die "(5a) --overwrite by a file too big for the disk: expected exit status 2, got $status"
+    grep -q "GB free" err.txt ||
+        die "(5a) --overwrite by a file too big for the disk: the message does not say how much is free"
     [ "$(sha "$disk/small.h5")" = "$small_sha" ] || die "(5a) the failed --overwrite changed the old file"
     left=$(listing "$disk" | sed 's|.*/||' | tr '\n' ' ')
     [ "$left" = "small.h5 " ] || die "(5a) the failed --overwrite left: $left"
     same_results whole.h5 "$disk/small.h5" "(5a) the old file after a failed --overwrite"
-    ok "exit 1, small.h5 byte-identical, nothing else on the disk"
+    ok "exit 2, small.h5 byte-identical, nothing else on the disk"
     rm -f "$disk/small.h5"
 
     say "5b. two slow runs on the disk, interrupted while there is room"
