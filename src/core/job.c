@@ -307,6 +307,11 @@ static is_code scan_sections(parse_state *ps, const char *text)
                 return is_error_set(ps->err, IS_JOB,
                                     "%s:%d: [%s]: no blanks inside a section header", ps->source,
                                     line, name);
+            if (ps->section_count >= IS_GRID_MAX_AXES + 8) /* [sweep], [model], the axes */
+                return is_error_set(ps->err, IS_JOB,
+                                    "%s:%d: [%s]: more sections than a job can have (%d axes "
+                                    "at most)",
+                                    ps->source, line, name, IS_GRID_MAX_AXES);
             for (size_t i = 0; i < ps->section_count; i++)
                 if (strcmp(ps->sections[i].name, name) == 0)
                     return is_error_set(ps->err, IS_JOB,
