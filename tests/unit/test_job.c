@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "core/job.h"
+#include "core/validate.h"
 #include "models/registry.h"
 #include "suites.h"
 
@@ -700,6 +701,33 @@ static void test_bad_parameter_that_does_not_apply(void)
     is_job_free(&job);
 }
 
+
+/* Messages that used to name no line: a missing model, a parameter without a default, a
+ * grid that is too large, and a combination of values the model refuses (checked by
+ * is_validate_grid, here in one process) all say where. */
+static void test_messages_say_where(void)
+{
+    EXPECT_FAILURE("[model]\nrho = 0.3\n\n[sweep]\ntitle = x\n", IS_JOB, "t.ini:4", "model",
+                   "missing");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n\n[model]\ngamma = 0.3\n", IS_JOB, "t.ini:4",
+                   "rho", "missing");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\ngamma = 0.3\n[axis.rho]\nfrom = 0.1\n"
+                   "to = 1\ncount = 1000000000\n[axis.seed]\nfrom = 0\nto = 99999\n"
+                   "count = 100000\n",
+                   IS_JOB, "t.ini:5", "2^40");
+    is_job *job = PARSE_OK("[sweep]\nmodel = collision\n[model]\npi2 = 0.4\n[axis.pi3]\n"
+                           "from = 0.1\nto = 0.9\ncount = 5\n");
+    if (!job)
+        return;
+    is_error err = {0};
+    is_code rc = is_validate_grid(job, MPI_COMM_NULL, &err);
+    CU_ASSERT_EQUAL(rc, IS_PARAM);
+    CHECK(contains_word(err.message, "t.ini:4") && contains_word(err.message, "t.ini:5") &&
+              contains_word(err.message, "grid point 2"),
+          "cross-parameter refusal reported as: %s", err.message);
+    is_job_free(&job);
+}
+
 /* --- bad jobs: one test per kind of mistake ---------------------------------------- */
 
 static void test_bad_unknown_section(void)
@@ -1068,6 +1096,7 @@ void suite_job(void)
     CU_add_test(suite, "bad: axes that are not monotonic", test_bad_axes_not_monotonic);
     CU_add_test(suite, "bad: a parameter that does not apply",
                 test_bad_parameter_that_does_not_apply);
+    CU_add_test(suite, "messages say where", test_messages_say_where);
     CU_add_test(suite, "bad: unknown section", test_bad_unknown_section);
     CU_add_test(suite, "bad: unknown [sweep] key", test_bad_unknown_sweep_key);
     CU_add_test(suite, "bad: unknown [model] parameter", test_bad_unknown_model_parameter);
