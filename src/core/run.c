@@ -101,8 +101,9 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
         rc = is_error_set(err, IS_NOMEM, "out of memory");
     else if (exists && !options->resume && !options->overwrite)
         rc = is_error_set(err, IS_EXISTS,
-                          "%s exists; use --resume to continue it or --overwrite to replace it",
-                          job->output);
+                          "%s: %s exists; use --resume to continue it or --overwrite to "
+                          "replace it",
+                          job->output_origin, job->output);
     else if (*resumed && rank == 0)
         rc = is_results_check(job, job->output, err);
     else if (rank == 0) /* a new file: will it fit? (exit status 2, nothing touched) */
