@@ -1,11 +1,17 @@
 /* test_chatter.c: the chatter model against exact properties of its mechanics
  * (restitution law, energy balance, impulse direction, symmetry), against an
  * independent formulation of the rod, and the vectorised batch kernel against the
- * scalar reference simulation. */
+ * scalar reference simulation; its Wilson intervals against their closed form and their
+ * coverage of simulated binomials; the stop flag, the physical checks and the bound on
+ * a point's cost. */
 #include <CUnit/CUnit.h>
+#include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "models/chatter/chatter.h"
 #include "check.h"
@@ -351,6 +357,18 @@ static void test_mirror_symmetry_is_exact(void)
 
 /* --- the batch kernel against the scalar reference ---------------------------------- */
 
+/* The Wilson score interval as textbooks write it, centre +- half width, in long double:
+ * (p + z^2/2n -+ z sqrt(p (1 - p)/n + z^2/4n^2)) / (1 + z^2/n), p = k/n, clamped to [0, 1]. */
+static void wilson_textbook(double k, double n, double *lo, double *hi)
+{
+    const long double z = 1.959963984540054L;
+    long double p = (long double)k / n, z2n = z * z / n;
+    long double centre = (p + z2n / 2) / (1 + z2n);
+    long double half = z / (1 + z2n) * sqrtl(p * (1 - p) / n + z2n / (4 * n));
+    *lo = (double)fmaxl(0.0L, centre - half);
+    *hi = (double)fminl(1.0L, centre + half);
+}
+
 static void reference_outputs(const double *point, double *out)
 {
     chatter_geometry g;
@@ -374,6 +392,13 @@ static void reference_outputs(const double *point, double *out)
     out[CHATTER_IMPACTS_MEAN] = impacts / samples;
     out[CHATTER_IMPACTS_MAX] = most;
     out[CHATTER_TIME_MEAN] = time / samples;
+    static const int bounds[3][2] = {{CHATTER_P_ICC_LO, CHATTER_P_ICC_HI},
+                                     {CHATTER_P_CC_LO, CHATTER_P_CC_HI},
+                                     {CHATTER_P_PCC_LO, CHATTER_P_PCC_HI}};
+    for (int k = 0; k < 3; k++)
+        wilson_textbook(tally[k], samples, &out[bounds[k][0]], &out[bounds[k][1]]);
+    if (point[CHATTER_N] == 2.0) /* PCC is not defined for the rod: exactly 0 */
+        out[CHATTER_P_PCC_LO] = out[CHATTER_P_PCC_HI] = 0.0;
 }
 
 /* Points that cover ICC, CC and PCC, several n, and one long budget. */
@@ -409,6 +434,10 @@ static void test_kernel_matches_reference(void)
             CU_ASSERT_EQUAL(out[o], ref[o]);
         CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_TIME_MEAN], ref[CHATTER_TIME_MEAN],
                                1e-13 * ref[CHATTER_TIME_MEAN]);
+        /* the uncertainty of the fractions: the Wilson bounds of the reference's counts */
+        for (int o = CHATTER_P_ICC_LO; o <= CHATTER_P_PCC_HI; o++)
+            CHECK(fabs(out[o] - ref[o]) <= 1e-14, "case %zu output %d: %.17g, closed form %.17g",
+                  c, o, out[o], ref[o]);
         CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_P_ICC] + out[CHATTER_P_CC] + out[CHATTER_P_PCC], 1.0,
                                1e-15);
         regimes_seen[(int)out[CHATTER_REGIME]]++;
@@ -733,6 +762,353 @@ static void test_rod_condition_matches_long_simulations(void)
     chatter_workspace_free(ws);
 }
 
+/* --- the uncertainty of the fractions ---------------------------------------------- */
+
+static void test_wilson_against_closed_form(void)
+{
+    /* z is the two-sided 95% quantile: P(|N(0,1)| > z) = 0.05 */
+    CU_ASSERT_DOUBLE_EQUAL(erfc(CHATTER_WILSON_Z / sqrt(2.0)), 0.05, 1e-15);
+    static const int64_t ns[] = {1, 2, 7, 20, 100, 1000, 65537, 50000000, 2147483647};
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++) {
+        int64_t n = ns[a];
+        int64_t ks[] = {0, 1, 2, n / 3, n / 2, n - 2, n - 1, n};
+        for (size_t b = 0; b < sizeof ks / sizeof *ks; b++) {
+            int64_t k = ks[b];
+            if (k < 0 || k > n)
+                continue;
+            double lo, hi, ref_lo, ref_hi, mirror_lo, mirror_hi;
+            chatter_wilson(k, n, &lo, &hi);
+            wilson_textbook((double)k, (double)n, &ref_lo, &ref_hi);
+            /* relative to the bound itself, as near 0 the digits matter; the textbook's
+             * centre - half cancels, leaving long double's rounding of the centre (~hi) */
+            CHECK(fabs(lo - ref_lo) <= 1e-12 * ref_lo + 1e-17 * ref_hi &&
+                      fabs(hi - ref_hi) <= 1e-12 * ref_hi,
+                  "k %lld n %lld: [%.17g, %.17g], closed form [%.17g, %.17g]", (long long)k,
+                  (long long)n, lo, hi, ref_lo, ref_hi);
+            double p = (double)k / (double)n;
+            CU_ASSERT_TRUE(0.0 <= lo && lo <= p && p <= hi && hi <= 1.0);
+            CU_ASSERT_TRUE(lo < hi);
+            /* p = 0 and p = 1 are where these maps mostly are: exact ends, honest widths */
+            if (k == 0)
+                CU_ASSERT_EQUAL(lo, 0.0);
+            if (k == n)
+                CU_ASSERT_EQUAL(hi, 1.0);
+            /* swapping success and failure mirrors the interval */
+            chatter_wilson(n - k, n, &mirror_lo, &mirror_hi);
+            CU_ASSERT_DOUBLE_EQUAL(lo, 1.0 - mirror_hi, 4 * DBL_EPSILON);
+            CU_ASSERT_DOUBLE_EQUAL(hi, 1.0 - mirror_lo, 4 * DBL_EPSILON);
+        }
+    }
+    /* 0 of n: the upper bound is z^2 / (n + z^2) (the "rule of three" at 95%, ~3.84/n) */
+    double lo, hi, z2 = CHATTER_WILSON_Z * CHATTER_WILSON_Z;
+    chatter_wilson(0, 100, &lo, &hi);
+    CU_ASSERT_DOUBLE_EQUAL(hi, z2 / (100.0 + z2), 1e-16);
+    chatter_wilson(100, 100, &lo, &hi);
+    CU_ASSERT_DOUBLE_EQUAL(lo, 100.0 / (100.0 + z2), 1e-16);
+}
+
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void test_wilson_covers_simulated_binomials(void)
+{
+    /* For each (p, n): the exact coverage P(lo <= p <= hi) summed over the binomial
+     * distribution, which must be near 95% (Wilson's oscillates around it), and the
+     * coverage of 20000 simulated binomial counts, which must agree with it. */
+    static const double cases[][2] = {{0.5, 20},  {0.3, 40},  {0.15, 60},  {0.5, 100},
+                                      {0.2, 100}, {0.1, 200}, {0.05, 400}, {0.01, 1000},
+                                      {0.0, 100}, {1.0, 100}};
+    const int reps = 20000;
+    uint64_t state = 2024;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        double p = cases[c][0];
+        int n = (int)cases[c][1];
+        double exact = 0.0;
+        for (int k = 0; k <= n; k++) {
+            double lo, hi;
+            chatter_wilson(k, n, &lo, &hi);
+            if (!(lo <= p && p <= hi))
+                continue;
+            double log_pmf = lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0) +
+                             (k ? k * log(p) : 0.0) + (n - k ? (n - k) * log1p(-p) : 0.0);
+            exact += exp(log_pmf);
+        }
+        int covered = 0;
+        for (int r = 0; r < reps; r++) {
+            int k = 0;
+            for (int d = 0; d < n; d++)
+                k += (double)(splitmix64(&state) >> 11) * 0x1p-53 < p;
+            double lo, hi;
+            chatter_wilson(k, n, &lo, &hi);
+            covered += lo <= p && p <= hi;
+        }
+        double simulated = (double)covered / reps;
+        if (p == 0.0 || p == 1.0) { /* always 0 or always n: the interval reaches the end */
+            CU_ASSERT_EQUAL(covered, reps);
+            continue;
+        }
+        double sigma = sqrt(exact * (1.0 - exact) / reps);
+        CHECK(exact > 0.93 && exact < 0.97, "p %g n %d: exact coverage %.4f", p, n, exact);
+        CHECK(fabs(simulated - exact) < 4.5 * sigma,
+              "p %g n %d: simulated coverage %.4f, exact %.4f (sigma %.4f)", p, n, simulated,
+              exact, sigma);
+    }
+}
+
+/* --- bounded work: memory, the stop flag, the cost of a point ------------------------ */
+
+static void test_many_drops_in_a_bounded_window(void)
+{
+    /* More drops than the reduction window holds (1 << 16), so its slots wrap; and a
+     * batch whose first point's drops are 10^5 impacts long while the next point's
+     * drops take a few, so the window fills up behind them and lanes wait. Results must
+     * stay those of the reference, and of each point evaluated alone. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT], ref[CHATTER_OUTPUT_COUNT];
+    uint8_t status;
+    make_point(point, 4, 0.5, 0.3, 150000, 4);
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, out, &status, &err), IS_OK);
+    CU_ASSERT_EQUAL(status, IS_POINT_DONE);
+    reference_outputs(point, ref);
+    for (int o = CHATTER_P_ICC; o <= CHATTER_IMPACTS_MAX; o++)
+        CU_ASSERT_EQUAL(out[o], ref[o]);
+    CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_TIME_MEAN], ref[CHATTER_TIME_MEAN],
+                           1e-13 * ref[CHATTER_TIME_MEAN]);
+
+    double points[2 * CHATTER_PARAM_COUNT], both[2 * CHATTER_OUTPUT_COUNT];
+    uint8_t statuses[2];
+    make_point(points, 4, 0.3, 0.1, 3, 100000);                       /* CC: 10^5 each */
+    make_point(points + CHATTER_PARAM_COUNT, 4, 0.6, 0.3, 200000, 100000); /* ICC: ~3 */
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, points, 2, both, statuses, &err), IS_OK);
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(statuses[i], IS_POINT_DONE);
+        CU_ASSERT_EQUAL(chatter_eval_batch(ws, points + i * CHATTER_PARAM_COUNT, 1, out,
+                                           &status, &err),
+                        IS_OK);
+        for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++)
+            CU_ASSERT_EQUAL(memcmp(&out[o], &both[o * 2 + i], sizeof(double)), 0);
+    }
+    CU_ASSERT_EQUAL(both[CHATTER_P_CC * 2], 1.0);
+    CU_ASSERT_EQUAL(both[CHATTER_P_ICC * 2 + 1], 1.0);
+    chatter_workspace_free(ws);
+}
+
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The stop flag as the engine sets it: from a signal handler (here SIGALRM, armed with
+ * setitimer), which also records when. */
+static volatile sig_atomic_t alarm_flag;
+static double alarm_at;
+
+static void on_alarm(int signo)
+{
+    (void)signo;
+    alarm_at = seconds_now(); /* clock_gettime is async-signal-safe */
+    alarm_flag = 1;
+}
+
+static void test_stop_flag_already_set(void)
+{
+    /* max_impacts = 10^9 of complete chatter: 100 drops would run ~15 minutes. With the
+     * flag up the batch returns at once, everything pending and not computed (NaN); the
+     * workspace then computes as if it were fresh. */
+    void *ws, *fresh;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&fresh, &err), IS_OK);
+    volatile sig_atomic_t flag = 1;
+    chatter_workspace_watch(ws, &flag);
+    double points[2 * CHATTER_PARAM_COUNT], out[2 * CHATTER_OUTPUT_COUNT];
+    uint8_t status[2];
+    make_point(points, 4, 0.3, 0.1, 100, 1000000000);
+    make_point(points + CHATTER_PARAM_COUNT, 3, 0.3, 0.1, 100, 1000000000);
+    double started = seconds_now();
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, points, 2, out, status, &err), IS_OK);
+    CHECK(seconds_now() - started < 1.0, "took %.3f s with the stop flag set",
+          seconds_now() - started);
+    for (int i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(status[i], IS_POINT_PENDING);
+        for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++)
+            CU_ASSERT_TRUE(isnan(out[o * 2 + i]));
+    }
+    flag = 0;
+    double point[CHATTER_PARAM_COUNT], a[CHATTER_OUTPUT_COUNT], b[CHATTER_OUTPUT_COUNT];
+    uint8_t sa, sb;
+    make_point(point, 4, 0.3, 0.1, 300, 500);
+    point[CHATTER_CONE_ROUNDS] = 100;
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, a, &sa, &err), IS_OK);
+    CU_ASSERT_EQUAL(chatter_eval_batch(fresh, point, 1, b, &sb, &err), IS_OK);
+    CU_ASSERT_EQUAL(sa, IS_POINT_DONE);
+    CU_ASSERT_EQUAL(sb, IS_POINT_DONE);
+    CU_ASSERT_EQUAL(memcmp(a, b, sizeof a), 0);
+    chatter_workspace_watch(ws, NULL); /* back to never stopping */
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, a, &sa, &err), IS_OK);
+    CU_ASSERT_EQUAL(memcmp(a, b, sizeof a), 0);
+    chatter_workspace_free(ws);
+    chatter_workspace_free(fresh);
+}
+
+static void test_stop_flag_set_while_running(void)
+{
+    /* A batch of a quick point (lift-off after a few impacts whatever the budget), a
+     * 10^9-impact complete-chatter point and a point of another n; a signal handler sets
+     * the flag after 0.2 s, as the engine's does. The call returns promptly after that;
+     * the quick point is done (and the same as alone), the others pending. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    alarm_flag = 0;
+    alarm_at = 0.0;
+    chatter_workspace_watch(ws, &alarm_flag);
+    double points[3 * CHATTER_PARAM_COUNT], out[3 * CHATTER_OUTPUT_COUNT];
+    uint8_t status[3];
+    make_point(points, 4, 0.6, 0.3, 100, 1000000000);
+    make_point(points + CHATTER_PARAM_COUNT, 4, 0.3, 0.1, 100, 1000000000);
+    make_point(points + 2 * CHATTER_PARAM_COUNT, 3, 0.3, 0.1, 100, 1000000000);
+    struct sigaction action, previous;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = on_alarm;
+    sigemptyset(&action.sa_mask);
+    CU_ASSERT_EQUAL_FATAL(sigaction(SIGALRM, &action, &previous), 0);
+    struct itimerval in_200ms = {{0, 0}, {0, 200000}};
+    CU_ASSERT_EQUAL_FATAL(setitimer(ITIMER_REAL, &in_200ms, NULL), 0);
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, points, 3, out, status, &err), IS_OK);
+    double returned = seconds_now();
+    sigaction(SIGALRM, &previous, NULL);
+    CU_ASSERT_TRUE(alarm_at > 0.0);
+    /* measured: tens of microseconds (a round of the kernel); 1 s leaves room for a busy CI */
+    CHECK(returned - alarm_at < 1.0, "returned %.6f s after the flag was set",
+          returned - alarm_at);
+    CU_ASSERT_EQUAL(status[0], IS_POINT_DONE);
+    CU_ASSERT_EQUAL(status[1], IS_POINT_PENDING);
+    CU_ASSERT_EQUAL(status[2], IS_POINT_PENDING);
+    CU_ASSERT_TRUE(isnan(out[CHATTER_P_CC * 3 + 1]) && isnan(out[CHATTER_TIME_MEAN * 3 + 2]));
+    double alone[CHATTER_OUTPUT_COUNT];
+    uint8_t one;
+    alarm_flag = 0;
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, points, 1, alone, &one, &err), IS_OK);
+    CU_ASSERT_EQUAL(one, IS_POINT_DONE);
+    for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++)
+        CU_ASSERT_EQUAL(memcmp(&alone[o], &out[o * 3], sizeof(double)), 0);
+    chatter_workspace_free(ws);
+}
+
+static void test_validate_bounds_the_cost_of_a_point(void)
+{
+    double point[CHATTER_PARAM_COUNT];
+    is_error err;
+    make_point(point, 4, 0.3, 0.1, 1000000, 1000000); /* exactly 10^12 impacts */
+    CU_ASSERT_EQUAL(is_model_chatter.validate(point, &err), IS_OK);
+    point[CHATTER_MAX_IMPACTS] = 1000001;
+    CU_ASSERT_EQUAL(is_model_chatter.validate(point, &err), IS_PARAM);
+    CHECK(strstr(err.message, "samples") && strstr(err.message, "max_impacts"),
+          "the message names neither samples nor max_impacts: %s", err.message);
+    make_point(point, 4, 0.3, 0.1, 100, 1000000000); /* the long drops of the stop tests */
+    CU_ASSERT_EQUAL(is_model_chatter.validate(point, &err), IS_OK);
+    make_point(point, 4, 0.3, 0.1, 2147483647, 2147483647);
+    CU_ASSERT_EQUAL(is_model_chatter.validate(point, &err), IS_PARAM);
+}
+
+/* --- the physical checks --------------------------------------------------------------- */
+
+static void test_checks_pass_everywhere(void)
+{
+    /* No false alarms: points across n, tiny and large rho, gamma near 0 and 1, short
+     * and long budgets are all done (none FAILED_CHECK). */
+    static const int ns[] = {2, 3, 4, 5, 8, 64};
+    static const double rhos[] = {1e-6, 0.05, 0.3, 1.0, 30.0};
+    static const double gammas[] = {1e-9, 0.1, 0.5, 0.999999};
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+        for (size_t b = 0; b < sizeof rhos / sizeof *rhos; b++)
+            for (size_t c = 0; c < sizeof gammas / sizeof *gammas; c++) {
+                double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT];
+                uint8_t status;
+                make_point(point, ns[a], rhos[b], gammas[c], 40, c % 2 ? 3000 : 200);
+                point[CHATTER_CONE_ROUNDS] = b % 2 ? 0 : 30;
+                point[CHATTER_PERTURBATION] = c % 2 ? 0.5 : 0.1;
+                CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, out, &status, &err), IS_OK);
+                CHECK(status == IS_POINT_DONE, "n %d rho %g gamma %g: status %d (%s)", ns[a],
+                      rhos[b], gammas[c], status, chatter_check_result(point, out, 1, 1));
+            }
+    chatter_workspace_free(ws);
+}
+
+static void test_checks_catch_nonsense(void)
+{
+    /* A sound result passes; each kind of nonsense, planted in turn, is caught. */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    double point[CHATTER_PARAM_COUNT], good[CHATTER_OUTPUT_COUNT], bad[CHATTER_OUTPUT_COUNT];
+    uint8_t status;
+    make_point(point, 3, 0.5, 0.2, 200, 300); /* a mix of outcomes: every field matters */
+    point[CHATTER_CONE_ROUNDS] = 50;
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, good, &status, &err), IS_OK);
+    CU_ASSERT_EQUAL_FATAL(status, IS_POINT_DONE);
+    CU_ASSERT_PTR_NULL(chatter_check_result(point, good, 1, 1));
+    CU_ASSERT_PTR_NOT_NULL(chatter_check_result(point, good, 1, 0)); /* energy rose */
+    struct {
+        int output;
+        double value;
+    } plants[] = {
+        {CHATTER_P_ICC, NAN},           {CHATTER_P_ICC, good[CHATTER_P_ICC] + 0.01},
+        {CHATTER_P_CC, -0.0001},        {CHATTER_P_PCC, 1.5},
+        {CHATTER_IMPACTS_MEAN, INFINITY}, {CHATTER_IMPACTS_MEAN, good[CHATTER_IMPACTS_MAX] + 1},
+        {CHATTER_IMPACTS_MEAN, 0.5},    {CHATTER_IMPACTS_MAX, 301},
+        {CHATTER_IMPACTS_MAX, 2.5},     {CHATTER_TIME_MEAN, -1e-9},
+        {CHATTER_TIME_MEAN, NAN},       {CHATTER_REGIME, 3},
+        {CHATTER_REGIME, NAN},          {CHATTER_CONE, NAN},
+        {CHATTER_CONE, 1.5},            {CHATTER_CONE_ROUNDS_USED, 51},
+        {CHATTER_P_ICC_LO, -1e-3},      {CHATTER_P_CC_HI, 1.01},
+        {CHATTER_P_PCC_LO, NAN},        {CHATTER_P_CC_LO, good[CHATTER_P_CC] + 1e-3},
+        {CHATTER_P_ICC_HI, good[CHATTER_P_ICC] - 1e-3},
+    };
+    for (size_t k = 0; k < sizeof plants / sizeof *plants; k++) {
+        memcpy(bad, good, sizeof bad);
+        bad[plants[k].output] = plants[k].value;
+        CHECK(chatter_check_result(point, bad, 1, 1) != NULL,
+              "output %d = %g was not caught", plants[k].output, plants[k].value);
+    }
+    /* the regime must be the most frequent outcome */
+    memcpy(bad, good, sizeof bad);
+    bad[CHATTER_REGIME] = bad[CHATTER_REGIME] == 0.0 ? 1.0 : 0.0;
+    CU_ASSERT_PTR_NOT_NULL(chatter_check_result(point, bad, 1, 1));
+    /* the rod cannot be PCC; its certificate is always there */
+    make_point(point, 2, 0.4, 0.2, 100, 200);
+    CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, good, &status, &err), IS_OK);
+    CU_ASSERT_EQUAL(status, IS_POINT_DONE);
+    CU_ASSERT_EQUAL(good[CHATTER_P_PCC_LO], 0.0);
+    CU_ASSERT_EQUAL(good[CHATTER_P_PCC_HI], 0.0);
+    memcpy(bad, good, sizeof bad);
+    bad[CHATTER_P_PCC_HI] = 0.03;
+    CU_ASSERT_PTR_NOT_NULL(chatter_check_result(point, bad, 1, 1));
+    memcpy(bad, good, sizeof bad);
+    bad[CHATTER_CONE] = NAN;
+    CU_ASSERT_PTR_NOT_NULL(chatter_check_result(point, bad, 1, 1));
+    /* strided, as in a batch: output o of point i at outputs[o * count + i] */
+    double strided[3 * CHATTER_OUTPUT_COUNT];
+    for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++)
+        for (int i = 0; i < 3; i++)
+            strided[o * 3 + i] = i == 1 ? good[o] : NAN;
+    CU_ASSERT_PTR_NULL(chatter_check_result(point, strided + 1, 3, 1));
+    chatter_workspace_free(ws);
+}
+
 void suite_chatter(void)
 {
     CU_pSuite s = CU_add_suite("chatter", NULL, NULL);
@@ -764,4 +1140,17 @@ void suite_chatter(void)
                 test_rod_matrix_is_the_derived_one);
     CU_add_test(s, "rod: exact condition agrees with long simulations",
                 test_rod_condition_matches_long_simulations);
+    CU_add_test(s, "Wilson intervals equal their closed form", test_wilson_against_closed_form);
+    CU_add_test(s, "Wilson intervals cover simulated binomials at 95%",
+                test_wilson_covers_simulated_binomials);
+    CU_add_test(s, "drops beyond the reduction window, lanes waiting behind long drops",
+                test_many_drops_in_a_bounded_window);
+    CU_add_test(s, "a stop flag already set leaves the batch pending",
+                test_stop_flag_already_set);
+    CU_add_test(s, "a stop flag set by a signal while running ends the batch promptly",
+                test_stop_flag_set_while_running);
+    CU_add_test(s, "validate bounds samples * max_impacts",
+                test_validate_bounds_the_cost_of_a_point);
+    CU_add_test(s, "the physical checks pass at extreme parameters", test_checks_pass_everywhere);
+    CU_add_test(s, "the physical checks catch planted nonsense", test_checks_catch_nonsense);
 }

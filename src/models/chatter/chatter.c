@@ -1,5 +1,6 @@
 /* chatter.c: the chatter model's table: parameters, outputs and the point check.
- * The physics is in chatter_geometry.c, the batch simulator in chatter_batch.c. */
+ * The physics is in chatter_geometry.c, the batch simulator in chatter_batch.c, the
+ * checks of its results and their uncertainty in chatter_check.c. */
 #include "chatter.h"
 
 #include <math.h>
@@ -21,7 +22,8 @@ static const is_param chatter_params[CHATTER_PARAM_COUNT] = {
     [CHATTER_SEED] = {"seed", "seed of the counter-based random generator", "1", IS_PARAM_INT,
                       1, 0, 9007199254740992.0, IS_PARAM_SEED, NULL},
     [CHATTER_CONE_ROUNDS] = {"cone_rounds",
-                             "round limit of the invariant-cone search (0: no search)", "1",
+                             "round limit of the invariant-cone search for n >= 3 (0: no "
+                             "search; the rod, n = 2, has an exact condition)", "1",
                              IS_PARAM_INT, 100, 0, 100000, 0, NULL},
 };
 
@@ -38,9 +40,10 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
                               IS_OUTPUT_REAL, NULL},
     [CHATTER_IMPACTS_MAX] = {"impacts_max", "1", "largest number of impacts of a drop",
                              IS_OUTPUT_INT, NULL},
-    [CHATTER_TIME_MEAN] = {"time_mean", "circumradius / initial sink speed",
-                           "mean accumulated time of the impact sequence", IS_OUTPUT_REAL,
-                           NULL},
+    [CHATTER_TIME_MEAN] = {"time_mean", "1",
+                           "mean accumulated time of the impact sequence, in units of "
+                           "circumradius / initial sink speed of the centre of mass",
+                           IS_OUTPUT_REAL, NULL},
     [CHATTER_REGIME] = {"regime", "1", "most frequent outcome of the drops", IS_OUTPUT_CATEGORY,
                         chatter_regimes},
     [CHATTER_CONE] = {"cone", "1",
@@ -49,7 +52,36 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
                       IS_OUTPUT_CATEGORY, chatter_cones},
     [CHATTER_CONE_ROUNDS_USED] = {"cone_rounds_used", "1", "rounds of the cone search",
                                   IS_OUTPUT_INT, NULL},
+    /* the binomial uncertainty of the three fractions (chatter_wilson) */
+    [CHATTER_P_ICC_LO] = {"p_icc_lo", "1", "lower bound of the 95% Wilson score interval of p_icc",
+                          IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_ICC_HI] = {"p_icc_hi", "1", "upper bound of the 95% Wilson score interval of p_icc",
+                          IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_CC_LO] = {"p_cc_lo", "1", "lower bound of the 95% Wilson score interval of p_cc",
+                         IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_CC_HI] = {"p_cc_hi", "1", "upper bound of the 95% Wilson score interval of p_cc",
+                         IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_PCC_LO] = {"p_pcc_lo", "1",
+                          "lower bound of the 95% Wilson score interval of p_pcc (0 for n = 2)",
+                          IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_PCC_HI] = {"p_pcc_hi", "1",
+                          "upper bound of the 95% Wilson score interval of p_pcc (0 for n = 2)",
+                          IS_OUTPUT_REAL, NULL},
 };
+
+/* The one cross-parameter limit: what a point may cost (CHATTER_MAX_POINT_IMPACTS). */
+static is_code chatter_validate(const double *point, is_error *err)
+{
+    double samples = point[CHATTER_SAMPLES], max_impacts = point[CHATTER_MAX_IMPACTS];
+    if (samples * max_impacts > CHATTER_MAX_POINT_IMPACTS)
+        return is_error_set(err, IS_PARAM,
+                            "samples * max_impacts = %.17g * %.17g = %g impacts is more than "
+                            "a point may cost (%g, about 2 hours of a core at n = 4): lower "
+                            "samples or max_impacts",
+                            samples, max_impacts, samples * max_impacts,
+                            CHATTER_MAX_POINT_IMPACTS);
+    return IS_OK;
+}
 
 const is_model is_model_chatter = {
     .name = "chatter",
@@ -58,8 +90,9 @@ const is_model is_model_chatter = {
     .param_count = CHATTER_PARAM_COUNT,
     .outputs = chatter_outputs,
     .output_count = CHATTER_OUTPUT_COUNT,
-    .validate = NULL, /* every combination of in-range parameters is admissible */
+    .validate = chatter_validate,
     .workspace_create = chatter_workspace_create,
     .workspace_free = chatter_workspace_free,
+    .workspace_watch = chatter_workspace_watch,
     .eval_batch = chatter_eval_batch,
 };

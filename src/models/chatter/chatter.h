@@ -4,6 +4,7 @@
 #ifndef IMPACTSWEEP_CHATTER_H
 #define IMPACTSWEEP_CHATTER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../../core/model.h"
@@ -34,12 +35,39 @@ enum {
     CHATTER_PERTURBATION, CHATTER_SEED, CHATTER_CONE_ROUNDS, CHATTER_PARAM_COUNT
 };
 
-/* Output indices, in the order of the model's table. */
+/* Output indices, in the order of the model's table (new outputs go at the end: files
+ * and figures name them, but the order stays). */
 enum {
     CHATTER_P_ICC, CHATTER_P_CC, CHATTER_P_PCC, CHATTER_IMPACTS_MEAN, CHATTER_IMPACTS_MAX,
     CHATTER_TIME_MEAN, CHATTER_REGIME, CHATTER_CONE, CHATTER_CONE_ROUNDS_USED,
-    CHATTER_OUTPUT_COUNT
+    CHATTER_P_ICC_LO, CHATTER_P_ICC_HI, CHATTER_P_CC_LO, CHATTER_P_CC_HI, CHATTER_P_PCC_LO,
+    CHATTER_P_PCC_HI, CHATTER_OUTPUT_COUNT
 };
+
+/* The most impacts a point may ask for, samples * max_impacts (the model's validate
+ * refuses more). 10^12 impacts are about 2 hours of one core at n = 4 (1.35e8 impacts/s)
+ * and a day at n = 64 (1.1e7/s): far beyond any figure of the paper, while a slip of the
+ * finger (samples = 1e9, max_impacts = 1e9) is caught before anything runs. It also
+ * keeps every per-point sum of impact counts an integer below 2^53, so impacts_mean is
+ * the correctly rounded mean and never exceeds impacts_max. Long points within the bound
+ * stop politely on the run's stop flag (chatter_workspace_watch). */
+#define CHATTER_MAX_POINT_IMPACTS 1e12
+
+/* The two-sided 95% normal quantile, Phi^-1(0.975), of the Wilson score intervals. */
+#define CHATTER_WILSON_Z 1.959963984540054
+
+/* The 95% Wilson score interval [*lo, *hi] of a binomial proportion with k successes in
+ * n >= 1 trials: the p for which |k/n - p| <= z sqrt(p (1 - p) / n). Written without
+ * cancellation (lo as k^2 / (n (k + z^2/2 + z S)), the product of the bounds over hi),
+ * so that lo = 0 exactly when k = 0 and hi = 1 exactly when k = n. */
+void chatter_wilson(int64_t k, int64_t n, double *lo, double *hi);
+
+/* The physical-sense checks every point passes before it is marked done (chatter_check.c):
+ * outputs[o * stride] is output o of the point with parameters `point`; energy_ok says
+ * that no drop ended with more kinetic energy than it started with. Returns NULL when the
+ * result makes sense, else a short description of the first check that failed. */
+const char *chatter_check_result(const double *point, const double *outputs, size_t stride,
+                                 int energy_ok);
 
 /* Contact normals f_i = (y_i, -x_i, 1) of the regular n-gon, with the vertex
  * coordinates snapped to exact values where they are 0, +-1/2, +-1, and mirror
@@ -114,6 +142,9 @@ chatter_cone_answer chatter_rod_condition(double rho, double gamma);
 typedef struct chatter_workspace chatter_workspace;
 is_code chatter_workspace_create(void **workspace, is_error *err);
 void chatter_workspace_free(void *workspace);
+/* The run's stop flag (model.h): polled at every round of the kernel, a few microseconds
+ * apart; once it is set the batch's unfinished points are left pending. NULL: none. */
+void chatter_workspace_watch(void *workspace, const volatile sig_atomic_t *stop);
 is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
                            double *outputs, uint8_t *status, is_error *err);
 
