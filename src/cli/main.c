@@ -216,6 +216,10 @@ static int cmd_eval(int argc, char **argv)
         outputs[o] = NAN;
     if (rc == IS_OK && m->workspace_create)
         rc = m->workspace_create(&ws, &err);
+    if (rc == IS_OK && m->workspace_watch) { /* ^C on a long point: it comes back pending */
+        is_signals_install();
+        m->workspace_watch(ws, is_signals_flag());
+    }
     if (rc == IS_OK)
         rc = m->eval_batch(ws, point, 1, outputs, &status, &err);
     if (ws && m->workspace_free)
