@@ -1,14 +1,20 @@
 /* test_collision.c: the collision model against the exact results of the classical laws
  * (Hunt-Crossley's implicit CoR, the closed forms of Kelvin-Voigt, Maxwell, Hooke and
  * Hertz), the Bouc-Wen laws' limits and properties, the three parameter forms against
- * each other, the two integrators (and CVODE's two methods) against each other, and the
- * batch evaluator's failure handling and determinism. */
+ * each other, the two integrators (and CVODE's two methods) against each other, the
+ * batch evaluator's failure handling and determinism; the parameter table's
+ * applicability against what the code reads, the physical checks, the outputs' meaning
+ * in every outcome, the stop flag, and the limits of the admissible ranges.
+ * Compressions: the outputs x_max and x_sep are -X (X < 0 in compression). */
 #include <CUnit/CUnit.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 
 #include "check.h"
 #include "models/collision/collision.h"
@@ -110,6 +116,8 @@ static void check_separated_at(const run *r, const double *point, int line, cons
                      "%s: solver_flag %g", what, r->out[COLLISION_SOLVER_FLAG]);
     is_test_check_at(r->out[COLLISION_STEPS] >= 1.0, __FILE__, (unsigned)line, "", "%s: steps %g",
                      what, r->out[COLLISION_STEPS]);
+    is_test_check_at(r->out[COLLISION_CHECK] == CHECK_PASSED, __FILE__, (unsigned)line, "",
+                     "%s: check %g, expected passed", what, r->out[COLLISION_CHECK]);
     if (point[COLLISION_FORM] != FORM_DIMENSIONAL)
         for (int o = COLLISION_T_SEP_DIM; o <= COLLISION_F_MAX_DIM; o++)
             is_test_check_at(isnan(r->out[o]), __FILE__, (unsigned)line, "",
@@ -279,11 +287,13 @@ static void test_kelvin_voigt_closed_form(void)
             kelvin_voigt kv = kelvin_voigt_exact(pi1);
             NEAR(r.out[COLLISION_COR], kv.cor, 1e-8, what);
             NEAR(r.out[COLLISION_T_SEP], kv.t_sep, 1e-8, what);
-            NEAR(r.out[COLLISION_X_SEP], kv.x_sep, 1e-8, what);
+            /* the outputs are compressions, -X */
+            NEAR(r.out[COLLISION_X_SEP], -kv.x_sep, 1e-8, what);
             NEAR(r.out[COLLISION_X_MAX], kv.x_max, 1e-8, what);
-            /* at F = 0, X = -pi1 V: the closed form is self-consistent, and x_sep < 0 */
-            NEAR(kv.x_sep, -pi1 * kv.cor, 1e-14, "closed form: x_sep = -pi1 e");
-            CHECK(r.out[COLLISION_X_SEP] < 0.0, "%s: x_sep %g not < 0", what,
+            /* at F = 0, X = -pi1 V: the closed form is self-consistent, and the bodies are
+             * still compressed when they separate */
+            NEAR(kv.x_sep, -pi1 * kv.cor, 1e-14, "closed form: X(T_s) = -pi1 e");
+            CHECK(r.out[COLLISION_X_SEP] > 0.0, "%s: x_sep %g not > 0", what,
                   r.out[COLLISION_X_SEP]);
             /* the force criterion matters: X = 0 would give exp(-pi zeta/w) */
             double x_zero_cor = exp(-M_PI * kv.zeta / kv.w);
@@ -319,10 +329,10 @@ static void test_kelvin_voigt_overdamped(void)
             CHECK_SEPARATED(r, point, what);
             kelvin_voigt kv = kelvin_voigt_overdamped_exact(pi1);
             CHECK(kv.cor > 1e-2, "closed form: e = %g", kv.cor);
-            NEAR(kv.x_sep, -pi1 * kv.cor, 1e-14, "closed form: x_sep = -pi1 e");
+            NEAR(kv.x_sep, -pi1 * kv.cor, 1e-14, "closed form: X(T_s) = -pi1 e");
             NEAR(r.out[COLLISION_COR], kv.cor, 1e-8, what);
             NEAR(r.out[COLLISION_T_SEP], kv.t_sep, 1e-8, what);
-            NEAR(r.out[COLLISION_X_SEP], kv.x_sep, 1e-8, what);
+            NEAR(r.out[COLLISION_X_SEP], -kv.x_sep, 1e-8, what);
             NEAR(r.out[COLLISION_X_MAX], kv.x_max, 1e-8, what);
             /* F'(0) = 1 - pi1^2 < 0: the force only falls from its jump */
             NEAR(r.out[COLLISION_F_MAX], pi1, 1e-12, what);
@@ -336,7 +346,8 @@ static void test_maxwell_closed_form(void)
     /* NDBWMCM with alpha = 1, p = 1: R' = pi1 Y, W' = -Y - pi1 W, so Y'' + pi1 Y' + Y = 0
      * with Y(0) = 0, Y'(0) = -1, and F = -Y, V = pi1 Y + W. F first reaches 0 at
      * w T = pi, where V = W = exp(-pi zeta/w). Integrating W' = -Y - pi1 Y' to T_s gives
-     * int Y = -(1 + e), so x_sep = R(T_s) = pi1 int Y = -pi1 (1 + e). */
+     * int Y = -(1 + e), so X(T_s) = R(T_s) = pi1 int Y = -pi1 (1 + e): the compression
+     * x_sep = pi1 (1 + e) stays in the dashpot. */
     const double pi1s[] = {0.05, 0.3, 0.7, 1.0, 1.4, 1.9};
     for (int integ = 0; integ < 2; integ++)
         for (size_t i = 0; i < sizeof pi1s / sizeof *pi1s; i++) {
@@ -350,7 +361,7 @@ static void test_maxwell_closed_form(void)
             double e = exp(-M_PI * zeta / w);
             NEAR(r.out[COLLISION_COR], e, 1e-8, what);
             NEAR(r.out[COLLISION_T_SEP], M_PI / w, 1e-8, what);
-            NEAR(r.out[COLLISION_X_SEP], -pi1 * (1.0 + e), 1e-8, what);
+            NEAR(r.out[COLLISION_X_SEP], pi1 * (1.0 + e), 1e-8, what);
         }
 }
 
@@ -510,10 +521,18 @@ static void physical_point(double *point, collision_law law, int integrator, int
     }
 }
 
+static const char *const law_label[] = {"bwshc",        "bwm",           "hooke",  "hertz",
+                                        "kelvin-voigt", "hunt-crossley", "maxwell"};
+
+/* The laws that depend on v0 once the material is fixed, the only ones the velocity form
+ * takes (kelvin-voigt and maxwell have p = 1: pi1 = c/sqrt(mk), sqrt(mk)/c). */
+static int has_velocity_form(collision_law law)
+{
+    return law == LAW_BWSHC || law == LAW_BWM || law == LAW_HUNT_CROSSLEY;
+}
+
 static void check_forms_agree(collision_law law, int integ, const physical *ph, double v0)
 {
-    static const char *const law_label[] = {"bwshc",        "bwm",           "hooke",  "hertz",
-                                            "kelvin-voigt", "hunt-crossley", "maxwell"};
     run r[3];
     for (int form = 0; form < 3; form++) {
         double point[COLLISION_PARAM_COUNT];
@@ -522,12 +541,19 @@ static void check_forms_agree(collision_law law, int integ, const physical *ph, 
         char what[128];
         snprintf(what, sizeof what, "%s %s p = %g v0 = %g form %d", law_label[law],
                  integrator_label[integ], ph->p, v0, form);
+        if (form == FORM_VELOCITY && !has_velocity_form(law)) {
+            CHECK(r[form].status == IS_POINT_FAILED_INVALID, "%s: status %d, expected refused",
+                  what, r[form].status);
+            continue;
+        }
         CHECK_SEPARATED(r[form], point, what);
     }
     const int outputs[] = {COLLISION_COR, COLLISION_T_SEP, COLLISION_X_MAX, COLLISION_X_SEP,
                            COLLISION_F_MAX};
     for (int form = 0; form < 2; form++)
         for (size_t o = 0; o < sizeof outputs / sizeof *outputs; o++) {
+            if (form == FORM_VELOCITY && !has_velocity_form(law))
+                continue;
             char what[160];
             snprintf(what, sizeof what, "%s %s p = %g v0 = %g: output %d, form %d vs dimensional",
                      law_label[law], integrator_label[integ], ph->p, v0, outputs[o], form);
@@ -596,7 +622,7 @@ static void test_forms_agree_on_one_impact(void)
         ph.n = 2.0;
         check_forms_agree(LAW_BWSHC, integ, &ph, 0.7);
         /* the classical laws' maps: Hunt-Crossley pi1 = c v0/k (p = 1.5), Kelvin-Voigt
-         * c/sqrt(mk) and Maxwell sqrt(mk)/c (p = 1) */
+         * c/sqrt(mk) and Maxwell sqrt(mk)/c (p = 1; no velocity form) */
         const collision_law classical[] = {LAW_HUNT_CROSSLEY, LAW_KELVIN_VOIGT, LAW_MAXWELL};
         for (int l = 0; l < 3; l++) {
             ph = hand_picked_for(classical[l]);
@@ -821,7 +847,8 @@ static void test_budget_and_horizon(void)
             }
         }
     }
-    /* a horizon inside the collision: no separation by then, e = 0 by eq. (18) */
+    /* a horizon inside the collision: no separation by then, e = 0 by eq. (18), with the
+     * outcome horizon (the motion had not died out), and the compressions reached */
     for (int integ = 0; integ < 2; integ++) {
         double point[COLLISION_PARAM_COUNT];
         default_point(point);
@@ -833,8 +860,16 @@ static void test_budget_and_horizon(void)
         run r = evaluate(point);
         CHECK(r.status == IS_POINT_DONE, "%s t_max = 1: status %d", integrator_label[integ],
               r.status);
-        CHECK(r.out[COLLISION_OUTCOME] == OUTCOME_NO_SEPARATION, "%s t_max = 1: outcome %g",
+        CHECK(r.out[COLLISION_OUTCOME] == OUTCOME_HORIZON, "%s t_max = 1: outcome %g",
               integrator_label[integ], r.out[COLLISION_OUTCOME]);
+        CHECK(r.out[COLLISION_CHECK] == CHECK_PASSED, "%s t_max = 1: check %g",
+              integrator_label[integ], r.out[COLLISION_CHECK]);
+        /* still compressing at T = 1 (the largest compression comes later): x_max is the
+         * compression there, and the contact "ended" there */
+        CHECK(r.out[COLLISION_X_MAX] > 0.5 && r.out[COLLISION_X_MAX] < full.out[COLLISION_X_MAX] &&
+                  r.out[COLLISION_X_SEP] == r.out[COLLISION_X_MAX],
+              "%s t_max = 1: x_max %g, x_sep %g, full x_max %g", integrator_label[integ],
+              r.out[COLLISION_X_MAX], r.out[COLLISION_X_SEP], full.out[COLLISION_X_MAX]);
         CHECK(r.out[COLLISION_COR] == 0.0, "%s t_max = 1: cor %g", integrator_label[integ],
               r.out[COLLISION_COR]);
         CHECK(isnan(r.out[COLLISION_T_SEP]), "%s t_max = 1: t_sep %g", integrator_label[integ],
@@ -951,6 +986,531 @@ static void test_bdf_agrees_with_adams(void)
         }
 }
 
+/* --- 12. the parameter table against the code -------------------------------------- */
+
+/* Outputs and status, bit for bit (NaN outputs compare too). */
+static int same_run(const run *a, const run *b)
+{
+    return a->status == b->status && memcmp(a->out, b->out, sizeof a->out) == 0;
+}
+
+/* A point that makes rest_velocity matter where it applies: damped enough that e is
+ * below 1e-2 (kelvin-voigt, hunt-crossley, bwshc) or that the bodies creep to rest
+ * (maxwell, bwm), in whichever form gives the damping. */
+static void heavily_damped(double *point)
+{
+    collision_law law = (collision_law)point[COLLISION_LAW];
+    int maxwell = law == LAW_MAXWELL || law == LAW_BWM;
+    double pi1 = law == LAW_KELVIN_VOIGT || maxwell ? 10.0 : 200.0;
+    switch ((int)point[COLLISION_FORM]) {
+    case FORM_NONDIMENSIONAL: point[COLLISION_PI1] = pi1; break;
+    case FORM_VELOCITY: point[COLLISION_PI1B] = pi1; break; /* at v0 = 1 */
+    default: /* m = k = v0 = 1: pi1 = c, or 1/c for the Maxwell type */
+        point[COLLISION_DAMPING] = maxwell ? 1.0 / pi1 : pi1;
+        break;
+    }
+}
+
+/* A new value for parameter q that keeps the point admissible and would change the
+ * result wherever q is read; may adjust the base point first (rest_velocity). */
+static double perturbed_value(int q, double *base)
+{
+    switch (q) {
+    case COLLISION_CVODE_METHOD: return 1.0 - base[q];
+    case COLLISION_PI3: case COLLISION_PI3B: case COLLISION_GAMMA: return -0.2;
+    case COLLISION_P: return 2.2; /* bwm under dopri5 takes p >= 2 */
+    case COLLISION_N: return 1.7;
+    case COLLISION_RTOL: return 1e-6;
+    case COLLISION_ATOL: return 1e-6;
+    case COLLISION_MAX_STEPS: return 10; /* the budget runs out */
+    case COLLISION_T_MAX: return 0.5;    /* the horizon cuts the contact short */
+    case COLLISION_REST_VELOCITY: heavily_damped(base); return 1e-2;
+    case COLLISION_STIFFNESS: return 0.7 * base[q];
+    default: return 1.3 * base[q]; /* pi1, pi2, alpha, A, pi1b, pi2b, v0, m, c, beta */
+    }
+}
+
+static void test_applicability_matches_the_code(void)
+{
+    /* Every law, form, integrator and CVODE method, and every parameter that is not a
+     * fixed choice of the combination: where the table says it applies, moving it
+     * changes the result; where not, the result stays the same to the bit. So the table
+     * (which the core uses to refuse values that would be ignored) cannot drift from
+     * what collision_problem_from_point and the integrators read. */
+    const is_model *model = &is_model_collision;
+    int combinations = 0, applies = 0, ignored = 0;
+    for (int law = 0; law < LAW_COUNT; law++)
+        for (int form = 0; form < 3; form++)
+            for (int integ = 0; integ < 2; integ++)
+                for (int method = 0; method < 2; method++) {
+                    double base[COLLISION_PARAM_COUNT];
+                    default_point(base);
+                    base[COLLISION_LAW] = law;
+                    base[COLLISION_FORM] = form;
+                    base[COLLISION_INTEGRATOR] = integ;
+                    base[COLLISION_CVODE_METHOD] = method;
+                    base[COLLISION_P] = 2.5; /* every law and integrator takes it */
+                    set_rtol(base, 1e-8);
+                    char what[160];
+                    snprintf(what, sizeof what, "law %s form %d %s method %d", law_label[law],
+                             form, integrator_label[integ], method);
+                    collision_problem pb;
+                    is_error err;
+                    if (collision_problem_from_point(base, &pb, &err) != IS_OK) {
+                        /* the one combination refused as such */
+                        CHECK(form == FORM_VELOCITY && !has_velocity_form(law),
+                              "%s: refused: %s", what, err.message);
+                        continue;
+                    }
+                    combinations++;
+                    for (int q = COLLISION_CVODE_METHOD; q < COLLISION_PARAM_COUNT; q++) {
+                        double before[COLLISION_PARAM_COUNT], after[COLLISION_PARAM_COUNT];
+                        memcpy(before, base, sizeof before);
+                        double value = perturbed_value(q, before);
+                        memcpy(after, before, sizeof after);
+                        after[q] = value;
+                        is_error range;
+                        CHECK(is_param_check(&model->params[q], value, &range) == IS_OK,
+                              "%s: perturbed %s: %s", what, model->params[q].name,
+                              range.message);
+                        int apply = is_param_applies(model, (size_t)q, before);
+                        CHECK(apply == is_param_applies(model, (size_t)q, after),
+                              "%s: %s changes its own applicability", what,
+                              model->params[q].name);
+                        run r0 = evaluate(before), r1 = evaluate(after);
+                        CHECK(r0.status == IS_POINT_DONE,
+                              "%s: base point for %s: status %d", what, model->params[q].name,
+                              r0.status);
+                        if (apply) {
+                            applies++;
+                            CHECK(!same_run(&r0, &r1),
+                                  "%s: %s applies (the table) but moving it %g -> %g changes "
+                                  "nothing",
+                                  what, model->params[q].name, before[q], value);
+                        } else {
+                            ignored++;
+                            CHECK(same_run(&r0, &r1),
+                                  "%s: %s does not apply (the table) but moving it %g -> %g "
+                                  "changes the result",
+                                  what, model->params[q].name, before[q], value);
+                        }
+                    }
+                }
+    /* 7 laws x 2 integrators x 2 methods, in two forms, and 3 laws in the velocity form */
+    CHECK(combinations == (7 * 2 + 3) * 4, "%d combinations", combinations);
+    CHECK(applies > 500 && ignored > 500, "applies %d, ignored %d", applies, ignored);
+}
+
+/* --- 13. the physical checks ---------------------------------------------------------- */
+
+/* One point through an integrator directly, for the result's energies. */
+static int solve_direct(const double *point, collision_problem *pb, collision_result *r)
+{
+    is_error err;
+    if (collision_problem_from_point(point, pb, &err) != IS_OK)
+        return -1;
+    collision_cvode *cv;
+    if (collision_cvode_create(&cv) != 0)
+        return -1;
+    int rc = pb->integrator == INTEGRATOR_CVODE ? collision_solve_cvode(cv, pb, r)
+                                                : collision_solve_dopri5(pb, r);
+    collision_cvode_free(&cv);
+    return rc;
+}
+
+static void test_checks_catch_nonsense(void)
+{
+    /* Each check on a real result with one thing made wrong. */
+    double point[COLLISION_PARAM_COUNT];
+    collision_problem pb;
+    collision_result good, r;
+    default_point(point);
+    CU_ASSERT_EQUAL_FATAL(solve_direct(point, &pb, &good), 0);
+    CHECK(collision_check_result(&pb, &good) == CHECK_PASSED, "default point: check %d",
+          collision_check_result(&pb, &good));
+    CHECK(good.energy_max <= 0.5 + 1e-9 && good.energy_min < 0.4,
+          "bwshc dissipates: energies %g .. %g", good.energy_min, good.energy_max);
+    r = good, r.cor = 1.2;
+    CHECK(collision_check_result(&pb, &r) == CHECK_COR, "e = 1.2 passed");
+    r = good, r.cor = -1e-3;
+    CHECK(collision_check_result(&pb, &r) == CHECK_COR, "e < 0 passed");
+    r = good, r.energy_max = 0.5 + 1e-6;
+    CHECK(collision_check_result(&pb, &r) == CHECK_ENERGY, "energy gain passed");
+    r = good, r.x_max = NAN;
+    CHECK(collision_check_result(&pb, &r) == CHECK_NONFINITE, "x_max NaN passed");
+    r = good, r.nonfinite = 1;
+    CHECK(collision_check_result(&pb, &r) == CHECK_NONFINITE, "a non-finite state passed");
+    r = good, r.t_sep = 0.0;
+    CHECK(collision_check_result(&pb, &r) == CHECK_SIGNS, "t_sep = 0 passed");
+    r = good, r.f_max = -1e-3;
+    CHECK(collision_check_result(&pb, &r) == CHECK_SIGNS, "f_max < 0 passed");
+    /* no separation: e = 0 and t_sep NaN are right there */
+    r = good, r.outcome = OUTCOME_NO_SEPARATION, r.cor = 0.0, r.t_sep = NAN;
+    CHECK(collision_check_result(&pb, &r) == CHECK_PASSED, "no separation: check failed");
+    /* the conservative laws: e = 1 and E = 1/2 throughout */
+    classical_point(point, LAW_HERTZ, INTEGRATOR_DOPRI5, 0.5, 1.5);
+    CU_ASSERT_EQUAL_FATAL(solve_direct(point, &pb, &good), 0);
+    CHECK(collision_check_result(&pb, &good) == CHECK_PASSED, "hertz: check %d",
+          collision_check_result(&pb, &good));
+    r = good, r.cor = 0.999;
+    CHECK(collision_check_result(&pb, &r) == CHECK_COR, "hertz e = 0.999 passed");
+    r = good, r.energy_min = 0.499;
+    CHECK(collision_check_result(&pb, &r) == CHECK_ENERGY, "hertz energy loss passed");
+}
+
+static void test_checks_on_random_points(void)
+{
+    /* Every law under both integrators (and CVODE's two methods) on random points at
+     * random tolerances: every result passes, and the measured margins back the
+     * tolerance of the checks (CHECK_TOLERANCE_RTOL = 10 rtol in collision_law.c): the
+     * energy's rise above 1/2 (and, for hooke and hertz, its loss and |e - 1|) stays
+     * within 3 rtol. */
+    unsigned seed = 4242;
+    double worst = 0.0;
+    int done = 0, total = 0;
+    for (int trial = 0; trial < 280; trial++) {
+        collision_law law = (collision_law)(trial % LAW_COUNT);
+        int integ = trial / LAW_COUNT % 2;
+        double pi2 = exp(uniform_in(&seed, log(0.05), log(5.0)));
+        double point[COLLISION_PARAM_COUNT];
+        bouc_wen_point(point, law, integ, exp(uniform_in(&seed, log(0.02), log(5.0))), pi2,
+                       uniform_in(&seed, -0.98, 0.98) * pi2, uniform_in(&seed, 1.0, 3.0),
+                       uniform_in(&seed, 1.0, 3.0), uniform_in(&seed, 0.02, 0.98),
+                       exp(uniform_in(&seed, log(0.2), log(5.0))));
+        if (law == LAW_BWM && integ == INTEGRATOR_DOPRI5)
+            point[COLLISION_P] = uniform_in(&seed, 2.0, 3.0);
+        point[COLLISION_CVODE_METHOD] = trial / (2 * LAW_COUNT) % 2;
+        double rtol = exp(uniform_in(&seed, log(1e-11), log(1e-5)));
+        set_rtol(point, rtol);
+        point[COLLISION_MAX_STEPS] = 1e6;
+        char what[256];
+        snprintf(what, sizeof what, "%s %s method %g pi1 %.4g pi2 %.4g pi3 %.4g p %.4g rtol %.2g",
+                 law_label[law], integrator_label[integ], point[COLLISION_CVODE_METHOD],
+                 point[COLLISION_PI1], pi2, point[COLLISION_PI3], point[COLLISION_P], rtol);
+        run r = evaluate(point);
+        total++;
+        CHECK(r.status == IS_POINT_DONE && r.out[COLLISION_CHECK] == CHECK_PASSED,
+              "%s: status %d, check %g", what, r.status, r.out[COLLISION_CHECK]);
+        done += r.status == IS_POINT_DONE;
+        collision_problem pb;
+        collision_result direct;
+        if (solve_direct(point, &pb, &direct) != 0)
+            continue;
+        double margin = direct.energy_max - 0.5;
+        if (pb.conservative)
+            margin = fmax(fmax(margin, 0.5 - direct.energy_min), fabs(direct.cor - 1.0));
+        CHECK(margin <= 3.0 * rtol, "%s: energy margin %.3g = %.3g rtol", what, margin,
+              margin / rtol);
+        worst = fmax(worst, margin / rtol);
+    }
+    CHECK(done == total, "%d of %d done", done, total);
+    CHECK(worst > 0.0, "the conservative laws show no error at all (worst %g rtol)", worst);
+}
+
+/* --- 14. the outputs in every outcome ------------------------------------------------ */
+
+static void test_outputs_in_every_outcome(void)
+{
+    for (int integ = 0; integ < 2; integ++) {
+        const char *label = integrator_label[integ];
+        /* overdamped maxwell: V never returns to 0, the bodies creep into rest while
+         * still compressing. From W' = -Y - pi1 W, int Y dT = -(1 + W(inf) - W(0)) = -1,
+         * so the dashpot keeps R = pi1 int Y = -pi1: the compression at rest is pi1, and
+         * it is also the largest (x_max was 0 here before it counted the end). */
+        double point[COLLISION_PARAM_COUNT];
+        classical_point(point, LAW_MAXWELL, integ, 2.5, 1.0);
+        run r = evaluate(point);
+        CHECK(r.status == IS_POINT_DONE && r.out[COLLISION_OUTCOME] == OUTCOME_NO_SEPARATION,
+              "maxwell 2.5 %s: status %d outcome %g", label, r.status, r.out[COLLISION_OUTCOME]);
+        NEAR(r.out[COLLISION_X_SEP], 2.5, 1e-6, "overdamped maxwell: compression at rest");
+        CHECK(r.out[COLLISION_X_MAX] == r.out[COLLISION_X_SEP],
+              "overdamped maxwell %s: x_max %g, x_sep %g", label, r.out[COLLISION_X_MAX],
+              r.out[COLLISION_X_SEP]);
+        CHECK(r.out[COLLISION_F_MAX] > 0.2 && r.out[COLLISION_COR] == 0.0 &&
+                  isnan(r.out[COLLISION_T_SEP]) && r.out[COLLISION_CHECK] == CHECK_PASSED,
+              "overdamped maxwell %s: f_max %g e %g t_sep %g check %g", label,
+              r.out[COLLISION_F_MAX], r.out[COLLISION_COR], r.out[COLLISION_T_SEP],
+              r.out[COLLISION_CHECK]);
+        /* bwshc and bwm separate with a permanent indentation, less than the largest */
+        for (int law = LAW_BWSHC; law <= LAW_BWM; law++) {
+            bouc_wen_point(point, (collision_law)law, integ, 0.5, 1.0, 0.5, 1.0, 2.0, 0.5, 1.0);
+            r = evaluate(point);
+            CHECK_SEPARATED(r, point, law_label[law]);
+            CHECK(r.out[COLLISION_X_SEP] > 1e-3 &&
+                      r.out[COLLISION_X_SEP] < r.out[COLLISION_X_MAX],
+                  "%s %s: x_sep %g, x_max %g", law_label[law], label, r.out[COLLISION_X_SEP],
+                  r.out[COLLISION_X_MAX]);
+        }
+        /* with rest_velocity = 1e-2, kelvin-voigt at pi1 = 10 (which separates with
+         * e = 0.0093) comes to rest: |V| and |F| fall below 1e-2 shortly before F reaches 0.
+         * e = 0, and x_sep is the compression where the motion came to rest, between the
+         * one at the separation that did not happen and the largest */
+        classical_point(point, LAW_KELVIN_VOIGT, integ, 10.0, 1.0);
+        point[COLLISION_REST_VELOCITY] = 1e-2;
+        r = evaluate(point);
+        kelvin_voigt kv = kelvin_voigt_overdamped_exact(10.0);
+        CHECK(r.status == IS_POINT_DONE && r.out[COLLISION_OUTCOME] == OUTCOME_NO_SEPARATION &&
+                  r.out[COLLISION_COR] == 0.0 && isnan(r.out[COLLISION_T_SEP]),
+              "kelvin-voigt slow separation %s: status %d outcome %g e %g", label, r.status,
+              r.out[COLLISION_OUTCOME], r.out[COLLISION_COR]);
+        CHECK(r.out[COLLISION_X_SEP] > -kv.x_sep && r.out[COLLISION_X_SEP] < kv.x_max,
+              "kelvin-voigt %s: compression at rest %g, at separation %g, largest %g", label,
+              r.out[COLLISION_X_SEP], -kv.x_sep, kv.x_max);
+        NEAR(r.out[COLLISION_X_MAX], kv.x_max, 1e-8, "kelvin-voigt: largest compression");
+    }
+}
+
+/* --- 15. the stop flag ------------------------------------------------------------------ */
+
+static volatile sig_atomic_t stop_flag;
+
+static void raise_stop(int signo)
+{
+    (void)signo;
+    stop_flag = 1;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A point that runs for minutes: maxwell at pi1 = 1e6 creeps to rest over T ~ 2e7, and
+ * adams and dopri5, stiff-bound, take steps of about 1/pi1. */
+static void long_point(double *point, int integ)
+{
+    classical_point(point, LAW_MAXWELL, integ, 1e6, 1.0);
+    point[COLLISION_T_MAX] = 1e9;
+    point[COLLISION_MAX_STEPS] = 1e9;
+}
+
+static void test_stop_flag(void)
+{
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(collision_workspace_create(&ws, &err), IS_OK);
+    enum { COUNT = 3 };
+    double points[COUNT * COLLISION_PARAM_COUNT], out[COUNT * COLLISION_OUTPUT_COUNT];
+    uint8_t status[COUNT];
+    for (int integ = 0; integ < 2; integ++) {
+        const char *label = integrator_label[integ];
+        /* [a quick point, a point of minutes, a quick point] */
+        classical_point(points, LAW_HOOKE, integ, 0.5, 1.0);
+        long_point(points + COLLISION_PARAM_COUNT, integ);
+        classical_point(points + 2 * COLLISION_PARAM_COUNT, LAW_HOOKE, integ, 0.5, 1.0);
+
+        /* a flag already raised: nothing is computed, everything stays pending */
+        stop_flag = 1;
+        collision_workspace_watch(ws, &stop_flag);
+        double start = seconds_now();
+        CU_ASSERT_EQUAL(collision_eval_batch(ws, points, COUNT, out, status, &err), IS_OK);
+        CHECK(seconds_now() - start < 0.5, "%s: a raised flag took %g s", label,
+              seconds_now() - start);
+        for (int i = 0; i < COUNT; i++)
+            CHECK(status[i] == IS_POINT_PENDING, "%s raised flag: point %d status %d", label, i,
+                  status[i]);
+        for (int k = 0; k < COUNT * COLLISION_OUTPUT_COUNT; k++)
+            CHECK(isnan(out[k]), "%s raised flag: output %d = %g", label, k, out[k]);
+
+        /* the flag raised 0.2 s into the batch, by a signal, while the long point runs:
+         * the first point is done, the long one and the last stay pending, within a
+         * fraction of a second (the integrators poll every COLLISION_POLL_STEPS) */
+        stop_flag = 0;
+        struct sigaction action, previous;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = raise_stop;
+        sigemptyset(&action.sa_mask);
+        CU_ASSERT_EQUAL_FATAL(sigaction(SIGALRM, &action, &previous), 0);
+        struct itimerval timer = {{0, 0}, {0, 200000}}, off = {{0, 0}, {0, 0}};
+        start = seconds_now();
+        setitimer(ITIMER_REAL, &timer, NULL);
+        CU_ASSERT_EQUAL(collision_eval_batch(ws, points, COUNT, out, status, &err), IS_OK);
+        double took = seconds_now() - start;
+        setitimer(ITIMER_REAL, &off, NULL);
+        sigaction(SIGALRM, &previous, NULL);
+        CHECK(stop_flag == 1, "%s: the alarm never came (the batch took %g s)", label, took);
+        CHECK(took < 1.5, "%s: stopped only after %g s", label, took);
+        CHECK(status[0] == IS_POINT_DONE && status[1] == IS_POINT_PENDING &&
+                  status[2] == IS_POINT_PENDING,
+              "%s: statuses %d %d %d, expected done, pending, pending", label, status[0],
+              status[1], status[2]);
+        CHECK(out[COLLISION_COR * COUNT] == 1.0 || fabs(out[COLLISION_COR * COUNT] - 1.0) < 1e-8,
+              "%s: the first point's e = %g", label, out[COLLISION_COR * COUNT]);
+        for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++)
+            CHECK(isnan(out[o * COUNT + 1]) && isnan(out[o * COUNT + 2]),
+                  "%s: pending points' output %d = %g, %g", label, o, out[o * COUNT + 1],
+                  out[o * COUNT + 2]);
+    }
+    /* no flag: the same workspace computes again */
+    collision_workspace_watch(ws, NULL);
+    classical_point(points, LAW_HOOKE, INTEGRATOR_CVODE, 0.5, 1.0);
+    CU_ASSERT_EQUAL(collision_eval_batch(ws, points, 1, out, status, &err), IS_OK);
+    CHECK(status[0] == IS_POINT_DONE, "after a stop: status %d", status[0]);
+    collision_workspace_free(ws);
+}
+
+/* --- 16. the step budget counts every step -------------------------------------------- */
+
+static void test_budget_counts_every_step(void)
+{
+    /* The long point is event-rich for CVODE (F' and rest roots that return without a
+     * restart); each CVode call used to get the whole budget again, so it ran without
+     * bound. Now the budget is the steps of the whole point. */
+    for (int integ = 0; integ < 2; integ++) {
+        double point[COLLISION_PARAM_COUNT];
+        long_point(point, integ);
+        point[COLLISION_MAX_STEPS] = 5000;
+        double start = seconds_now();
+        run r = evaluate(point);
+        CHECK(r.status == IS_POINT_FAILED_BUDGET, "%s: status %d", integrator_label[integ],
+              r.status);
+        CHECK(r.out[COLLISION_STEPS] <= 5000.0 && r.out[COLLISION_STEPS] >= 4000.0,
+              "%s: %g steps for a budget of 5000", integrator_label[integ],
+              r.out[COLLISION_STEPS]);
+        CHECK(seconds_now() - start < 2.0, "%s: %g s", integrator_label[integ],
+              seconds_now() - start);
+        /* cvode bdf, which the stiffness does not hold back, comes to rest */
+        if (integ == INTEGRATOR_CVODE) {
+            point[COLLISION_MAX_STEPS] = 200000;
+            point[COLLISION_CVODE_METHOD] = 1;
+            r = evaluate(point);
+            CHECK(r.status == IS_POINT_DONE && r.out[COLLISION_OUTCOME] == OUTCOME_NO_SEPARATION,
+                  "maxwell pi1 = 1e6, bdf: status %d outcome %g", r.status,
+                  r.out[COLLISION_OUTCOME]);
+        }
+    }
+}
+
+/* --- 17. the ends of the admissible ranges ------------------------------------------- */
+
+static void test_range_limits(void)
+{
+    is_error err;
+    collision_problem pb;
+    double point[COLLISION_PARAM_COUNT];
+    /* kelvin-voigt up to pi1 = 300 and bwshc up to 1e4, where t_sep is verified */
+    const struct {
+        collision_law law;
+        double pi1_max;
+    } limits[] = {{LAW_KELVIN_VOIGT, 300.0}, {LAW_BWSHC, 1e4}};
+    for (int l = 0; l < 2; l++) {
+        classical_point(point, limits[l].law, INTEGRATOR_CVODE, limits[l].pi1_max, 1.5);
+        CHECK(collision_problem_from_point(point, &pb, &err) == IS_OK, "%s at pi1 = %g: %s",
+              law_label[limits[l].law], limits[l].pi1_max, err.message);
+        run r = evaluate(point);
+        CHECK_SEPARATED(r, point, law_label[limits[l].law]);
+        point[COLLISION_PI1] = 1.01 * limits[l].pi1_max;
+        CHECK(collision_problem_from_point(point, &pb, &err) == IS_PARAM &&
+                  strstr(err.message, "pi1") && strstr(err.message, "not verified"),
+              "%s above the limit: accepted or unclear (%s)", law_label[limits[l].law],
+              err.message);
+        CHECK(evaluate(point).status == IS_POINT_FAILED_INVALID, "%s above the limit: status",
+              law_label[limits[l].law]);
+    }
+    /* the limit holds in the dimensional form too: pi1 = c/sqrt(mk) */
+    default_point(point);
+    point[COLLISION_LAW] = LAW_KELVIN_VOIGT;
+    point[COLLISION_FORM] = FORM_DIMENSIONAL;
+    point[COLLISION_DAMPING] = 400.0;
+    CHECK(collision_problem_from_point(point, &pb, &err) == IS_PARAM, "kelvin-voigt c = 400");
+    /* kelvin-voigt at the limit: t_sep against the closed form */
+    for (int integ = 0; integ < 2; integ++) {
+        classical_point(point, LAW_KELVIN_VOIGT, integ, 300.0, 1.0);
+        run r = evaluate(point);
+        kelvin_voigt kv = kelvin_voigt_overdamped_exact(300.0);
+        NEAR(r.out[COLLISION_T_SEP] / kv.t_sep, 1.0, 1e-6, "kelvin-voigt pi1 = 300: t_sep");
+        NEAR(r.out[COLLISION_COR] / kv.cor, 1.0, 1e-8, "kelvin-voigt pi1 = 300: e");
+    }
+    /* hunt-crossley needs no limit: its separation is X = 0 (not a root of an F below
+     * rounding), exact up to pi1 = 1e6 (measured; 1e5 here, whose contact lasts
+     * T = 1443, longer than the default horizon) */
+    const double pi1s[] = {100.0, 1e4, 1e5};
+    for (size_t i = 0; i < 3; i++) {
+        double t_sep[2];
+        for (int integ = 0; integ < 2; integ++) {
+            classical_point(point, LAW_HUNT_CROSSLEY, integ, pi1s[i], 1.5);
+            point[COLLISION_T_MAX] = 1e5;
+            point[COLLISION_MAX_STEPS] = 1e6; /* the creep is stiff: adams takes 3.4e5 steps
+                                                 at 1e5 (bdf 1.7e3) */
+            run r = evaluate(point);
+            char what[96];
+            snprintf(what, sizeof what, "hunt-crossley %s pi1 = %g", integrator_label[integ],
+                     pi1s[i]);
+            CHECK_SEPARATED(r, point, what);
+            NEAR(r.out[COLLISION_COR] / hunt_crossley_cor(pi1s[i]), 1.0, 1e-9, what);
+            NEAR(r.out[COLLISION_X_SEP], 0.0, 1e-9, what);
+            t_sep[integ] = r.out[COLLISION_T_SEP];
+            /* with the default horizon the longest contact is cut short, and says so */
+            point[COLLISION_T_MAX] = 1000.0;
+            r = evaluate(point);
+            if (t_sep[integ] > 1000.0)
+                CHECK(r.status == IS_POINT_DONE && r.out[COLLISION_OUTCOME] == OUTCOME_HORIZON,
+                      "%s, t_max = 1000: status %d outcome %g", what, r.status,
+                      r.out[COLLISION_OUTCOME]);
+        }
+        NEAR(t_sep[0] / t_sep[1], 1.0, 1e-8, "hunt-crossley: t_sep cvode / dopri5");
+    }
+    /* the dimensional form: scales beyond the doubles are refused, not turned into inf */
+    default_point(point);
+    point[COLLISION_FORM] = FORM_DIMENSIONAL;
+    point[COLLISION_MASS] = 1e300;
+    point[COLLISION_STIFFNESS] = 1e-300;
+    CHECK(collision_problem_from_point(point, &pb, &err) == IS_PARAM &&
+              strstr(err.message, "scales"),
+          "m/k = 1e600: %s", err.message);
+    /* but wide physical scales work: a steel ball (m = 1e-3 kg, k = 1e10 N m^-1.5,
+     * v0 = 1e-3 m/s) gives the same e as its groups */
+    point[COLLISION_MASS] = 1e-3;
+    point[COLLISION_STIFFNESS] = 1e10;
+    point[COLLISION_V0] = 1e-3;
+    point[COLLISION_DAMPING] = 1e9;
+    point[COLLISION_BETA] = 1e6;
+    point[COLLISION_GAMMA] = 5e5;
+    run dim = evaluate(point);
+    CHECK_SEPARATED(dim, point, "steel ball");
+    CU_ASSERT_EQUAL_FATAL(collision_problem_from_point(point, &pb, &err), IS_OK);
+    double groups_point[COLLISION_PARAM_COUNT];
+    bouc_wen_point(groups_point, LAW_BWSHC, INTEGRATOR_CVODE, pb.pi1, pb.pi2, pb.pi3, 1.0, 1.5,
+                   0.5, 1.0);
+    run nd = evaluate(groups_point);
+    NEAR(dim.out[COLLISION_COR], nd.out[COLLISION_COR], 1e-12, "steel ball: e");
+    CHECK(dim.out[COLLISION_X_MAX_DIM] > 1e-8 && dim.out[COLLISION_X_MAX_DIM] < 1e-4,
+          "steel ball: x_max_dim = %g m", dim.out[COLLISION_X_MAX_DIM]);
+}
+
+/* --- 18. units ------------------------------------------------------------------------ */
+
+static void test_units(void)
+{
+    /* UDUNITS strings, each checked with `udunits2 -H UNIT -W ""`: "1" for the
+     * nondimensional quantities (their scale is in the meaning), SI in the dimensional
+     * form. (UDUNITS reads `force` as the gravity 9.80665 m s-2, and knew neither
+     * `length/time` nor T_c.) */
+    static const char *const known[] = {"1", "kg", "m s-1", "s", "m", "N"};
+    const is_model *model = &is_model_collision;
+    for (size_t p = 0; p < model->param_count; p++) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+            ok |= strcmp(model->params[p].unit, known[k]) == 0;
+        CHECK(ok, "parameter %s: unit \"%s\"", model->params[p].name, model->params[p].unit);
+    }
+    for (size_t o = 0; o < model->output_count; o++) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+            ok |= strcmp(model->outputs[o].unit, known[k]) == 0;
+        CHECK(ok, "output %s: unit \"%s\"", model->outputs[o].name, model->outputs[o].unit);
+    }
+    CHECK(strcmp(model->params[COLLISION_V0].unit, "m s-1") == 0 &&
+              strcmp(model->params[COLLISION_MASS].unit, "kg") == 0 &&
+              strcmp(model->outputs[COLLISION_T_SEP_DIM].unit, "s") == 0 &&
+              strcmp(model->outputs[COLLISION_X_MAX_DIM].unit, "m") == 0 &&
+              strcmp(model->outputs[COLLISION_X_SEP_DIM].unit, "m") == 0 &&
+              strcmp(model->outputs[COLLISION_F_MAX_DIM].unit, "N") == 0,
+          "the dimensional form's SI units");
+}
+
 void suite_collision(void)
 {
     CU_pSuite s = CU_add_suite("collision", suite_init, suite_clean);
@@ -973,4 +1533,14 @@ void suite_collision(void)
     CU_add_test(s, "step budget and horizon", test_budget_and_horizon);
     CU_add_test(s, "determinism and workspace reuse", test_determinism_and_workspace_reuse);
     CU_add_test(s, "cvode bdf agrees with adams", test_bdf_agrees_with_adams);
+    CU_add_test(s, "the table's applicability is what the code reads",
+                test_applicability_matches_the_code);
+    CU_add_test(s, "the physical checks catch nonsense", test_checks_catch_nonsense);
+    CU_add_test(s, "random points pass the checks, within their margin",
+                test_checks_on_random_points);
+    CU_add_test(s, "x_max, x_sep and the rest in every outcome", test_outputs_in_every_outcome);
+    CU_add_test(s, "the stop flag leaves points pending", test_stop_flag);
+    CU_add_test(s, "the step budget counts every step", test_budget_counts_every_step);
+    CU_add_test(s, "the ends of the admissible ranges", test_range_limits);
+    CU_add_test(s, "units are UDUNITS strings", test_units);
 }

@@ -6,6 +6,7 @@
 #ifndef IMPACTSWEEP_COLLISION_H
 #define IMPACTSWEEP_COLLISION_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../../core/model.h"
@@ -27,7 +28,7 @@ enum {
 /* Output indices, in the order of the model's table. */
 enum {
     COLLISION_COR, COLLISION_T_SEP, COLLISION_X_MAX, COLLISION_X_SEP, COLLISION_F_MAX,
-    COLLISION_STEPS, COLLISION_OUTCOME, COLLISION_SOLVER_FLAG,
+    COLLISION_STEPS, COLLISION_OUTCOME, COLLISION_SOLVER_FLAG, COLLISION_CHECK,
     COLLISION_T_SEP_DIM, COLLISION_X_MAX_DIM, COLLISION_X_SEP_DIM, COLLISION_F_MAX_DIM,
     COLLISION_OUTPUT_COUNT
 };
@@ -41,10 +42,24 @@ typedef enum { FORM_NONDIMENSIONAL, FORM_VELOCITY, FORM_DIMENSIONAL } collision_
 typedef enum { INTEGRATOR_CVODE, INTEGRATOR_DOPRI5 } collision_integrator;
 
 typedef enum {
-    OUTCOME_SEPARATED = 0,     /* F <= 0 and V >= 0 reached: e = V(T_s) */
-    OUTCOME_NO_SEPARATION = 1, /* not within t_max, or only at rest: e = 0 */
-    OUTCOME_SOLVER_FAILURE = 2 /* the integrator failed or ran out of steps */
+    OUTCOME_SEPARATED = 0,      /* F <= 0 and V >= 0 reached: e = V(T_s) */
+    OUTCOME_NO_SEPARATION = 1,  /* the motion died out in contact (or separated slower than
+                                   rest_velocity): e = 0 */
+    OUTCOME_SOLVER_FAILURE = 2, /* the integrator failed or ran out of steps */
+    OUTCOME_HORIZON = 3         /* still in contact and moving at t_max: e = 0 by eq. (18)
+                                   applied at the horizon, which may be too short */
 } collision_outcome;
+
+/* The physical checks of a result (collision_check_result); the first that fails is the
+ * `check` output, and the point's status is then IS_POINT_FAILED_CHECK. */
+typedef enum {
+    CHECK_PASSED = 0,
+    CHECK_NONFINITE = 1, /* a state or an output that must be finite is not */
+    CHECK_COR = 2,       /* e outside [0, 1], or (hooke, hertz) not 1 */
+    CHECK_ENERGY = 3,    /* the energy rose above the impact energy 1/2, or (hooke, hertz)
+                            was not conserved */
+    CHECK_SIGNS = 4      /* x_max < 0, f_max < 0, or a separation at t_sep <= 0 */
+} collision_check;
 
 /* |x|^e for x >= 0, with the exponents that occur most (1, 2, 3, 1/2-steps) done
  * without pow(). */
@@ -79,6 +94,9 @@ typedef struct collision_problem {
     collision_power pow_p, pow_n;     /* |.|^p and |.|^n */
     double rtol, atol, t_max, rest_velocity;
     int64_t max_steps;
+    int conservative;                 /* hooke, hertz: the energy is conserved, e = 1 */
+    const volatile sig_atomic_t *stop; /* non-zero: stop and leave the point pending (may be
+                                          NULL) */
     int dimensional;                  /* T_c, X_c, F_c below are meaningful */
     double t_scale, x_scale, f_scale; /* t = T T_c, x = X X_c, f = F m X_c / T_c^2 */
 } collision_problem;
@@ -98,6 +116,12 @@ double collision_force(const collision_problem *problem, const double *y);
 double collision_velocity(const collision_problem *problem, const double *y);
 double collision_displacement(const collision_problem *problem, const double *y);
 
+/* The energy E = V^2/2 + alpha |U|^(p+1)/(p+1) + alpha_c |Z|^(p+1)/((p+1) A) (U = X, or Y
+ * for the Maxwell type): kinetic plus what the springs and the Bouc-Wen element store.
+ * E(0) = 1/2, and dE/dT <= 0 along every solution (derivation in collision_law.c);
+ * constant for hooke and hertz. */
+double collision_energy(const collision_problem *problem, const double *y);
+
 /* The event functions, all continuous along solutions:
  * g[0] = sign(F) |F|^(1/p) (F itself has a flat zero |X|^p where it vanishes at X = 0,
  * which root finders locate poorly), g[1] = V, g[2] = dF/dT (a maximum of F), and the
@@ -107,20 +131,37 @@ double collision_displacement(const collision_problem *problem, const double *y)
  * (X and Z, or Y and Z for the Maxwell type), whose derivative is singular at 0 for
  * 1 < p < 2. Events that cannot happen for a law are held at 1. Last, g[6] =
  * max(|V|, |F|) - rest_velocity: falling through 0 means the motion has died out in the
- * equilibrium set (solutions converge to it, eq. 15) without separating.
+ * equilibrium set (solutions converge to it, eq. 15) without separating (held at 1 for
+ * hooke and hertz, which never come to rest).
+ * For hooke, hertz and hunt-crossley, whose F has the sign of -X exactly, g[0] = -X
+ * and g[2] is the factor of dF/dT that carries its sign (see collision_law.c: their F is
+ * rounding noise where hunt-crossley creeps at large pi1).
  * With `sign_only` g[0] is F itself: the same sign, without the pow(). dydt is f(y) if
  * the caller has it, else NULL. */
 #define COLLISION_EVENTS 7
 void collision_events(const collision_problem *problem, const double *y, const double *dydt,
                       double *g, int sign_only);
 
-/* The outcome of one collision, nondimensional. */
+/* Laws whose force has the sign of -X exactly (hooke, hertz, hunt-crossley): their g[0]
+ * is -X, with rate -V. */
+static inline int collision_force_follows_x(const collision_problem *problem)
+{
+    return problem->law == LAW_HOOKE || problem->law == LAW_HERTZ ||
+           problem->law == LAW_HUNT_CROSSLEY;
+}
+
+/* The outcome of one collision, nondimensional. Compressions are -X (X < 0 is
+ * compression, as X(0) = 0 and V(0) = -1): x_max the largest reached, x_sep the one where
+ * the contact ended (separation, rest or the horizon). */
 typedef struct collision_result {
     collision_outcome outcome;
     double cor, t_sep, x_max, x_sep, f_max;
+    double energy_max, energy_min; /* of E at every event and at the end */
+    int nonfinite;                 /* a state met on the way was not finite */
     int64_t steps;
     int solver_flag; /* the integrator's failure code (CVODE's), 0 if none */
     int budget;      /* the failure was the step budget */
+    int stopped;     /* the stop flag was raised: no result, the point stays pending */
 } collision_result;
 
 /* What to do at a located event (shared by both integrators, so that they agree on the
@@ -134,9 +175,17 @@ void collision_tracker_start(collision_tracker *tracker, const collision_problem
                              collision_result *result, const double *y0);
 int collision_tracker_event(collision_tracker *tracker, double t, const double *y,
                             const int *crossed);
-void collision_tracker_horizon(collision_tracker *tracker);
+/* t_max reached in contact at state y. */
+void collision_tracker_horizon(collision_tracker *tracker, const double *y);
 
-/* The integrators: each fills in result and returns 0, or a nonzero failure code. */
+/* The physical checks of a finished collision (collision_check). */
+collision_check collision_check_result(const collision_problem *problem,
+                                       const collision_result *result);
+
+/* The integrators: each fills in result and returns 0, or a nonzero failure code. Both
+ * poll problem->stop every COLLISION_POLL_STEPS steps; when it is set they return
+ * nonzero with result->stopped set. */
+#define COLLISION_POLL_STEPS 256
 typedef struct collision_cvode collision_cvode;
 int collision_cvode_create(collision_cvode **cvode);
 void collision_cvode_free(collision_cvode **cvode);
@@ -147,6 +196,7 @@ int collision_solve_dopri5(const collision_problem *problem, collision_result *r
 /* Workspace and batch evaluation (collision.c). */
 is_code collision_workspace_create(void **workspace, is_error *err);
 void collision_workspace_free(void *workspace);
+void collision_workspace_watch(void *workspace, const volatile sig_atomic_t *stop);
 is_code collision_eval_batch(void *workspace, const double *points, size_t count,
                              double *outputs, uint8_t *status, is_error *err);
 

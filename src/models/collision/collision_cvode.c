@@ -168,37 +168,51 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
     rc = rc ? rc : CVodeSetStopTime(s->mem, pb->t_max);
     if (rc)
         return fail(r, rc);
+    /* CVODE counts steps since the last (re)initialisation, and its step limit is per call:
+     * the budget is the steps banked before the last restart plus those since. Calls are
+     * at most COLLISION_POLL_STEPS steps long, so that a stop is seen within them; a call
+     * that ends at its step limit (CV_TOO_MUCH_WORK) is simply continued. */
+    int64_t banked = 0;
     for (;;) {
         long steps = 0;
+        CVodeGetNumSteps(s->mem, &steps);
+        r->steps = banked + steps;
         int64_t left = pb->max_steps - r->steps;
-        CVodeSetMaxNumSteps(s->mem, left > 0 ? (long)left : 1);
+        if (left <= 0) {
+            r->budget = 1;
+            return fail(r, CV_TOO_MUCH_WORK);
+        }
+        if (pb->stop && *pb->stop) {
+            r->stopped = 1;
+            return fail(r, 0);
+        }
+        CVodeSetMaxNumSteps(s->mem, left < COLLISION_POLL_STEPS ? (long)left
+                                                                : COLLISION_POLL_STEPS);
         int flag = CVode(s->mem, pb->t_max, s->y, &t, CV_NORMAL);
         CVodeGetNumSteps(s->mem, &steps);
+        r->steps = banked + steps;
+        if (flag == CV_TOO_MUCH_WORK)
+            continue;
         if (flag == CV_ROOT_RETURN) {
             int found[COLLISION_EVENTS];
             CVodeGetRootInfo(s->mem, found);
-            if (collision_tracker_event(&tracker, t, y, found)) {
-                r->steps += steps;
+            if (collision_tracker_event(&tracker, t, y, found))
                 return 0;
-            }
             if (!found[1] && !found[3] && !found[4] && !found[5])
                 continue; /* CVODE goes on from the root by itself */
             /* |V| (or |W|) puts a kink into the right-hand side: restart there rather
              * than carry the multistep history across it (counters restart, so bank the
              * steps) */
-            r->steps += steps;
+            banked = r->steps;
             rc = CVodeReInit(s->mem, t, s->y);
             if (rc)
                 return fail(r, rc);
             continue;
         }
-        r->steps += steps;
         if (flag == CV_SUCCESS || flag == CV_TSTOP_RETURN) {
-            collision_tracker_horizon(&tracker);
+            collision_tracker_horizon(&tracker, y);
             return 0;
         }
-        if (flag == CV_TOO_MUCH_WORK || r->steps >= pb->max_steps)
-            r->budget = 1;
         return fail(r, flag);
     }
 }
