@@ -82,13 +82,13 @@ CLASS_COLOURS = {
     "separated": "#56b4e9",
     "no_separation": "#e69f00",
     "solver_failure": FAILED_COLOUR,
-    # stop-oscillator: regime
-    "free": "#009e73",
-    "periodic": "#cc79a7",
-    "impacting": "#0072b2",
+    # stop-oscillator: regime (what the run proved or detected about the long run)
+    "free": "#009e73",           # bluish green: proved never to reach the stop
+    "periodic": "#cc79a7",       # reddish purple: a 2-phase periodic orbit reached
+    "impacting": "#0072b2",      # blue: rebounds for ever, proved (below the sticking level)
     "failed": FAILED_COLOUR,
     "sticking": "#d55e00",       # vermillion: recurring Zeno sequences and sticking
-    "grazing": "#f0e442",        # yellow: impacts weakening towards a grazing orbit
+    "undecided": "#f0e442",      # yellow: the horizon does not settle it
     # status itself (--field status); not computed and failed as everywhere
     "pending": NOT_COMPUTED_COLOUR,
     "done": "#56b4e9",
@@ -104,6 +104,9 @@ CLASS_LABELS = {
     "no_separation": "no separation (e = 0)", "solver_failure": "solver failure",
     "zeno": "Zeno (resets > 0)", "no_zeno": "no Zeno",
     "found": "cone found", "none": "no cone",
+    "free": "free (proved)", "periodic": "periodic orbit reached",
+    "impacting": "impacting for ever (proved)", "sticking": "sticking, recurring",
+    "undecided": "undecided at t_end",
 }
 NOT_COMPUTED_LABEL = "not computed"
 FAILED_LABEL = "failed"
@@ -895,11 +898,14 @@ def law_name(result: Result) -> str:
 
 
 def stop_figures(result: Result, plane: Plane) -> List[FigureJob]:
-    """regime map, Zeno-region map with rebound contours."""
+    """regime map (what each run proved or detected about its long run, by its horizon),
+    Zeno-region map with rebound contours."""
     jobs = []
     if result.has("regime"):
+        t_end = result.attr("parameter_t_end")
+        horizon = f" by t_end = {float(t_end):g}" if t_end and "t_end" not in result.axes else ""
         jobs.append(FigureJob("regime", map_size(plane), lambda fig: draw_class_figure(
-            fig, result, plane, "regime", "Long-run regime", legend_title="regime")))
+            fig, result, plane, "regime", f"Long-run regime{horizon}", legend_title="regime")))
     if result.has("zeno_resets"):
         jobs.append(FigureJob("zeno", map_size(plane, len(plane.axes) == 2),
                               lambda fig: draw_zeno(fig, result, plane)))

@@ -153,7 +153,7 @@ line ev0_cor ev0.h5 --dpi 100 --field cor
 line ev0_family_cor_v0 ev0_family.h5 --dpi 80 --field cor --colour '#440154'
 END
 
-say "stop oscillator: regime map (free / impacting; at 72 dpi, only it) and Zeno-region map"
+say "stop oscillator: regime maps (free / impacting at 72 dpi, only it; impacting / undecided) and Zeno-region map"
 printf '%s\n' "[sweep]" "model = stop-oscillator" "title = stop oscillator: regime map" \
     "[model]" "k = 1" "s = 1" "x1_0 = 0" "x2_0 = 0.5" "v2_0 = 0" "t_end = 100" \
     "[axis.v1_0]" "from = 0.2" "to = 3" "count = 15" \
@@ -165,8 +165,15 @@ expect_files stop_regime regime
 engine zeno.h5 "$JOBS/stop_zeno_map.ini" --set axis.x2_0.count=18 --set axis.v1_0.count=18
 plot zeno.h5 zeno 100 --format png,pdf --field zeno
 expect_files zeno zeno
+# the regime map's job at a short horizon: impacting proved where the energy fell below
+# the sticking level, undecided (drawn visibly, in its own colour) where it has not yet
+engine short.h5 "$JOBS/stop_regime_map.ini" --set axis.k12.count=12 \
+    --set axis.epsilon.count=10 --set model.t_end=30 --set model.orbit_t_max=0
+plot short.h5 short 100 --format png --field regime
+expect_files short regime
 checks <<'END'
 map stop_regime_regime stop_regime.h5 --dpi 72 --inches 7x5 --classes regime --require free,impacting
+map short_regime short.h5 --dpi 100 --inches 7x5 --classes regime --require impacting,undecided
 map zeno_zeno zeno.h5 --dpi 100 --inches 7x5 --classes zeno --require zeno,no_zeno
 meta zeno_zeno zeno.h5
 END

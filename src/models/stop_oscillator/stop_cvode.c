@@ -139,7 +139,10 @@ int stop_cvode_segment(void *cvode, const stop_system *sys, const stop_state *x,
         y[2] = x->x2;
         y[3] = x->v2;
     }
-    double scale = fabs(sys->s) + fabs(sys->x2t);
+    /* the absolute tolerance on the scale of the motion: the stop, the positions and
+     * the velocities over omega1 (x2t, once used here, is 1000 s at k12 / k = 1e-3) */
+    double scale = fabs(sys->s) + fmax(fmax(fabs(x->x1), fabs(x->x2)),
+                                       fmax(fabs(x->v1), fabs(x->v2)) / sys->w1);
     int rc = CVodeReInit(s->mem, 0.0, s->y);
     rc = rc ? rc : CVodeSStolerances(s->mem, rtol, rtol * 1e-2 * scale);
     rc = rc ? rc : CVodeSetStopTime(s->mem, horizon);

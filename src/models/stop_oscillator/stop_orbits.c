@@ -19,12 +19,6 @@ static double branch_function(const stop_system *sys, double tau)
            (sys->x2t - sys->s) * sys->w2 * tan(sys->w2 * tau);
 }
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static int by_speed(const void *a, const void *b)
 {
     double x = fabs(((const stop_orbit *)a)->v), y = fabs(((const stop_orbit *)b)->v);
@@ -72,53 +66,71 @@ static int verified(const stop_system *sys, stop_orbit *orbit, int periods)
            r.contact_phases >= periods && fabs(r.energy - e0) <= 1e-9 * e0;
 }
 
+/* Keeps the STOP_MAX_ORBITS orbits with the smallest |v| among those found so far. */
+static void keep(stop_orbit *orbits, int found, const stop_orbit *orbit)
+{
+    if (found < STOP_MAX_ORBITS) {
+        orbits[found] = *orbit;
+        return;
+    }
+    int largest = 0;
+    for (int i = 1; i < STOP_MAX_ORBITS; i++)
+        if (fabs(orbits[i].v) > fabs(orbits[largest].v))
+            largest = i;
+    if (fabs(orbit->v) < fabs(orbits[largest].v))
+        orbits[largest] = *orbit;
+}
+
+/* The roots of the branch function in one interval of continuity (a, b), each verified;
+ * returns the new count of orbits found. */
+static int search_interval(const stop_system *sys, double a, double b, int periods,
+                           stop_orbit *orbits, int found)
+{
+    double span = b - a;
+    if (span <= 1e-12 * (1.0 + b))
+        return found;
+    /* sample inside, away from the poles, and bisect each sign change */
+    const int samples = 64;
+    double margin = 1e-9 * span, previous_tau = a + margin;
+    double previous = branch_function(sys, previous_tau);
+    for (int k = 1; k <= samples; k++) {
+        double tau = k == samples ? b - margin : a + span * k / samples;
+        double value = branch_function(sys, tau);
+        if ((value < 0.0) != (previous < 0.0) && isfinite(value) && isfinite(previous)) {
+            double root = bisect(sys, previous_tau, tau);
+            /* a sign change across a pole is no root: the function must be small */
+            double check = fabs(branch_function(sys, root));
+            double v = (sys->s + sys->x2t) * sys->w1 * tan(sys->w1 * root);
+            if (check < 1e-6 * (1.0 + fabs(v)) && v < 0.0) {
+                stop_orbit orbit = {.v = v, .t_cod = 2.0 * root};
+                if (verified(sys, &orbit, periods))
+                    keep(orbits, found++, &orbit);
+            }
+        }
+        previous = value;
+        previous_tau = tau;
+    }
+    return found;
+}
+
 int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods, stop_orbit *orbits)
 {
     double tau_max = 0.5 * t_cod_max;
     if (!(tau_max > 0.0))
         return 0;
-    /* the poles of both tangents split (0, tau_max] into intervals of continuity */
-    int pole_count = 0, capacity = 1024;
-    double poles[1024 + 2];
-    poles[pole_count++] = 0.0;
-    for (int mode = 0; mode < 2; mode++) {
-        double w = mode ? sys->w2 : sys->w1;
-        for (int j = 0; pole_count < capacity; j++) {
-            double pole = (0.5 + j) * M_PI / w;
-            if (pole >= tau_max)
-                break;
-            poles[pole_count++] = pole;
-        }
-    }
-    poles[pole_count++] = tau_max;
-    qsort(poles, (size_t)pole_count, sizeof *poles, compare_doubles);
+    /* the poles of both tangents, (j + 1/2) pi / w, split (0, tau_max] into intervals of
+     * continuity: walk the two sequences of poles in step, in increasing order */
     int found = 0;
-    for (int i = 0; i + 1 < pole_count && found < STOP_MAX_ORBITS; i++) {
-        double a = poles[i], b = poles[i + 1], span = b - a;
-        if (span <= 1e-12 * (1.0 + b))
-            continue;
-        /* sample inside, away from the poles, and bisect each sign change */
-        const int samples = 64;
-        double margin = 1e-9 * span, previous_tau = a + margin;
-        double previous = branch_function(sys, previous_tau);
-        for (int k = 1; k <= samples && found < STOP_MAX_ORBITS; k++) {
-            double tau = k == samples ? b - margin : a + span * k / samples;
-            double value = branch_function(sys, tau);
-            if ((value < 0.0) != (previous < 0.0) && isfinite(value) && isfinite(previous)) {
-                double root = bisect(sys, previous_tau, tau);
-                /* a sign change across a pole is no root: the function must be small */
-                double check = fabs(branch_function(sys, root));
-                double v = (sys->s + sys->x2t) * sys->w1 * tan(sys->w1 * root);
-                if (check < 1e-6 * (1.0 + fabs(v)) && v < 0.0) {
-                    stop_orbit orbit = {.v = v, .t_cod = 2.0 * root};
-                    if (verified(sys, &orbit, periods))
-                        orbits[found++] = orbit;
-                }
-            }
-            previous = value;
-            previous_tau = tau;
-        }
+    double a = 0.0;
+    for (int64_t j1 = 0, j2 = 0; a < tau_max;) {
+        double p1 = (0.5 + (double)j1) * M_PI / sys->w1, p2 = (0.5 + (double)j2) * M_PI / sys->w2;
+        double b = fmin(fmin(p1, p2), tau_max);
+        j1 += p1 <= b;
+        j2 += p2 <= b;
+        found = search_interval(sys, a, b, periods, orbits, found);
+        a = b;
     }
-    qsort(orbits, (size_t)found, sizeof *orbits, by_speed);
+    qsort(orbits, (size_t)(found < STOP_MAX_ORBITS ? found : STOP_MAX_ORBITS), sizeof *orbits,
+          by_speed);
     return found;
 }

@@ -6,6 +6,7 @@
 #ifndef IMPACTSWEEP_STOP_OSCILLATOR_H
 #define IMPACTSWEEP_STOP_OSCILLATOR_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "../../core/model.h"
@@ -23,21 +24,37 @@ enum {
 enum {
     STOP_REBOUNDS, STOP_ZENO_RESETS, STOP_CONTACT_PHASES, STOP_ENERGY, STOP_ENERGY_LOST,
     STOP_T_LAST_REBOUND, STOP_REGIME, STOP_ORBITS, STOP_ORBIT_V, STOP_ORBIT_T_COD,
-    STOP_V_LAST_REBOUND, STOP_OUTPUT_COUNT
+    STOP_V_LAST_REBOUND, STOP_ENERGY_FALL, STOP_ENERGY_FALL_Q4, STOP_STICK_RATIO,
+    STOP_LATE_STICKING, STOP_T_REGIME, STOP_FAILURE, STOP_OUTPUT_COUNT
 };
 
-/* The long run, as observed (stop_sim.c classifies, in this order): */
+/* The long run, decided from what the run proves or detects (stop_sim.c, in this order;
+ * the README's stop-oscillator section states the rules): */
 typedef enum {
-    REGIME_FREE = 0,      /* proved never to reach the stop (|a1| + |a2| < s) */
-    REGIME_PERIODIC = 1,  /* settled on a 2-phase periodic hybrid orbit: two rebound-free
-                             contact-COD cycles in a row */
-    REGIME_IMPACTING = 2, /* still rebounding at t_end, none of the below */
-    REGIME_FAILED = 3,    /* the budget of rebounds ran out, or the solver failed */
-    REGIME_STICKING = 4,  /* Zeno sequences and sticking keep recurring: an orbit reset in
-                             the last quarter of the run */
-    REGIME_GRAZING = 5    /* impacts weakening towards a grazing orbit: the last rebound
-                             came in below 1 % of the hardest one */
+    REGIME_FREE = 0,      /* proved never to reach the stop (a1 + a2 < s) */
+    REGIME_PERIODIC = 1,  /* on a 2-phase periodic hybrid orbit: two rebound-free CD-COD
+                             cycles in a row */
+    REGIME_IMPACTING = 2, /* rebounds for ever, weakening towards a grazing orbit: proved
+                             by a rebound and an energy below the least energy with which
+                             mass one can stick (or begin a Zeno sequence) */
+    REGIME_FAILED = 3,    /* the point failed (budget, solver, a physical check) */
+    REGIME_STICKING = 4,  /* Zeno sequences and contact phases recur through the last half
+                             of the run, with the energy settled */
+    REGIME_UNDECIDED = 5  /* the horizon does not settle it */
 } stop_regime;
+
+/* Why a point failed (the `failure` output): */
+typedef enum {
+    STOP_FAILURE_NONE = 0,
+    STOP_FAILURE_BUDGET = 1,   /* max_rebounds used up */
+    STOP_FAILURE_SOLVER = 2,   /* CVODE failed, or the contact search stalled */
+    STOP_FAILURE_ENERGY_ROSE = 3,    /* the energy at the end exceeds the initial one
+                                        (beyond the rounding allowance) */
+    STOP_FAILURE_ENERGY_BALANCE = 4, /* initial energy != final energy + the losses counted
+                                        event by event (beyond the allowance) */
+    STOP_FAILURE_NONFINITE = 5, /* an output that must be finite is not */
+    STOP_FAILURE_INVALID = 6    /* validate refuses the point (eval_batch called without it) */
+} stop_failure;
 
 /* The system: k, k12, s, epsilon and the derived constants. */
 typedef struct stop_system {
@@ -95,17 +112,74 @@ typedef struct stop_options {
     double rtol;        /* CVODE's tolerances */
     void *cvode;        /* CVODE workspace (stop_cvode.c), when use_cvode */
     int keep_periodic;  /* go on to t_end on a 2-phase periodic orbit (else stop there) */
+    const volatile sig_atomic_t *stop; /* NULL, or a flag polled every 64 events or
+                                          search pieces: once set, the run ends (failed 3) */
 } stop_options;
 
 typedef struct stop_result {
     int64_t rebounds, zeno_resets, contact_phases, evaluations;
+    int64_t segments;      /* flow segments (COD pieces between events or at most
+                              STOP_CHUNK / w1 long, CD phases, resets): the energy's
+                              rounding grows with them */
+    int64_t late_sticking; /* Zeno sequences and contact phases begun in the last half
+                              of the run (a Zeno sequence reset into contact counts once) */
     double energy, energy_lost, t_last_rebound, t_last_reset;
+    double e0;             /* the initial energy */
+    double losses;         /* the energy taken out event by event: (1 - eps^2) v_in^2 / 2
+                              per rebound, v1^2 / 2 per reset or arrival at rest; e0 -
+                              energy - losses is rounding */
+    double energy_mid;     /* the energy at t_end / 2 */
+    double energy_3q;      /* the energy at 3 t_end / 4 */
+    double energy_fall;    /* (energy_mid - energy) / energy_mid: the relative fall over
+                              the last half of the run (0 when energy_mid is 0) */
+    double energy_fall_q4; /* (energy_3q - energy) / energy_mid: the part of it in the
+                               last quarter */
+    double e_stick;        /* below this energy mass one can never be at the stop with
+                              F1 >= 0 again: no contact phase, no Zeno sequence */
+    double t_below;        /* when the energy went below e_stick (0: from the start),
+                              NaN if it did not */
+    double t_periodic;     /* periodic: when the rebound-free cycling began, else NaN */
+    double t_regime;       /* from when the regime is proved or detected: 0 free, t_periodic,
+                              the later of t_below and the first rebound (impacting),
+                              t_end / 2 (sticking); NaN otherwise */
     double v_in_last, v_in_max; /* incoming speeds of the last and the hardest rebound */
     stop_regime regime;
     stop_state final;
     double t_final;
-    int failed; /* 1 budget, 2 solver */
+    int failed; /* 1 budget, 2 solver, 3 stopped by opt->stop (the result is partial) */
 } stop_result;
+
+/* Where the method is verified (tests/unit/test_stop.c runs the contact search, the
+ * energy bookkeeping and CVODE at these ends); the model refuses points beyond them. */
+#define STOP_RATIO_MIN 1e-3    /* k12 / k: beyond, x2t / s or omega2 / omega1 become
+                                  extreme (omega2 / omega1 <= sqrt(2001) = 44.7 here) */
+#define STOP_RATIO_MAX 1e3
+#define STOP_AMPLITUDE_MAX 1e6 /* a1 + a2 over s: the contact search's rounding band is
+                                  64 eps (s + a1 + a2), at most 1.4e-8 s here; beyond, the
+                                  stop drowns in the rounding of the orbit */
+
+/* COD is searched for contacts over at most STOP_CHUNK / w1 at a time, so that no
+ * search meets its iteration limit on a long contact-free stretch and the stop flag is
+ * polled; the state is carried on exactly by the flow between pieces. */
+#define STOP_CHUNK 256.0
+
+/* The energy counts as settled (regime sticking) when its relative fall over the last
+ * half of the run, (E(t_end/2) - E) / E(t_end/2), is at most this, and the last quarter
+ * lost no more than the quarter before it (losses that grow are a slow departure, e.g.
+ * from an unstable periodic orbit, not a settling). */
+#define STOP_SETTLED_FALL 1e-3
+
+/* The rounding allowance of the energy checks: at most this many units of rounding
+ * (DBL_EPSILON * e0) per segment or event, see stop_energy_allowance. */
+double stop_energy_allowance(const stop_system *sys, const stop_options *opt,
+                             const stop_result *r);
+
+/* The checks of a finished run (not stopped) before its point may be marked done, in
+ * this order: the budget or the solver failed; a number that must be finite is not; the
+ * energy rose (energy_lost < -allowance); the energy's balance does not hold
+ * (|energy_lost - losses| > allowance). STOP_FAILURE_NONE when it passes. */
+stop_failure stop_check_result(const stop_system *sys, const stop_options *opt,
+                               const stop_result *r);
 /* (A free run returns at once: final = x0, t_final = 0, the orbit being known for all
  * time.) Zeno sequences are reset when their tail is short (zeno_tail) or when the
  * excursions between rebounds fall below 1e-12 s, where the contact search reaches the
@@ -125,7 +199,8 @@ typedef struct stop_orbit {
 } stop_orbit;
 
 /* Every 2-phase periodic hybrid orbit with t_cod <= t_cod_max, each checked by simulating
- * it for `periods` periods; returns how many (at most STOP_MAX_ORBITS), sorted by |v|. */
+ * it for `periods` periods; returns how many there are, and writes the STOP_MAX_ORBITS
+ * (or fewer) with the smallest |v|, sorted by |v|. */
 int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods,
                      stop_orbit *orbits);
 
