@@ -214,9 +214,9 @@ static int add_entry(parse_state *ps, const char *section, const char *key, cons
 
 /* Appends `separator` and `text` to e's value (in amortised constant time per byte, so
  * that a value of many continuation lines reads in linear time). */
-static int append_value(entry *e, const char *separator, const char *text)
+static int append_value(entry *e, const char *separator, const char *text, size_t length)
 {
-    size_t add = strlen(separator) + strlen(text);
+    size_t add = strlen(separator) + length;
     if (e->value_length + add + 1 > e->value_capacity) {
         size_t cap = 2 * (e->value_length + add + 1);
         char *bigger = realloc(e->value, cap);
@@ -226,8 +226,8 @@ static int append_value(entry *e, const char *separator, const char *text)
         e->value_capacity = cap;
     }
     e->value_length += (size_t)snprintf(e->value + e->value_length,
-                                        e->value_capacity - e->value_length, "%s%s", separator,
-                                        text);
+                                        e->value_capacity - e->value_length, "%s%.*s", separator,
+                                        (int)length, text);
     return 1;
 }
 
@@ -246,8 +246,17 @@ static int on_key(void *user, const char *section, const char *name, const char 
     if (previous && ps->indented && strcmp(previous->key, name) == 0 &&
         strcmp(previous->section, section) == 0) {
         /* inih's multi-line value: an indented line continues the previous key; a piece
-         * of a long line continues it without a blank (see read_line) */
-        if (!append_value(previous, ps->piece ? "" : " ", value)) {
+         * of a long line continues it without a blank (see read_line). inih leaves an
+         * inline comment on a continuation line, where on the key's own line it cuts it:
+         * cut it here too, or the stored text (one line) would read back differently. */
+        size_t length = strlen(value);
+        if (!ps->piece) {
+            length = before_comment(value, length);
+            while (length > 0 && isspace((unsigned char)value[length - 1]))
+                length--;
+        }
+        const char *separator = ps->piece || previous->value_length == 0 ? "" : " ";
+        if (!append_value(previous, separator, value, length)) {
             ps->rc = is_error_set(ps->err, IS_NOMEM, "out of memory reading the job");
             return 0;
         }
@@ -1139,6 +1148,21 @@ static is_code interpret(parse_state *ps, is_job *job)
     return IS_OK;
 }
 
+/* `key =;x` gives the value ";x", but the stored job text `key = ;x` would read back as an
+ * empty value (a ';' after a blank starts a comment), and to a reader it looks like one. */
+static is_code refuse_comment_like_values(parse_state *ps)
+{
+    for (size_t i = 0; i < ps->entry_count; i++) {
+        const entry *e = &ps->entries[i];
+        if (e->value[0] == ';')
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [%s] %s: a value may not start with ';' (it reads as a "
+                                "comment)",
+                                e->origin, e->section, e->key);
+    }
+    return IS_OK;
+}
+
 is_code is_job_parse(const char *source, const char *text, const char *const *overrides,
                      size_t override_count, is_job **out, is_error *err)
 {
@@ -1164,6 +1188,8 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
         else if (bad_line < 0)
             rc = is_error_set(err, IS_NOMEM, "%s: out of memory while parsing", source);
     }
+    if (rc == IS_OK)
+        rc = refuse_comment_like_values(&ps);
     for (size_t i = 0; i < override_count && rc == IS_OK; i++)
         rc = apply_override(&ps, overrides[i]);
     if (rc == IS_OK)
