@@ -82,6 +82,7 @@ CLASS_COLOURS = {
     "separated": "#56b4e9",
     "no_separation": "#e69f00",
     "solver_failure": FAILED_COLOUR,
+    "horizon": "#cc79a7",        # reddish purple: still in contact and moving at t_max
     # stop-oscillator: regime (what the run proved or detected about the long run)
     "free": "#009e73",           # bluish green: proved never to reach the stop
     "periodic": "#cc79a7",       # reddish purple: a 2-phase periodic orbit reached
@@ -102,6 +103,7 @@ FALLBACK_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#f0e442", "#56b
 CLASS_LABELS = {
     "icc": "ICC", "cc": "CC", "pcc": "PCC",
     "no_separation": "no separation (e = 0)", "solver_failure": "solver failure",
+    "horizon": "in contact at t_max (e = 0)",
     "zeno": "Zeno (resets > 0)", "no_zeno": "no Zeno",
     "found": "cone found", "none": "no cone",
     "free": "free (proved)", "periodic": "periodic orbit reached",
@@ -140,7 +142,7 @@ FIELD_LABELS = {
     "cor": r"coefficient of restitution $e$",
     "t_sep": r"separation time $T_s$",
     "x_max": r"largest compression $X_{\max}$",
-    "x_sep": r"indentation at separation $X_s$",
+    "x_sep": r"compression where the contact ended $X_s$",
     "f_max": r"peak contact force $F_{\max}$",
 }
 

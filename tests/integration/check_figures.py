@@ -40,6 +40,7 @@ DOCUMENTED = {
     "icc": "#56b4e9", "cc": "#e69f00", "pcc": "#009e73",
     "found": "#e69f00", "none": "#0072b2", "inconclusive": "#cc79a7",
     "separated": "#56b4e9", "no_separation": "#e69f00", "solver_failure": "#c8102e",
+    "horizon": "#cc79a7",
     "free": "#009e73", "periodic": "#cc79a7", "impacting": "#0072b2", "failed": "#c8102e",
     "sticking": "#d55e00", "undecided": "#f0e442",
     "zeno": "#cc79a7", "no_zeno": "#f2e79a",
