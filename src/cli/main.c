@@ -259,7 +259,10 @@ static int cmd_eval(int argc, char **argv)
     printf("}}\n");
     free(point);
     free(outputs);
-    return status == IS_POINT_DONE ? 0 : 1;
+    /* a point left pending was stopped by a signal: the run's "interrupted" */
+    return status == IS_POINT_DONE      ? 0
+           : status == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)
+                                        : 1;
 }
 
 /* --- info -------------------------------------------------------------------------- */
