@@ -832,7 +832,7 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
         double n;
         if (!parse_real(count->value, &n) || n < 1 || n != floor(n) || n > 1e9)
             return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] count = '%s': expected an integer >= 1",
+                                "%s: [%s] count = '%s': expected an integer from 1 to 1e9",
                                 count->origin, h->name, count->value);
         if (!to && n > 1)
             return is_error_set(ps->err, IS_JOB, "%s: [%s]: 'to' is missing (count is %g)",

@@ -896,6 +896,10 @@ static void test_bad_axis_without_count_or_to(void)
     EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\n"
                    "[axis.gamma]\nfrom = 0.2\nto = 0.4\ncount = 0\n" /* 8 */,
                    IS_JOB, "t.ini:8", "count");
+    /* an axis of over 1e9 values is refused before anything is allocated, with its limit */
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nrho = 1.5\n"
+                   "[axis.gamma]\nfrom = 0.2\nto = 0.4\ncount = 1000000001\n" /* 8 */,
+                   IS_JOB, "t.ini:8", "count", "1e9");
 }
 
 static void test_bad_axis_values_and_from(void)
