@@ -82,6 +82,13 @@ typedef enum {
 
 const char *is_point_status_name(int status);
 
+/* The version of this contract. A plug-in (a shared library holding one model) exports
+ * it as `impactsweep_model_abi` next to its entry point `impactsweep_model`; impactsweep
+ * loads only a library built against the version it speaks. Raise it whenever is_model,
+ * is_param, is_output, is_error or the point statuses change in a way that breaks a
+ * compiled model. */
+#define IS_MODEL_ABI_VERSION 1
+
 typedef struct is_model {
     const char *name;
     const char *description;
@@ -113,7 +120,22 @@ typedef struct is_model {
      * error code for a failure of the whole batch (out of memory). */
     is_code (*eval_batch)(void *workspace, const double *points, size_t count,
                           double *outputs, uint8_t *status, is_error *err);
+
+    /* The model's own version (e.g. "1.2.0"), recorded in every result file; NULL: the
+     * engine's version (built-in models). */
+    const char *version;
 } is_model;
+
+/* A plug-in model: one shared library, built against this header alone, that ends with
+ *     IS_MODEL_PLUGIN(my_model_table)
+ * exports the contract version it was built against and its entry point. */
+#define IS_MODEL_PLUGIN(table)                                                               \
+    __attribute__((visibility("default"))) const int impactsweep_model_abi =                \
+        IS_MODEL_ABI_VERSION;                                                                \
+    __attribute__((visibility("default"))) const is_model *impactsweep_model(void)          \
+    {                                                                                        \
+        return &(table);                                                                     \
+    }
 
 /* The model called `name` in a NULL-terminated list, or NULL. */
 const is_model *is_model_find(const is_model *const *list, const char *name);
