@@ -19,6 +19,8 @@
 #include "../core/summary.h"
 #include "../core/validate.h"
 #include "../core/collective.h"
+#include "../core/conformance.h"
+#include "../core/plugin.h"
 #include "../core/results.h"
 #include "../models/registry.h"
 
@@ -27,7 +29,7 @@ static const char usage_text[] =
     "                       [--piece I/N] [--resume | --overwrite] [--progress bar|lines]\n"
     "                       [--dry-run] [-n RANKS]\n"
     "       impactsweep eval MODEL [name=value ...]\n"
-    "       impactsweep models [MODEL]\n"
+    "       impactsweep models [MODEL] [--check]\n"
     "       impactsweep info FILE [--log]\n"
     "       impactsweep merge OUTPUT PIECE.h5 ... [--overwrite]\n"
     "       impactsweep version\n"
@@ -82,9 +84,43 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* --- models ---------------------------------------------------------------------- */
 
-static void print_model(const is_model *m)
+/* The models a command can use: the built-in ones and the plug-ins that
+ * IMPACTSWEEP_MODEL_PATH names (a broken one is refused, exit 2). */
+static is_code open_models(is_models **models, is_error *err)
 {
-    printf("%s: %s\n  parameters:\n", m->name, m->description);
+    return is_models_create(models, is_registry_models(), IS_MODELS_LOAD | IS_MODELS_SEARCH,
+                            err);
+}
+
+/* MODEL on the command line: a model's name, or the path of a plug-in library. */
+static is_code find_model_arg(is_models *models, const char *arg, const is_model **model,
+                              is_error *err)
+{
+    if (is_models_is_path(arg))
+        return is_models_load(models, arg, model, err);
+    *model = is_models_find(models, arg);
+    if (!*model)
+        return is_error_set(err, IS_USAGE,
+                            "unknown model '%s' (see `impactsweep models`; a plug-in is named "
+                            "by its path, or found through %s)",
+                            arg, IS_MODEL_PATH_VARIABLE);
+    return IS_OK;
+}
+
+static void print_model(const is_models *models, const is_model *m)
+{
+    const char *sha256 = NULL;
+    const char *library = is_models_library(models, m, &sha256);
+    printf("%s: %s\n", m->name, m->description);
+    if (library)
+        printf("  from: %s (plug-in, version %s, sha256 %s)\n", library,
+               m->version ? m->version : "not given", sha256);
+    else {
+        is_provenance prov;
+        is_provenance_collect(&prov, 1);
+        printf("  from: built in (version %s)\n", m->version ? m->version : prov.engine_version);
+    }
+    printf("  parameters:\n");
     for (size_t p = 0; p < m->param_count; p++) {
         const is_param *param = &m->params[p];
         char range[256], def[64];
@@ -118,19 +154,42 @@ static void print_model(const is_model *m)
 
 static int cmd_models(int argc, char **argv)
 {
-    if (argc > 1) {
-        const is_model *m = is_registry_find(argv[1]);
-        if (!m)
-            return usage_error("unknown model '%s' (see `impactsweep models`)", argv[1]);
-        print_model(m);
-        return 0;
+    const char *name = NULL;
+    int check = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--check") == 0)
+            check = 1;
+        else if (argv[i][0] == '-' || name)
+            return usage_error("models takes one MODEL and --check, not '%s'", argv[i]);
+        else
+            name = argv[i];
     }
-    for (const is_model *const *m = is_registry_models(); *m; m++) {
-        print_model(*m);
-        if (m[1])
-            printf("\n");
+    if (check && !name)
+        return usage_error("models --check needs a MODEL%s", "");
+    is_models *models = NULL;
+    is_error err;
+    is_error_clear(&err);
+    const is_model *m = NULL;
+    is_code rc = open_models(&models, &err);
+    if (rc == IS_OK && name)
+        rc = find_model_arg(models, name, &m, &err);
+    if (rc == IS_OK && check) {
+        rc = is_conformance_behaviour(m, &err);
+        if (rc == IS_OK)
+            printf("%s: keeps the model contract (version %d): its table, and eval_batch on "
+                   "admissible points alone, in a batch and twice\n",
+                   m->name, IS_MODEL_ABI_VERSION);
+    } else if (rc == IS_OK && m) {
+        print_model(models, m);
+    } else if (rc == IS_OK) {
+        for (const is_model *const *each = is_models_list(models); *each; each++) {
+            print_model(models, *each);
+            if (each[1])
+                printf("\n");
+        }
     }
-    return 0;
+    is_models_free(&models);
+    return rc == IS_OK ? 0 : fail(&err);
 }
 
 /* --- eval ------------------------------------------------------------------------- */
@@ -157,13 +216,30 @@ static void print_json_number(double v)
         printf("null");
 }
 
+static int eval_point(const is_model *m, int argc, char **argv);
+
 static int cmd_eval(int argc, char **argv)
 {
     if (argc < 2)
         return usage_error("eval needs a model name%s", "");
-    const is_model *m = is_registry_find(argv[1]);
-    if (!m)
-        return usage_error("unknown model '%s' (see `impactsweep models`)", argv[1]);
+    is_models *models = NULL;
+    const is_model *m = NULL;
+    is_error model_err;
+    is_code found = open_models(&models, &model_err);
+    if (found == IS_OK)
+        found = find_model_arg(models, argv[1], &m, &model_err);
+    if (found != IS_OK) {
+        is_models_free(&models);
+        return fail(&model_err);
+    }
+    int status_code = eval_point(m, argc, argv);
+    is_models_free(&models);
+    return status_code;
+}
+
+/* eval's point: the parameters of argv[2..] (name=value), evaluated and printed. */
+static int eval_point(const is_model *m, int argc, char **argv)
+{
     double *point = malloc(m->param_count * sizeof *point);
     double *outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *outputs);
     if (!point || !outputs) {
@@ -332,7 +408,12 @@ static int cmd_merge(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     is_error err;
     uint64_t counts[3] = {0, 0, 0};
-    is_code rc = is_merge(output, inputs, count, overwrite, MPI_COMM_WORLD, counts, &err);
+    is_models *models = NULL;
+    is_code rc = open_models(&models, &err);
+    rc = is_collective_agree(rc, MPI_COMM_WORLD, &err);
+    if (rc == IS_OK)
+        rc = is_merge(output, inputs, count, overwrite, models, MPI_COMM_WORLD, counts, &err);
+    is_models_free(&models);
     free(inputs);
     int status = is_code_exit_status(rc);
     if (rc != IS_OK && rank == 0)
@@ -445,7 +526,28 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
 
 /* Rank 0 reads the job file; every rank parses the same text; all ranks check the grid
  * together. */
-static is_code load_job(const run_args *a, MPI_Comm comm, is_job **job, is_error *err)
+/* Every rank loaded the same plug-in library, byte for byte (a node with another copy of
+ * it would compute other results under the same file). */
+static is_code same_library_everywhere(const is_job *job, MPI_Comm comm, is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    char mine[65] = "", first[65] = "";
+    snprintf(mine, sizeof mine, "%s", job->model_sha256 ? job->model_sha256 : "");
+    memcpy(first, mine, sizeof first);
+    MPI_Bcast(first, (int)sizeof first, MPI_CHAR, 0, comm);
+    is_code rc = IS_OK;
+    if (strcmp(first, mine) != 0)
+        rc = is_error_set(err, IS_PLUGIN,
+                          "rank %d loaded model %s from %s (sha256 %s), which differs from "
+                          "rank 0's library (sha256 %s): every node must see the same file",
+                          rank, job->model->name,
+                          job->model_library ? job->model_library : "the engine", mine, first);
+    return is_collective_agree(rc, comm, err);
+}
+
+static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_job **job,
+                        is_error *err)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
@@ -467,10 +569,13 @@ static is_code load_job(const run_args *a, MPI_Comm comm, is_job **job, is_error
     rc = is_collective_agree(rc, comm, err);
     if (rc == IS_OK) {
         MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
-        rc = is_job_parse(a->job_path, text, a->overrides, a->override_count, job, err);
+        rc = is_job_parse(a->job_path, text, a->overrides, a->override_count, models, job,
+                          err);
     }
     free(text);
     rc = is_collective_agree(rc, comm, err);
+    if (rc == IS_OK)
+        rc = same_library_everywhere(*job, comm, err);
     if (rc == IS_OK)
         rc = is_validate_grid(*job, comm, err);
     if (rc != IS_OK)
@@ -617,8 +722,12 @@ static int cmd_run(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     is_job *job = NULL;
+    is_models *models = NULL;
     if (rc == IS_OK)
-        rc = load_job(&a, MPI_COMM_WORLD, &job, &err);
+        rc = open_models(&models, &err);
+    rc = is_collective_agree(rc, MPI_COMM_WORLD, &err);
+    if (rc == IS_OK)
+        rc = load_job(&a, models, MPI_COMM_WORLD, &job, &err);
     is_run_summary summary;
     memset(&summary, 0, sizeof summary);
     if (rc == IS_OK && a.dry_run) {
@@ -661,6 +770,7 @@ static int cmd_run(int argc, char **argv)
         fail(&err);
     int status = is_code_exit_status(rc);
     is_job_free(&job);
+    is_models_free(&models); /* after the job, whose model may live in a plug-in */
     free_run_args(&a);
     MPI_Finalize();
     return status;

@@ -24,7 +24,8 @@
     X(NOMEM, 1, "out of memory")                                 \
     X(MODEL, 1, "model failure")                                 \
     X(INTERNAL, 1, "internal error")                             \
-    X(INTERRUPTED, 75, "interrupted by a signal (resumable)")
+    X(INTERRUPTED, 75, "interrupted by a signal (resumable)")      \
+    X(PLUGIN, 2, "model plug-in refused")
 
 typedef enum {
 #define IS_ERROR_ENUM(name, status, text) IS_##name,

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../models/registry.h"
 
 #define ORIGIN_MAX 320
 
@@ -46,6 +45,7 @@ typedef struct parse_state {
     size_t entry_count, entry_capacity;
     section_header *sections;
     size_t section_count, section_capacity;
+    is_models *models;   /* where the model is looked up or loaded */
     is_error *err;
     is_code rc;
 } parse_state;
@@ -627,27 +627,64 @@ static const char *section_origin(const parse_state *ps, const char *name)
     return ps->source;
 }
 
-static void list_models(char *known, size_t size)
+static void list_models(const is_models *models, char *known, size_t size)
 {
     size_t used = 0;
     known[0] = '\0';
-    for (const is_model *const *m = is_registry_models(); *m && used < size; m++)
+    for (const is_model *const *m = is_models_list(models); *m && used < size; m++)
         used += (size_t)snprintf(known + used, size - used, "%s%s", used ? ", " : "",
                                  (*m)->name);
+}
+
+/* `model = path/to/libmodel.so`: a relative path is taken from the job file's directory
+ * (from the working directory for a --set), and the entry then holds the absolute path,
+ * so that the stored job text names the library wherever it is read. */
+static is_code load_model_library(parse_state *ps, entry *e, is_job *job)
+{
+    const char *path = e->value;
+    char *joined = NULL;
+    const char *slash = strrchr(ps->source, '/');
+    if (path[0] != '/' && e->line > 0 && slash) {
+        size_t dir = (size_t)(slash - ps->source) + 1, size = dir + strlen(path) + 1;
+        if (!(joined = malloc(size)))
+            return is_error_set(ps->err, IS_NOMEM, "out of memory");
+        snprintf(joined, size, "%.*s%s", (int)dir, ps->source, path);
+        path = joined;
+    }
+    is_error detail;
+    is_code rc = is_models_load(ps->models, path, &job->model, &detail);
+    free(joined);
+    if (rc != IS_OK)
+        return is_error_set(ps->err, rc, "%s: [sweep] model: %s", e->origin, detail.message);
+    const char *library = is_models_library(ps->models, job->model, &job->model_sha256);
+    char *copy = copy_string(library);
+    if (!copy)
+        return is_error_set(ps->err, IS_NOMEM, "out of memory");
+    free(e->value);
+    e->value = copy;
+    e->value_length = strlen(copy);
+    e->value_capacity = e->value_length + 1;
+    job->model_library = library;
+    return IS_OK;
 }
 
 static is_code find_model(parse_state *ps, is_job *job)
 {
     char known[256];
-    list_models(known, sizeof known);
+    list_models(ps->models, known, sizeof known);
     entry *e = find_entry(ps, "sweep", "model");
     if (!e)
         return is_error_set(ps->err, IS_JOB, "%s: [sweep] model: missing (known models: %s)",
                             section_origin(ps, "sweep"), known);
-    job->model = is_registry_find(e->value);
+    if (is_models_is_path(e->value))
+        return load_model_library(ps, e, job);
+    job->model = is_models_find(ps->models, e->value);
     if (!job->model)
-        return is_error_set(ps->err, IS_JOB, "%s: [sweep] model = '%s': unknown model (known: %s)",
-                            e->origin, e->value, known);
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [sweep] model = '%s': unknown model (known: %s; a plug-in is "
+                            "named by its path, or found through %s)",
+                            e->origin, e->value, known, IS_MODEL_PATH_VARIABLE);
+    job->model_library = is_models_library(ps->models, job->model, &job->model_sha256);
     return IS_OK;
 }
 
@@ -961,6 +998,8 @@ static uint64_t job_fingerprint(const is_job *job)
 {
     uint64_t h = 0xCBF29CE484222325ull;
     h = fnv1a(h, job->model->name, strlen(job->model->name) + 1);
+    if (job->model_sha256) /* a plug-in: its library's contents determine the results */
+        h = fnv1a(h, job->model_sha256, strlen(job->model_sha256));
     h = fnv1a(h, job->fixed, job->model->param_count * sizeof *job->fixed);
     for (size_t k = 0; k < job->grid.axis_count; k++) {
         const is_axis *a = &job->grid.axes[k];
@@ -1164,11 +1203,12 @@ static is_code refuse_comment_like_values(parse_state *ps)
 }
 
 is_code is_job_parse(const char *source, const char *text, const char *const *overrides,
-                     size_t override_count, is_job **out, is_error *err)
+                     size_t override_count, is_models *models, is_job **out, is_error *err)
 {
     *out = NULL;
     is_job *job = calloc(1, sizeof *job);
-    parse_state ps = {.source = source, .cursor = text, .err = err, .rc = IS_OK};
+    parse_state ps = {
+        .source = source, .cursor = text, .models = models, .err = err, .rc = IS_OK};
     if (!job || !(job->source = copy_string(source))) {
         free(job);
         return is_error_set(err, IS_NOMEM, "out of memory");

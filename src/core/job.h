@@ -10,9 +10,12 @@
 #include "error.h"
 #include "grid.h"
 #include "model.h"
+#include "plugin.h"
 
 typedef struct is_job {
     const is_model *model;
+    const char *model_library; /* a plug-in's absolute path (NULL: built in), and the */
+    const char *model_sha256;  /* SHA-256 of that library; both owned by the is_models */
     char *source;              /* the job file's path, as given */
     char *output;              /* the result file's path */
     char output_origin[400];   /* where it was given ("job.ini:3: [sweep] output"), for messages */
@@ -38,10 +41,13 @@ typedef struct is_job {
 } is_job;
 
 /* Parses `text` (the contents of the job file `source`) with the overrides
- * ("section.key=value" each) applied on top. On success *job is set; on failure
- * *job is NULL and err says where and what (code IS_JOB or IS_PARAM). */
+ * ("section.key=value" each) applied on top, the model looked up in `models` (or, when
+ * `[sweep] model` is a path, loaded into it as a plug-in: a relative path from the job
+ * file's directory, or the working directory for a --set; the job text then holds the
+ * absolute path). On success *job is set (valid while `models` is); on failure *job is
+ * NULL and err says where and what (code IS_JOB, IS_PARAM or IS_PLUGIN). */
 is_code is_job_parse(const char *source, const char *text, const char *const *overrides,
-                     size_t override_count, is_job **job, is_error *err);
+                     size_t override_count, is_models *models, is_job **job, is_error *err);
 
 void is_job_free(is_job **job);
 

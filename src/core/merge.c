@@ -110,10 +110,10 @@ static int earlier_merge(const char *output, const char *fingerprint)
 
 /* The job of the merged file: the pieces' job, as one whole-grid run into `output`. */
 static is_code whole_job(const char *origin, const char *text, const char *output,
-                         is_job **job, is_error *err)
+                         is_models *models, is_job **job, is_error *err)
 {
     is_error detail;
-    if (is_job_parse(origin, text, NULL, 0, job, &detail) != IS_OK)
+    if (is_job_parse(origin, text, NULL, 0, models, job, &detail) != IS_OK)
         return is_error_set(err, IS_NOT_RESULT, "%s: its recorded job does not parse: %s",
                             origin, detail.message);
     is_job *j = *job;
@@ -219,7 +219,7 @@ static is_code copy_input(copier *c, const char *path, const input *in, MPI_Comm
 }
 
 is_code is_merge(const char *output, const char *const *paths, size_t n, int overwrite,
-                 MPI_Comm comm, uint64_t counts[3], is_error *err)
+                 is_models *models, MPI_Comm comm, uint64_t counts[3], is_error *err)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -242,7 +242,7 @@ is_code is_merge(const char *output, const char *const *paths, size_t n, int ove
     if (rc == IS_OK) {
         MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
         MPI_Bcast(inputs, (int)(n * sizeof *inputs), MPI_BYTE, 0, comm);
-        rc = whole_job(paths[0], text, output, &job, err);
+        rc = whole_job(paths[0], text, output, models, &job, err);
     }
     free(text);
     rc = is_collective_agree(rc, comm, err);

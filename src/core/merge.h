@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "plugin.h"
 
 /* Creates `output` (refused if it exists, unless overwrite; refused if it is one of the
  * inputs) for the job recorded in the inputs, which must all come from the same job
@@ -20,6 +21,7 @@
  * (status not pending) into it. A point stored in two inputs must agree. counts (rank 0):
  * done, failed, pending in the output. */
 is_code is_merge(const char *output, const char *const *inputs, size_t input_count,
-                 int overwrite, MPI_Comm comm, uint64_t counts[3], is_error *err);
+                 int overwrite, is_models *models, MPI_Comm comm, uint64_t counts[3],
+                 is_error *err);
 
 #endif

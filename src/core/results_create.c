@@ -149,6 +149,12 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
     rc |= is_h5_attr_string(file, "model", model->name);
     rc |= is_h5_attr_string(file, "model_description", model->description);
+    rc |= is_h5_attr_string(file, "model_version",
+                            model->version ? model->version : prov->engine_version);
+    if (job->model_library) { /* a plug-in: which library, exactly */
+        rc |= is_h5_attr_string(file, "model_library", job->model_library);
+        rc |= is_h5_attr_string(file, "model_library_sha256", job->model_sha256);
+    }
     rc |= is_h5_attr_string(file, "axes", axes);
     rc |= is_h5_attr_string(file, "job", job->text);
     rc |= is_h5_attr_string(file, "job_source", job->source);
@@ -474,14 +480,27 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
     is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
-    char model[128], fingerprint[32], expected[32], piece[64], wanted[64];
+    char model[128], fingerprint[32], expected[32], piece[64], wanted[64], library[4096],
+        sha256[80];
     is_results_attribute(r, "model", model, sizeof model);
+    is_results_attribute(r, "model_library", library, sizeof library);
+    is_results_attribute(r, "model_library_sha256", sha256, sizeof sha256);
     is_results_attribute(r, "job_fingerprint", fingerprint, sizeof fingerprint);
     is_results_attribute(r, "piece", piece, sizeof piece);
     snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
     snprintf(wanted, sizeof wanted, "%llu/%llu", (unsigned long long)job->piece_index,
              (unsigned long long)job->piece_count);
-    if (strcmp(model, job->model->name) != 0 || strcmp(fingerprint, expected) != 0)
+    const char *now = job->model_sha256 ? job->model_sha256 : "";
+    if (strcmp(model, job->model->name) == 0 && strcmp(sha256, now) != 0)
+        rc = is_error_set(err, IS_MISMATCH,
+                          "%s was computed by model %s from %s%s%s%s; this run's model comes "
+                          "from %s%s%s%s: results of two libraries are never mixed (restore "
+                          "the library, or start a new file with --overwrite)",
+                          path, model, *library ? library : "the engine (built in)",
+                          *sha256 ? " (sha256 " : "", sha256, *sha256 ? ")" : "",
+                          job->model_library ? job->model_library : "the engine (built in)",
+                          *now ? " (sha256 " : "", now, *now ? ")" : "");
+    else if (strcmp(model, job->model->name) != 0 || strcmp(fingerprint, expected) != 0)
         rc = is_error_set(err, IS_MISMATCH,
                           "%s was made by another job (model %s, fingerprint %s; this job: "
                           "model %s, fingerprint %s): parameters or axes differ",

@@ -7,7 +7,8 @@
  * For every input it checks what must hold whatever the bytes are, and abort()s (so
  * libFuzzer keeps the input as a crash) with a line saying which property failed:
  *  - the parse returns IS_OK, or an error whose code is IS_JOB, IS_PARAM, IS_USAGE or
- *    IS_NOMEM, with that code in err and a non-empty message, and no job;
+ *    IS_NOMEM (or IS_PLUGIN for a model given as a path: no plug-in is loaded here), with
+ *    that code in err and a non-empty message, and no job;
  *  - on IS_OK the job is consistent: a model, a non-empty output, point_count the
  *    product of the axis counts (at most 2^40, at most IS_GRID_MAX_AXES axes), the
  *    piece 0 <= index < count <= point_count and piece_first < piece_last <=
@@ -31,6 +32,8 @@
 #include "core/grid.h"
 #include "core/job.h"
 #include "core/model.h"
+#include "core/plugin.h"
+#include "models/registry.h"
 
 #define FUZZ_MAX_INPUT (64u << 10)
 #define FUZZ_MAX_OVERRIDES 64
@@ -49,8 +52,8 @@ static void check_error(is_code rc, const is_job *job, const is_error *err, cons
     char detail[IS_ERROR_MESSAGE_MAX + 128];
     snprintf(detail, sizeof detail, "%s: code %s (%d), err.code %d, message '%s'", what,
              is_code_name(rc), (int)rc, (int)err->code, err->message);
-    if (rc != IS_JOB && rc != IS_PARAM && rc != IS_USAGE && rc != IS_NOMEM)
-        fail("error code is one of IS_JOB, IS_PARAM, IS_USAGE, IS_NOMEM", detail);
+    if (rc != IS_JOB && rc != IS_PARAM && rc != IS_USAGE && rc != IS_NOMEM && rc != IS_PLUGIN)
+        fail("error code is one of IS_JOB, IS_PARAM, IS_USAGE, IS_NOMEM, IS_PLUGIN", detail);
     if (err->code != rc)
         fail("err.code equals the returned code", detail);
     if (memchr(err->message, '\0', sizeof err->message) == NULL)
@@ -142,12 +145,22 @@ static int same_string(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* The built-in models; no plug-in is ever loaded (a path as model is refused). */
+static is_models *fuzz_models(void)
+{
+    static is_models *models;
+    is_error err;
+    if (!models && is_models_create(&models, is_registry_models(), 0, &err) != IS_OK)
+        fail("the model set can be created", err.message);
+    return models;
+}
+
 static void check_round_trip(const is_job *job)
 {
     is_job *again = NULL;
     is_error err;
     memset(&err, 0, sizeof err);
-    is_code rc = is_job_parse(FUZZ_SOURCE, job->text, NULL, 0, &again, &err);
+    is_code rc = is_job_parse(FUZZ_SOURCE, job->text, NULL, 0, fuzz_models(), &again, &err);
     if (rc != IS_OK) {
         fprintf(stderr, "canonical text:\n%s\n--- end of canonical text\n", job->text);
         check_error(rc, again, &err, "re-parse of the canonical text");
@@ -206,7 +219,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     is_job *job = NULL;
     is_error err;
     memset(&err, 0, sizeof err);
-    is_code rc = is_job_parse(FUZZ_SOURCE, text, overrides, override_count, &job, &err);
+    is_code rc =
+        is_job_parse(FUZZ_SOURCE, text, overrides, override_count, fuzz_models(), &job, &err);
     static int verbose = -1; /* FUZZ_JOB_VERBOSE=1: print each input's outcome */
     if (verbose < 0)
         verbose = getenv("FUZZ_JOB_VERBOSE") != NULL;

@@ -61,6 +61,7 @@ fi
 # --- build -------------------------------------------------------------------------
 SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT/src/core/job.c" "$ROOT/src/core/grid.c"
          "$ROOT/src/core/model.c" "$ROOT/src/core/error.c" "$ROOT/src/core/rng.c"
+         "$ROOT/src/core/plugin.c" "$ROOT/src/core/sha256.c" "$ROOT/src/core/conformance.c"
          "$ROOT/src/models/registry.c")
 for f in "$ROOT"/src/models/*/*.c; do SOURCES+=("$f"); done
 INIH_CFLAGS=$(pkg-config --cflags inih)
@@ -92,7 +93,7 @@ if [ "$need_build" = 1 ]; then
     ' _ {} "$ROOT" "$BUILD/obj" "$CC" "${CFLAGS[@]}"
     # shellcheck disable=SC2086 # pkg-config output is split on purpose
     "$CC" "${CFLAGS[@]}" "$BUILD"/obj/*.o -o "$FUZZER.new" $INIH_LIBS \
-        -lsundials_cvode -lsundials_nvecserial -lm
+        -lsundials_cvode -lsundials_nvecserial -ldl -lm
     mv "$FUZZER.new" "$FUZZER"
     echo "$stamp_new" >"$BUILD/flags.stamp"
 fi

@@ -3,10 +3,25 @@
 #include <CUnit/Basic.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "core/plugin.h"
+#include "models/registry.h"
 #include "suites.h"
+
+static is_models *test_models;
+
+is_models *is_test_models(void)
+{
+    is_error err;
+    if (!test_models && is_models_create(&test_models, is_registry_models(), 0, &err) != IS_OK) {
+        fprintf(stderr, "unit_tests: %s\n", err.message);
+        exit(2);
+    }
+    return test_models;
+}
 
 static const struct {
     const char *name;
@@ -48,5 +63,6 @@ int main(int argc, char **argv)
     unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
     unsigned ran = CU_get_number_of_tests_run();
     CU_cleanup_registry();
+    is_models_free(&test_models);
     return failures || ran == 0 ? 1 : 0;
 }

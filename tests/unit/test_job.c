@@ -70,7 +70,8 @@ static is_job *parse_ok_at(unsigned line, const char *source, const char *text,
 {
     is_job *job = NULL;
     is_error err = {0};
-    is_code rc = is_job_parse(source, text, overrides, override_count, &job, &err);
+    is_code rc =
+        is_job_parse(source, text, overrides, override_count, is_test_models(), &job, &err);
     is_test_check_at(rc == IS_OK && job != NULL, __FILE__, line, "parse_ok",
                      "expected success, got %s: %s", is_code_name(rc),
                      rc == IS_OK ? "" : err.message);
@@ -91,7 +92,8 @@ static void expect_failure_at(unsigned line, const char *text, const char *const
     static is_job sentinel; /* proves that *job is reset, not merely left alone */
     is_job *job = &sentinel;
     is_error err = {0};
-    is_code rc = is_job_parse("t.ini", text, overrides, override_count, &job, &err);
+    is_code rc =
+        is_job_parse("t.ini", text, overrides, override_count, is_test_models(), &job, &err);
     if (rc == IS_OK) {
         is_test_check_at(0, __FILE__, line, "expect_failure", "expected %s, got OK",
                          is_code_name(code));
@@ -521,7 +523,7 @@ static void test_section_header_with_blanks(void)
     is_job *job = NULL;
     is_error err = {0};
     is_code rc = is_job_parse("t.ini", "[sweep]\nmodel = chatter\n[ model ]\nrho = 1.5\n", NULL, 0,
-                              &job, &err);
+                              is_test_models(), &job, &err);
     CU_ASSERT_EQUAL(rc, IS_JOB);
     CU_ASSERT_PTR_NULL(job);
     CHECK(contains_word(err.message, "t.ini:3"), "blank header reported as: %s", err.message);
@@ -577,7 +579,7 @@ static void test_any_line_length(void)
              title, title);
     is_job *job = NULL;
     is_error err = {0};
-    is_code rc = is_job_parse("t.ini", text, NULL, 0, &job, &err);
+    is_code rc = is_job_parse("t.ini", text, NULL, 0, is_test_models(), &job, &err);
     /* the unknown key is reported at its own line, 8 */
     CU_ASSERT_EQUAL(rc, IS_JOB);
     CHECK(contains_word(err.message, "t.ini:8"), "unknown key reported as: %s", err.message);
@@ -628,7 +630,8 @@ static void test_job_text_reads_back(void)
     for (size_t i = 0; i < sizeof unstorable / sizeof *unstorable; i++) {
         is_job *bad = NULL;
         is_error err = {0};
-        is_code rc = is_job_parse("t.ini", GOOD_HEAD, &unstorable[i], 1, &bad, &err);
+        is_code rc =
+            is_job_parse("t.ini", GOOD_HEAD, &unstorable[i], 1, is_test_models(), &bad, &err);
         CHECK(rc == IS_USAGE || rc == IS_JOB, "--set '%s' was accepted (%s)", unstorable[i],
               is_code_name(rc));
         CHECK(bad == NULL, "--set '%s' left a job", unstorable[i]);

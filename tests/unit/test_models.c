@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "core/job.h"
 #include "models/registry.h"
 #include "suites.h"
@@ -173,7 +174,9 @@ static void test_job_accepts_every_parameter_as_axis(void)
                      param->name, admissible_value(param));
             is_job *job = NULL;
             is_error err;
-            CU_ASSERT_EQUAL(is_job_parse("conformance.ini", text, NULL, 0, &job, &err), IS_OK);
+            CU_ASSERT_EQUAL(is_job_parse("conformance.ini", text, NULL, 0, is_test_models(), &job,
+                                         &err),
+                            IS_OK);
             if (job) {
                 CU_ASSERT_EQUAL(job->grid.axis_count, 1);
                 CU_ASSERT_EQUAL(job->grid.axes[0].param, (int)p);

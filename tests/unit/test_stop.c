@@ -1853,7 +1853,7 @@ static int regime_map_points(double t_end, double *points)
     snprintf(t_end_set, sizeof t_end_set, "model.t_end=%.17g", t_end);
     const char *const overrides[] = {"axis.k12.count=20", "axis.epsilon.count=20", t_end_set};
     is_job *job = NULL;
-    is_code rc = is_job_parse(path, text, overrides, 3, &job, &err);
+    is_code rc = is_job_parse(path, text, overrides, 3, is_test_models(), &job, &err);
     free(text);
     CHECK(rc == IS_OK && job->grid.point_count == 400, "%s: %s", path,
           rc == IS_OK ? "not 400 points" : err.message);

@@ -1,0 +1,292 @@
+/* conformance.c: the model contract checked at run time (see conformance.h). */
+#include "conformance.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bounds on a table, far beyond any real model, so that a broken one cannot make the
+ * engine allocate without limit. */
+#define PARAM_MAX 1024
+#define OUTPUT_MAX 1024
+#define NAME_MAX_LENGTH 64
+
+/* A model name: letters, digits, '-' and '_'. A parameter or output name is also a
+ * variable of the result file: a letter first, then letters, digits and '_'. */
+static int is_name(const char *s, int variable)
+{
+    if (!s || !*s || strlen(s) > NAME_MAX_LENGTH || !isalpha((unsigned char)*s))
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && *s != '_' && (variable || *s != '-'))
+            return 0;
+    return 1;
+}
+
+static int is_text(const char *s)
+{
+    return s && *s;
+}
+
+static is_code check_param(const is_model *m, size_t p, is_error *err)
+{
+    const is_param *param = &m->params[p];
+    if (!is_name(param->name, 1))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: parameter %zu has no valid name (a letter, then "
+                            "letters, digits and '_', at most %d)",
+                            m->name, p, NAME_MAX_LENGTH);
+    if (is_model_param_index(m, param->name) != (int)p)
+        return is_error_set(err, IS_PLUGIN, "model %s: parameter %s is listed twice", m->name,
+                            param->name);
+    if (is_model_output_index(m, param->name) >= 0 || strcmp(param->name, "status") == 0)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: parameter %s has the name of an output or of status "
+                            "(they share the result file)",
+                            m->name, param->name);
+    if (!is_text(param->meaning) || !param->unit)
+        return is_error_set(err, IS_PLUGIN, "model %s: parameter %s has no meaning or no unit",
+                            m->name, param->name);
+    if (param->type != IS_PARAM_REAL && param->type != IS_PARAM_INT &&
+        param->type != IS_PARAM_CHOICE)
+        return is_error_set(err, IS_PLUGIN, "model %s: parameter %s has an unknown type %d",
+                            m->name, param->name, (int)param->type);
+    if (param->type == IS_PARAM_CHOICE) {
+        int count = is_param_choice_count(param);
+        if (count < 1 || count > 32)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: choice parameter %s needs 1 to 32 choices", m->name,
+                                param->name);
+        for (int c = 0; c < count; c++)
+            for (int d = 0; d < c; d++)
+                if (strcmp(param->choices[c], param->choices[d]) == 0)
+                    return is_error_set(err, IS_PLUGIN,
+                                        "model %s: parameter %s lists choice %s twice", m->name,
+                                        param->name, param->choices[c]);
+    } else if (!(param->min <= param->max)) {
+        return is_error_set(err, IS_PLUGIN, "model %s: parameter %s has min > max", m->name,
+                            param->name);
+    }
+    is_error detail;
+    if (!isnan(param->default_value) && is_param_check(param, param->default_value, &detail))
+        return is_error_set(err, IS_PLUGIN, "model %s: the default is not admissible: %s",
+                            m->name, detail.message);
+    for (const is_param_when *w = param->when; w && w->choice; w++) {
+        int c = is_model_param_index(m, w->choice);
+        if (c < 0 || c == (int)p || m->params[c].type != IS_PARAM_CHOICE)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: parameter %s applies on a condition on '%s', "
+                                "which is not another choice parameter of the model",
+                                m->name, param->name, w->choice);
+        unsigned all = (1u << is_param_choice_count(&m->params[c])) - 1u;
+        if (w->choices == 0 || (w->choices & ~all) != 0)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: parameter %s's condition on %s names no choice or "
+                                "one that does not exist",
+                                m->name, param->name, w->choice);
+    }
+    return IS_OK;
+}
+
+static is_code check_output(const is_model *m, size_t o, is_error *err)
+{
+    const is_output *out = &m->outputs[o];
+    if (!is_name(out->name, 1) || strcmp(out->name, "status") == 0)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: output %zu has no valid name (a letter, then letters, "
+                            "digits and '_'; not status)",
+                            m->name, o);
+    if (is_model_output_index(m, out->name) != (int)o)
+        return is_error_set(err, IS_PLUGIN, "model %s: output %s is listed twice", m->name,
+                            out->name);
+    if (!is_text(out->long_name) || !out->unit)
+        return is_error_set(err, IS_PLUGIN, "model %s: output %s has no long_name or no unit",
+                            m->name, out->name);
+    if (out->type != IS_OUTPUT_REAL && out->type != IS_OUTPUT_INT &&
+        out->type != IS_OUTPUT_CATEGORY)
+        return is_error_set(err, IS_PLUGIN, "model %s: output %s has an unknown type %d",
+                            m->name, out->name, (int)out->type);
+    if (out->type == IS_OUTPUT_CATEGORY) {
+        int count = is_output_category_count(out);
+        if (count < 1 || count > 64)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: categorical output %s needs 1 to 64 categories",
+                                m->name, out->name);
+    }
+    return IS_OK;
+}
+
+is_code is_conformance_table(const is_model *m, is_error *err)
+{
+    if (!m)
+        return is_error_set(err, IS_PLUGIN, "no model table");
+    if (!is_name(m->name, 0))
+        return is_error_set(err, IS_PLUGIN,
+                            "the model has no valid name (a letter, then letters, digits, '-' "
+                            "and '_', at most %d)",
+                            NAME_MAX_LENGTH);
+    if (!is_text(m->description))
+        return is_error_set(err, IS_PLUGIN, "model %s has no description", m->name);
+    if (m->param_count < 1 || m->param_count > PARAM_MAX || !m->params)
+        return is_error_set(err, IS_PLUGIN, "model %s: needs 1 to %d parameters", m->name,
+                            PARAM_MAX);
+    if (m->output_count < 1 || m->output_count > OUTPUT_MAX || !m->outputs)
+        return is_error_set(err, IS_PLUGIN, "model %s: needs 1 to %d outputs", m->name,
+                            OUTPUT_MAX);
+    if (!m->eval_batch)
+        return is_error_set(err, IS_PLUGIN, "model %s has no eval_batch", m->name);
+    if (!m->workspace_create != !m->workspace_free)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: workspace_create and workspace_free come in a pair",
+                            m->name);
+    for (size_t p = 0; p < m->param_count; p++) {
+        is_code rc = check_param(m, p, err);
+        if (rc != IS_OK)
+            return rc;
+    }
+    for (size_t o = 0; o < m->output_count; o++) {
+        is_code rc = check_output(m, o, err);
+        if (rc != IS_OK)
+            return rc;
+    }
+    return IS_OK;
+}
+
+void is_conformance_point(const is_model *m, double *point)
+{
+    for (size_t p = 0; p < m->param_count; p++) {
+        const is_param *param = &m->params[p];
+        double v;
+        if (!isnan(param->default_value))
+            v = param->default_value;
+        else if (param->type == IS_PARAM_CHOICE)
+            v = 0;
+        else if (isfinite(param->min) && isfinite(param->max))
+            v = 0.5 * (param->min + param->max);
+        else if (isfinite(param->min))
+            v = param->min + 0.5;
+        else if (isfinite(param->max))
+            v = param->max - 0.5;
+        else
+            v = 0.5;
+        point[p] = param->type == IS_PARAM_INT ? ceil(v) : v;
+    }
+}
+
+/* Evaluates count points in one batch with a fresh workspace. */
+static is_code evaluate(const is_model *m, const double *points, size_t count, double *out,
+                        uint8_t *status, is_error *err)
+{
+    void *ws = NULL;
+    is_code rc = m->workspace_create ? m->workspace_create(&ws, err) : IS_OK;
+    if (rc != IS_OK)
+        return is_error_set(err, IS_PLUGIN, "model %s: workspace_create failed: %s", m->name,
+                            err->message);
+    for (size_t i = 0; i < count; i++)
+        status[i] = 255;
+    rc = m->eval_batch(ws, points, count, out, status, err);
+    if (m->workspace_free)
+        m->workspace_free(ws);
+    if (rc != IS_OK)
+        return is_error_set(err, IS_PLUGIN, "model %s: eval_batch failed on admissible points: %s",
+                            m->name, err->message);
+    return IS_OK;
+}
+
+static is_code check_results(const is_model *m, const double *out, const uint8_t *status,
+                             size_t count, is_error *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (status[i] >= IS_POINT_STATUS_COUNT)
+            return is_error_set(err, IS_PLUGIN, "model %s: eval_batch left point %zu without a "
+                                "valid status (%d)", m->name, i, status[i]);
+        if (status[i] != IS_POINT_DONE)
+            continue;
+        for (size_t o = 0; o < m->output_count; o++) {
+            const is_output *info = &m->outputs[o];
+            double v = out[o * count + i];
+            if (info->type == IS_OUTPUT_INT && !isnan(v) &&
+                (v != floor(v) || v < -2147483648.0 || v > 2147483647.0))
+                return is_error_set(err, IS_PLUGIN,
+                                    "model %s: integer output %s = %.17g is not an int32",
+                                    m->name, info->name, v);
+            if (info->type == IS_OUTPUT_CATEGORY && !isnan(v) &&
+                (v != floor(v) || v < 0 || v >= is_output_category_count(info)))
+                return is_error_set(err, IS_PLUGIN,
+                                    "model %s: categorical output %s = %.17g names no category",
+                                    m->name, info->name, v);
+        }
+    }
+    return IS_OK;
+}
+
+is_code is_conformance_behaviour(const is_model *m, is_error *err)
+{
+    is_code rc = is_conformance_table(m, err);
+    if (rc != IS_OK)
+        return rc;
+    size_t np = m->param_count, no = m->output_count;
+    enum { COUNT = 3 };
+    double *points = malloc(COUNT * np * sizeof *points);
+    double *together = malloc(COUNT * no * sizeof *together);
+    double *alone = malloc(no * sizeof *alone);
+    if (!points || !together || !alone) {
+        free(points);
+        free(together);
+        free(alone);
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    }
+    /* A: the defaults; B: A with the first real parameter that can move moved; A again */
+    is_conformance_point(m, points);
+    memcpy(points + np, points, np * sizeof *points);
+    for (size_t p = 0; p < np; p++) {
+        double moved = points[p] * 1.25 + 0.01;
+        is_error ignored;
+        if (m->params[p].type != IS_PARAM_REAL ||
+            is_param_check(&m->params[p], moved, &ignored) != IS_OK)
+            continue;
+        points[np + p] = moved;
+        if (!m->validate || m->validate(points + np, &ignored) == IS_OK)
+            break;
+        points[np + p] = points[p];
+    }
+    memcpy(points + 2 * np, points, np * sizeof *points);
+    uint8_t status[COUNT], single;
+    if (m->validate && (rc = m->validate(points, err)) != IS_OK)
+        rc = is_error_set(err, IS_PLUGIN, "model %s: its own defaults fail validate: %s",
+                          m->name, err->message);
+    if (rc == IS_OK)
+        rc = evaluate(m, points, COUNT, together, status, err);
+    if (rc == IS_OK)
+        rc = check_results(m, together, status, COUNT, err);
+    for (size_t i = 0; rc == IS_OK && i < COUNT; i++) {
+        rc = evaluate(m, points + i * np, 1, alone, &single, err);
+        if (rc != IS_OK)
+            break;
+        if (single != status[i])
+            rc = is_error_set(err, IS_PLUGIN,
+                              "model %s: point %zu has status %d alone and %d in a batch",
+                              m->name, i, single, status[i]);
+        for (size_t o = 0; rc == IS_OK && o < no; o++) {
+            double a = alone[o], b = together[o * COUNT + i];
+            if (!(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b))))
+                rc = is_error_set(err, IS_PLUGIN,
+                                  "model %s: output %s of point %zu is %.17g alone and %.17g "
+                                  "in a batch: a result must depend only on its own point",
+                                  m->name, m->outputs[o].name, i, a, b);
+        }
+    }
+    for (size_t o = 0; rc == IS_OK && o < no; o++) {
+        double a = together[o * COUNT], c = together[o * COUNT + 2];
+        if (!(memcmp(&a, &c, sizeof a) == 0 || (isnan(a) && isnan(c))))
+            rc = is_error_set(err, IS_PLUGIN,
+                              "model %s: output %s differs between two evaluations of the "
+                              "same point (%.17g, %.17g)",
+                              m->name, m->outputs[o].name, a, c);
+    }
+    free(points);
+    free(together);
+    free(alone);
+    return rc;
+}
