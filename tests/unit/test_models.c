@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/conformance.h"
 #include "core/job.h"
 #include "models/registry.h"
 #include "suites.h"
@@ -186,10 +187,62 @@ static void test_job_accepts_every_parameter_as_axis(void)
     }
 }
 
+/* The contract's runtime checks (what a plug-in meets as it is loaded, and `models
+ * --check`) pass every registered model, and catch each kind of breach in a table made
+ * from a good one. */
+static void test_runtime_conformance(void)
+{
+    is_error err;
+    for (const is_model *const *m = is_registry_models(); *m; m++) {
+        CHECK(is_conformance_table(*m, &err) == IS_OK, "%s: %s", (*m)->name, err.message);
+        CHECK(is_conformance_behaviour(*m, &err) == IS_OK, "%s: %s", (*m)->name, err.message);
+    }
+    const is_model *good = is_model_find(is_registry_models(), "synthetic");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(good);
+    is_param params[16];
+    is_output outputs[16];
+    CU_ASSERT_FATAL(good->param_count <= 16 && good->output_count <= 16);
+    static const is_param_when on_a_real[] = {{"x", 1u}, {NULL, 0}};
+    static const is_param_when on_a_missing_choice[] = {{"shape", 1u << 5}, {NULL, 0}};
+    static const char *const no_choices[] = {NULL};
+    static const char *const breaches[] = {
+        "model name",          "duplicate parameter",    "bad parameter name",
+        "parameter named as an output", "status as output", "default out of range",
+        "min above max",       "condition on a real",    "condition on no choice",
+        "choice without choices", "no eval_batch",       "half a workspace pair",
+        "no unit"};
+    for (size_t b = 0; b < sizeof breaches / sizeof *breaches; b++) {
+        is_model broken = *good;
+        memcpy(params, good->params, good->param_count * sizeof *params);
+        memcpy(outputs, good->outputs, good->output_count * sizeof *outputs);
+        broken.params = params;
+        broken.outputs = outputs;
+        switch (b) {
+        case 0: broken.name = "has space"; break;
+        case 1: params[1].name = params[0].name; break;
+        case 2: params[0].name = "1x"; break;
+        case 3: params[0].name = outputs[0].name; break;
+        case 4: outputs[0].name = "status"; break;
+        case 5: params[0].default_value = params[0].max * 2 + 1; break;
+        case 6: params[0].min = 1, params[0].max = 0, params[0].default_value = NAN; break;
+        case 7: params[6].when = on_a_real; break;
+        case 8: params[6].when = on_a_missing_choice; break;
+        case 9: params[5].choices = no_choices; break;
+        case 10: broken.eval_batch = NULL; break;
+        case 11: broken.workspace_create = NULL, broken.workspace_free = free; break;
+        case 12: outputs[1].unit = NULL; break;
+        }
+        is_code rc = is_conformance_table(&broken, &err);
+        CHECK(rc == IS_PLUGIN, "breach '%s' passed the table checks", breaches[b]);
+    }
+}
+
 void suite_models(void)
 {
     CU_pSuite s = CU_add_suite("models", NULL, NULL);
     CU_add_test(s, "every model table is well formed", test_tables_are_well_formed);
     CU_add_test(s, "eval_batch is pointwise and deterministic", test_eval_is_pointwise);
     CU_add_test(s, "every parameter can be an axis", test_job_accepts_every_parameter_as_axis);
+    CU_add_test(s, "the runtime conformance checks pass every model and catch breaches",
+                test_runtime_conformance);
 }
