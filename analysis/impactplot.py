@@ -36,6 +36,7 @@ A file that is not an impactsweep result file is refused with exit status 2.
 """
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -278,9 +279,38 @@ def field_label(result: Result, name: str) -> str:
     return text + units_suffix(var.attrs.get("units", ""))
 
 
-def format_value(name: str, value: float) -> str:
-    """'symbol = value' for titles and legends."""
-    return f"{symbol(name) or name} = {value:.4g}"
+def format_value(name: str, value) -> str:
+    """'symbol = value' for titles and legends (a choice by its name)."""
+    if isinstance(value, (str, bytes)):
+        return f"{name} = {value.decode() if isinstance(value, bytes) else value}"
+    return f"{symbol(name) or name} = {float(value):.4g}"
+
+
+def is_choice_axis(result: "Result", name: str) -> bool:
+    """A swept choice (the collision law, the form, the integrator): its coordinate holds
+    names (scale "choice"); it is never a drawing axis, one figure is drawn per choice."""
+    coord = result.ds[name]
+    return str(coord.attrs.get("scale", "")) == "choice" or coord.dtype.kind in "OUS"
+
+
+def choice_slices(result: "Result") -> List[Tuple[str, "Result"]]:
+    """('', result) without a swept choice; else one (suffix, result) per combination of
+    the choices' values, each a result whose choice axes hold that one value, so that no
+    figure interpolates or blends across choices."""
+    swept = [a for a in result.axes if is_choice_axis(result, a) and result.ds.sizes[a] > 1]
+    if not swept:
+        return [("", result)]
+    slices = []
+    for index in itertools.product(*[range(result.ds.sizes[a]) for a in swept]):
+        pick = {a: [i] for a, i in zip(swept, index)}
+        names = [str(result.ds[a].values[i]) for a, i in zip(swept, index)]
+        suffix = "_" + "_".join(f"{a}-{n}" for a, n in zip(swept, names))
+        slices.append((suffix, Result(path=result.path, ds=result.ds.isel(pick),
+                                      model=result.model, axes=result.axes,
+                                      outputs=result.outputs,
+                                      status=result.status.isel(pick),
+                                      run_state=result.run_state)))
+    return slices
 
 
 # ------------------------------------------------------------------------------- planes
@@ -329,8 +359,8 @@ def axis_scale(result: Result, name: str) -> str:
 
 
 def real_axes(result: Result) -> List[str]:
-    """The axes with more than one value, in grid order."""
-    return [a for a in result.axes if result.ds.sizes[a] > 1]
+    """The axes with more than one value, in grid order (not the swept choices)."""
+    return [a for a in result.axes if result.ds.sizes[a] > 1 and not is_choice_axis(result, a)]
 
 
 def make_plane(result: Result, axes: Sequence[str]) -> Plane:
@@ -340,8 +370,8 @@ def make_plane(result: Result, axes: Sequence[str]) -> Plane:
     selection = {a: 0 for a in others}
     sliced = [a for a in others if result.ds.sizes[a] > 1]
     single = [a for a in others if result.ds.sizes[a] == 1]
-    note = ", ".join(format_value(a, float(result.ds[a].values[0])) for a in sliced)
-    fixed = ", ".join(format_value(a, float(result.ds[a].values[0])) for a in single)
+    note = ", ".join(format_value(a, result.ds[a].values[0]) for a in sliced)
+    fixed = ", ".join(format_value(a, result.ds[a].values[0]) for a in single)
     return Plane(axes=list(axes), selection=selection, note=note, fixed=fixed)
 
 
@@ -1144,38 +1174,51 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; the exit status."""
     args = parse_args(argv)
     try:
-        result = open_result(args.file)
-        plane = default_plane(result)
-        if plane is None:
-            print(f"{PROGRAM}: {args.file}: a single grid point, nothing to draw",
-                  file=sys.stderr)
-            return EXIT_NOTHING_TO_DRAW
-        if plane.note:
-            axes = real_axes(result)
-            at = ", ".join(f"{a} = {float(result.ds[a].values[0]):.4g}" for a in axes[2:])
-            note(f"{args.file} has {len(axes)} axes ({' '.join(axes)}); drawing 2-D slices "
-                 f"over ({', '.join(plane.axes)}) at the first index of the others: {at}")
-        jobs = figure_jobs(result, plane, args.fields)
-        if not jobs:
-            print(f"{PROGRAM}: {args.file}: nothing this tool can draw for model "
-                  f"{result.model!r}", file=sys.stderr)
-            return EXIT_NOTHING_TO_DRAW
-        total, done, failed, pending = result.points()
-        if pending or failed:
-            note(f"{args.file}: {done} of {total} points done, {failed} failed, {pending} "
-                 "not computed (drawn as such)")
-        out_dir = os.path.dirname(args.output)
-        if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-        for job in jobs:
-            for path in render(job, result, args.output, args.formats, args.dpi, args.layout):
-                print(path)
+        whole = open_result(args.file)
+        slices = choice_slices(whole)
+        if len(slices) > 1:
+            note(f"{args.file}: one set of figures per choice ({len(slices)}: "
+                 f"{', '.join(suffix[1:] for suffix, _ in slices)})")
+        for suffix, result in slices:
+            status = draw_result(args, result, args.output + suffix)
+            if status != 0:
+                return status
     except BadInput as e:
         print(f"{PROGRAM}: {' '.join(str(e).split())}", file=sys.stderr)  # one line
         return EXIT_BAD_INPUT
     except OSError as e:  # the output cannot be written
         print(f"{PROGRAM}: cannot write the figures of {args.file}: {e}", file=sys.stderr)
         return EXIT_NOTHING_TO_DRAW
+    return 0
+
+
+def draw_result(args: argparse.Namespace, result: Result, output: str) -> int:
+    """Draws RESULT's figures under the prefix OUTPUT; the exit status."""
+    plane = default_plane(result)
+    if plane is None:
+        print(f"{PROGRAM}: {args.file}: a single grid point, nothing to draw",
+              file=sys.stderr)
+        return EXIT_NOTHING_TO_DRAW
+    if plane.note:
+        axes = real_axes(result)
+        at = ", ".join(f"{a} = {float(result.ds[a].values[0]):.4g}" for a in axes[2:])
+        note(f"{args.file} has {len(axes)} axes ({' '.join(axes)}); drawing 2-D slices "
+             f"over ({', '.join(plane.axes)}) at the first index of the others: {at}")
+    jobs = figure_jobs(result, plane, args.fields)
+    if not jobs:
+        print(f"{PROGRAM}: {args.file}: nothing this tool can draw for model "
+              f"{result.model!r}", file=sys.stderr)
+        return EXIT_NOTHING_TO_DRAW
+    total, done, failed, pending = result.points()
+    if pending or failed:
+        note(f"{args.file}: {done} of {total} points done, {failed} failed, {pending} "
+             "not computed (drawn as such)")
+    out_dir = os.path.dirname(output)
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+    for job in jobs:
+        for path in render(job, result, output, args.formats, args.dpi, args.layout):
+            print(path)
     return 0
 
 

@@ -796,6 +796,16 @@ static size_t out_of_order(const is_axis *axis)
     return 0;
 }
 
+/* The 1-based position of the first choice that repeats an earlier one, or 0. */
+static size_t repeated_choice(const is_axis *axis)
+{
+    for (size_t i = 1; i < axis->count; i++)
+        for (size_t j = 0; j < i; j++)
+            if (axis->values[i] == axis->values[j])
+                return i + 1;
+    return 0;
+}
+
 static is_code interpret_axis(parse_state *ps, is_job *job, const section_header *h,
                               const int *fixed_by)
 {
@@ -852,7 +862,13 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
         is_code rc = parse_value_list(param, values, axis, ps->err);
         if (rc != IS_OK)
             return rc;
-        size_t bad = out_of_order(axis);
+        /* a choice axis is in the order given (its coordinate holds the names); a number
+         * axis must be monotonic, to be a coordinate */
+        size_t bad = param->type == IS_PARAM_CHOICE ? repeated_choice(axis) : out_of_order(axis);
+        if (bad && param->type == IS_PARAM_CHOICE)
+            return is_error_set(ps->err, IS_JOB, "%s: [%s] values: item %zu (%s) is given twice",
+                                values->origin, h->name, bad,
+                                param->choices[(int)axis->values[bad - 1]]);
         if (bad)
             return is_error_set(ps->err, IS_JOB,
                                 "%s: [%s] values: item %zu (%.15g) %s item %zu (%.15g): an axis "
@@ -1000,13 +1016,25 @@ static uint64_t job_fingerprint(const is_job *job)
     h = fnv1a(h, job->model->name, strlen(job->model->name) + 1);
     if (job->model_sha256) /* a plug-in: its library's contents determine the results */
         h = fnv1a(h, job->model_sha256, strlen(job->model_sha256));
-    h = fnv1a(h, job->fixed, job->model->param_count * sizeof *job->fixed);
+    for (size_t p = 0; p < job->model->param_count; p++) { /* a choice by its name */
+        const is_param *param = &job->model->params[p];
+        if (param->type == IS_PARAM_CHOICE)
+            h = fnv1a(h, param->choices[(int)job->fixed[p]],
+                      strlen(param->choices[(int)job->fixed[p]]) + 1);
+        else
+            h = fnv1a(h, &job->fixed[p], sizeof job->fixed[p]);
+    }
     for (size_t k = 0; k < job->grid.axis_count; k++) {
         const is_axis *a = &job->grid.axes[k];
         uint64_t header[4] = {(uint64_t)a->param, (uint64_t)a->count, (uint64_t)a->scale,
                               (uint64_t)a->integral};
         h = fnv1a(h, header, sizeof header);
-        if (a->scale == IS_SCALE_VALUES) {
+        const is_param *param = &job->model->params[a->param];
+        if (param->type == IS_PARAM_CHOICE) { /* by name: a reordered list changes it */
+            for (size_t i = 0; i < a->count; i++)
+                h = fnv1a(h, param->choices[(int)a->values[i]],
+                          strlen(param->choices[(int)a->values[i]]) + 1);
+        } else if (a->scale == IS_SCALE_VALUES) {
             h = fnv1a(h, a->values, a->count * sizeof *a->values);
         } else {
             double ends[2] = {a->from, a->to};
@@ -1045,6 +1073,45 @@ static void free_state(parse_state *ps)
     for (size_t i = 0; i < ps->section_count; i++)
         free(ps->sections[i].name);
     free(ps->sections);
+}
+
+/* The axis of choice parameter c, or NULL when it is fixed. */
+static const is_axis *choice_axis(const is_job *job, int c)
+{
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        if (job->grid.axes[k].param == c)
+            return &job->grid.axes[k];
+    return NULL;
+}
+
+/* Does parameter p apply at one combination at least of the swept choices' values (the
+ * fixed ones as they are)? 1 yes, 0 no, -1 out of memory. */
+static int applies_somewhere(const is_job *job, size_t p)
+{
+    const is_model *model = job->model;
+    double *point = malloc(model->param_count * sizeof *point);
+    if (!point)
+        return -1;
+    memcpy(point, job->fixed, model->param_count * sizeof *point);
+    const is_axis *axes[IS_GRID_MAX_AXES];
+    size_t index[IS_GRID_MAX_AXES] = {0}, n = 0;
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        if (model->params[job->grid.axes[k].param].type == IS_PARAM_CHOICE)
+            axes[n++] = &job->grid.axes[k];
+    int applies = 0;
+    for (;;) { /* every combination, as an odometer (at most 32 choices each) */
+        for (size_t k = 0; k < n; k++)
+            point[axes[k]->param] = axes[k]->values[index[k]];
+        if ((applies = is_param_applies(model, p, point)) != 0)
+            break;
+        size_t k = 0;
+        while (k < n && ++index[k] == axes[k]->count)
+            index[k++] = 0;
+        if (k == n)
+            break;
+    }
+    free(point);
+    return applies;
 }
 
 static is_code interpret(parse_state *ps, is_job *job)
@@ -1105,19 +1172,30 @@ static is_code interpret(parse_state *ps, is_job *job)
                           model->params[p].name, model->name, model->params[p].name);
     }
     /* a value given for a parameter that the choices made leave unused would be
-     * silently ignored: a flat map over an axis that changes nothing */
+     * silently ignored: a flat map over an axis that changes nothing (with choices swept,
+     * it must apply with one of their combinations at least) */
     for (size_t p = 0; p < model->param_count && rc == IS_OK; p++) {
-        if (!*job->param_origin[p] || is_param_applies(model, p, job->fixed))
+        if (!*job->param_origin[p])
+            continue;
+        int applies = applies_somewhere(job, p);
+        if (applies < 0)
+            rc = is_error_set(ps->err, IS_NOMEM, "out of memory");
+        if (applies != 0)
             continue;
         char when[512], now[512] = "";
         is_param_format_when(model, p, when, sizeof when);
         size_t used = 0;
         for (const is_param_when *w = model->params[p].when; w && w->choice; w++) {
             int c = is_model_param_index(model, w->choice);
-            if (c >= 0 && used < sizeof now)
-                used += (size_t)snprintf(now + used, sizeof now - used, "%s%s = %s",
-                                         used ? ", " : "", w->choice,
-                                         model->params[c].choices[(int)job->fixed[c]]);
+            if (c < 0 || used >= sizeof now)
+                continue;
+            const is_axis *axis = choice_axis(job, c);
+            used += (size_t)snprintf(now + used, sizeof now - used, "%s%s %s ", used ? ", " : "",
+                                     w->choice, axis ? "in" : "=");
+            for (size_t i = 0; i < (axis ? axis->count : 1) && used < sizeof now; i++)
+                used += (size_t)snprintf(
+                    now + used, sizeof now - used, "%s%s", i ? " | " : "",
+                    model->params[c].choices[(int)(axis ? axis->values[i] : job->fixed[c])]);
         }
         rc = is_error_set(ps->err, IS_PARAM,
                           "%s: %s does not apply with %s (it is used with %s); remove it, or "

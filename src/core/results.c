@@ -432,6 +432,32 @@ is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t
                           H5T_NATIVE_DOUBLE, values, writing, err);
 }
 
+is_code is_results_coordinate_names(is_results *r, size_t k, char *buf, size_t size,
+                                    is_error *err)
+{
+    buf[0] = '\0';
+    hid_t space = H5Dget_space(r->coordinates[k]);
+    hssize_t n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    char **names = n > 0 && n <= 64 ? calloc((size_t)n, sizeof *names) : NULL;
+    herr_t rc = names ? H5Dread(r->coordinates[k], type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names)
+                      : -1;
+    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, "reading", r->axis_names[k]) : IS_OK;
+    size_t used = 0;
+    for (hssize_t i = 0; rc >= 0 && i < n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                                 names[i] ? names[i] : "?");
+    if (rc >= 0)
+        H5Dvlen_reclaim(type, space, H5P_DEFAULT, names);
+    free(names);
+    H5Tclose(type);
+    if (space >= 0)
+        H5Sclose(space);
+    return code;
+}
+
 /* --- the run state -------------------------------------------------------------------- */
 
 /* Element `index` of a 1-D /run dataset (or the scalar one, index 0). */
@@ -442,10 +468,45 @@ static is_code run_transfer(is_results *r, int which, hsize_t index, hid_t mem_t
                           buf, writing, err);
 }
 
-/* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer. */
+/* Line `index` of a 2-D character array (the log: netCDF's char type, which netCDF-C
+ * reads, where it crashes on arrays of fixed-length strings), `size` bytes. */
+static is_code char_row_transfer(is_results *r, int which, hsize_t index, char *text,
+                                 size_t size, int writing, is_error *err)
+{
+    hid_t ds = r->run[which], space = H5Dget_space(ds), type = H5Tcopy(H5T_C_S1);
+    hsize_t start[2] = {index, 0}, count[2] = {1, size};
+    hid_t mem = H5Screate_simple(2, count, NULL);
+    herr_t rc = space < 0 || mem < 0 || type < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
+    if (rc >= 0)
+        rc = writing ? H5Dwrite(ds, type, mem, space, H5P_DEFAULT, text)
+                     : H5Dread(ds, type, mem, space, H5P_DEFAULT, text);
+    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                              is_layout_run_names[which])
+                          : IS_OK;
+    if (mem >= 0)
+        H5Sclose(mem);
+    if (space >= 0)
+        H5Sclose(space);
+    if (type >= 0)
+        H5Tclose(type);
+    return code;
+}
+
+/* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer; a line of the log
+ * (a row of characters; files of format 2 made before it held fixed-length strings). */
 static is_code text_transfer(is_results *r, int which, hsize_t index, char *text, size_t size,
                              int writing, is_error *err)
 {
+    if (which == IS_LAYOUT_RUN_LOG) {
+        hid_t space = H5Dget_space(r->run[which]);
+        int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
+        if (space >= 0)
+            H5Sclose(space);
+        if (rank == 2)
+            return char_row_transfer(r, which, index, text, size, writing, err);
+    }
     hid_t type = is_layout_text_type(size);
     is_code rc = run_transfer(r, which, index, type, text, writing, err);
     H5Tclose(type);

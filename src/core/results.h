@@ -126,6 +126,9 @@ is_code is_results_write_raw(is_results *r, size_t v, uint64_t first, uint64_t c
 /* Values first .. first + count - 1 of the coordinate of axis k (read, or written). */
 is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t count,
                                double *values, int writing, is_error *err);
+/* The names along a swept choice's coordinate (axis k, scale "choice"), joined by ", ". */
+is_code is_results_coordinate_names(is_results *r, size_t k, char *buf, size_t size,
+                                    is_error *err);
 /* Flushes every write so far to stable storage (fdatasync). */
 is_code is_results_sync(is_results *r, is_error *err);
 

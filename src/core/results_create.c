@@ -190,7 +190,10 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
         if (!swept) { /* a swept parameter is a coordinate, not a fixed value */
             char name[128];
             snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
-            rc |= is_h5_attr_double(file, name, job->fixed[p]);
+            rc |= model->params[p].type == IS_PARAM_CHOICE /* by name, never by position */
+                      ? is_h5_attr_string(file, name,
+                                          model->params[p].choices[(int)job->fixed[p]])
+                      : is_h5_attr_double(file, name, job->fixed[p]);
         }
         if (model->params[p].flags & IS_PARAM_SEED)
             rc |= swept ? is_h5_attr_string(file, "seed", "swept")
@@ -208,11 +211,12 @@ static herr_t create_run_group(hid_t file, const char *first_line, uint64_t poin
         return -1;
     H5Gclose(group);
     hid_t state_type = is_layout_text_type(IS_LAYOUT_STATE_TEXT);
-    hid_t line_type = is_layout_text_type(IS_RESULTS_LOG_LINE);
+    hid_t line_type = H5Tcopy(H5T_C_S1); /* the log: rows of characters (netCDF char) */
     hid_t scalar = H5Screate(H5S_SCALAR);
-    hsize_t tally_dims = IS_POINT_STATUS_COUNT, log_dims = IS_RESULTS_LOG_CAPACITY;
+    hsize_t tally_dims = IS_POINT_STATUS_COUNT;
+    hsize_t log_dims[2] = {IS_RESULTS_LOG_CAPACITY, IS_RESULTS_LOG_LINE};
     hid_t tally_space = H5Screate_simple(1, &tally_dims, NULL);
-    hid_t log_space = H5Screate_simple(1, &log_dims, NULL);
+    hid_t log_space = H5Screate_simple(2, log_dims, NULL);
     hid_t ds[IS_LAYOUT_RUN_COUNT];
     ds[IS_LAYOUT_RUN_STATE] = create_dataset(file, is_layout_run_names[IS_LAYOUT_RUN_STATE],
                                              state_type, scalar, NULL);
@@ -261,6 +265,33 @@ static const char *scale_name(is_axis_scale scale)
     return scale == IS_SCALE_LOG ? "log" : scale == IS_SCALE_LINEAR ? "linear" : "values";
 }
 
+/* A swept choice's coordinate holds its names (variable-length UTF-8 strings, netCDF-4's
+ * string type), so that xarray selects by name (ds.sel(law="bwshc")) and no reader
+ * decodes a position. At most 32 choices: rank 0 writes them as it creates the file. */
+static hid_t create_choice_coordinate(hid_t file, const is_job *job, size_t k, hid_t space)
+{
+    const is_axis *axis = &job->grid.axes[k];
+    const is_param *param = &job->model->params[axis->param];
+    const char *names[32];
+    size_t count = job->piece_box.count[k];
+    if (count > 32)
+        return -1;
+    for (size_t i = 0; i < count; i++)
+        names[i] = param->choices[(int)is_axis_value(axis, job->piece_box.start[k] + i)];
+    hid_t type = H5Tcopy(H5T_C_S1);
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t ds = H5Dcreate2(file, param->name, type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Pclose(dcpl);
+    if (ds >= 0 && H5Dwrite(ds, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names) < 0) {
+        H5Dclose(ds);
+        ds = -1;
+    }
+    H5Tclose(type);
+    return ds;
+}
+
 static is_code create_metadata(const is_job *job, const is_provenance *prov, const char *path,
                                const char *first_line, is_error *err)
 {
@@ -279,14 +310,17 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
     for (; made < grid->axis_count; made++) {
         const is_axis *axis = &grid->axes[made];
         const is_param *param = &model->params[axis->param];
+        int choice = param->type == IS_PARAM_CHOICE;
         hsize_t dims[1] = {job->piece_box.count[made]};
         hid_t space = H5Screate_simple(1, dims, NULL);
-        scales[made] = create_dataset(file, param->name, H5T_IEEE_F64LE, space, NULL);
+        scales[made] = choice ? create_choice_coordinate(file, job, made, space)
+                              : create_dataset(file, param->name, H5T_IEEE_F64LE, space, NULL);
         H5Sclose(space);
         if (scales[made] < 0 || H5DSset_scale(scales[made], param->name) < 0 ||
-            is_h5_attr_string(scales[made], "units", param->unit) < 0 ||
+            (!choice && is_h5_attr_string(scales[made], "units", param->unit) < 0) ||
             is_h5_attr_string(scales[made], "long_name", param->meaning) < 0 ||
-            is_h5_attr_string(scales[made], "scale", scale_name(axis->scale)) < 0) {
+            is_h5_attr_string(scales[made], "scale", choice ? "choice" : scale_name(axis->scale)) <
+                0) {
             if (scales[made] >= 0)
                 H5Dclose(scales[made]);
             rc = is_h5_fail(err, path, "creating an axis");
@@ -409,6 +443,8 @@ static is_code write_coordinates(is_results *r, const is_job *job, MPI_Comm comm
     is_code rc = IS_OK;
     for (size_t k = 0; k < job->grid.axis_count && rc == IS_OK; k++) {
         const is_axis *axis = &job->grid.axes[k];
+        if (job->model->params[axis->param].type == IS_PARAM_CHOICE)
+            continue; /* names, written as the file was created */
         uint64_t lo, hi, offset = job->piece_box.start[k];
         share(job->piece_box.count[k], comm, &lo, &hi);
         uint64_t block = hi - lo < BUILD_BLOCK ? hi - lo : BUILD_BLOCK;

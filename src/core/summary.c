@@ -30,6 +30,7 @@ typedef struct axis_info {
     char name[64], scale[32];
     uint64_t count;
     double first, last;
+    char names[512]; /* a swept choice: its names */
 } axis_info;
 
 struct is_summary {
@@ -180,6 +181,10 @@ is_code is_summary_collect(const char *path, MPI_Comm comm, is_summary **out, is
     if (rc == IS_OK && rank == 0) {
         for (size_t k = 0; k < s->axis_count && rc == IS_OK; k++) {
             axis_info *a = &s->axes[k];
+            if (strcmp(a->scale, "choice") == 0) {
+                rc = is_results_coordinate_names(r, k, a->names, sizeof a->names, err);
+                continue;
+            }
             rc = is_results_coordinates(r, k, 0, 1, &a->first, 0, err);
             if (rc == IS_OK)
                 rc = is_results_coordinates(r, k, a->count - 1, 1, &a->last, 0, err);
@@ -223,8 +228,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
     fprintf(out, "axes:\n");
     for (size_t k = 0; k < s->axis_count; k++) {
         const axis_info *a = &s->axes[k];
-        fprintf(out, "  %-14s %llu values from %.6g to %.6g (%s)\n", a->name,
-                (unsigned long long)a->count, a->first, a->last, a->scale);
+        if (strcmp(a->scale, "choice") == 0)
+            fprintf(out, "  %-14s %llu choices: %s\n", a->name, (unsigned long long)a->count,
+                    a->names);
+        else
+            fprintf(out, "  %-14s %llu values from %.6g to %.6g (%s)\n", a->name,
+                    (unsigned long long)a->count, a->first, a->last, a->scale);
     }
     double failed = 0;
     for (int st = IS_POINT_FAILED_INVALID; st < IS_POINT_STATUS_COUNT; st++)

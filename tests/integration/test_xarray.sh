@@ -98,7 +98,7 @@ with h5py.File(path, "r") as f:
     state = f["run/state"][()].decode().rstrip("\0")
     end = f["run/end_time"][()].decode().rstrip("\0")
     tally = f["run/tally"][()]
-    log = [l.decode().rstrip("\0") for l in f["run/log"][: int(f["run/log_count"][()])]]
+    log = [bytes(l).decode().rstrip("\0") for l in f["run/log"][: int(f["run/log_count"][()])]]
 check(state == "complete", f"run state {state!r}")
 check(end != "", "no end time")
 check(int(tally[1]) == int(done.sum()), f"tally {tally} vs {int(done.sum())} done")

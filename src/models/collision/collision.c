@@ -24,7 +24,6 @@ static const char *const check_names[] = {"passed", "nonfinite", "cor", "energy"
 #define C IS_PARAM_CHOICE
 #define OPEN_MIN IS_PARAM_MIN_OPEN
 #define OPEN_BOTH (IS_PARAM_MIN_OPEN | IS_PARAM_MAX_OPEN)
-#define FIXED IS_PARAM_FIXED_ONLY
 
 /* Where each parameter applies (is_param.when): exactly the laws, forms and integrators
  * whose code reads it (collision_problem_from_point, collision_law.c, the integrators);
@@ -71,16 +70,16 @@ static const is_param_when when_beta_gamma[] = {{"form", FORM(FORM_DIMENSIONAL)}
  * meaning); SI for the dimensional form, except k, c, beta and gamma, whose SI units
  * have the exponents p and n and are stated in the meaning. */
 static const is_param collision_params[COLLISION_PARAM_COUNT] = {
-    [COLLISION_LAW] = {"law", "collision law", "1", C, LAW_BWSHC, 0, LAW_COUNT - 1, FIXED,
+    [COLLISION_LAW] = {"law", "collision law", "1", C, LAW_BWSHC, 0, LAW_COUNT - 1, 0,
                        law_names, NULL},
     [COLLISION_FORM] = {"form", "how the parameters are given (velocity: laws bwshc, bwm, "
                         "hunt-crossley, the ones that depend on v0)", "1", C,
-                        FORM_NONDIMENSIONAL, 0, 2, FIXED, form_names, NULL},
+                        FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL},
     [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (both locate events exactly)", "1",
-                              C, INTEGRATOR_CVODE, 0, 1, FIXED, integrator_names, NULL},
+                              C, INTEGRATOR_CVODE, 0, 1, 0, integrator_names, NULL},
     [COLLISION_CVODE_METHOD] = {"cvode_method", "CVODE linear multistep family (bdf for stiff "
                                 "points: large pi1, pi2 or A, where adams runs out of steps)",
-                                "1", C, 0, 0, 1, FIXED, cvode_method_names, when_cvode},
+                                "1", C, 0, 0, 1, 0, cvode_method_names, when_cvode},
     [COLLISION_PI1] = {"pi1", "damping group pi1 (kelvin-voigt, maxwell: twice the damping "
                        "ratio; at most 300 for kelvin-voigt, 1e4 for bwshc, where it is "
                        "verified)", "1", R, 0.5, 0, INFINITY, 0, NULL, when_pi1},

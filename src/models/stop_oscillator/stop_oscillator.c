@@ -54,7 +54,7 @@ static const is_param stop_params[STOP_PARAM_COUNT] = {
     [STOP_MAX_REBOUNDS] = {"max_rebounds", "budget of rebounds simulated one by one", "1",
                            IS_PARAM_INT, 1e6, 0, 1e15, 0, NULL, NULL},
     [STOP_INTEGRATOR] = {"integrator", "exact closed-form flows, or CVODE (a check)", "1",
-                         IS_PARAM_CHOICE, INTEGRATOR_EXACT, 0, 1, IS_PARAM_FIXED_ONLY,
+                         IS_PARAM_CHOICE, INTEGRATOR_EXACT, 0, 1, 0,
                          integrator_names, NULL},
     [STOP_RTOL] = {"rtol", "CVODE's relative tolerance", "1", IS_PARAM_REAL, 1e-10, 1e-14,
                    1e-3, 0, NULL, when_cvode},
