@@ -214,6 +214,19 @@ static int add_entry(parse_state *ps, const char *section, const char *key, cons
 
 /* Appends `separator` and `text` to e's value (in amortised constant time per byte, so
  * that a value of many continuation lines reads in linear time). */
+/* Sets an entry's value to a copy of `value`; 0 when out of memory (the entry unchanged). */
+static int replace_value(entry *e, const char *value)
+{
+    char *copy = copy_string(value);
+    if (!copy)
+        return 0;
+    free(e->value);
+    e->value = copy;
+    e->value_length = strlen(copy);
+    e->value_capacity = e->value_length + 1;
+    return 1;
+}
+
 static int append_value(entry *e, const char *separator, const char *text, size_t length)
 {
     size_t add = strlen(separator) + length;
@@ -408,14 +421,10 @@ static is_code apply_override(parse_state *ps, const char *override)
     is_code rc = IS_OK;
     entry *e = find_entry(ps, section, key);
     if (e) {
-        char *copy = copy_string(v);
+        int replaced = replace_value(e, v);
         free(value);
-        if (!copy)
+        if (!replaced)
             return is_error_set(ps->err, IS_NOMEM, "out of memory");
-        free(e->value);
-        e->value = copy;
-        e->value_length = strlen(copy);
-        e->value_capacity = e->value_length + 1;
         snprintf(e->origin, sizeof e->origin, "%s", origin);
         e->line = 0;
         return rc;
@@ -657,13 +666,8 @@ static is_code load_model_library(parse_state *ps, entry *e, is_job *job)
     if (rc != IS_OK)
         return is_error_set(ps->err, rc, "%s: [sweep] model: %s", e->origin, detail.message);
     const char *library = is_models_library(ps->models, job->model, &job->model_sha256);
-    char *copy = copy_string(library);
-    if (!copy)
+    if (!replace_value(e, library))
         return is_error_set(ps->err, IS_NOMEM, "out of memory");
-    free(e->value);
-    e->value = copy;
-    e->value_length = strlen(copy);
-    e->value_capacity = e->value_length + 1;
     job->model_library = library;
     return IS_OK;
 }

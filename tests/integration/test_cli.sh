@@ -139,19 +139,23 @@ expect_status 0 "version" "$IMPACTSWEEP" version
 grep -q "^impactsweep " out.txt || die "version prints no version"
 
 say "a long point stops on a signal within seconds and stays pending (eval and run)"
+# stop_within PID SIGNAL WHAT: sends SIGNAL to the running PID; fails unless it exits 75
+# within 5 s
+stop_within() {
+    local pid=$1 signal=$2 what=$3 status=0 t0 t1
+    kill -0 "$pid" 2>/dev/null || die "the long $what ended within 1 s: make it longer"
+    t0=$(date +%s)
+    kill "-$signal" "$pid"
+    wait "$pid" || status=$?
+    t1=$(date +%s)
+    [ "$status" -eq 75 ] || die "$what stopped by SIG$signal exits $status, expected 75"
+    [ $((t1 - t0)) -le 5 ] || die "$what took $((t1 - t0)) s to stop after SIG$signal"
+}
 # rho = 0.3, gamma = 0.1: every drop chatters to the impact cap, here 1e9 impacts a drop
 "$IMPACTSWEEP" eval chatter rho=0.3 gamma=0.1 max_impacts=1000000000 samples=1000 \
     >long.out 2>long.err &
-long_pid=$!
 sleep 1
-kill -0 "$long_pid" 2>/dev/null || die "the long eval ended within 1 s: make it longer"
-t0=$(date +%s)
-kill -INT "$long_pid"
-long_status=0
-wait "$long_pid" || long_status=$?
-t1=$(date +%s)
-[ "$long_status" -eq 75 ] || die "eval stopped by SIGINT exits $long_status, expected 75 (interrupted)"
-[ $((t1 - t0)) -le 5 ] || die "eval took $((t1 - t0)) s to stop after SIGINT"
+stop_within $! INT eval
 grep -q '"status": "PENDING"' long.out || die "the interrupted eval's point is not PENDING: $(cat long.out)"
 printf '%s\n' "[sweep]" "model = chatter" "output = long.h5" "[model]" "rho = 0.3" \
     "max_impacts = 1000000000" "samples = 1000" "[axis.gamma]" "values = 0.1" >long.ini
@@ -159,12 +163,5 @@ printf '%s\n' "[sweep]" "model = chatter" "output = long.h5" "[model]" "rho = 0.
 long_pid=$!
 for _ in $(seq 1 100); do [ -e long.h5 ] && break; sleep 0.1; done
 sleep 1
-kill -0 "$long_pid" 2>/dev/null || die "the long run ended within 1 s: make it longer"
-t0=$(date +%s)
-kill -TERM "$long_pid"
-long_status=0
-wait "$long_pid" || long_status=$?
-t1=$(date +%s)
-[ "$long_status" -eq 75 ] || die "run stopped by SIGTERM exits $long_status, expected 75: $(cat run.err)"
-[ $((t1 - t0)) -le 5 ] || die "run took $((t1 - t0)) s to stop after SIGTERM"
+stop_within "$long_pid" TERM run
 [ "$(points long.h5 pending)" = 1 ] || die "the interrupted long point is not pending in long.h5"

@@ -12,23 +12,14 @@
 #include "models/registry.h"
 #include "suites.h"
 
-/* An admissible value for a parameter without a default: inside its range. */
-static double admissible_value(const is_param *p)
+/* An admissible value for parameter p: its default, or inside its range (the point the
+ * runtime checks use too). */
+static double admissible_value(const is_model *model, size_t p)
 {
-    if (!isnan(p->default_value))
-        return p->default_value;
-    if (p->type == IS_PARAM_CHOICE)
-        return 0;
-    double v;
-    if (isfinite(p->min) && isfinite(p->max))
-        v = 0.5 * (p->min + p->max);
-    else if (isfinite(p->min))
-        v = p->min + 0.5;
-    else if (isfinite(p->max))
-        v = p->max - 0.5;
-    else
-        v = 0.5;
-    return p->type == IS_PARAM_INT ? ceil(v) : v;
+    double point[64];
+    CU_ASSERT_FATAL(model->param_count <= 64);
+    is_conformance_point(model, point);
+    return point[p];
 }
 
 static void test_tables_are_well_formed(void)
@@ -53,7 +44,7 @@ static void test_tables_are_well_formed(void)
             is_error err;
             if (!isnan(param->default_value))
                 CU_ASSERT_EQUAL(is_param_check(param, param->default_value, &err), IS_OK);
-            CU_ASSERT_EQUAL(is_param_check(param, admissible_value(param), &err), IS_OK);
+            CU_ASSERT_EQUAL(is_param_check(param, admissible_value(model, p), &err), IS_OK);
             CU_ASSERT_NOT_EQUAL(is_param_check(param, NAN, &err), IS_OK);
             /* applicability: conditions on choices of this model, each some of their values */
             for (const is_param_when *w = param->when; w && w->choice; w++) {
@@ -106,7 +97,7 @@ static void test_eval_is_pointwise(void)
         double *points = malloc(3 * np * sizeof *points);
         CU_ASSERT_FATAL(points != NULL);
         for (size_t p = 0; p < np; p++)
-            points[p] = admissible_value(&model->params[p]);
+            points[p] = admissible_value(model, p);
         memcpy(points + np, points, np * sizeof *points);
         for (size_t p = 0; p < np; p++) {
             const is_param *param = &model->params[p];
@@ -161,7 +152,7 @@ static void test_job_accepts_every_parameter_as_axis(void)
             for (size_t q = 0; q < model->param_count; q++)
                 if (q != p && isnan(model->params[q].default_value))
                     used += snprintf(text + used, sizeof text - (size_t)used, "%s = %.17g\n",
-                                     model->params[q].name, admissible_value(&model->params[q]));
+                                     model->params[q].name, admissible_value(model, q));
             /* the choices under which p applies: the first value each condition allows */
             for (const is_param_when *w = param->when; w && w->choice; w++) {
                 const is_param *choice = &model->params[is_model_param_index(model, w->choice)];
@@ -172,7 +163,7 @@ static void test_job_accepts_every_parameter_as_axis(void)
                                  w->choice, choice->choices[c]);
             }
             snprintf(text + used, sizeof text - (size_t)used, "[axis.%s]\nvalues = %.17g\n",
-                     param->name, admissible_value(param));
+                     param->name, admissible_value(model, p));
             is_job *job = NULL;
             is_error err;
             CU_ASSERT_EQUAL(is_job_parse("conformance.ini", text, NULL, 0, is_test_models(), &job,
