@@ -1,0 +1,174 @@
+# install.cmake: what `cmake --install build [--prefix P]` puts where (the GNU layout of
+# GNUInstallDirs, so bin, include, lib and share below may be renamed by the usual
+# CMAKE_INSTALL_<DIR> variables):
+#
+#   bin/impactsweep                        the engine
+#   bin/impactplot                         analysis/impactplot.py, its #! line naming
+#                                          IMPACTSWEEP_PYTHON (below)
+#   include/impactsweep/model.h, error.h   the model contract, for plug-in models
+#   lib/cmake/impactsweep/                 find_package(impactsweep): the targets
+#                                          impactsweep::model (INTERFACE: headers, C11, PIC)
+#                                          and impactsweep::impactsweep (the engine), and
+#                                          impactsweep_add_model(NAME SOURCES ...)
+#   lib/pkgconfig/impactsweep-model.pc     the same contract for other build systems
+#   share/impactsweep/jobs/                the example and paper-figure job files
+#   share/impactsweep/slurm/               submit (finding bin/impactsweep beside it),
+#                                          impactsweep.sbatch, local-cluster.sh
+#   share/doc/impactsweep/                 README.md and examples/ (the plug-in examples)
+#
+# Nothing installed names the prefix: the package files find it relative to where they
+# are, so `cmake --install build --prefix P` works whatever CMAKE_INSTALL_PREFIX was at
+# configure time, and the installed tree may be moved. Nothing here changes what
+# `cmake --build` does: the two scripts that are rewritten for installation (impactplot's
+# #! line, submit's search for the binary) are rewritten when installing, from the
+# sources as they are then.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(IMPACTSWEEP_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/impactsweep)
+set(IMPACTSWEEP_STAGE ${CMAKE_BINARY_DIR}/install)
+
+# Installs `source` as the program DESTINATION/NAME with the first match of the regular
+# expression MATCH replaced by REPLACE, when installing (into the build tree's install/
+# first, then like install(PROGRAMS)). Warns, and installs the source unchanged, when
+# MATCH is no longer there.
+function(impactsweep_install_rewritten source destination name match replace)
+  if(IS_ABSOLUTE ${destination})
+    set(to ${destination})
+  else()
+    set(to "\${CMAKE_INSTALL_PREFIX}/${destination}")
+  endif()
+  set(staged ${IMPACTSWEEP_STAGE}/${name})
+  set(code [=[
+    file(READ [[@source@]] text)
+    string(REGEX MATCH [[@match@]] found "${text}")
+    if(found STREQUAL "")
+      message(WARNING "install: the text to rewrite is no longer in @source@: installed "
+                      "unchanged")
+    else()
+      string(FIND "${text}" "${found}" at)
+      string(LENGTH "${found}" length)
+      string(SUBSTRING "${text}" 0 ${at} head)
+      math(EXPR rest "${at} + ${length}")
+      string(SUBSTRING "${text}" ${rest} -1 tail)
+      string(APPEND head [[@replace@]] "${tail}")
+      set(text "${head}")
+    endif()
+    file(WRITE [[@staged@]] "${text}")
+    file(INSTALL [[@staged@]] DESTINATION "@to@" TYPE PROGRAM)
+  ]=])
+  string(CONFIGURE "${code}" code @ONLY)
+  install(CODE "${code}")
+endfunction()
+
+# --- the engine -------------------------------------------------------------------------
+# The installed binary keeps the run-time paths of the libraries it was linked with outside
+# the system's directories (an MPI, HDF5 or SUNDIALS from modules or a prefix), so that it
+# runs without LD_LIBRARY_PATH; CMAKE_INSTALL_RPATH_USE_LINK_PATH=OFF turns this off.
+if(NOT DEFINED CMAKE_INSTALL_RPATH_USE_LINK_PATH OR CMAKE_INSTALL_RPATH_USE_LINK_PATH)
+  set_target_properties(impactsweep PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
+install(TARGETS impactsweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# --- impactplot: needs h5py, h5netcdf, xarray, matplotlib and numpy --------------------
+# The installed command's #! line names IMPACTSWEEP_PYTHON. Left empty, the first of
+# python3 on PATH and /usr/bin/python3 that imports those modules is chosen (once; the
+# choice is cached and shown), else `/usr/bin/env python3` with a warning. Spack passes its
+# own python, which has them.
+set(IMPACTSWEEP_PYTHON "" CACHE STRING
+  "Interpreter named in the installed impactplot's #! line (needs h5py, xarray, matplotlib; \
+empty: probe python3 on PATH, then /usr/bin/python3)")
+if(IMPACTSWEEP_PYTHON STREQUAL "")
+  find_program(IMPACTSWEEP_PATH_PYTHON3 python3)
+  mark_as_advanced(IMPACTSWEEP_PATH_PYTHON3)
+  set(chosen "")
+  foreach(candidate ${IMPACTSWEEP_PATH_PYTHON3} /usr/bin/python3)
+    if(chosen STREQUAL "" AND EXISTS ${candidate})
+      execute_process(COMMAND ${candidate} -c "import h5py, h5netcdf, xarray, matplotlib, numpy"
+                      RESULT_VARIABLE status OUTPUT_QUIET ERROR_QUIET)
+      if(status EQUAL 0)
+        set(chosen ${candidate})
+      endif()
+    endif()
+  endforeach()
+  if(chosen STREQUAL "")
+    # not cached: the next configuration looks again
+    set(impactplot_python "/usr/bin/env python3")
+    message(WARNING "No python3 with h5py, h5netcdf, xarray, matplotlib and numpy found: the "
+                    "installed impactplot will run `/usr/bin/env python3` (set "
+                    "IMPACTSWEEP_PYTHON to choose)")
+  else()
+    set(IMPACTSWEEP_PYTHON "${chosen}" CACHE STRING
+      "Interpreter named in the installed impactplot's #! line (needs h5py, xarray, \
+matplotlib)" FORCE)
+    set(impactplot_python "${chosen}")
+  endif()
+else()
+  set(impactplot_python "${IMPACTSWEEP_PYTHON}")
+endif()
+message(STATUS "The installed impactplot runs with ${impactplot_python}")
+impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
+  ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*" "#!${impactplot_python}")
+
+# --- the model contract ------------------------------------------------------------------
+# Only model.h and what it includes (error.h, by a relative #include "error.h"), under
+# include/impactsweep/: plug-ins write #include <impactsweep/model.h>.
+install(FILES src/core/model.h src/core/error.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
+
+configure_package_config_file(cmake/impactsweepConfig.cmake.in
+  ${IMPACTSWEEP_STAGE}/impactsweepConfig.cmake
+  INSTALL_DESTINATION ${IMPACTSWEEP_PACKAGE_DIR}
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_BINDIR)
+# Versions: the package's version is the engine's; whether a plug-in loads is decided by
+# the contract's own number, IS_MODEL_ABI_VERSION (impactsweep_MODEL_ABI_VERSION).
+write_basic_package_version_file(${IMPACTSWEEP_STAGE}/impactsweepConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${IMPACTSWEEP_STAGE}/impactsweepConfig.cmake
+              ${IMPACTSWEEP_STAGE}/impactsweepConfigVersion.cmake
+        DESTINATION ${IMPACTSWEEP_PACKAGE_DIR})
+
+# pkg-config: the prefix relative to the .pc file (${pcfiledir}), as the Config does.
+set(IMPACTSWEEP_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(IS_ABSOLUTE ${IMPACTSWEEP_PC_DIR})
+  set(IMPACTSWEEP_PC_PREFIX ${CMAKE_INSTALL_PREFIX})
+else()
+  file(RELATIVE_PATH up /prefix/${IMPACTSWEEP_PC_DIR} /prefix)
+  string(REGEX REPLACE "/$" "" up "${up}")
+  set(IMPACTSWEEP_PC_PREFIX "\${pcfiledir}/${up}")
+endif()
+if(IS_ABSOLUTE ${CMAKE_INSTALL_INCLUDEDIR})
+  set(IMPACTSWEEP_PC_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR})
+else()
+  set(IMPACTSWEEP_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+configure_file(cmake/impactsweep-model.pc.in ${IMPACTSWEEP_STAGE}/impactsweep-model.pc @ONLY)
+install(FILES ${IMPACTSWEEP_STAGE}/impactsweep-model.pc DESTINATION ${IMPACTSWEEP_PC_DIR})
+
+# --- jobs, Slurm scripts, documentation -------------------------------------------------
+install(DIRECTORY jobs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/impactsweep/jobs
+        FILES_MATCHING PATTERN "*.ini")
+
+# slurm/submit looks for ../build/impactsweep beside itself, then on PATH; the installed
+# copy also looks where bin/ is relative to share/impactsweep/slurm.
+set(IMPACTSWEEP_SLURM_DIR ${CMAKE_INSTALL_DATADIR}/impactsweep/slurm)
+if(IS_ABSOLUTE ${CMAKE_INSTALL_BINDIR} OR IS_ABSOLUTE ${IMPACTSWEEP_SLURM_DIR})
+  set(installed_binary "${CMAKE_INSTALL_FULL_BINDIR}/impactsweep")
+else()
+  file(RELATIVE_PATH up_to_bin /prefix/${IMPACTSWEEP_SLURM_DIR} /prefix/${CMAKE_INSTALL_BINDIR})
+  set(installed_binary "$here/${up_to_bin}/impactsweep")
+endif()
+impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/slurm/submit ${IMPACTSWEEP_SLURM_DIR} submit
+  "for candidate in \"\\$here/\\.\\./build/impactsweep\"; do"
+  "for candidate in \"$here/../build/impactsweep\" \"${installed_binary}\"; do")
+install(PROGRAMS slurm/impactsweep.sbatch slurm/local-cluster.sh
+        DESTINATION ${IMPACTSWEEP_SLURM_DIR})
+
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+foreach(doc LICENSE LICENSE.md LICENSE.txt COPYING NOTICE)
+  if(EXISTS ${CMAKE_SOURCE_DIR}/${doc})
+    install(FILES ${doc} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+  endif()
+endforeach()
+install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
+        PATTERN "build*" EXCLUDE PATTERN "*.h5" EXCLUDE)
