@@ -79,11 +79,12 @@ static char *trim(char *s)
 /* More keys than any job has: beyond it the file is refused (find_entry is linear). */
 #define ENTRY_MAX 10000
 
-/* A line ends, for inih, at a ';' after a blank (an inline comment). */
+/* A line ends, for inih, at a ';' after white space (isspace: '\r' too), an inline
+ * comment. */
 static size_t before_comment(const char *line, size_t length)
 {
     for (size_t i = 1; i < length; i++)
-        if (line[i] == ';' && (line[i - 1] == ' ' || line[i - 1] == '\t'))
+        if (line[i] == ';' && isspace((unsigned char)line[i - 1]))
             return i;
     return length;
 }
