@@ -1,0 +1,230 @@
+# test_install.sh: impactsweep as a user gets it from `cmake --install`, and an
+# out-of-tree plug-in built against it:
+#  - this tree configured (Release, no tests), built and installed into a temporary
+#    prefix; the layout (binary, the contract's two headers compiling on their own, the
+#    CMake package, the pkg-config file, impactplot, jobs, Slurm scripts, docs); DESTDIR;
+#    the pkg-config file still right in a moved copy; the installed slurm/submit finding
+#    the installed binary with none on PATH;
+#  - a plug-in built with nothing but `pkg-config --cflags impactsweep-model`, loaded;
+#  - the example examples/forced_stop, as installed under share/doc, built against the
+#    prefix alone (find_package(impactsweep), CMAKE_PREFIX_PATH), its physics tests run;
+#    then, with IMPACTSWEEP_MODEL_PATH pointing at it: listed by `impactsweep models`
+#    (skipped, 77, where this impactsweep loads no plug-ins), `models --check`, its job
+#    swept on 1 and 2 ranks (the same file), the exact period-1 impact speed checked in
+#    the file, and the file drawn by the installed impactplot.
+# shellcheck shell=bash source=lib.sh disable=SC2086 # $MPIEXEC_FLAGS: words on purpose
+source "$TESTS/integration/lib.sh"
+SOURCE=$(cd "$TESTS/.." && pwd)
+PREFIX=$WORK/prefix
+JOBS_N=$(nproc 2>/dev/null || echo 2)
+
+say "configure, build (Release, IMPACTSWEEP_TESTS=OFF) and install into a fresh prefix"
+expect_status 0 "configure" cmake -S "$SOURCE" -B build -DCMAKE_BUILD_TYPE=Release \
+    -DIMPACTSWEEP_TESTS=OFF -DIMPACTSWEEP_NATIVE=OFF -DCMAKE_INSTALL_PREFIX=/nowhere
+expect_status 0 "build" cmake --build build -j "$JOBS_N"
+# --prefix differs from CMAKE_INSTALL_PREFIX: nothing installed may depend on the latter
+expect_status 0 "install" cmake --install build --prefix "$PREFIX"
+! grep -rq "/nowhere" "$PREFIX" || die "an installed file names the configured prefix: $(grep -rl /nowhere "$PREFIX")"
+
+say "the layout"
+for f in bin/impactsweep bin/impactplot share/impactsweep/slurm/submit \
+    share/impactsweep/slurm/impactsweep.sbatch share/impactsweep/slurm/local-cluster.sh; do
+    [ -x "$PREFIX/$f" ] || die "$f is not installed as a program"
+done
+headers=$(cd "$PREFIX/include/impactsweep" && ls)
+[ "$headers" = "$(printf 'error.h\nmodel.h')" ] || die "include/impactsweep holds: $headers (want error.h, model.h)"
+config=$(find "$PREFIX" -path "*/cmake/impactsweep/impactsweepConfig.cmake")
+if [ -z "$config" ] || [ ! -f "$(dirname "$config")/impactsweepConfigVersion.cmake" ]; then
+    die "no CMake package (impactsweepConfig.cmake, ConfigVersion) under $PREFIX"
+fi
+pc=$(find "$PREFIX" -name impactsweep-model.pc)
+[ -n "$pc" ] || die "no impactsweep-model.pc under $PREFIX"
+for job in "$SOURCE"/jobs/*.ini; do
+    cmp -s "$job" "$PREFIX/share/impactsweep/jobs/$(basename "$job")" ||
+        die "jobs/$(basename "$job") is not installed under share/impactsweep/jobs"
+done
+for f in README.md examples/forced_stop/CMakeLists.txt examples/forced_stop/forced_stop.ini; do
+    [ -f "$PREFIX/share/doc/impactsweep/$f" ] || die "share/doc/impactsweep/$f is not installed"
+done
+expect_status 0 "the installed impactsweep" "$PREFIX/bin/impactsweep" models
+grep -q "^chatter: " out.txt || die "the installed impactsweep lists no chatter model"
+
+say "the headers compile on their own (C11, from include/ alone)"
+expect_status 0 "model.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c \
+    "$PREFIX/include/impactsweep/model.h"
+expect_status 0 "error.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c \
+    "$PREFIX/include/impactsweep/error.h"
+printf '#include <impactsweep/model.h>\nint main(void) { return IS_MODEL_ABI_VERSION > 0 ? 0 : 1; }\n' >uses.c
+expect_status 0 "#include <impactsweep/model.h>" cc -std=c11 -pedantic -Wall -Wextra -Werror \
+    -fsyntax-only -I"$PREFIX/include" uses.c
+
+say "DESTDIR stages the same tree"
+expect_status 0 "install with DESTDIR" env DESTDIR="$WORK/staged" cmake --install build
+for f in bin/impactsweep bin/impactplot share/impactsweep/slurm/submit; do
+    [ -x "$WORK/staged/nowhere/$f" ] || die "DESTDIR: $f is not under $WORK/staged/nowhere"
+done
+
+say "pkg-config: the contract's flags, from the prefix and from a moved copy of it"
+command -v pkg-config >/dev/null || die "pkg-config is not installed"
+expect_status 0 "pkg-config --cflags" env PKG_CONFIG_PATH="$(dirname "$pc")" \
+    pkg-config --cflags impactsweep-model
+cflags=$(cat out.txt)
+include=$(echo "$cflags" | sed -E 's/.*-I([^ ]+).*/\1/')
+[ "$(cd "$include" && pwd -P)" = "$(cd "$PREFIX/include" && pwd -P)" ] ||
+    die "pkg-config gives -I$include, not $PREFIX/include ($cflags)"
+cp -a "$PREFIX" moved
+expect_status 0 "pkg-config in a moved prefix" \
+    env PKG_CONFIG_PATH="$WORK/moved/$(dirname "${pc#"$PREFIX"/}")" pkg-config --cflags impactsweep-model
+grep -q -- "-I$WORK/moved/" out.txt || die "the moved prefix's .pc points elsewhere: $(cat out.txt)"
+
+# a minimal plug-in with nothing but those flags (and its own error text: no engine symbol)
+cat >tiny.c <<'EOF'
+#include <impactsweep/model.h>
+#include <math.h>
+static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL}};
+static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL}};
+static is_code eval(void *ws, const double *p, size_t n, double *out, uint8_t *status, is_error *err)
+{
+    (void)ws; (void)err;
+    for (size_t i = 0; i < n; i++) {
+        out[i] = 2.0 * p[i];
+        status[i] = IS_POINT_DONE;
+    }
+    return IS_OK;
+}
+static const is_model tiny = {.name = "tiny", .description = "twice its parameter",
+    .params = params, .param_count = 1, .outputs = outputs, .output_count = 1,
+    .eval_batch = eval, .version = "0.0.1"};
+IS_MODEL_PLUGIN(tiny)
+EOF
+# shellcheck disable=SC2086 # the flags are words
+expect_status 0 "a plug-in built with the pkg-config flags" cc -std=c11 -Wall -Wextra -Werror \
+    $cflags -shared -fvisibility=hidden -o tiny.so tiny.c
+tiny_exports=$(nm -D --defined-only tiny.so | awk '{print $3}' | sort | tr '\n' ' ')
+[ "$tiny_exports" = "impactsweep_model impactsweep_model_abi " ] ||
+    die "tiny.so exports: $tiny_exports (want the entry point and the contract version)"
+
+say "impactplot runs (its #! interpreter has h5py, xarray, matplotlib)"
+expect_status 0 "impactplot --help" "$PREFIX/bin/impactplot" --help
+grep -q "impactsweep result file" out.txt || die "impactplot --help says: $(head -3 out.txt)"
+
+say "the installed slurm/submit finds the installed binary (none on PATH)"
+mkdir submit
+(cd submit && run_status env PATH=/usr/bin:/bin "$PREFIX/share/impactsweep/slurm/submit" \
+    --dry-run --ntasks 2 "$PREFIX/share/impactsweep/jobs/example.ini") >submit.status
+[ "$(cat submit.status)" = 0 ] || die "submit --dry-run exited $(cat submit.status): $(cat submit/err.txt)"
+grep -q "^export IMPACTSWEEP='$(cd "$PREFIX/bin" && pwd)/impactsweep'" submit/slurm-example.sbatch ||
+    die "the batch script does not run the installed binary: $(grep IMPACTSWEEP= submit/slurm-example.sbatch)"
+
+say "the example plug-in, built against the prefix alone"
+EXAMPLE=$PREFIX/share/doc/impactsweep/examples/forced_stop
+expect_status 0 "configure the example" cmake -S "$EXAMPLE" -B fs -DCMAKE_PREFIX_PATH="$PREFIX" \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
+grep -q "^impactsweep_DIR:PATH=$(dirname "$config")$" fs/CMakeCache.txt ||
+    die "the example found another impactsweep: $(grep impactsweep_DIR fs/CMakeCache.txt)"
+abi=$(sed -nE 's/^#define IS_MODEL_ABI_VERSION ([0-9]+).*/\1/p' "$SOURCE/src/core/model.h")
+grep -q "model contract version $abi\$" out.txt ||
+    die "the package does not give the contract version $abi: $(grep 'contract' out.txt)"
+expect_status 0 "build the example" cmake --build fs -j "$JOBS_N"
+! grep -q "$SOURCE" fs/compile_commands.json || die "the example was compiled with paths into the source tree"
+plugin=$WORK/fs/forced_stop.so
+[ -f "$plugin" ] || die "impactsweep_add_model made no forced_stop.so"
+exports=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort | tr '\n' ' ')
+[ "$exports" = "impactsweep_model impactsweep_model_abi " ] || die "forced_stop.so exports: $exports"
+expect_status 0 "the example's physics tests" "$WORK/fs/test_forced_stop"
+tail -n 3 out.txt | sed 's/^/    /'
+
+say "the plug-ins are loaded by the installed impactsweep"
+export IMPACTSWEEP_MODEL_PATH=$plugin:$WORK/tiny.so
+expect_status 0 "models" "$PREFIX/bin/impactsweep" models
+if ! grep -q "^forced-stop: " out.txt; then
+    echo "SKIP: plug-in loader not available yet (impactsweep models does not list forced-stop)"
+    exit 77
+fi
+grep -q "^tiny: " out.txt || die "models does not list the pkg-config plug-in tiny"
+check=$(run_status "$PREFIX/bin/impactsweep" models --check forced-stop)
+if [ "$check" -ne 0 ] && grep -qiE "unknown (option|model '--check')|usage" err.txt; then
+    echo "    (models --check is not available: the contract checks are skipped)"
+else
+    [ "$check" -eq 0 ] || die "models --check forced-stop exited $check: $(cat err.txt)"
+    grep -q "keeps the model contract" out.txt || die "models --check forced-stop: $(cat out.txt)"
+    expect_status 0 "models --check tiny" "$PREFIX/bin/impactsweep" models --check tiny
+    expect_status 0 "the example's ctest (physics, models --check)" \
+        bash -c 'cd fs && ctest --output-on-failure'
+fi
+
+say "its job swept on 1 and 2 ranks: the same file"
+cp "$EXAMPLE/forced_stop.ini" job.ini
+expect_status 0 "1 rank" $MPIEXEC $MPIEXEC_FLAGS -n 1 "$PREFIX/bin/impactsweep" run job.ini \
+    --output one.h5
+expect_status 0 "2 ranks" $MPIEXEC $MPIEXEC_FLAGS -n 2 "$PREFIX/bin/impactsweep" run job.ini \
+    --output two.h5
+same_results one.h5 two.h5 "forced-stop on 1 and 2 ranks"
+expect_status 0 "info" "$PREFIX/bin/impactsweep" info two.h5
+grep -q "2400 done, 0 failed" out.txt || die "not every point is done: $(grep '^points' out.txt)"
+
+say "the exact result: the period-1 orbit's impact speed and phase, and its stability"
+"$PYTHON" - two.h5 <<'PY' || die "the file disagrees with the closed form"
+# The closed form is derived in examples/forced_stop/test_forced_stop.c (zeta = 0):
+# P = A / (1 - omega^2), beta = tan(pi / omega), T = 2 pi / omega,
+#   v   = 2 |P| omega |beta| / sqrt(omega^2 (1 + r)^2 + (1 - r)^2 beta^2)   (delta = 0)
+#   sin phi = -v (1 - r) / (2 P omega),  cos phi = (r v - P omega sin phi) / (P tan(T/2))
+#   stable where |-2 r cos T + (1 + r) A cos(phi) sin T / v| < 1 + r^2,
+# an orbit where x < 0 between the impacts.
+import sys
+import h5py
+import numpy as np
+
+def text(value):
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+f = h5py.File(sys.argv[1], "r")
+assert text(f.attrs["model"]) == "forced-stop"
+assert f.attrs["parameter_delta"] == 0 and f.attrs["parameter_zeta"] == 0
+A = float(f.attrs["parameter_A"])
+om = f["omega"][:][:, None]
+r = f["r"][:][None, :]
+P = A / (1 - om**2)
+beta = np.tan(np.pi / om)
+T = 2 * np.pi / om
+v = 2 * np.abs(P) * om * np.abs(beta) / np.sqrt(om**2 * (1 + r)**2 + (1 - r)**2 * beta**2)
+sin_phi = -v * (1 - r) / (2 * P * om)
+cos_phi = (r * v - P * om * sin_phi) / (P * np.tan(T / 2))
+assert np.abs(sin_phi**2 + cos_phi**2 - 1).max() < 1e-12
+phi = np.mod(np.arctan2(sin_phi, cos_phi), 2 * np.pi)
+trace = -2 * r * np.cos(T) + (1 + r) * A * cos_phi * np.sin(T) / v
+s = np.linspace(0, 1, 4001)[1:-1][:, None, None] * T
+x = (-P * cos_phi) * np.cos(s) + (-r * v + P * om * sin_phi) * np.sin(s) + P * np.cos(phi + om * s)
+orbit = (x < 0).all(axis=0)
+stable = np.abs(trace) < 1 + r**2
+
+names = dict(zip(f["regime"].attrs["flag_values"].tolist(),
+                 text(f["regime"].attrs["flag_meanings"]).split()))
+periodic = [k for k, n in names.items() if n == "periodic"][0]
+done = f["status"][:] == 1
+on = done & (f["regime"][:] == periodic) & (f["period"][:] == 1) & (f["impacts_per_period"][:] == 1)
+err_v = np.abs(f["v_impact"][:] - v) / v
+dphi = np.abs(np.mod(f["phase_impact"][:] - phi + np.pi, 2 * np.pi) - np.pi)
+print(f"    {on.sum()} points end on the period-1 orbit: speed within {err_v[on].max():.2g}, "
+      f"phase within {dphi[on].max():.2g} rad of the closed form")
+assert on.sum() >= 500, on.sum()
+assert err_v[on].max() < 1e-8, err_v[on].max()
+assert dphi[on].max() < 1e-8, dphi[on].max()
+# no simulated period-1 orbit where the theory has none that is stable
+assert (orbit & stable)[on].all(), np.argwhere(on & ~(orbit & stable))
+# and where it is stable clear of the boundary, the run finds it (other attractors may
+# coexist: at most a tenth)
+clear = orbit & (np.abs(trace) < 1 + r**2 - 0.05)
+found = (on & clear).sum() / clear.sum()
+print(f"    {clear.sum()} points where it is stable: {100 * found:.1f} % of the runs end on it")
+assert found >= 0.9, found
+PY
+
+say "drawn by the installed impactplot"
+expect_status 0 "impactplot" "$PREFIX/bin/impactplot" two.h5 --field regime,period,v_impact \
+    --format png --output fig/forced_stop
+for kind in regime period v_impact; do
+    head -c 8 "fig/forced_stop_$kind.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" ||
+        die "impactplot wrote no PNG fig/forced_stop_$kind.png"
+done
