@@ -1,12 +1,28 @@
 # Spack recipe for impactsweep: `spack repo add packaging/spack` then
-# `spack install impactsweep` (or `spack dev-build impactsweep@main` in a checkout).
+# `spack install impactsweep` (or `spack dev-build impactsweep@main` in a checkout), and
+# `spack test run impactsweep` for the checks of the installed tree below.
+#
+# The dependencies carry Spack's own package names and variants (read from the builtin
+# repository, spack/spack-packages): libinih (inih's package), hdf5 +mpi +hl (parallel
+# HDF5 with the high-level library, for the dimension scales), sundials +CVODE with
+# double precision (impactsweep uses only CVODE and the serial N_Vector, so sundials' own
+# +mpi is not needed), cunit for the tests. The package is an API v1 repository (this
+# layout and repo.yaml), which Spack 0.x reads and Spack 1.x still reads.
+import os
+
 from spack.package import *
+
+try:  # Spack >= 1.0: the build systems live in the builtin package repository
+    from spack_repo.builtin.build_systems.cmake import CMakePackage
+except ImportError:  # Spack 0.x: spack.package exports them
+    pass
 
 
 class Impactsweep(CMakePackage):
     """Parallel parameter-sweep engine for impacting mechanical systems: chattering
-    rigid bodies, Bouc-Wen collision laws (CVODE), a coupled oscillator with a stop.
-    MPI master/worker scheduling, one shared parallel-HDF5 result file per sweep."""
+    rigid bodies, Bouc-Wen collision laws (CVODE), a coupled oscillator with a stop, and
+    plug-in models built against its installed contract. MPI master/worker scheduling,
+    one shared parallel-HDF5 result file per sweep."""
 
     homepage = "https://github.com/impactsweep/impactsweep"
     git = "https://github.com/impactsweep/impactsweep.git"
@@ -14,21 +30,84 @@ class Impactsweep(CMakePackage):
     version("main", branch="main")
 
     variant("native", default=False,
-            description="Optimise for the build machine's CPU (-march=native)")
-    variant("tests", default=False, description="Build the CUnit and MPI tests")
+            description="Optimise for the build machine's CPU (-march=native; results stay "
+                        "bitwise the same, only the speed changes)")
+    variant("tests", default=False,
+            description="Build the CUnit and MPI tests (ctest; `spack install --test=root`)")
+    variant("plot", default=True,
+            description="impactplot's Python dependencies (h5py, h5netcdf, xarray, "
+                        "matplotlib), named in its #! line")
 
     depends_on("c", type="build")
     depends_on("cmake@3.18:", type="build")
-    depends_on("pkgconfig", type="build")
+    depends_on("pkgconfig", type="build")  # finds libinih (inih.pc) and cunit (cunit.pc)
+
     depends_on("mpi")
-    # parallel HDF5 with the high-level library (dimension scales)
-    depends_on("hdf5@1.10:+mpi+hl")
-    depends_on("sundials@6:+mpi")  # CVODE; built with the same MPI
-    depends_on("inih")
+    # parallel HDF5 with the high-level library (dimension scales); 1.10 to 1.14 are the
+    # versions impactsweep is built and tested with (2.x is not tried yet)
+    depends_on("hdf5@1.10:1.14 +mpi+hl")
+    # CVODE (its variant is upper case in Spack) in double precision. The code uses the
+    # SUNDIALS 6 API (realtype, SUNContext_Create(NULL, ...)), which SUNDIALS 7 changed.
+    depends_on("sundials@6 +CVODE precision=double")
+    depends_on("libinih")
     depends_on("cunit", when="+tests")
 
+    with when("+plot"):
+        depends_on("python@3.8:", type="run")
+        depends_on("py-numpy", type="run")
+        depends_on("py-h5py", type="run")
+        depends_on("py-h5netcdf", type="run")
+        depends_on("py-xarray", type="run")
+        depends_on("py-matplotlib", type="run")
+
     def cmake_args(self):
-        return [
+        args = [
             self.define_from_variant("IMPACTSWEEP_NATIVE", "native"),
             self.define_from_variant("IMPACTSWEEP_TESTS", "tests"),
+            self.define("IMPACTSWEEP_SANITIZE", False),
         ]
+        # the interpreter in bin/impactplot's #! line
+        if self.spec.satisfies("+plot"):
+            args.append(self.define("IMPACTSWEEP_PYTHON", self.spec["python"].command.path))
+        else:
+            args.append(self.define("IMPACTSWEEP_PYTHON", "/usr/bin/env python3"))
+        return args
+
+    # --- stand-alone tests (`spack test run impactsweep`) on the installed tree ---------
+
+    def test_models(self):
+        """the installed binary lists its built-in models"""
+        impactsweep = which(self.prefix.bin.impactsweep, required=True)
+        out = impactsweep("models", output=str, error=str)
+        for model in ("chatter:", "collision:", "stop-oscillator:"):
+            assert model in out, f"impactsweep models does not list {model}"
+
+    def test_eval(self):
+        """one chatter point evaluated by the installed binary"""
+        impactsweep = which(self.prefix.bin.impactsweep, required=True)
+        out = impactsweep("eval", "chatter", "rho=0.3", "gamma=0.1", "samples=10",
+                          output=str, error=str)
+        assert '"status": "DONE"' in out, out
+
+    def test_sweep(self):
+        """a small sweep of the installed example job, read back with info"""
+        impactsweep = which(self.prefix.bin.impactsweep, required=True)
+        job = join_path(self.prefix.share.impactsweep.jobs, "example.ini")
+        impactsweep("run", job, "--set", "axis.rho.count=4", "--set", "model.samples=5",
+                    "--output", "spack-test.h5", "--overwrite", output=str, error=str)
+        out = impactsweep("info", "spack-test.h5", output=str, error=str)
+        assert " 0 failed, 0 pending" in out, out
+
+    def test_contract(self):
+        """the installed model contract compiles on its own (C11)"""
+        cc = Executable(os.environ["CC"])  # the build's compiler, as Spack's hdf5 tests do
+        header = join_path(self.prefix.include.impactsweep, "model.h")
+        cc("-std=c11", "-fsyntax-only", "-x", "c", header)
+
+    def test_impactplot(self):
+        """impactplot starts with the interpreter of its #! line"""
+        if not self.spec.satisfies("+plot"):
+            raise SkipTest("impactplot's Python dependencies come with +plot")
+        impactplot = which(self.prefix.bin.impactplot, required=True)
+        out = impactplot("--help", output=str, error=str)
+        assert "impactsweep result file" in out, out
