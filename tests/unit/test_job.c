@@ -653,6 +653,13 @@ static void test_job_text_reads_back(void)
         }
         is_job_free(&commented);
     }
+    /* a ';' after any white space ('\r' included, as inih's isspace) starts a comment */
+    is_job *cr = PARSE_OK("[sweep]\nmodel = chatter\ntitle = a\n  b\r;c\n[model]\nrho = 0.3\n"
+                          "[axis.gamma]\nvalues = 0.1\n");
+    if (cr) {
+        CHECK(strcmp(cr->title, "a b") == 0, "title '%s', expected 'a b'", cr->title);
+        is_job_free(&cr);
+    }
     /* an empty value continued on the next line is that line, not a blank and that line */
     is_job *late = PARSE_OK("[sweep]\nmodel = chatter\ntitle =\n  x\n[model]\nrho = 0.3\n"
                             "[axis.gamma]\nvalues = 0.1\n");
