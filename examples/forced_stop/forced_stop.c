@@ -167,7 +167,7 @@ static void pending_from(size_t first, size_t count, double *outputs, uint8_t *s
 static uint8_t fill_outputs(const fs_result *r, double **out)
 {
     *out[O_REGIME] = r->regime;
-    *out[O_PERIOD] = r->period > 0 ? r->period : NAN;
+    *out[O_PERIOD] = r->period > 0 ? (double)r->period : NAN;
     *out[O_IMPACTS_PER_PERIOD] = r->period > 0 ? (double)r->impacts_per_period : NAN;
     *out[O_IMPACTS] = (double)r->impacts;
     *out[O_V_IMPACT] = r->v_last;

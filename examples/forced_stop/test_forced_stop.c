@@ -427,8 +427,8 @@ static void test_table(tally *t)
     size_t np = m->param_count, no = m->output_count;
     default_point(p);
     default_point(p + np);
-    p[np + param("omega")] = 3.3;
-    p[np + param("r")] = 0.6;
+    p[np + (size_t)param("omega")] = 3.3;
+    p[np + (size_t)param("r")] = 0.6;
     memcpy(p + 2 * np, p, np * sizeof *p);
     double together[3 * NO], alone[NO];
     uint8_t status[3], single[1];
