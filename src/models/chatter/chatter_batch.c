@@ -45,12 +45,8 @@ struct chatter_workspace {
     _Alignas(64) double active[LANES];   /* 1: still simulating, 0: finished or empty */
     _Alignas(64) double lifted[LANES];   /* 1: ended by lift-off */
     _Alignas(64) double pcc_seen[LANES]; /* 1: the velocity was PCC-like before an impact */
-    /* Scratch of the vertex search. */
-    _Alignas(64) double best_num[LANES], best_den[LANES], best_fx[LANES], best_fy[LANES],
-        best_j[LANES];
-    _Alignas(64) double last_fx[LANES], last_fy[LANES]; /* normal of the vertex hit last */
+    _Alignas(64) int64_t q_exp[LANES], p_exp[LANES]; /* the powers of two taken out */
     double rho2[LANES], energy0[LANES];  /* rho^2 and the initial kinetic energy (checks) */
-    int q_exp[LANES], p_exp[LANES];
     size_t drop[LANES];                  /* the drop's number in its group, or NO_DROP */
 
     chatter_cone_work *cone;             /* the certificate search's arrays */
@@ -116,6 +112,12 @@ static int rescale_exponent(double a, double b, double c)
     return e;
 }
 
+/* An exponent sum as ldexp's argument: beyond +-4000 ldexp gives 0 or inf anyway. */
+static int ldexp_exponent(int64_t e)
+{
+    return e < -4000 ? -4000 : e > 4000 ? 4000 : (int)e;
+}
+
 static void lane_rescale(chatter_workspace *ws, int l)
 {
     int eq = rescale_exponent(ws->qx[l], ws->qy[l], ws->qz[l]);
@@ -128,7 +130,7 @@ static void lane_rescale(chatter_workspace *ws, int l)
     ws->pz[l] = ldexp(ws->pz[l], -ep);
     ws->q_exp[l] += eq;
     ws->p_exp[l] += ep;
-    ws->tscale[l] = ldexp(1.0, ws->q_exp[l] - ws->p_exp[l]);
+    ws->tscale[l] = ldexp(1.0, ldexp_exponent(ws->q_exp[l] - ws->p_exp[l]));
 }
 
 static void lane_start(chatter_workspace *ws, int l, const double *point, uint64_t sample,
@@ -154,11 +156,10 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
     ws->active[l] = 1.0;
     ws->lifted[l] = 0.0;
     ws->pcc_seen[l] = 0.0;
-    ws->last_fx[l] = ws->last_fy[l] = 0.0;
     ws->rho2[l] = rho2;
     ws->energy0[l] = 0.5 * (rho2 * (p0[0] * p0[0] + p0[1] * p0[1]) + p0[2] * p0[2]);
     ws->drop[l] = drop;
-    lane_rescale(ws, l);
+    /* rescaled with the lanes already running, by rescale_block before the first impact */
 }
 
 /* Puts the lane's finished drop into its slot. Also checks, once per drop, that the
@@ -177,7 +178,7 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
               (ws->lifted[l] == 0.0 && chatter_is_pcc_velocity(geometry, p));
     chatter_outcome outcome = pcc ? CHATTER_PCC : ws->lifted[l] != 0.0 ? CHATTER_ICC : CHATTER_CC;
     double scaled = 0.5 * (ws->rho2[l] * (p[0] * p[0] + p[1] * p[1]) + p[2] * p[2]);
-    double energy = ldexp(scaled, 2 * ws->p_exp[l]);
+    double energy = ldexp(scaled, ldexp_exponent(2 * ws->p_exp[l]));
     double allowed = ws->energy0[l] * (1.0 + 16.0 * DBL_EPSILON * (ws->impacts[l] + 1.0));
     ws->slot_state[slot] = (uint8_t)(1 + outcome) | (energy <= allowed ? 0 : SLOT_ENERGY_ROSE);
     ws->slot_impacts[slot] = ws->impacts[l];
@@ -185,83 +186,216 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
     ws->drop[l] = NO_DROP;
 }
 
-/* `steps` impacts on every active lane: the hot loop. Same arithmetic as
- * chatter_drop_reference, with the nearest vertex found by comparing the flight times
- * num/den as cross products, so that there is one division per impact, not per vertex. */
-static void run_steps(chatter_workspace *restrict ws, const chatter_geometry *restrict geometry,
-                      int steps)
-{
-    double *restrict qx = ws->qx, *restrict qy = ws->qy, *restrict qz = ws->qz;
-    double *restrict px = ws->px, *restrict py = ws->py, *restrict pz = ws->pz;
-    double *restrict last = ws->last, *restrict impacts = ws->impacts;
-    double *restrict time = ws->time, *restrict active = ws->active;
-    double *restrict lifted = ws->lifted, *restrict pcc_seen = ws->pcc_seen;
-    double *restrict last_fx = ws->last_fx, *restrict last_fy = ws->last_fy;
-    const int pcc_possible = geometry->n >= 3;
-    const double wrap = (double)(geometry->n - 1);
-    const double *restrict limit = ws->limit, *restrict tscale = ws->tscale;
-    const double *restrict c_rot = ws->c_rot, *restrict c_h = ws->c_h;
-    double *restrict bnum = ws->best_num, *restrict bden = ws->best_den;
-    double *restrict bfx = ws->best_fx, *restrict bfy = ws->best_fy, *restrict bj = ws->best_j;
-    const int n = geometry->n;
+/* Lanes whose state stays in registers while they run a round: one AVX-512 vector of
+ * doubles, two AVX2 ones, four SSE2 ones. A block's state is loaded once a round and
+ * stored once, instead of every lane array streaming through memory once per vertex per
+ * impact (that loop was load/store bound at 1.4e8 impacts/s). The vector types are the
+ * GCC/Clang extension: with plain arrays GCC 12 kept the block on the stack and formed
+ * the masks in general registers. Every operation is elementwise IEEE arithmetic, so a
+ * lane computes the same bits as the scalar reference. */
+#define BLOCK 8
+typedef double vdouble __attribute__((vector_size(BLOCK * sizeof(double))));
+typedef int64_t vmask __attribute__((vector_size(BLOCK * sizeof(int64_t)))); /* 0 or -1 */
 
-    for (int s = 0; s < steps; s++) {
-        for (int l = 0; l < LANES; l++) {
-            bnum[l] = 1.0;
-            bden[l] = 0.0; /* "infinitely far": any candidate beats it */
-            bfx[l] = 0.0;
-            bfy[l] = 0.0;
-            bj[l] = -1.0;
-        }
-        for (int j = 0; j < n; j++) {
-            const double fx = geometry->fx[j], fy = geometry->fy[j], jd = (double)j;
-            for (int l = 0; l < LANES; l++) {
-                double fp = fx * px[l] + fy * py[l] + pz[l];
-                double fq = fx * qx[l] + fy * qy[l] + qz[l];
-                double num = fq > 0.0 ? fq : 0.0;
-                double den = -fp;
-                int take = (fp < 0.0) & (last[l] != jd) & (num * bden[l] < bnum[l] * den);
-                bnum[l] = take ? num : bnum[l];
-                bden[l] = take ? den : bden[l];
-                bfx[l] = take ? fx : bfx[l];
-                bfy[l] = take ? fy : bfy[l];
-                bj[l] = take ? jd : bj[l];
-            }
-        }
-        for (int l = 0; l < LANES; l++) {
-            int on = active[l] != 0.0;
-            int hit = on & (bden[l] > 0.0);
-            /* PCC: the vertex hit last and the one about to be hit are adjacent and both
-             * nearly at rest (see pcc_before_impact in chatter_geometry.c) */
-            double threshold = CHATTER_PCC_TOLERANCE * fabs(pz[l]);
-            double last_fp = last_fx[l] * px[l] + last_fy[l] * py[l] + pz[l];
-            double step = fabs(bj[l] - last[l]);
-            int adjacent = (last[l] >= 0.0) & ((step == 1.0) | (step == wrap));
-            int pcc = pcc_possible & hit & adjacent & (fabs(last_fp) < threshold) &
-                      (bden[l] < threshold);
-            pcc_seen[l] = pcc ? 1.0 : pcc_seen[l];
-            double t = hit ? bnum[l] / bden[l] : 0.0;
-            double fp = -bden[l];
-            double nqx = qx[l] + t * px[l], nqy = qy[l] + t * py[l], nqz = qz[l] + t * pz[l];
-            double npx = px[l] - c_rot[l] * fp * bfx[l];
-            double npy = py[l] - c_rot[l] * fp * bfy[l];
-            double npz = pz[l] - c_h[l] * fp;
-            double nimp = impacts[l] + 1.0;
-            int lift = on & ((!hit) | (npz >= 0.0));
-            qx[l] = hit ? nqx : qx[l];
-            qy[l] = hit ? nqy : qy[l];
-            qz[l] = hit ? nqz : qz[l];
-            px[l] = hit ? npx : px[l];
-            py[l] = hit ? npy : py[l];
-            pz[l] = hit ? npz : pz[l];
-            impacts[l] = hit ? nimp : impacts[l];
-            time[l] = hit ? time[l] + t * tscale[l] : time[l];
-            last[l] = hit ? bj[l] : last[l];
-            last_fx[l] = hit ? bfx[l] : last_fx[l];
-            last_fy[l] = hit ? bfy[l] : last_fy[l];
-            lifted[l] = lift ? 1.0 : lifted[l];
-            active[l] = (on & !lift & (nimp < limit[l])) ? 1.0 : 0.0;
-        }
+static inline vdouble vsplat(double x)
+{
+    return (vdouble){0} + x;
+}
+
+static inline vdouble vload(const double *from)
+{
+    vdouble v;
+    memcpy(&v, from, sizeof v);
+    return v;
+}
+
+static inline void vstore(double *to, vdouble v)
+{
+    memcpy(to, &v, sizeof v);
+}
+
+/* m ? a : b, lane by lane. */
+static inline vdouble vsel(vmask m, vdouble a, vdouble b)
+{
+    return (vdouble)(((vmask)a & m) | ((vmask)b & ~m));
+}
+
+static inline vdouble vabs(vdouble a)
+{
+    return (vdouble)((vmask)a & INT64_MAX);
+}
+
+static inline int vany(vmask m)
+{
+    int64_t any = 0;
+    for (int l = 0; l < BLOCK; l++)
+        any |= m[l];
+    return any != 0;
+}
+
+/* The state of a block's lanes through a round (masks where the workspace holds 0/1). */
+typedef struct block_state {
+    vdouble qx, qy, qz, px, py, pz, last, impacts, time;
+    vmask active, lifted, pcc_seen;
+} block_state;
+
+/* The vertex hit next, per lane: the flight time num/den (compared as cross products,
+ * so that there is one division per impact, not per vertex) and the vertex's normal;
+ * and lfp = f_last.p, the velocity of the vertex hit last, the same expression the
+ * reference evaluates, picked up in passing rather than computed again. */
+typedef struct block_target {
+    vdouble num, den, fx, fy, j, lfp;
+} block_target;
+
+static inline block_target block_search(const block_state *b, const chatter_geometry *geometry)
+{
+    block_target t = {.num = vsplat(1.0), .den = vsplat(0.0), /* "infinitely far" */
+                      .fx = vsplat(0.0), .fy = vsplat(0.0), .j = vsplat(-1.0),
+                      .lfp = vsplat(0.0)};
+    for (int j = 0; j < geometry->n; j++) {
+        const vdouble fx = vsplat(geometry->fx[j]), fy = vsplat(geometry->fy[j]);
+        const vdouble jd = vsplat((double)j);
+        vdouble fp = fx * b->px + fy * b->py + b->pz;
+        vdouble fq = fx * b->qx + fy * b->qy + b->qz;
+        vdouble num = vsel((vmask)(fq > 0.0), fq, vsplat(0.0));
+        vdouble den = -fp;
+        vmask is_last = (vmask)(b->last == jd);
+        vmask take = (vmask)(fp < 0.0) & ~is_last & (vmask)(num * t.den < t.num * den);
+        t.lfp = vsel(is_last, fp, t.lfp);
+        t.num = vsel(take, num, t.num);
+        t.den = vsel(take, den, t.den);
+        t.fx = vsel(take, fx, t.fx);
+        t.fy = vsel(take, fy, t.fy);
+        t.j = vsel(take, jd, t.j);
+    }
+    return t;
+}
+
+/* Lane-invariant data of a block during a round. */
+typedef struct block_const {
+    vdouble limit, tscale, c_rot, c_h, wrap;
+    vmask pcc_possible;
+} block_const;
+
+/* `steps` impacts on every active lane of the block: the hot loop. Same arithmetic as
+ * chatter_drop_reference; a lane that is not active is left as it is, so the loop ends
+ * as soon as no lane is. */
+static inline void block_run(block_state *b, const block_const *k,
+                             const chatter_geometry *geometry, int steps)
+{
+    const vdouble zero = vsplat(0.0), one = vsplat(1.0);
+    for (int s = 0; s < steps && vany(b->active); s++) {
+        block_target t = block_search(b, geometry);
+        vmask on = b->active;
+        vmask hit = on & (vmask)(t.den > 0.0);
+        /* PCC: the vertex hit last and the one about to be hit are adjacent and both
+         * nearly at rest (see pcc_before_impact in chatter_geometry.c) */
+        vdouble threshold = CHATTER_PCC_TOLERANCE * vabs(b->pz);
+        vdouble step = vabs(t.j - b->last);
+        vmask adjacent = (vmask)(b->last >= 0.0) & ((vmask)(step == 1.0) | (vmask)(step == k->wrap));
+        b->pcc_seen |= k->pcc_possible & hit & adjacent & (vmask)(vabs(t.lfp) < threshold) &
+                       (vmask)(t.den < threshold);
+        vdouble dt = vsel(hit, t.num / t.den, zero);
+        vdouble fp = -t.den;
+        vdouble npz = b->pz - k->c_h * fp;
+        vdouble nimp = b->impacts + one;
+        vmask lift = on & (~hit | (vmask)(npz >= 0.0));
+        b->qx = vsel(hit, b->qx + dt * b->px, b->qx);
+        b->qy = vsel(hit, b->qy + dt * b->py, b->qy);
+        b->qz = vsel(hit, b->qz + dt * b->pz, b->qz);
+        b->px = vsel(hit, b->px - k->c_rot * fp * t.fx, b->px);
+        b->py = vsel(hit, b->py - k->c_rot * fp * t.fy, b->py);
+        b->pz = vsel(hit, npz, b->pz);
+        b->impacts = vsel(hit, nimp, b->impacts);
+        b->time = vsel(hit, b->time + dt * k->tscale, b->time);
+        b->last = vsel(hit, t.j, b->last);
+        b->lifted |= lift;
+        b->active = on & ~lift & (vmask)(nimp < k->limit);
+    }
+}
+
+static inline vmask vload_int(const int64_t *from)
+{
+    vmask v;
+    memcpy(&v, from, sizeof v);
+    return v;
+}
+
+static inline vmask vmax_int(vmask a, vmask b)
+{
+    vmask a_greater = (vmask)(a > b);
+    return (a & a_greater) | (b & ~a_greater);
+}
+
+/* The vector path of lane_rescale for v = (x, y, z): frexp's exponent of the largest
+ * |component| read from its bits, and multiplication by 2^-exponent, exact (or rounded
+ * as ldexp rounds). Returns the lanes of `todo` it cannot take: a largest component that
+ * is zero, subnormal, infinite or NaN; they are left as they were. */
+static inline vmask rescale_vector(vdouble *x, vdouble *y, vdouble *z, int64_t *exponent,
+                                   vmask todo)
+{
+    vmask e = vmax_int((vmask)vabs(*x) >> 52, vmax_int((vmask)vabs(*y) >> 52,
+                                                       (vmask)vabs(*z) >> 52));
+    vmask ok = todo & (vmask)(e >= 1) & (vmask)(e <= 2044); /* normal, and so is 2^-e */
+    /* biased exponent e: frexp gives e - 1022, whose inverse has the bits (2045 - e) << 52 */
+    vdouble factor = vsel(ok, (vdouble)((2045 - e) << 52), vsplat(1.0));
+    *x *= factor;
+    *y *= factor;
+    *z *= factor;
+    vstore((double *)exponent, (vdouble)(vload_int(exponent) + (ok & (e - 1022))));
+    return todo & ~ok;
+}
+
+/* lane_rescale on every active lane of the block at `base`, vectorised where exact;
+ * lanes left over (and time scales that are not normal numbers) go to lane_rescale,
+ * which redoes an exact rescaling as a no-op. */
+static void rescale_block(chatter_workspace *ws, int base)
+{
+    vmask active = (vmask)(vload(ws->active + base) != 0.0);
+    vdouble qx = vload(ws->qx + base), qy = vload(ws->qy + base), qz = vload(ws->qz + base);
+    vdouble px = vload(ws->px + base), py = vload(ws->py + base), pz = vload(ws->pz + base);
+    vmask slow = rescale_vector(&qx, &qy, &qz, ws->q_exp + base, active);
+    slow |= rescale_vector(&px, &py, &pz, ws->p_exp + base, active & ~slow);
+    vstore(ws->qx + base, qx), vstore(ws->qy + base, qy), vstore(ws->qz + base, qz);
+    vstore(ws->px + base, px), vstore(ws->py + base, py), vstore(ws->pz + base, pz);
+    vmask k = vload_int(ws->q_exp + base) - vload_int(ws->p_exp + base);
+    vstore(ws->tscale + base, (vdouble)((k + 1023) << 52)); /* 2^k where normal */
+    slow |= active & ~((vmask)(k >= -1022) & (vmask)(k <= 1023));
+    if (vany(slow))
+        for (int l = 0; l < BLOCK; l++)
+            if (slow[l])
+                lane_rescale(ws, base + l);
+}
+
+/* A round of `steps` impacts on every active lane, block by block; blocks with no
+ * active lane are skipped. */
+static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, int steps)
+{
+    for (int base = 0; base < LANES; base += BLOCK) {
+        vmask active = (vmask)(vload(ws->active + base) != 0.0);
+        if (!vany(active))
+            continue;
+        rescale_block(ws, base);
+        block_state b = {
+            .qx = vload(ws->qx + base), .qy = vload(ws->qy + base), .qz = vload(ws->qz + base),
+            .px = vload(ws->px + base), .py = vload(ws->py + base), .pz = vload(ws->pz + base),
+            .last = vload(ws->last + base), .impacts = vload(ws->impacts + base),
+            .time = vload(ws->time + base), .active = active,
+            .lifted = (vmask)(vload(ws->lifted + base) != 0.0),
+            .pcc_seen = (vmask)(vload(ws->pcc_seen + base) != 0.0)};
+        const block_const k = {
+            .limit = vload(ws->limit + base), .tscale = vload(ws->tscale + base),
+            .c_rot = vload(ws->c_rot + base), .c_h = vload(ws->c_h + base),
+            .wrap = vsplat((double)(geometry->n - 1)),
+            .pcc_possible = (vmask){0} + (geometry->n >= 3 ? -1 : 0)};
+        block_run(&b, &k, geometry, steps);
+        const vdouble zero = vsplat(0.0), one = vsplat(1.0);
+        vstore(ws->qx + base, b.qx), vstore(ws->qy + base, b.qy), vstore(ws->qz + base, b.qz);
+        vstore(ws->px + base, b.px), vstore(ws->py + base, b.py), vstore(ws->pz + base, b.pz);
+        vstore(ws->last + base, b.last), vstore(ws->impacts + base, b.impacts);
+        vstore(ws->time + base, b.time), vstore(ws->active + base, vsel(b.active, one, zero));
+        vstore(ws->lifted + base, vsel(b.lifted, one, zero));
+        vstore(ws->pcc_seen + base, vsel(b.pcc_seen, one, zero));
     }
 }
 
@@ -409,8 +543,6 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
                     next_sample = 0;
                     next_point++;
                 }
-            } else if (ws->drop[l] != NO_DROP) {
-                lane_rescale(ws, l);
             }
             busy |= ws->drop[l] != NO_DROP;
         }
