@@ -197,9 +197,11 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
 typedef double vdouble __attribute__((vector_size(BLOCK * sizeof(double))));
 typedef int64_t vmask __attribute__((vector_size(BLOCK * sizeof(int64_t)))); /* 0 or -1 */
 
+/* x in every lane (not 0 + x, which would turn the normals' -0.0 into +0.0). */
 static inline vdouble vsplat(double x)
 {
-    return (vdouble){0} + x;
+    _Static_assert(BLOCK == 8, "vsplat lists BLOCK lanes");
+    return (vdouble){x, x, x, x, x, x, x, x};
 }
 
 static inline vdouble vload(const double *from)
@@ -252,9 +254,9 @@ static inline block_target block_search(const block_state *b, const chatter_geom
     block_target t = {.num = vsplat(1.0), .den = vsplat(0.0), /* "infinitely far" */
                       .fx = vsplat(0.0), .fy = vsplat(0.0), .j = vsplat(-1.0),
                       .lfp = vsplat(0.0)};
-    for (int j = 0; j < geometry->n; j++) {
+    vdouble jd = vsplat(0.0); /* j as a double, counted in a register */
+    for (int j = 0; j < geometry->n; j++, jd += 1.0) {
         const vdouble fx = vsplat(geometry->fx[j]), fy = vsplat(geometry->fy[j]);
-        const vdouble jd = vsplat((double)j);
         vdouble fp = fx * b->px + fy * b->py + b->pz;
         vdouble fq = fx * b->qx + fy * b->qy + b->qz;
         vdouble num = vsel((vmask)(fq > 0.0), fq, vsplat(0.0));
