@@ -86,8 +86,58 @@ const char *is_point_status_name(int status);
  * it as `impactsweep_model_abi` next to its entry point `impactsweep_model`; impactsweep
  * loads only a library built against the version it speaks. Raise it whenever is_model,
  * is_param, is_output, is_error or the point statuses change in a way that breaks a
- * compiled model. */
-#define IS_MODEL_ABI_VERSION 1
+ * compiled model. 2: is_model.trace (the engine reads it, past the end of a version 1
+ * table). */
+#define IS_MODEL_ABI_VERSION 2
+
+/* --- trajectories (`impactsweep trace`) ----------------------------------------------
+ * A model may also write the time history of one point, its trace: it names the
+ * quantities it records (channels: each becomes a variable of the trace file over its
+ * `sample` dimension) and the kinds of event it reports, and calls the sink the core
+ * provides (GSL-style: a few function pointers and a context). */
+
+typedef struct is_trace_channel {
+    const char *name;            /* a variable name: letters, digits, '_' */
+    const char *unit;            /* UDUNITS, as is_output.unit */
+    const char *long_name;
+} is_trace_channel;
+
+/* The core's end of a trace. values[channel_count] are copied before a call returns (the
+ * model may reuse its array at once). Each call returns IS_OK, or an error code (out of
+ * memory, a sample limit) after writing its message into the is_error the core passed to
+ * is_model_trace.run: the model then stops at once and returns that same code, leaving
+ * the message alone. */
+typedef struct is_trace_sink {
+    /* One sample at time t (samples come in time order; two may share a t, the states just
+     * before and just after an event). */
+    is_code (*sample)(void *context, double t, const double *values);
+    /* An event of kind `kind` (an index into is_model_trace.events) at time t, with the
+     * channels' values there; it follows the sample it happened at. */
+    is_code (*event)(void *context, double t, int kind, const double *values);
+    void *context;
+} is_trace_sink;
+
+typedef struct is_model_trace {
+    const char *time_unit;       /* the sample coordinate `t`: UDUNITS */
+    const char *time_long_name;
+    const is_trace_channel *channels;
+    size_t channel_count;
+    const char *const *events;   /* the kinds of event, NULL-terminated */
+    /* The trace's own parameters (e.g. which drop of a point), checked by the core against
+     * their types and ranges like a model's, defaults filled in; NULL when none. */
+    const is_param *options;
+    size_t option_count;
+    /* Evaluates one validated point (param_count values) with the very code eval_batch
+     * runs, so that outputs[output_count] and *status are bit for bit what eval_batch
+     * gives it with count = 1, while writing its trajectory into sink: the last sample is
+     * the state the outputs describe. `workspace` is one of workspace_create's and
+     * watched like eval_batch's: a stop leaves *status IS_POINT_PENDING and returns IS_OK.
+     * Nothing is allocated per sample. Returns IS_OK; a sink's code; or IS_PARAM (err
+     * says why) when an option does not fit the point. */
+    is_code (*run)(void *workspace, const double *point, const double *options,
+                   const is_trace_sink *sink, double *outputs, uint8_t *status,
+                   is_error *err);
+} is_model_trace;
 
 typedef struct is_model {
     const char *name;
@@ -124,6 +174,10 @@ typedef struct is_model {
     /* The model's own version (e.g. "1.2.0"), recorded in every result file; NULL: the
      * engine's version (built-in models). */
     const char *version;
+
+    /* Optional: the trajectory of one point, for `impactsweep trace` (is_model_trace);
+     * NULL: the model has none to show. */
+    const is_model_trace *trace;
 } is_model;
 
 /* A plug-in model: one shared library, built against this header alone, that ends with

@@ -38,7 +38,8 @@ refused() { # KIND TEXT: `models PATH` and IMPACTSWEEP_MODEL_PATH=PATH both refu
         env IMPACTSWEEP_MODEL_PATH="$lib" "$IMPACTSWEEP" eval chatter rho=0.3 gamma=0.1
     grep -q "$2" err.txt || die "broken_$1 through IMPACTSWEEP_MODEL_PATH: $(cat err.txt)"
 }
-refused 1 "built against model contract version 2, but this impactsweep loads version 1"
+abi=$(sed -nE 's/^#define IS_MODEL_ABI_VERSION ([0-9]+).*/\1/p' "$TESTS/../src/core/model.h")
+refused 1 "built against model contract version $((abi + 1)), but this impactsweep loads version $abi"
 refused 2 "exports no entry point impactsweep_model"
 refused 3 "breaks the model contract: model broken: parameter x is listed twice"
 refused 4 "not an impactsweep model"

@@ -95,4 +95,5 @@ const is_model is_model_chatter = {
     .workspace_free = chatter_workspace_free,
     .workspace_watch = chatter_workspace_watch,
     .eval_batch = chatter_eval_batch,
+    .trace = &chatter_trace,
 };

@@ -138,6 +138,35 @@ size_t chatter_cone_polygon(const chatter_cone_work *work, double (*points)[2],
 /* The rod's exact complete-chatter condition (derivation in chatter_cone.c). */
 chatter_cone_answer chatter_rod_condition(double rho, double gamma);
 
+/* --- the trace of one drop (chatter_trace.c), for `impactsweep trace` --- */
+
+/* A lane of the kernel as it stands: q and p each scaled by its own power of two. */
+typedef struct chatter_lane {
+    double q[3], p[3];
+    int q_exp, p_exp;
+    double rho2, time, impacts, vertex;
+} chatter_lane;
+
+/* What the kernel tells the trace; NULL in eval_batch. The kernel runs the traced drop
+ * one impact per round, which changes no bit of any drop. */
+typedef struct chatter_hook {
+    size_t point;          /* the batch's point and ... */
+    uint64_t drop;         /* ... its drop (sample number) that is traced */
+    int lane;              /* the lane running it, -1 before and after */
+    double impacts;        /* impacts reported so far */
+    const is_trace_sink *sink;
+    is_code failure;       /* the sink's first failure: the kernel stops (pending) */
+} chatter_hook;
+
+void chatter_hook_start(chatter_hook *hook, int lane, const chatter_lane *view);
+/* After a round of the traced lane: a new impact and/or PCC first seen before it. */
+void chatter_hook_impact(chatter_hook *hook, const chatter_lane *view, int pcc_seen);
+/* The drop is over: slot_state is what the point folds in (outcome + 1, and 0x80 when
+ * its kinetic energy rose). */
+void chatter_hook_finish(chatter_hook *hook, const chatter_lane *view, unsigned slot_state);
+
+extern const is_model_trace chatter_trace;
+
 /* Internal to the model: the batch kernel (chatter_batch.c). */
 typedef struct chatter_workspace chatter_workspace;
 is_code chatter_workspace_create(void **workspace, is_error *err);
@@ -147,5 +176,8 @@ void chatter_workspace_free(void *workspace);
 void chatter_workspace_watch(void *workspace, const volatile sig_atomic_t *stop);
 is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
                            double *outputs, uint8_t *status, is_error *err);
+/* eval_batch's work, with a trace's hook or NULL. */
+void chatter_evaluate(void *workspace, const double *points, size_t count, double *outputs,
+                      uint8_t *status, chatter_hook *hook);
 
 #endif

@@ -162,6 +162,23 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
     /* rescaled with the lanes already running, by rescale_block before the first impact */
 }
 
+/* The traced drop's lane as it stands (chatter_hook). */
+static void lane_view(const chatter_workspace *ws, int l, chatter_lane *view)
+{
+    view->q[0] = ws->qx[l];
+    view->q[1] = ws->qy[l];
+    view->q[2] = ws->qz[l];
+    view->p[0] = ws->px[l];
+    view->p[1] = ws->py[l];
+    view->p[2] = ws->pz[l];
+    view->q_exp = ws->q_exp[l];
+    view->p_exp = ws->p_exp[l];
+    view->rho2 = ws->rho2[l];
+    view->time = ws->time[l];
+    view->impacts = ws->impacts[l];
+    view->vertex = ws->last[l];
+}
+
 /* Puts the lane's finished drop into its slot. Also checks, once per drop, that the
  * kinetic energy 1/2 (rho^2 (p_1^2 + p_2^2) + p_3^2) did not rise: every impact loses
  * (1 - gamma^2) m_eff (f.p)^2 / 2 >= 0 and free flight keeps p, so only rounding (at most
@@ -506,7 +523,7 @@ static size_t fold(chatter_workspace *ws, const double *points, size_t folded, s
  * finishes each point as its last drop is folded in. Returns 0, or 1 when the stop flag
  * ended it early: then the points not finished are left as they were (pending). */
 static int run_group(chatter_workspace *ws, const double *points, size_t first, size_t count,
-                     size_t batch_count, double *outputs, uint8_t *status)
+                     size_t batch_count, double *outputs, uint8_t *status, chatter_hook *hook)
 {
     chatter_geometry geometry;
     chatter_geometry_init(&geometry, (int)points[first * CHATTER_PARAM_COUNT + CHATTER_N]);
@@ -526,14 +543,21 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
     }
     for (;;) {
         /* One load a round (at most LANES x 16 impacts): nothing against the round. */
-        if (*ws->stop) {
+        if (*ws->stop || (hook && hook->failure != IS_OK)) {
             for (size_t d = folded; d < started; d++) /* leave the window empty */
                 ws->slot_state[d % WINDOW] = SLOT_EMPTY;
             return 1;
         }
         for (int l = 0; l < LANES; l++)
-            if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0)
+            if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0) {
+                size_t drop = ws->drop[l];
                 lane_finish(ws, l, &geometry);
+                if (hook && l == hook->lane) { /* the traced drop: its decision, as folded */
+                    chatter_lane view;
+                    lane_view(ws, l, &view);
+                    chatter_hook_finish(hook, &view, ws->slot_state[drop % WINDOW]);
+                }
+            }
         folded = fold(ws, points, folded, started, &sums, batch_count, outputs, status);
         int busy = 0;
         for (int l = 0; l < LANES; l++) {
@@ -541,6 +565,11 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
                 started < folded + WINDOW) {
                 const double *point = points + next_point * CHATTER_PARAM_COUNT;
                 lane_start(ws, l, point, next_sample, started++);
+                if (hook && next_point == hook->point && next_sample == hook->drop) {
+                    chatter_lane view;
+                    lane_view(ws, l, &view);
+                    chatter_hook_start(hook, l, &view);
+                }
                 if (++next_sample == (uint64_t)point[CHATTER_SAMPLES]) {
                     next_sample = 0;
                     next_point++;
@@ -550,7 +579,20 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
         }
         if (!busy)
             return 0;
-        run_steps(ws, &geometry, steps);
+        if (!hook || hook->lane < 0) {
+            run_steps(ws, &geometry, steps);
+            continue;
+        }
+        /* A drop being traced: one impact a round, each passed on (rounds change no bit
+         * of a drop, see the top of this file) */
+        int l = hook->lane;
+        double pcc_before = ws->pcc_seen[l];
+        run_steps(ws, &geometry, 1);
+        if (ws->impacts[l] != hook->impacts || ws->pcc_seen[l] != pcc_before) {
+            chatter_lane view;
+            lane_view(ws, l, &view);
+            chatter_hook_impact(hook, &view, ws->pcc_seen[l] != pcc_before);
+        }
     }
 }
 
@@ -558,6 +600,13 @@ is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
                            double *outputs, uint8_t *status, is_error *err)
 {
     (void)err; /* nothing is allocated per batch any more */
+    chatter_evaluate(workspace, points, count, outputs, status, NULL);
+    return IS_OK;
+}
+
+void chatter_evaluate(void *workspace, const double *points, size_t count, double *outputs,
+                      uint8_t *status, chatter_hook *hook)
+{
     chatter_workspace *ws = workspace;
     for (size_t i = 0; i < count; i++)
         status[i] = IS_POINT_PENDING;
@@ -567,7 +616,7 @@ is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
         while (end < count && points[end * CHATTER_PARAM_COUNT + CHATTER_N] ==
                                   points[first * CHATTER_PARAM_COUNT + CHATTER_N])
             end++;
-        if (run_group(ws, points, first, end - first, count, outputs, status))
+        if (run_group(ws, points, first, end - first, count, outputs, status, hook))
             break;
         first = end;
     }
@@ -576,5 +625,4 @@ is_code chatter_eval_batch(void *workspace, const double *points, size_t count,
         if (status[i] == IS_POINT_PENDING)
             for (int o = 0; o < CHATTER_OUTPUT_COUNT; o++)
                 outputs[o * count + i] = NAN;
-    return IS_OK;
 }

@@ -361,6 +361,52 @@ void collision_workspace_watch(void *workspace, const volatile sig_atomic_t *sto
     ((collision_workspace *)workspace)->stop = stop;
 }
 
+int collision_evaluate_point(void *workspace, const double *point, collision_hook *hook,
+                             double *const *out, uint8_t *status)
+{
+    collision_workspace *ws = workspace;
+    collision_problem pb;
+    collision_result r;
+    is_error ignored;
+    if (collision_problem_from_point(point, &pb, &ignored) != IS_OK) {
+        *status = IS_POINT_FAILED_INVALID;
+        return 0;
+    }
+    pb.stop = ws->stop;
+    if (hook) /* a trace: it watches the stop flag itself (collision_trace.c) */
+        collision_hook_attach(hook, &pb, ws->stop);
+    int rc = pb.integrator == INTEGRATOR_CVODE ? collision_solve_cvode(ws->cvode, &pb, &r)
+                                               : collision_solve_dopri5(&pb, &r);
+    if (rc != 0 && r.stopped)
+        return 1; /* interrupted: no result, pending like the rest of the batch */
+    *out[COLLISION_STEPS] = (double)r.steps;
+    *out[COLLISION_OUTCOME] = r.outcome;
+    *out[COLLISION_SOLVER_FLAG] = r.solver_flag;
+    if (rc != 0) {
+        *status = r.budget ? IS_POINT_FAILED_BUDGET : IS_POINT_FAILED_SOLVER;
+        if (hook)
+            collision_hook_event(hook, COLLISION_EVENT_SOLVER_FAILURE);
+        return 0;
+    }
+    *out[COLLISION_COR] = r.cor;
+    *out[COLLISION_T_SEP] = r.t_sep;
+    *out[COLLISION_X_MAX] = r.x_max;
+    *out[COLLISION_X_SEP] = r.x_sep;
+    *out[COLLISION_F_MAX] = r.f_max;
+    if (pb.dimensional) {
+        *out[COLLISION_T_SEP_DIM] = r.t_sep * pb.t_scale;
+        *out[COLLISION_X_MAX_DIM] = r.x_max * pb.x_scale;
+        *out[COLLISION_X_SEP_DIM] = r.x_sep * pb.x_scale;
+        *out[COLLISION_F_MAX_DIM] = r.f_max * pb.f_scale;
+    }
+    /* every result is checked before it counts as done; one that fails keeps its
+     * outputs (to be looked at) and says which check it failed */
+    collision_check check = collision_check_result(&pb, &r);
+    *out[COLLISION_CHECK] = check;
+    *status = check == CHECK_PASSED ? IS_POINT_DONE : IS_POINT_FAILED_CHECK;
+    return 0;
+}
+
 is_code collision_eval_batch(void *workspace, const double *points, size_t count,
                              double *outputs, uint8_t *status, is_error *err)
 {
@@ -375,45 +421,12 @@ is_code collision_eval_batch(void *workspace, const double *points, size_t count
     for (size_t i = 0; i < count; i++) {
         if (ws->stop && *ws->stop)
             break; /* this point and the rest stay pending */
-        collision_problem pb;
-        collision_result r;
         double *out[COLLISION_OUTPUT_COUNT];
         for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++)
             out[o] = &outputs[(size_t)o * count + i];
-        is_error ignored;
-        if (collision_problem_from_point(points + i * COLLISION_PARAM_COUNT, &pb, &ignored) !=
-            IS_OK) {
-            status[i] = IS_POINT_FAILED_INVALID;
-            continue;
-        }
-        pb.stop = ws->stop;
-        int rc = pb.integrator == INTEGRATOR_CVODE ? collision_solve_cvode(ws->cvode, &pb, &r)
-                                                   : collision_solve_dopri5(&pb, &r);
-        if (rc != 0 && r.stopped)
-            break; /* interrupted: no result, pending like the rest of the batch */
-        *out[COLLISION_STEPS] = (double)r.steps;
-        *out[COLLISION_OUTCOME] = r.outcome;
-        *out[COLLISION_SOLVER_FLAG] = r.solver_flag;
-        if (rc != 0) {
-            status[i] = r.budget ? IS_POINT_FAILED_BUDGET : IS_POINT_FAILED_SOLVER;
-            continue;
-        }
-        *out[COLLISION_COR] = r.cor;
-        *out[COLLISION_T_SEP] = r.t_sep;
-        *out[COLLISION_X_MAX] = r.x_max;
-        *out[COLLISION_X_SEP] = r.x_sep;
-        *out[COLLISION_F_MAX] = r.f_max;
-        if (pb.dimensional) {
-            *out[COLLISION_T_SEP_DIM] = r.t_sep * pb.t_scale;
-            *out[COLLISION_X_MAX_DIM] = r.x_max * pb.x_scale;
-            *out[COLLISION_X_SEP_DIM] = r.x_sep * pb.x_scale;
-            *out[COLLISION_F_MAX_DIM] = r.f_max * pb.f_scale;
-        }
-        /* every result is checked before it counts as done; one that fails keeps its
-         * outputs (to be looked at) and says which check it failed */
-        collision_check check = collision_check_result(&pb, &r);
-        *out[COLLISION_CHECK] = check;
-        status[i] = check == CHECK_PASSED ? IS_POINT_DONE : IS_POINT_FAILED_CHECK;
+        if (collision_evaluate_point(ws, points + i * COLLISION_PARAM_COUNT, NULL, out,
+                                     &status[i]))
+            break; /* interrupted: pending like the rest of the batch */
     }
     return IS_OK;
 }
@@ -431,4 +444,5 @@ const is_model is_model_collision = {
     .workspace_free = collision_workspace_free,
     .workspace_watch = collision_workspace_watch,
     .eval_batch = collision_eval_batch,
+    .trace = &collision_trace,
 };

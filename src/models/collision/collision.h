@@ -82,6 +82,10 @@ static inline double collision_power_eval(const collision_power *power, double x
     }
 }
 
+/* The trace of one collision (collision_trace.c): what `impactsweep trace` hooks into
+ * the integrators; NULL in eval_batch. */
+typedef struct collision_hook collision_hook;
+
 /* A collision ready to integrate: the law's nondimensional parameters and the scales
  * back to physical units. State layouts: Kelvin-Voigt type laws (X, V, Z), Maxwell type
  * laws (R, Y, Z, W); Z stays 0 for the classical laws. */
@@ -99,6 +103,8 @@ typedef struct collision_problem {
                                           NULL) */
     int dimensional;                  /* T_c, X_c, F_c below are meaningful */
     double t_scale, x_scale, f_scale; /* t = T T_c, x = X X_c, f = F m X_c / T_c^2 */
+    collision_hook *hook;             /* NULL, or a trace: every step and event is passed
+                                         on (and CVODE returns after every step) */
 } collision_problem;
 
 /* Builds the problem of one parameter point (any form), or explains why the point is
@@ -175,8 +181,8 @@ void collision_tracker_start(collision_tracker *tracker, const collision_problem
                              collision_result *result, const double *y0);
 int collision_tracker_event(collision_tracker *tracker, double t, const double *y,
                             const int *crossed);
-/* t_max reached in contact at state y. */
-void collision_tracker_horizon(collision_tracker *tracker, const double *y);
+/* t_max reached in contact at time t, state y. */
+void collision_tracker_horizon(collision_tracker *tracker, double t, const double *y);
 
 /* The physical checks of a finished collision (collision_check). */
 collision_check collision_check_result(const collision_problem *problem,
@@ -193,11 +199,29 @@ int collision_solve_cvode(collision_cvode *cvode, const collision_problem *probl
                           collision_result *result);
 int collision_solve_dopri5(const collision_problem *problem, collision_result *result);
 
+/* The trace's side of the hook (collision_trace.c): an accepted step of the integrator
+ * (state y at time t), and the events the tracker recognises. */
+enum {
+    COLLISION_EVENT_CONTACT, COLLISION_EVENT_MAX_COMPRESSION, COLLISION_EVENT_MIN_COMPRESSION,
+    COLLISION_EVENT_FORCE_MAX, COLLISION_EVENT_KINK, COLLISION_EVENT_SEPARATION,
+    COLLISION_EVENT_REST, COLLISION_EVENT_HORIZON, COLLISION_EVENT_SOLVER_FAILURE
+};
+void collision_hook_attach(collision_hook *hook, collision_problem *problem,
+                           const volatile sig_atomic_t *watch);
+void collision_hook_sample(collision_hook *hook, double t, const double *y);
+void collision_hook_event(collision_hook *hook, int kind);
+
+extern const is_model_trace collision_trace;
+
 /* Workspace and batch evaluation (collision.c). */
 is_code collision_workspace_create(void **workspace, is_error *err);
 void collision_workspace_free(void *workspace);
 void collision_workspace_watch(void *workspace, const volatile sig_atomic_t *stop);
 is_code collision_eval_batch(void *workspace, const double *points, size_t count,
                              double *outputs, uint8_t *status, is_error *err);
+/* One point of eval_batch (out[o]: where output o goes), with a trace's hook or NULL.
+ * Returns 1 when the stop flag ended it (no result: the point stays pending). */
+int collision_evaluate_point(void *workspace, const double *point, collision_hook *hook,
+                             double *const *out, uint8_t *status);
 
 #endif

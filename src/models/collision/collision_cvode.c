@@ -186,13 +186,18 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
             r->stopped = 1;
             return fail(r, 0);
         }
-        CVodeSetMaxNumSteps(s->mem, left < COLLISION_POLL_STEPS ? (long)left
-                                                                : COLLISION_POLL_STEPS);
+        /* A trace takes every step: calls of one step each return its end, and take
+         * the same steps (a call's step limit ends it between steps, never changes one) */
+        long chunk = pb->hook ? 1 : COLLISION_POLL_STEPS;
+        CVodeSetMaxNumSteps(s->mem, left < chunk ? (long)left : chunk);
         int flag = CVode(s->mem, pb->t_max, s->y, &t, CV_NORMAL);
         CVodeGetNumSteps(s->mem, &steps);
         r->steps = banked + steps;
-        if (flag == CV_TOO_MUCH_WORK)
+        if (flag == CV_TOO_MUCH_WORK) {
+            if (pb->hook)
+                collision_hook_sample(pb->hook, t, y);
             continue;
+        }
         if (flag == CV_ROOT_RETURN) {
             int found[COLLISION_EVENTS];
             CVodeGetRootInfo(s->mem, found);
@@ -210,7 +215,7 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
             continue;
         }
         if (flag == CV_SUCCESS || flag == CV_TSTOP_RETURN) {
-            collision_tracker_horizon(&tracker, y);
+            collision_tracker_horizon(&tracker, t, y);
             return 0;
         }
         return fail(r, flag);

@@ -281,6 +281,8 @@ int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
                 y[i] = y1[i];
                 f[i] = f1[i];
             }
+            if (pb->hook)
+                collision_hook_sample(pb->hook, t, y);
             h = h_next;
             continue;
         }
@@ -317,6 +319,6 @@ int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
             t_rough = t;
         h = fmax(h - t_event, 0.5 * h); /* restart close to the step that worked */
     }
-    collision_tracker_horizon(&tracker, y);
+    collision_tracker_horizon(&tracker, t, y);
     return 0;
 }

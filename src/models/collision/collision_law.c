@@ -255,6 +255,10 @@ void collision_tracker_start(collision_tracker *tracker, const collision_problem
     result->solver_flag = 0;
     result->budget = 0;
     result->stopped = 0;
+    if (problem->hook) {
+        collision_hook_sample(problem->hook, 0.0, y0);
+        collision_hook_event(problem->hook, COLLISION_EVENT_CONTACT);
+    }
 }
 
 /* crossed[i]: +1 when g[i] went up through zero at t, -1 down, 0 not. */
@@ -269,39 +273,60 @@ int collision_tracker_event(collision_tracker *tracker, double t, const double *
     fprintf(stderr, "event t=%.12f crossed %d %d %d %d F=%.3e V=%.3e X=%.6f\n", t, crossed[0], crossed[1], crossed[2], crossed[3], force, velocity, -compression);
 #endif
     track_energy(r, pb, y);
+    collision_hook *hook = pb->hook;
+    if (hook)
+        collision_hook_sample(hook, t, y);
     if (crossed[1])
         r->x_max = fmax(r->x_max, compression); /* extremes of X are where V = 0 */
+    if (hook && crossed[1])
+        collision_hook_event(hook, crossed[1] > 0 ? COLLISION_EVENT_MAX_COMPRESSION
+                                                  : COLLISION_EVENT_MIN_COMPRESSION);
     if (crossed[2] < 0)
         r->f_max = fmax(r->f_max, force); /* a maximum of F */
+    if (hook && crossed[2] < 0)
+        collision_hook_event(hook, COLLISION_EVENT_FORCE_MAX);
     if (crossed[6] < 0) {
         /* At rest in the equilibrium set without having separated: e = 0. (Integrating
          * on would only chase rounding noise.) The compression there is permanent. */
         r->outcome = OUTCOME_NO_SEPARATION;
         r->cor = 0.0;
         track_end(r, compression);
+        if (hook)
+            collision_hook_event(hook, COLLISION_EVENT_REST);
         return 1;
     }
     /* Entering {F <= 0, V >= 0}: F falling to 0 with V >= 0, or V rising to 0 with
      * F <= 0. At the root the crossing quantity is 0 up to the root tolerance. */
     int separated = (crossed[0] < 0 && velocity >= 0.0) || (crossed[1] > 0 && force <= 0.0);
-    if (!separated)
+    if (!separated) {
+        if (hook && (crossed[3] || crossed[4] || crossed[5]))
+            collision_hook_event(hook, COLLISION_EVENT_KINK);
         return 0;
+    }
     track_end(r, compression);
     if (velocity < pb->rest_velocity) {
         /* Creeping into the equilibrium set: "separation" at noise level is rest. */
         r->outcome = OUTCOME_NO_SEPARATION;
         r->cor = 0.0;
+        if (hook)
+            collision_hook_event(hook, COLLISION_EVENT_REST);
         return 1;
     }
     r->outcome = OUTCOME_SEPARATED;
     r->cor = velocity;
     r->t_sep = t;
+    if (hook)
+        collision_hook_event(hook, COLLISION_EVENT_SEPARATION);
     return 1;
 }
 
-void collision_tracker_horizon(collision_tracker *tracker, const double *y)
+void collision_tracker_horizon(collision_tracker *tracker, double t, const double *y)
 {
     collision_result *r = tracker->result;
+    if (tracker->problem->hook) {
+        collision_hook_sample(tracker->problem->hook, t, y);
+        collision_hook_event(tracker->problem->hook, COLLISION_EVENT_HORIZON);
+    }
     /* e = 0 by eq. (18), but only as far as the horizon reaches: said by the outcome */
     r->outcome = OUTCOME_HORIZON;
     r->cor = 0.0;

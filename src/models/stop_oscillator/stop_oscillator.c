@@ -238,82 +238,91 @@ static void pending_from(size_t first, size_t count, double *outputs, uint8_t *s
     }
 }
 
+int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
+                        double *const *out, uint8_t *status)
+{
+    stop_workspace *ws = workspace;
+    if (*ws->stop)
+        return 1; /* asked to stop: this point and the rest stay pending */
+    /* the core validates every point first; a caller that did not gets no result
+     * from outside the ranges where the method is verified */
+    is_error refused;
+    if (stop_validate(p, &refused) != IS_OK) {
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            *out[o] = NAN;
+        *out[STOP_REGIME] = REGIME_FAILED;
+        *out[STOP_FAILURE] = STOP_FAILURE_INVALID;
+        *status = IS_POINT_FAILED_INVALID;
+        return 0;
+    }
+    scaled_point sp;
+    scale_point(p, &sp);
+    stop_options opt = {.t_end = p[STOP_T_END] / sp.time,
+                        .max_rebounds = (int64_t)p[STOP_MAX_REBOUNDS],
+                        .zeno_tail = p[STOP_ZENO_TAIL],
+                        .use_cvode = p[STOP_INTEGRATOR] == INTEGRATOR_CVODE,
+                        .rtol = p[STOP_RTOL],
+                        .cvode = ws->cvode,
+                        .stop = ws->stop};
+    if (trace) /* it reports in the point's units, and watches the stop flag itself */
+        stop_trace_attach(trace, &opt, &sp.sys, p[STOP_S], sp.speed, sp.time, sp.energy,
+                          initial_energy(p));
+    stop_result r;
+    stop_simulate(&sp.sys, &sp.x0, &opt, &r);
+    if (r.failed == 3) /* stopped: this point and the rest are computed again */
+        return 1;
+    *out[STOP_REBOUNDS] = (double)r.rebounds;
+    *out[STOP_ZENO_RESETS] = (double)r.zeno_resets;
+    *out[STOP_CONTACT_PHASES] = (double)r.contact_phases;
+    /* a free run keeps its energy: the one of the point as given (where the scaled
+     * state is tiny, the scaled energy keeps fewer digits) */
+    *out[STOP_ENERGY] = r.regime == REGIME_FREE ? initial_energy(p) : r.energy * sp.energy;
+    *out[STOP_ENERGY_LOST] = r.energy_lost * sp.energy;
+    *out[STOP_T_LAST_REBOUND] = r.t_last_rebound * sp.time;
+    *out[STOP_REGIME] = r.regime;
+    *out[STOP_V_LAST_REBOUND] = r.rebounds > 0 ? r.v_in_last * sp.speed : NAN;
+    *out[STOP_ENERGY_FALL] = r.energy_fall;
+    *out[STOP_ENERGY_FALL_Q4] = r.energy_fall_q4;
+    *out[STOP_STICK_RATIO] = r.energy / r.e_stick;
+    *out[STOP_LATE_STICKING] = (double)r.late_sticking;
+    *out[STOP_T_REGIME] = r.t_regime * sp.time;
+    *out[STOP_ORBITS] = NAN;
+    *out[STOP_ORBIT_V] = NAN;
+    *out[STOP_ORBIT_T_COD] = NAN;
+    if (p[STOP_ORBIT_T_MAX] > 0.0) {
+        stop_orbit orbits[STOP_MAX_ORBITS];
+        int n = stop_find_orbits(&sp.sys, p[STOP_ORBIT_T_MAX] / sp.time, 10, orbits);
+        *out[STOP_ORBITS] = n;
+        if (n > 0) {
+            *out[STOP_ORBIT_V] = orbits[0].v * sp.speed;
+            *out[STOP_ORBIT_T_COD] = orbits[0].t_cod * sp.time;
+        }
+    }
+    stop_failure failure = stop_check_result(&sp.sys, &opt, &r);
+    *out[STOP_FAILURE] = failure;
+    if (failure != STOP_FAILURE_NONE)
+        *out[STOP_REGIME] = REGIME_FAILED;
+    *status = failure == STOP_FAILURE_NONE          ? IS_POINT_DONE
+              : failure == STOP_FAILURE_BUDGET      ? IS_POINT_FAILED_BUDGET
+              : failure == STOP_FAILURE_SOLVER      ? IS_POINT_FAILED_SOLVER
+              : failure == STOP_FAILURE_NONFINITE   ? IS_POINT_FAILED_NONFINITE
+                                                    : IS_POINT_FAILED_CHECK;
+    return 0;
+}
+
 static is_code stop_eval_batch(void *workspace, const double *points, size_t count,
                                double *outputs, uint8_t *status, is_error *err)
 {
     (void)err;
-    stop_workspace *ws = workspace;
     for (size_t i = 0; i < count; i++) {
-        if (*ws->stop) {
-            pending_from(i, count, outputs, status);
-            return IS_OK;
-        }
-        const double *p = points + i * STOP_PARAM_COUNT;
         double *out[STOP_OUTPUT_COUNT];
         for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
             out[o] = &outputs[(size_t)o * count + i];
-        /* the core validates every point first; a caller that did not gets no result
-         * from outside the ranges where the method is verified */
-        is_error refused;
-        if (stop_validate(p, &refused) != IS_OK) {
-            for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
-                *out[o] = NAN;
-            *out[STOP_REGIME] = REGIME_FAILED;
-            *out[STOP_FAILURE] = STOP_FAILURE_INVALID;
-            status[i] = IS_POINT_FAILED_INVALID;
-            continue;
-        }
-        scaled_point sp;
-        scale_point(p, &sp);
-        stop_options opt = {.t_end = p[STOP_T_END] / sp.time,
-                            .max_rebounds = (int64_t)p[STOP_MAX_REBOUNDS],
-                            .zeno_tail = p[STOP_ZENO_TAIL],
-                            .use_cvode = p[STOP_INTEGRATOR] == INTEGRATOR_CVODE,
-                            .rtol = p[STOP_RTOL],
-                            .cvode = ws->cvode,
-                            .stop = ws->stop};
-        stop_result r;
-        stop_simulate(&sp.sys, &sp.x0, &opt, &r);
-        if (r.failed == 3) { /* stopped: this point and the rest are computed again */
+        if (stop_evaluate_point(workspace, points + i * STOP_PARAM_COUNT, NULL, out,
+                                &status[i])) {
             pending_from(i, count, outputs, status);
             return IS_OK;
         }
-        *out[STOP_REBOUNDS] = (double)r.rebounds;
-        *out[STOP_ZENO_RESETS] = (double)r.zeno_resets;
-        *out[STOP_CONTACT_PHASES] = (double)r.contact_phases;
-        /* a free run keeps its energy: the one of the point as given (where the scaled
-         * state is tiny, the scaled energy keeps fewer digits) */
-        *out[STOP_ENERGY] = r.regime == REGIME_FREE ? initial_energy(p) : r.energy * sp.energy;
-        *out[STOP_ENERGY_LOST] = r.energy_lost * sp.energy;
-        *out[STOP_T_LAST_REBOUND] = r.t_last_rebound * sp.time;
-        *out[STOP_REGIME] = r.regime;
-        *out[STOP_V_LAST_REBOUND] = r.rebounds > 0 ? r.v_in_last * sp.speed : NAN;
-        *out[STOP_ENERGY_FALL] = r.energy_fall;
-        *out[STOP_ENERGY_FALL_Q4] = r.energy_fall_q4;
-        *out[STOP_STICK_RATIO] = r.energy / r.e_stick;
-        *out[STOP_LATE_STICKING] = (double)r.late_sticking;
-        *out[STOP_T_REGIME] = r.t_regime * sp.time;
-        *out[STOP_ORBITS] = NAN;
-        *out[STOP_ORBIT_V] = NAN;
-        *out[STOP_ORBIT_T_COD] = NAN;
-        if (p[STOP_ORBIT_T_MAX] > 0.0) {
-            stop_orbit orbits[STOP_MAX_ORBITS];
-            int n = stop_find_orbits(&sp.sys, p[STOP_ORBIT_T_MAX] / sp.time, 10, orbits);
-            *out[STOP_ORBITS] = n;
-            if (n > 0) {
-                *out[STOP_ORBIT_V] = orbits[0].v * sp.speed;
-                *out[STOP_ORBIT_T_COD] = orbits[0].t_cod * sp.time;
-            }
-        }
-        stop_failure failure = stop_check_result(&sp.sys, &opt, &r);
-        *out[STOP_FAILURE] = failure;
-        if (failure != STOP_FAILURE_NONE)
-            *out[STOP_REGIME] = REGIME_FAILED;
-        status[i] = failure == STOP_FAILURE_NONE          ? IS_POINT_DONE
-                    : failure == STOP_FAILURE_BUDGET      ? IS_POINT_FAILED_BUDGET
-                    : failure == STOP_FAILURE_SOLVER      ? IS_POINT_FAILED_SOLVER
-                    : failure == STOP_FAILURE_NONFINITE   ? IS_POINT_FAILED_NONFINITE
-                                                          : IS_POINT_FAILED_CHECK;
     }
     return IS_OK;
 }
@@ -332,4 +341,5 @@ const is_model is_model_stop_oscillator = {
     .workspace_free = stop_workspace_free,
     .workspace_watch = stop_workspace_watch,
     .eval_batch = stop_eval_batch,
+    .trace = &stop_oscillator_trace,
 };

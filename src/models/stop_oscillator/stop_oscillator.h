@@ -104,6 +104,9 @@ void stop_cd_flow(const stop_system *sys, const stop_state *x, double t, stop_st
 
 /* --- the hybrid simulation (stop_sim.c) --- */
 
+/* The trace of one run (stop_trace.c), for `impactsweep trace`; NULL in eval_batch. */
+typedef struct stop_trace stop_trace;
+
 typedef struct stop_options {
     double t_end;
     int64_t max_rebounds;
@@ -114,6 +117,7 @@ typedef struct stop_options {
     int keep_periodic;  /* go on to t_end on a 2-phase periodic orbit (else stop there) */
     const volatile sig_atomic_t *stop; /* NULL, or a flag polled every 64 events or
                                           search pieces: once set, the run ends (failed 3) */
+    stop_trace *trace;  /* NULL, or where every segment and event is reported */
 } stop_options;
 
 typedef struct stop_result {
@@ -187,6 +191,39 @@ stop_failure stop_check_result(const stop_system *sys, const stop_options *opt,
 
 void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *options,
                    stop_result *result);
+
+/* --- the trace's side of the hook (stop_trace.c) --- */
+
+enum {
+    STOP_EVENT_REBOUND, STOP_EVENT_ZENO_RESET, STOP_EVENT_CONTACT_START,
+    STOP_EVENT_CONTACT_END, STOP_EVENT_GRAZE, STOP_EVENT_PERIODIC, STOP_EVENT_END
+};
+/* A state of the run at time t (a sample). */
+void stop_trace_state(stop_trace *trace, double t, const stop_state *x);
+/* A segment of the flow (contact: CD, else COD) from x0 at t0 to x1 at t1: samples of the
+ * exact flow from x0 at the trace's grid times strictly inside, then x1 at t1 (the run's
+ * own state there, bit for bit). */
+void stop_trace_flow(stop_trace *trace, int contact, double t0, const stop_state *x0,
+                     double t1, const stop_state *x1);
+/* An event at the last sample. */
+void stop_trace_event(stop_trace *trace, int kind);
+/* The run ended at (t, x) (a sample unless it is the last one), or (free) proved never to
+ * reach the stop: the orbit from x0 sampled up to t_end. Then the event `end`. */
+void stop_trace_end(stop_trace *trace, double t, const stop_state *x);
+void stop_trace_free(stop_trace *trace, const stop_state *x0, double t_end);
+/* Before the run of a traced point: its options (trace, stop flag), the scaled system and
+ * the units the trace reports in (lengths s, speeds, times, energies), and the energy of
+ * the point as given (what a free run reports). */
+void stop_trace_attach(stop_trace *trace, stop_options *options, const stop_system *sys,
+                       double length, double speed, double time, double energy,
+                       double energy_given);
+
+extern const is_model_trace stop_oscillator_trace;
+
+/* One point of eval_batch (stop_oscillator.c; out[o]: where output o goes), with a trace
+ * or NULL. Returns 1 when the stop flag ended it (the point stays pending). */
+int stop_evaluate_point(void *workspace, const double *point, stop_trace *trace,
+                        double *const *out, uint8_t *status);
 
 /* --- the 2-phase periodic orbits (stop_orbits.c) --- */
 

@@ -104,6 +104,8 @@ static int cvode_segment(run *rn, int contact, double horizon)
  * the horizon, 2 at the end of a piece with no contact in it, < 0 on failure. */
 static int cod_segment(run *rn, double horizon)
 {
+    stop_state x0 = rn->x;
+    double t0 = rn->t;
     rn->r->segments++;
     double piece = STOP_CHUNK / rn->sys->w1;
     int more = horizon > piece;
@@ -127,6 +129,8 @@ static int cod_segment(run *rn, double horizon)
             rn->t += horizon;
         }
     }
+    if (rn->opt->trace && rc >= 0)
+        stop_trace_flow(rn->opt->trace, 0, t0, &x0, rn->t, &rn->x);
     return rc == 0 && more ? 2 : rc;
 }
 
@@ -134,21 +138,32 @@ static int cod_segment(run *rn, double horizon)
 static int cd_segment(run *rn, double horizon)
 {
     const stop_system *sys = rn->sys;
+    stop_trace *trace = rn->opt->trace;
+    stop_state x0 = rn->x;
+    double t0 = rn->t;
     rn->r->contact_phases++;
     rn->r->segments++;
-    if (rn->opt->use_cvode)
-        return cvode_segment(rn, 1, horizon);
-    double exit = stop_cd_exit_time(sys, &rn->x);
-    double dt = exit < horizon ? exit : horizon;
-    stop_state out;
-    stop_cd_flow(sys, &rn->x, dt, &out);
-    rn->x = out;
-    rn->t += dt;
-    if (exit < horizon) {
-        rn->x.x2 = sys->x2t; /* on the exit surface exactly */
-        return 1;
+    if (trace)
+        stop_trace_event(trace, STOP_EVENT_CONTACT_START);
+    int rc;
+    if (rn->opt->use_cvode) {
+        rc = cvode_segment(rn, 1, horizon);
+    } else {
+        double exit = stop_cd_exit_time(sys, &rn->x);
+        double dt = exit < horizon ? exit : horizon;
+        stop_state out;
+        stop_cd_flow(sys, &rn->x, dt, &out);
+        rn->x = out;
+        rn->t += dt;
+        rc = exit < horizon;
+        if (rc)
+            rn->x.x2 = sys->x2t; /* on the exit surface exactly */
     }
-    return 0;
+    if (trace && rc >= 0)
+        stop_trace_flow(trace, 1, t0, &x0, rn->t, &rn->x);
+    if (trace && rc == 1)
+        stop_trace_event(trace, STOP_EVENT_CONTACT_END);
+    return rc;
 }
 
 /* The orbit reset: the limit point of the Zeno sequence, reached after the tail time,
@@ -159,10 +174,17 @@ static void orbit_reset(run *rn, double tail)
 {
     double loss = 0.5 * rn->x.v1 * rn->x.v1;
     rn->x.v1 = 0.0;
-    stop_state out;
+    stop_state x0 = rn->x, out;
+    double t0 = rn->t;
+    if (rn->opt->trace) /* the kinetic energy left to mass one is gone at once */
+        stop_trace_state(rn->opt->trace, t0, &x0);
     stop_cd_flow(rn->sys, &rn->x, tail, &out);
     rn->x = out;
     rn->t += tail;
+    if (rn->opt->trace) {
+        stop_trace_flow(rn->opt->trace, 1, t0, &x0, rn->t, &rn->x);
+        stop_trace_event(rn->opt->trace, STOP_EVENT_ZENO_RESET);
+    }
     rn->r->zeno_resets++;
     rn->r->segments++;
     rn->r->t_last_reset = rn->t;
@@ -226,6 +248,8 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
     }
     double t_clean = NAN;         /* where the present run of clean cycles began */
     double t_first_rebound = NAN;
+    if (opt->trace && !free_flight)
+        stop_trace_state(opt->trace, 0.0, x0);
     while (rn.t < opt->t_end && !free_flight) {
         if (asked_to_stop(&rn)) {
             r->failed = 3;
@@ -249,6 +273,8 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
             }
             rn.t_release = rn.t;
             rn.events_since_release = 0;
+            if (opt->trace && rn.clean_cycles == 2)
+                stop_trace_event(opt->trace, STOP_EVENT_PERIODIC);
             if (rn.clean_cycles >= 2 && !opt->keep_periodic)
                 break; /* two rebound-free CD-COD cycles: a 2-phase periodic orbit */
             continue;
@@ -270,6 +296,10 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
             r->t_last_rebound = rn.t;
             rn.events_since_release++;
             after_event(&rn, 0.5 * (1.0 - sys->epsilon * sys->epsilon) * v_in * v_in);
+            if (opt->trace) {
+                stop_trace_state(opt->trace, rn.t, &rn.x);
+                stop_trace_event(opt->trace, STOP_EVENT_REBOUND);
+            }
             double force = stop_contact_force(sys, rn.x.x2);
             if (force > 0.0) {
                 double tail = zeno_tail(sys, rn.x.v1, force);
@@ -291,12 +321,16 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
             rn.x.x1 = sys->s;
             rn.x.v1 = 0.0;
             after_event(&rn, 0.5 * v_in * v_in);
+            if (opt->trace)
+                stop_trace_state(opt->trace, rn.t, &rn.x);
             if (sticks(sys, &rn.x, x_slack)) {
                 if (rn.t >= rn.t_mid)
                     r->late_sticking++; /* a contact phase reached without a reset */
                 in_contact = 1;
                 continue;
             }
+            if (opt->trace)
+                stop_trace_event(opt->trace, STOP_EVENT_GRAZE);
         }
         int rc = cod_segment(&rn, horizon);
         /* CVODE at a loose tolerance can put mass one on the stop moving away from it (a
@@ -311,6 +345,10 @@ void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_opti
     }
     r->final = rn.x;
     r->t_final = rn.t;
+    if (opt->trace && free_flight)
+        stop_trace_free(opt->trace, x0, opt->t_end);
+    else if (opt->trace && r->failed != 3)
+        stop_trace_end(opt->trace, rn.t, &rn.x);
     r->energy = stop_energy(sys, &rn.x);
     r->energy_lost = e0 - r->energy;
     /* no event in the last half (or the run ended before it, on a periodic orbit): the
