@@ -23,12 +23,16 @@
 #include "../core/plugin.h"
 #include "../core/results.h"
 #include "../models/registry.h"
+#include "point.h"
+#include "trace.h"
 
 static const char usage_text[] =
     "usage: impactsweep run JOB.ini [--set section.key=value ...] [--output FILE]\n"
     "                       [--piece I/N] [--resume | --overwrite] [--progress bar|lines]\n"
     "                       [--dry-run] [-n RANKS]\n"
     "       impactsweep eval MODEL [name=value ...]\n"
+    "       impactsweep trace MODEL [name=value ...] [--output FILE] [--overwrite] [--drop K]\n"
+    "       impactsweep trace RESULT.h5 axis=value ... [--output FILE] [--overwrite]\n"
     "       impactsweep models [MODEL] [--check]\n"
     "       impactsweep info FILE [--log]\n"
     "       impactsweep merge OUTPUT PIECE.h5 ... [--overwrite]\n"
@@ -248,44 +252,9 @@ static int eval_point(const is_model *m, int argc, char **argv)
         fprintf(stderr, "impactsweep: out of memory\n");
         return 1;
     }
-    for (size_t p = 0; p < m->param_count; p++)
-        point[p] = m->params[p].default_value;
     is_error err;
     is_error_clear(&err);
-    is_code rc = IS_OK;
-    for (int i = 2; i < argc && rc == IS_OK; i++) {
-        char origin[64], name[128];
-        snprintf(origin, sizeof origin, "argument %d", i);
-        const char *eq = strchr(argv[i], '=');
-        if (!eq || eq == argv[i] || (size_t)(eq - argv[i]) >= sizeof name) {
-            rc = is_error_set(&err, IS_USAGE, "%s: '%s': expected name=value", origin, argv[i]);
-            break;
-        }
-        memcpy(name, argv[i], (size_t)(eq - argv[i]));
-        name[eq - argv[i]] = '\0';
-        int p = is_model_param_index(m, name);
-        rc = is_job_parse_param_value(m, origin, name, eq + 1, p >= 0 ? &point[p] : point, &err);
-    }
-    for (size_t p = 0; p < m->param_count && rc == IS_OK; p++)
-        if (isnan(point[p]))
-            rc = is_error_set(&err, IS_PARAM, "parameter %s has no default: give %s=VALUE",
-                              m->params[p].name, m->params[p].name);
-    for (int i = 2; i < argc && rc == IS_OK; i++) { /* as in a job: no value that is unused */
-        const char *eq = strchr(argv[i], '=');
-        char name[128];
-        snprintf(name, sizeof name, "%.*s", (int)(eq - argv[i]), argv[i]);
-        int p = is_model_param_index(m, name);
-        if (p >= 0 && !is_param_applies(m, (size_t)p, point)) {
-            char when[512];
-            is_param_format_when(m, (size_t)p, when, sizeof when);
-            rc = is_error_set(&err, IS_PARAM,
-                              "argument %d: %s does not apply with these choices (it is used "
-                              "with %s)",
-                              i, name, when);
-        }
-    }
-    if (rc == IS_OK && m->validate)
-        rc = m->validate(point, &err);
+    is_code rc = is_cli_point_parse(m, argv, 2, argc, point, &err); /* shared with trace */
     void *ws = NULL;
     uint8_t status = IS_POINT_PENDING;
     for (size_t o = 0; o < m->output_count; o++)
@@ -339,6 +308,25 @@ static int eval_point(const is_model *m, int argc, char **argv)
     return status == IS_POINT_DONE      ? 0
            : status == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)
                                         : 1;
+}
+
+/* --- trace (trace.c), with the models eval finds ---------------------------------- */
+
+static is_code find_model_for_trace(void *models, const char *name, const is_model **model,
+                                    is_error *err)
+{
+    return find_model_arg(models, name, model, err);
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+    is_models *models = NULL;
+    is_error err;
+    if (open_models(&models, &err) != IS_OK)
+        return fail(&err);
+    int status = is_cli_trace(argc, argv, find_model_for_trace, models);
+    is_models_free(&models);
+    return status;
 }
 
 /* --- info -------------------------------------------------------------------------- */
@@ -789,6 +777,8 @@ int main(int argc, char **argv)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(command, "eval") == 0)
         return cmd_eval(argc - 1, argv + 1);
+    if (strcmp(command, "trace") == 0)
+        return cmd_trace(argc - 1, argv + 1);
     if (strcmp(command, "models") == 0)
         return cmd_models(argc - 1, argv + 1);
     if (strcmp(command, "info") == 0)

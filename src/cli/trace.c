@@ -1,0 +1,606 @@
+/* trace.c: `impactsweep trace`, the trajectory behind one point.
+ *
+ *   impactsweep trace MODEL name=value ... [--output FILE] [--overwrite] [--drop K]
+ *   impactsweep trace RESULT.h5 axis=value ... [the same options]
+ *
+ * The point is given by its parameters (checked as `eval` checks them: point.h) or as a
+ * point of an existing result file, by its coordinates: each axis of the file must be
+ * given a value that is on it exactly, the fixed parameters being the file's own
+ * (parameter_NAME). The model's trace (model.h: is_model_trace) evaluates the point with
+ * eval_batch's code while passing every sample and event to the sink below, which keeps
+ * them in memory (buffers that grow, up to --max-samples); then trace_file.c writes the
+ * trace file (default trace.h5; an existing file only with --overwrite). A point of a
+ * result file is compared with what the file stores for it.
+ *
+ * Exit status: 0 the point is done; 1 it failed (the trace is written all the same: the
+ * way to a failure is worth seeing) or the run failed; 2 bad input (unknown model,
+ * parameter or option, a coordinate not on its axis, a model without a trace, an existing
+ * output); 75 stopped by a signal (nothing written). */
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../core/job.h"
+#include "../core/results.h"
+#include "../core/signals.h"
+#include "../core/trace_file.h"
+#include "point.h"
+
+/* Samples kept at most unless --max-samples says otherwise: 4e6 samples of a dozen
+ * channels are about 400 MB. */
+#define DEFAULT_MAX_SAMPLES 4000000.0
+
+/* Axis values read from a result file at a time, looking for a coordinate. */
+#define COORDINATE_BLOCK 65536
+
+/* --- the sink: the trace in memory ------------------------------------------------------ */
+
+typedef struct collector {
+    size_t channels;
+    size_t max_samples;            /* samples (and events) kept at most */
+    size_t samples, sample_capacity;
+    double *t, *values;            /* samples x channels, sample by sample */
+    size_t events, event_capacity;
+    double *event_t, *event_values;
+    int *event_kind;
+    int kinds;                     /* event kinds of the model */
+    is_error *err;
+} collector;
+
+/* Makes room for one more row in arrays of `width` doubles each (and `ints`). */
+static is_code grow(collector *c, size_t used, size_t *capacity, double **times,
+                    double **values, int **ints)
+{
+    if (used >= c->max_samples)
+        return is_error_set(c->err, IS_USAGE,
+                            "the trace has more than %zu samples or events (--max-samples): "
+                            "ask for fewer (a shorter horizon, a lower resolution) or raise it",
+                            c->max_samples);
+    if (used < *capacity)
+        return IS_OK;
+    size_t capacity_new = *capacity ? 2 * *capacity : 1024;
+    double *t = realloc(*times, capacity_new * sizeof *t);
+    if (t)
+        *times = t;
+    double *v = t ? realloc(*values, capacity_new * (c->channels ? c->channels : 1) * sizeof *v)
+                  : NULL;
+    if (v)
+        *values = v;
+    int *k = v && ints ? realloc(*ints, capacity_new * sizeof *k) : NULL;
+    if (k)
+        *ints = k;
+    if (!t || !v || (ints && !k))
+        return is_error_set(c->err, IS_NOMEM, "out of memory keeping %zu samples of the trace",
+                            used);
+    *capacity = capacity_new;
+    return IS_OK;
+}
+
+static is_code collect_sample(void *context, double t, const double *values)
+{
+    collector *c = context;
+    is_code rc = grow(c, c->samples, &c->sample_capacity, &c->t, &c->values, NULL);
+    if (rc != IS_OK)
+        return rc;
+    c->t[c->samples] = t;
+    memcpy(c->values + c->samples * c->channels, values, c->channels * sizeof *values);
+    c->samples++;
+    return IS_OK;
+}
+
+static is_code collect_event(void *context, double t, int kind, const double *values)
+{
+    collector *c = context;
+    if (kind < 0 || kind >= c->kinds)
+        return is_error_set(c->err, IS_INTERNAL, "the model reported an event of kind %d "
+                            "(it names %d kinds)", kind, c->kinds);
+    is_code rc = grow(c, c->events, &c->event_capacity, &c->event_t, &c->event_values,
+                      &c->event_kind);
+    if (rc != IS_OK)
+        return rc;
+    c->event_t[c->events] = t;
+    c->event_kind[c->events] = kind;
+    memcpy(c->event_values + c->events * c->channels, values, c->channels * sizeof *values);
+    c->events++;
+    return IS_OK;
+}
+
+static void collector_free(collector *c)
+{
+    free(c->t);
+    free(c->values);
+    free(c->event_t);
+    free(c->event_values);
+    free(c->event_kind);
+}
+
+/* --- the command line ------------------------------------------------------------------ */
+
+typedef struct trace_args {
+    const char *output;
+    int overwrite;
+    double max_samples;
+    char **args;        /* argv's entries, NULL where an option was taken */
+    int argc;
+    char *source;       /* what the point is (for the file's `source`) */
+} trace_args;
+
+static const is_param *find_option(const is_model_trace *trace, const char *name, int *index)
+{
+    for (size_t o = 0; o < trace->option_count; o++)
+        if (strcmp(trace->options[o].name, name) == 0) {
+            *index = (int)o;
+            return &trace->options[o];
+        }
+    return NULL;
+}
+
+/* A trace option's value: a choice's name or a number (integers in any notation). */
+static is_code parse_option(const is_param *param, const char *origin, const char *text,
+                            double *out, is_error *err)
+{
+    if (param->type == IS_PARAM_CHOICE) {
+        for (int c = 0; param->choices && param->choices[c]; c++)
+            if (strcmp(param->choices[c], text) == 0) {
+                *out = c;
+                return IS_OK;
+            }
+    }
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    if (!*text || *end || errno == ERANGE)
+        return is_error_set(err, IS_USAGE, "%s: %s = '%s' is not a number", origin,
+                            param->name, text);
+    is_code rc = is_param_check(param, value, err);
+    if (rc != IS_OK) {
+        char message[IS_ERROR_MESSAGE_MAX];
+        snprintf(message, sizeof message, "%s", err->message);
+        return is_error_set(err, rc, "%s: %s", origin, message);
+    }
+    *out = value;
+    return IS_OK;
+}
+
+/* Takes the options out of args (NULL where taken): --output, --overwrite, --max-samples,
+ * and the trace's own options as --NAME VALUE or NAME=VALUE. */
+static is_code take_options(trace_args *a, const is_model_trace *trace, double *options,
+                            is_error *err)
+{
+    for (int i = 2; i < a->argc; i++) {
+        char *arg = a->args[i], origin[64];
+        if (!arg)
+            continue;
+        snprintf(origin, sizeof origin, "argument %d", i);
+        int index = -1;
+        if (strcmp(arg, "--output") == 0 || strcmp(arg, "-o") == 0 ||
+            strcmp(arg, "--max-samples") == 0 ||
+            (strncmp(arg, "--", 2) == 0 && find_option(trace, arg + 2, &index))) {
+            if (i + 1 >= a->argc)
+                return is_error_set(err, IS_USAGE, "%s: %s needs a value", origin, arg);
+            const char *value = a->args[i + 1];
+            if (index >= 0) {
+                is_code rc = parse_option(&trace->options[index], origin, value,
+                                          &options[index], err);
+                if (rc != IS_OK)
+                    return rc;
+            } else if (strcmp(arg, "--max-samples") == 0) {
+                char *end = NULL;
+                a->max_samples = strtod(value, &end);
+                if (*end || !(a->max_samples >= 1 && a->max_samples <= 1e12))
+                    return is_error_set(err, IS_USAGE,
+                                        "%s: --max-samples needs a number from 1 to 1e12, "
+                                        "not '%s'", origin, value);
+            } else {
+                a->output = value;
+            }
+            a->args[i] = a->args[i + 1] = NULL;
+            i++;
+        } else if (strcmp(arg, "--overwrite") == 0) {
+            a->overwrite = 1;
+            a->args[i] = NULL;
+        } else if (arg[0] == '-') {
+            return is_error_set(err, IS_USAGE, "%s: unknown option '%s'", origin, arg);
+        } else {
+            const char *eq = strchr(arg, '=');
+            char name[128];
+            if (eq && (size_t)(eq - arg) < sizeof name) {
+                snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+                const is_param *option = find_option(trace, name, &index);
+                if (option) {
+                    is_code rc = parse_option(option, origin, eq + 1, &options[index], err);
+                    if (rc != IS_OK)
+                        return rc;
+                    a->args[i] = NULL;
+                }
+            }
+        }
+    }
+    return IS_OK;
+}
+
+/* --- a point of a result file ----------------------------------------------------------- */
+
+/* Index of `value` on axis k of r, exactly; else IS_PARAM naming the axis and the nearest
+ * value on it. */
+static is_code find_on_axis(is_results *r, const char *path, size_t k, const is_param *param,
+                            double value, uint64_t *index, is_error *err)
+{
+    uint64_t length = is_results_axis_length(r, k);
+    char scale[32];
+    is_results_axis_attribute(r, k, "scale", scale, sizeof scale);
+    if (strcmp(scale, "choice") == 0) { /* a choice axis holds the names */
+        char names[4096];
+        is_code rc = is_results_coordinate_names(r, k, names, sizeof names, err);
+        const char *wanted = param->choices[(int)value];
+        uint64_t at = 0;
+        for (char *save = NULL, *name = rc == IS_OK ? strtok_r(names, ",", &save) : NULL; name;
+             name = strtok_r(NULL, ",", &save), at++) {
+            name += strspn(name, " ");
+            if (strcmp(name, wanted) == 0) {
+                *index = at;
+                return IS_OK;
+            }
+        }
+        if (rc == IS_OK)
+            is_results_coordinate_names(r, k, names, sizeof names, err);
+        return rc != IS_OK ? rc
+                           : is_error_set(err, IS_PARAM, "%s = %s is not on the axis %s of %s "
+                                          "(%s)", param->name, wanted, param->name, path,
+                                          names);
+    }
+    double *block = malloc(COORDINATE_BLOCK * sizeof *block);
+    if (!block)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    double nearest = NAN, first = NAN, last = NAN;
+    uint64_t nearest_at = 0;
+    is_code rc = IS_OK;
+    int found = 0;
+    for (uint64_t at = 0; at < length && rc == IS_OK && !found; at += COORDINATE_BLOCK) {
+        uint64_t n = length - at < COORDINATE_BLOCK ? length - at : COORDINATE_BLOCK;
+        rc = is_results_coordinates(r, k, at, n, block, 0, err);
+        for (uint64_t j = 0; rc == IS_OK && j < n; j++) {
+            if (at + j == 0)
+                first = block[j];
+            last = block[j];
+            if (block[j] == value) {
+                *index = at + j;
+                found = 1;
+                break;
+            }
+            if (isnan(nearest) || fabs(block[j] - value) < fabs(nearest - value)) {
+                nearest = block[j];
+                nearest_at = at + j;
+            }
+        }
+    }
+    free(block);
+    if (rc != IS_OK || found)
+        return rc;
+    return is_error_set(err, IS_PARAM,
+                        "%s = %.17g is not on the axis %s of %s (%llu values from %.17g to "
+                        "%.17g; the nearest is %.17g, index %llu): give a value of the axis "
+                        "exactly",
+                        is_results_axis_name(r, k), value, is_results_axis_name(r, k), path,
+                        (unsigned long long)length, first, last, nearest,
+                        (unsigned long long)nearest_at);
+}
+
+/* What the result file stores for the point, for the comparison after the trace. */
+typedef struct stored_point {
+    int have;
+    uint8_t status;
+    double *outputs;
+} stored_point;
+
+/* The point of result file `path` at the coordinates in args: the model from its
+ * `model` attribute, the fixed parameters from parameter_NAME, the axes from args. */
+static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
+                             double **point, stored_point *stored, is_error *err)
+{
+    is_results *r = NULL;
+    is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
+    if (rc != IS_OK)
+        return rc;
+    double *p = *point = malloc(m->param_count * sizeof *p);
+    stored->outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *stored->outputs);
+    if (!p || !stored->outputs) {
+        is_results_close(&r, NULL);
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    }
+    size_t axes = is_results_axis_count(r);
+    int axis_param[64], given[64] = {0};
+    uint64_t at[64];
+    for (size_t k = 0; k < axes && k < 64; k++)
+        axis_param[k] = is_model_param_index(m, is_results_axis_name(r, k));
+    /* the fixed parameters as the file records them */
+    for (size_t q = 0; q < m->param_count && rc == IS_OK; q++) {
+        int swept = 0;
+        for (size_t k = 0; k < axes; k++)
+            swept |= axis_param[k] == (int)q;
+        p[q] = NAN;
+        if (swept)
+            continue;
+        /* a number, or a choice by its name (older files: by its index) */
+        char attribute[160], text[256], origin[400];
+        snprintf(attribute, sizeof attribute, "parameter_%s", m->params[q].name);
+        snprintf(origin, sizeof origin, "%s: %s", path, attribute);
+        is_results_attribute(r, attribute, text, sizeof text);
+        char *end = NULL;
+        if (!*text)
+            rc = is_error_set(err, IS_NOT_RESULT, "%s has no attribute %s", path, attribute);
+        else if (m->params[q].type == IS_PARAM_CHOICE && (p[q] = strtod(text, &end), !*end))
+            rc = is_param_check(&m->params[q], p[q], err);
+        else
+            rc = is_job_parse_param_value(m, origin, m->params[q].name, text, &p[q], err);
+    }
+    /* the coordinates */
+    size_t used = 0;
+    char where[2048] = "";
+    for (int i = 2; i < a->argc && rc == IS_OK; i++) {
+        char *arg = a->args[i];
+        if (!arg)
+            continue;
+        const char *eq = strchr(arg, '=');
+        if (!eq || eq == arg || eq - arg >= 128) {
+            rc = is_error_set(err, IS_USAGE, "argument %d: '%s': expected axis=value", i, arg);
+            break;
+        }
+        char key[128], origin[64];
+        snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);
+        snprintf(origin, sizeof origin, "argument %d", i);
+        size_t k = 0;
+        while (k < axes && strcmp(is_results_axis_name(r, k), key) != 0)
+            k++;
+        int q = is_model_param_index(m, key);
+        if (k == axes && q >= 0) {
+            char value[64];
+            snprintf(value, sizeof value, "%.17g", p[q]);
+            rc = is_error_set(err, IS_PARAM,
+                              "%s: %s is fixed in %s (%s = %s): only its axes are coordinates",
+                              origin, key, path, key, value);
+        } else if (k == axes) {
+            rc = is_error_set(err, IS_USAGE, "%s: %s is no axis of %s (a %s result file)",
+                              origin, key, path, m->name);
+        } else if (given[k]) {
+            rc = is_error_set(err, IS_USAGE, "%s: axis %s given twice", origin, key);
+        } else {
+            double value;
+            rc = is_job_parse_param_value(m, origin, key, eq + 1, &value, err);
+            if (rc == IS_OK)
+                rc = find_on_axis(r, path, k, &m->params[q], value, &at[k], err);
+            if (rc == IS_OK) {
+                p[q] = value;
+                given[k] = 1;
+                used += (size_t)snprintf(where + used, used < sizeof where ? sizeof where - used
+                                                                          : 0,
+                                         " %s=%s", key, eq + 1);
+            }
+        }
+        a->args[i] = NULL;
+    }
+    for (size_t k = 0; k < axes && rc == IS_OK; k++)
+        if (!given[k])
+            rc = is_error_set(err, IS_USAGE,
+                              "give the point's coordinate on every axis of %s: %s=VALUE is "
+                              "missing",
+                              path, is_results_axis_name(r, k));
+    /* the point's index in the file (C order), and what the file stores there */
+    if (rc == IS_OK) {
+        uint64_t index = 0;
+        for (size_t k = 0; k < axes; k++)
+            index = index * is_results_axis_length(r, k) + at[k];
+        size_t variables = is_results_variable_count(r);
+        stored->have = variables == m->output_count + 1;
+        for (size_t v = 0; v < variables && stored->have; v++) {
+            const is_results_variable *var = is_results_variable_at(r, v);
+            if (var->is_status) {
+                is_code read = is_results_read_raw(r, v, index, 1, &stored->status, err);
+                stored->have = read == IS_OK;
+            } else {
+                is_code read = is_results_read_doubles(r, v, index, 1, &stored->outputs[v], err);
+                stored->have = read == IS_OK;
+            }
+        }
+        size_t n = strlen(path) + strlen(where) + 64;
+        a->source = malloc(n);
+        if (a->source)
+            snprintf(a->source, n, "%s at%s (point %llu of the file)", path, where,
+                     (unsigned long long)index);
+    }
+    is_results_close(&r, NULL);
+    if (rc == IS_OK && m->validate)
+        rc = m->validate(p, err);
+    return rc;
+}
+
+/* After the trace of a result file's point: does the file hold the same result? */
+static void compare_stored(const is_model *m, const char *path, const stored_point *stored,
+                           const double *outputs, uint8_t status)
+{
+    if (!stored->have)
+        return;
+    if (stored->status == IS_POINT_PENDING) {
+        fprintf(stderr, "impactsweep: %s has not computed this point yet\n", path);
+        return;
+    }
+    for (size_t o = 0; o < m->output_count; o++) {
+        double s = stored->outputs[o], t = outputs[o];
+        int same = s == t || (isnan(s) && isnan(t)) ||
+                   /* integer and categorical outputs are stored as -1 where not finite */
+                   (m->outputs[o].type != IS_OUTPUT_REAL && s == -1 && !isfinite(t));
+        if (!same) {
+            fprintf(stderr,
+                    "impactsweep: warning: %s stores another result for this point (%s = "
+                    "%.17g there, %.17g now): made by another version or build?\n",
+                    path, m->outputs[o].name, s, t);
+            return;
+        }
+    }
+    if (stored->status != status)
+        fprintf(stderr, "impactsweep: warning: %s stores status %s for this point, now %s\n",
+                path, is_point_status_name(stored->status), is_point_status_name(status));
+    else
+        fprintf(stderr, "impactsweep: %s stores the same result for this point\n", path);
+}
+
+static char *command_line(int argc, char **argv)
+{
+    size_t n = 32;
+    for (int i = 0; i < argc; i++)
+        n += strlen(argv[i]) + 1;
+    char *line = malloc(n);
+    if (!line)
+        return NULL;
+    size_t used = (size_t)snprintf(line, n, "impactsweep");
+    for (int i = 0; i < argc; i++)
+        used += (size_t)snprintf(line + used, n - used, " %s", argv[i]);
+    return line;
+}
+
+static int is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* A result file (HDF5's signature) rather than a model or a plug-in library? */
+static int is_hdf5_file(const char *path)
+{
+    static const unsigned char signature[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+    unsigned char head[8];
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
+    if (f)
+        fclose(f);
+    return n == sizeof head && memcmp(head, signature, sizeof head) == 0;
+}
+
+int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
+{
+    is_error err;
+    is_error_clear(&err);
+    if (argc < 2) {
+        fprintf(stderr, "impactsweep: trace needs a model or a result file (impactsweep trace "
+                        "MODEL name=value ... | RESULT.h5 axis=value ...)\n");
+        return is_code_exit_status(IS_USAGE);
+    }
+    trace_args a = {.output = "trace.h5", .max_samples = DEFAULT_MAX_SAMPLES, .argc = argc};
+    const is_model *m = NULL;
+    const char *file = is_file(argv[1]) && is_hdf5_file(argv[1]) ? argv[1] : NULL;
+    double *point = NULL, *options = NULL, *outputs = NULL;
+    stored_point stored = {0};
+    collector c = {0};
+    char *history = command_line(argc, argv);
+    uint8_t status = IS_POINT_PENDING;
+    void *ws = NULL;
+    is_code rc = IS_OK;
+    a.args = calloc((size_t)argc + 1, sizeof *a.args);
+    if (!a.args || !history)
+        rc = is_error_set(&err, IS_NOMEM, "out of memory");
+    for (int i = 0; rc == IS_OK && i < argc; i++)
+        a.args[i] = argv[i];
+    /* the model: named, or the result file's (a plug-in's by its library) */
+    if (rc == IS_OK && !file) {
+        rc = find(context, argv[1], &m, &err);
+    } else if (rc == IS_OK) {
+        is_results *r = NULL;
+        rc = is_results_open(file, MPI_COMM_NULL, IS_RESULTS_READ, &r, &err);
+        if (rc == IS_OK) {
+            char name[4096], library[4096];
+            is_results_attribute(r, "model", name, sizeof name);
+            is_results_attribute(r, "model_library", library, sizeof library);
+            is_results_close(&r, NULL);
+            rc = find(context, *library ? library : name, &m, &err);
+            if (rc != IS_OK) {
+                char message[IS_ERROR_MESSAGE_MAX];
+                snprintf(message, sizeof message, "%s", err.message);
+                rc = is_error_set(&err, rc, "%s (the model of %s)", message, file);
+            }
+        }
+    }
+    if (rc == IS_OK && !m->trace)
+        rc = is_error_set(&err, IS_USAGE,
+                          "model %s has no trajectory to trace (its table has no trace)",
+                          m->name);
+    const is_model_trace *trace = rc == IS_OK ? m->trace : NULL;
+    if (rc == IS_OK) {
+        options = malloc((trace->option_count ? trace->option_count : 1) * sizeof *options);
+        outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *outputs);
+        if (!options || !outputs)
+            rc = is_error_set(&err, IS_NOMEM, "out of memory");
+        for (size_t o = 0; rc == IS_OK && o < trace->option_count; o++)
+            options[o] = trace->options[o].default_value;
+    }
+    if (rc == IS_OK)
+        rc = take_options(&a, trace, options, &err);
+    /* the point: as eval takes it, or a result file's */
+    if (rc == IS_OK && !file) {
+        if (!(point = malloc((m->param_count ? m->param_count : 1) * sizeof *point)))
+            rc = is_error_set(&err, IS_NOMEM, "out of memory");
+        else
+            rc = is_cli_point_parse(m, a.args, 2, argc, point, &err);
+    } else if (rc == IS_OK) {
+        rc = point_of_file(file, &a, m, &point, &stored, &err);
+    }
+    for (size_t o = 0; rc == IS_OK && o < trace->option_count; o++)
+        if (isnan(options[o]))
+            rc = is_error_set(&err, IS_USAGE, "the trace of %s needs %s=VALUE (%s)", m->name,
+                              trace->options[o].name, trace->options[o].meaning);
+    if (rc == IS_OK)
+        rc = is_trace_file_check(a.output, a.overwrite, &err);
+    /* the trace */
+    if (rc == IS_OK && m->workspace_create)
+        rc = m->workspace_create(&ws, &err);
+    if (rc == IS_OK) {
+        is_signals_install(); /* ^C on a long point: nothing is written, exit 75 */
+        if (m->workspace_watch)
+            m->workspace_watch(ws, is_signals_flag());
+        c.channels = trace->channel_count;
+        c.max_samples = (size_t)a.max_samples;
+        c.err = &err;
+        while (trace->events && trace->events[c.kinds])
+            c.kinds++;
+        is_trace_sink sink = {collect_sample, collect_event, &c};
+        rc = trace->run(ws, point, options, &sink, outputs, &status, &err);
+    }
+    if (ws && m->workspace_free)
+        m->workspace_free(ws);
+    if (rc == IS_OK && status == IS_POINT_PENDING)
+        rc = is_error_set(&err, IS_INTERRUPTED, "stopped by a signal: no trace written");
+    if (rc == IS_OK) {
+        is_trace_data data = {.model = m, .point = point, .options = options,
+                              .outputs = outputs, .status = status,
+                              .sample_count = c.samples, .sample_t = c.t,
+                              .samples = c.values, .event_count = c.events,
+                              .event_t = c.event_t, .event_kind = c.event_kind,
+                              .event_values = c.event_values,
+                              .source = a.source ? a.source : "parameters",
+                              .history = history};
+        rc = is_trace_file_write(a.output, a.overwrite, &data, &err);
+    }
+    if (rc == IS_OK) {
+        fprintf(stderr, "impactsweep: wrote %s: model %s, %zu samples, %zu events; the point "
+                        "is %s\n",
+                a.output, m->name, c.samples, c.events, is_point_status_name(status));
+        if (file)
+            compare_stored(m, file, &stored, outputs, status);
+    } else {
+        fprintf(stderr, "impactsweep: %s\n", err.message);
+    }
+    int exit_status = rc != IS_OK ? is_code_exit_status(rc) : status == IS_POINT_DONE ? 0 : 1;
+    collector_free(&c);
+    free(point);
+    free(options);
+    free(outputs);
+    free(stored.outputs);
+    free(a.source);
+    free(a.args);
+    free(history);
+    return exit_status;
+}
