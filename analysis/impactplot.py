@@ -32,6 +32,12 @@ into the PNG text chunks, the PDF Info dictionary (Title, Subject, Keywords, Cre
 a footer line. --layout also writes PREFIX_KIND.json: the figure size, each panel's pixel
 box (origin top left) and data limits, the class colours and the contour levels.
 
+A trace file of `impactsweep trace` (attribute impactsweep_trace) gets its own figures:
+collision `loop` (force against indentation) and `history` (x, v, F against t); chatter
+`impacts` (height and kinetic energy against the impact number, by vertex hit);
+stop-oscillator `phase` (x1-v1 and x2-v2, rebounds marked) and `energy` (against t);
+--field picks these or any channel.
+
 A file that is not an impactsweep result file is refused with exit status 2.
 """
 
@@ -1125,6 +1131,365 @@ def render(job: FigureJob, result: Result, prefix: str, formats: List[str], dpi:
         plt.close(fig)
 
 
+# ------------------------------------------------------------------------- trace files
+# `impactsweep trace` writes the trajectory of one point (root attribute
+# impactsweep_trace): a `sample` dimension with the coordinate t and one variable per
+# channel of the model's trace, an `event` dimension with event_t, event_kind (its
+# flag_meanings name the kinds) and the channels' values there (event_CHANNEL). These
+# functions draw them; main() hands such a file to draw_trace_file.
+
+TRACE_EVENT_COLOURS = {
+    # collision
+    "contact": "#000000", "max_compression": "#0072b2", "min_compression": "#56b4e9",
+    "force_max": "#d55e00", "kink": "#7f7f7f", "separation": "#009e73", "rest": "#e69f00",
+    "solver_failure": FAILED_COLOUR,
+    # chatter (the decisions take the class colours)
+    "pcc_seen": "#009e73", "energy_rose": FAILED_COLOUR,
+    # stop oscillator
+    "rebound": "#0072b2", "zeno_reset": "#cc79a7", "contact_start": "#d55e00",
+    "contact_end": "#e69f00", "graze": "#f0e442", "periodic_detected": "#009e73",
+    "end": "#000000",
+}
+TRACE_EVENT_MARKERS = {"rebound": "v", "zeno_reset": "D", "contact_start": ">",
+                       "contact_end": "<", "separation": "s", "rest": "s", "horizon": "s",
+                       "end": "s", "force_max": "^", "max_compression": "o"}
+TRACE_LINE_COLOUR = "#0072b2"
+TRACE_SECOND_COLOUR = "#d55e00"
+FIGSIZE_TRACE = (7.0, 5.0)
+FIGSIZE_TRACE_PANELS = (11.0, 4.6)
+FIGSIZE_TRACE_STACK = (7.0, 7.0)
+
+
+@dataclass
+class Trace:
+    """One trace file of `impactsweep trace`, loaded into memory."""
+
+    path: str
+    ds: xr.Dataset
+    model: str
+    kinds: List[str]       # event kinds, by flag value
+
+    def attr(self, name: str, default: str = "") -> str:
+        """A root attribute as a string ('' if absent)."""
+        value = self.ds.attrs.get(name, default)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "replace")
+        return str(value)
+
+    def channels(self) -> List[str]:
+        """The channels (variables over `sample`) in file order."""
+        return [v for v in self.ds.data_vars if self.ds[v].dims == ("sample",)]
+
+    def event_names(self) -> List[str]:
+        """The kind of every event, in order."""
+        return [self.kinds[k] if 0 <= k < len(self.kinds) else f"kind {k}"
+                for k in self.ds["event_kind"].values.astype(int)]
+
+
+def is_trace_file(path: str) -> bool:
+    """Whether PATH is a trace file of `impactsweep trace` (attribute impactsweep_trace)."""
+    try:
+        if not os.path.isfile(path) or not h5py.is_hdf5(path):
+            return False
+        with h5py.File(path, "r") as f:
+            return "impactsweep_trace" in f.attrs
+    except OSError:
+        return False
+
+
+def open_trace(path: str) -> Trace:
+    """Open PATH as a trace file, or raise BadInput saying why not."""
+    try:
+        with xr.open_dataset(path, engine="h5netcdf") as ds:
+            ds = ds.load()
+    except Exception as e:  # h5netcdf / xarray raise many kinds
+        raise BadInput(f"{path}: cannot read the trace file: {e}") from None
+    if "t" not in ds.coords or "event_kind" not in ds.variables:
+        raise BadInput(f"{path}: malformed trace file: no coordinate t or no event_kind")
+    meanings = ds["event_kind"].attrs.get("flag_meanings", "")
+    return Trace(path=path, ds=ds, model=str(ds.attrs.get("model", "")),
+                 kinds=str(meanings).split())
+
+
+def trace_label(trace: Trace, name: str) -> str:
+    """Axis label of channel NAME (or t): its symbol or name, and its units."""
+    units = str(trace.ds[name].attrs.get("units", "")) if name in trace.ds.variables else ""
+    return f"{symbol(name) or name}{units_suffix(units)}"
+
+
+def trace_event_colour(name: str, index: int) -> str:
+    """The colour of event kind NAME (flag value INDEX if it is not in the tables)."""
+    if name in TRACE_EVENT_COLOURS:
+        return TRACE_EVENT_COLOURS[name]
+    return CLASS_COLOURS.get(name, FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)])
+
+
+def mark_events(ax, trace: Trace, x: str, y: str, skip: Sequence[str] = ()) -> Dict[str, str]:
+    """The events at their (x, y) channel values (x may be 't'), one marker per kind;
+    returns the kinds drawn and their colours."""
+    names = trace.event_names()
+    xs = trace.ds["event_t"].values if x == "t" else trace.ds[f"event_{x}"].values
+    ys = trace.ds["event_t"].values if y == "t" else trace.ds[f"event_{y}"].values
+    drawn = {}
+    for k, kind in enumerate(trace.kinds):
+        pick = np.array([n == kind for n in names], dtype=bool)
+        if kind in skip or not pick.any():
+            continue
+        colour = trace_event_colour(kind, k)
+        label = CLASS_LABELS.get(kind, kind.replace("_", " "))
+        ax.scatter(xs[pick], ys[pick], s=28 if pick.sum() < 200 else 8, color=colour,
+                   marker=TRACE_EVENT_MARKERS.get(kind, "o"), edgecolors="white",
+                   linewidths=0.5, zorder=4, label=f"{label} ({int(pick.sum())})")
+        drawn[kind] = colour
+    return drawn
+
+
+def trace_result_text(trace: Trace, names: Sequence[str]) -> str:
+    """'status done, cor = 0.5639, ...' from the file's output_NAME attributes."""
+    parts = [f"status {trace.attr('status')}"]
+    for name in names:
+        value = trace.ds.attrs.get(f"output_{name}")
+        if value is None:
+            continue
+        if isinstance(value, (bytes, str)):
+            parts.append(f"{name} {value.decode() if isinstance(value, bytes) else value}")
+        else:
+            parts.append(f"{name} = {float(np.asarray(value).item()):.6g}")
+    return ", ".join(parts)
+
+
+def trace_panel(ax, channel: str) -> Panel:
+    """The layout record of a trace panel."""
+    return Panel(ax, channel, "lines", ["t"])
+
+
+def draw_collision_loop(fig, trace: Trace) -> List[Panel]:
+    """Force against indentation from contact to the end of the contact: the hysteresis
+    loop of the Bouc-Wen paper's figures, with the events."""
+    ax = fig.add_subplot(1, 1, 1)
+    ds = trace.ds
+    ax.plot(ds["indentation"].values, ds["force"].values, color=TRACE_LINE_COLOUR, lw=1.3,
+            label="F(-X)")
+    ax.axhline(0.0, color="0.6", lw=0.6)
+    colours = mark_events(ax, trace, "indentation", "force", skip=("kink",))
+    ax.set_xlabel("indentation -X" + units_suffix(str(ds["indentation"].attrs.get("units"))))
+    ax.set_ylabel("contact force F" + units_suffix(str(ds["force"].attrs.get("units"))))
+    law = trace.attr("parameter_law")
+    ax.set_title(f"collision {law}: force-indentation loop\n"
+                 f"{trace_result_text(trace, ('cor', 'outcome', 'x_max', 'x_sep'))}",
+                 fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    return [Panel(ax, "force", "lines", ["indentation"], classes=colours)]
+
+
+def draw_collision_history(fig, trace: Trace) -> List[Panel]:
+    """x(t), v(t) and F(t) over the contact."""
+    axes = fig.subplots(3, 1, sharex=True)
+    panels = []
+    for ax, name, colour in zip(axes, ("x", "v", "force"),
+                                (TRACE_LINE_COLOUR, TRACE_SECOND_COLOUR, "#009e73")):
+        ax.plot(trace.ds["t"].values, trace.ds[name].values, color=colour, lw=1.2)
+        ax.axhline(0.0, color="0.75", lw=0.6)
+        mark_events(ax, trace, "t", name, skip=("kink",))
+        ax.set_ylabel(trace_label(trace, name))
+        panels.append(trace_panel(ax, name))
+    axes[0].set_title(f"collision {trace.attr('parameter_law')}: "
+                      f"{trace_result_text(trace, ('cor', 't_sep', 'outcome'))}", fontsize=9)
+    axes[0].legend(fontsize=7, loc="best")
+    axes[-1].set_xlabel(trace_label(trace, "t"))
+    return panels
+
+
+def draw_chatter_impacts(fig, trace: Trace) -> List[Panel]:
+    """One drop's impact sequence: log2 of the height of the centre of mass and of the
+    kinetic energy against the impact number, coloured by the vertex hit."""
+    axes = fig.subplots(1, 2)
+    ds = trace.ds
+    number = ds["impacts"].values
+    vertex = ds["vertex"].values.astype(int)
+    vertices = sorted(v for v in set(vertex.tolist()) if v >= 0)
+    panels = []
+    for ax, name in zip(axes, ("log2_height", "log2_energy")):
+        values = ds[name].values
+        ax.plot(number, values, color="0.75", lw=0.8, zorder=1)
+        for v in vertices:
+            pick = vertex == v
+            ax.scatter(number[pick], values[pick], s=10,
+                       color=FALLBACK_COLOURS[v % len(FALLBACK_COLOURS)], zorder=3,
+                       label=f"vertex {v}")
+        ax.scatter(number[vertex < 0], values[vertex < 0], s=16, color="#000000",
+                   marker="s", zorder=3, label="start")
+        colours = mark_events(ax, trace, "impacts", name)
+        ax.set_xlabel("impact")
+        ax.set_ylabel({"log2_height": "log$_2$ h (height of the centre of mass)",
+                       "log2_energy": "log$_2$ kinetic energy"}[name])
+        panels.append(Panel(ax, name, "lines", ["impacts"], classes=colours))
+    decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc")]
+    drop = trace.ds.attrs.get("trace_option_drop", 0)
+    axes[0].legend(fontsize=7, loc="best", ncol=2 if len(vertices) > 6 else 1)
+    fig.suptitle(f"chatter n = {float(np.asarray(trace.ds.attrs.get('parameter_n', 0))):g}: "
+                 f"drop {int(np.asarray(drop).item())}, "
+                 f"{CLASS_LABELS.get(decision[-1], decision[-1]) if decision else '?'} after "
+                 f"{int(number[-1])} impacts (point: "
+                 f"{trace_result_text(trace, ('p_icc', 'p_cc', 'p_pcc'))})", fontsize=9)
+    return panels
+
+
+def draw_stop_phase(fig, trace: Trace) -> List[Panel]:
+    """Phase portraits x1-v1 (the stop dashed) and x2-v2, rebounds and contact phases
+    marked."""
+    axes = fig.subplots(1, 2)
+    ds = trace.ds
+    stop = float(np.asarray(ds.attrs.get("parameter_s", np.nan)))
+    panels = []
+    for ax, (x, v) in zip(axes, (("x1", "v1"), ("x2", "v2"))):
+        ax.plot(ds[x].values, ds[v].values, color=TRACE_LINE_COLOUR, lw=0.8)
+        colours = mark_events(ax, trace, x, v, skip=("end",))
+        if x == "x1" and np.isfinite(stop):
+            ax.axvline(stop, color="0.3", lw=0.9, ls="--", label="stop s")
+        ax.set_xlabel(trace_label(trace, x))
+        ax.set_ylabel(trace_label(trace, v))
+        panels.append(Panel(ax, v, "lines", [x], classes=colours))
+    axes[0].legend(fontsize=7, loc="best")
+    fig.suptitle("stop oscillator: " + trace_result_text(
+        trace, ("regime", "rebounds", "zeno_resets", "contact_phases")), fontsize=9)
+    return panels
+
+
+def draw_stop_energy(fig, trace: Trace) -> List[Panel]:
+    """The energy against time, lost at rebounds and resets only."""
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot(trace.ds["t"].values, trace.ds["energy"].values, color=TRACE_LINE_COLOUR, lw=1.2)
+    colours = mark_events(ax, trace, "t", "energy")
+    ax.set_xlabel(trace_label(trace, "t"))
+    ax.set_ylabel(trace_label(trace, "energy"))
+    ax.set_title("stop oscillator: " + trace_result_text(trace, ("energy", "energy_lost",
+                                                                  "regime")), fontsize=9)
+    ax.legend(fontsize=7, loc="best")
+    return [Panel(ax, "energy", "lines", ["t"], classes=colours)]
+
+
+def draw_trace_channels(fig, trace: Trace, names: Sequence[str]) -> List[Panel]:
+    """Channels NAMES against t, one panel each (any model)."""
+    axes = np.atleast_1d(fig.subplots(len(names), 1, sharex=True))
+    panels = []
+    for ax, name in zip(axes, names):
+        ax.plot(trace.ds["t"].values, trace.ds[name].values, color=TRACE_LINE_COLOUR, lw=1.0)
+        if f"event_{name}" in trace.ds.variables:
+            mark_events(ax, trace, "t", name)
+        ax.set_ylabel(trace_label(trace, name))
+        panels.append(trace_panel(ax, name))
+    axes[-1].set_xlabel(trace_label(trace, "t"))
+    return panels
+
+
+def trace_figures(trace: Trace) -> List[FigureJob]:
+    """The figures of a trace of TRACE's model (its channels against t for others)."""
+    if trace.model == "collision":
+        return [FigureJob("loop", FIGSIZE_TRACE, lambda fig: draw_collision_loop(fig, trace)),
+                FigureJob("history", FIGSIZE_TRACE_STACK,
+                          lambda fig: draw_collision_history(fig, trace))]
+    if trace.model == "chatter":
+        return [FigureJob("impacts", FIGSIZE_TRACE_PANELS,
+                          lambda fig: draw_chatter_impacts(fig, trace))]
+    if trace.model == "stop-oscillator":
+        return [FigureJob("phase", FIGSIZE_TRACE_PANELS,
+                          lambda fig: draw_stop_phase(fig, trace)),
+                FigureJob("energy", FIGSIZE_TRACE, lambda fig: draw_stop_energy(fig, trace))]
+    names = trace.channels()[:6]
+    return [FigureJob("channels", (7.0, 1.6 + 1.5 * len(names)),
+                      lambda fig: draw_trace_channels(fig, trace, names))]
+
+
+def trace_jobs(trace: Trace, fields: Optional[List[str]]) -> List[FigureJob]:
+    """The trace's figures, or those FIELDS name (figure kinds or channels)."""
+    jobs = trace_figures(trace)
+    if not fields:
+        return jobs
+    by_kind = {j.kind: j for j in jobs}
+    picked = []
+    for name in fields:
+        if name in by_kind:
+            picked.append(by_kind[name])
+        elif name in trace.channels():
+            picked.append(FigureJob(name, FIGSIZE_LINE, lambda fig, n=name:
+                                    draw_trace_channels(fig, trace, [n])))
+        else:
+            raise BadInput(f"{trace.path}: no figure or channel {name!r} (choose from "
+                           f"{', '.join(sorted(set(by_kind) | set(trace.channels())))})")
+    return picked
+
+
+def trace_provenance(trace: Trace) -> Dict[str, str]:
+    """The provenance written into every figure of a trace (the keys of provenance())."""
+    return {
+        "model": trace.model,
+        "title": trace.attr("title"),
+        "job_fingerprint": "",
+        "git_commit": trace.attr("git_commit"),
+        "engine_version": trace.attr("engine_version"),
+        "source_file": os.path.abspath(trace.path),
+        "run_state": trace.attr("status"),
+        "points": trace.attr("source"),
+    }
+
+
+def trace_footer(prov: Dict[str, str]) -> str:
+    """The one-line provenance footer of a trace figure."""
+    return "  |  ".join([f"impactsweep {prov['engine_version']} ({prov['git_commit']})",
+                         f"trace of one {prov['model']} point: {prov['points']}",
+                         f"status {prov['run_state']}", os.path.basename(prov["source_file"])])
+
+
+def render_trace(job: FigureJob, trace: Trace, prefix: str, formats: List[str], dpi: float,
+                 layout: bool) -> List[str]:
+    """Draw one figure of a trace and write it in each format (and its layout file)."""
+    prov = trace_provenance(trace)
+    fig = plt.figure(figsize=job.size, dpi=dpi, layout="constrained")
+    fig.get_layout_engine().set(rect=(0, FOOTER_HEIGHT, 1, 1 - FOOTER_HEIGHT))
+    try:
+        panels = job.draw(fig)
+        fig.text(0.01, 0.012, trace_footer(prov), fontsize=6.5, color="0.35", ha="left",
+                 va="bottom")
+        written = []
+        for fmt in formats:
+            path = f"{prefix}_{job.kind}.{fmt}"
+            meta = png_metadata(prov, job.kind) if fmt == "png" else pdf_metadata(prov, job.kind)
+            fig.savefig(path, format=fmt, dpi=dpi, metadata=meta)
+            written.append(path)
+        if layout:
+            fig.canvas.draw()
+            path = f"{prefix}_{job.kind}.json"
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(layout_record(fig, panels, prov, job.kind, dpi), f, indent=1)
+                f.write("\n")
+            written.append(path)
+        return written
+    finally:
+        plt.close(fig)
+
+
+def draw_trace_file(args: argparse.Namespace) -> int:
+    """Draws the figures of the trace file args.file; the exit status."""
+    try:
+        trace = open_trace(args.file)
+        jobs = trace_jobs(trace, args.fields)
+        out_dir = os.path.dirname(args.output)
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+        for job in jobs:
+            for path in render_trace(job, trace, args.output, args.formats, args.dpi,
+                                     args.layout):
+                print(path)
+    except BadInput as e:
+        print(f"{PROGRAM}: {' '.join(str(e).split())}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except OSError as e:
+        print(f"{PROGRAM}: cannot write the figures of {args.file}: {e}", file=sys.stderr)
+        return EXIT_NOTHING_TO_DRAW
+    return 0
+
+
 # ------------------------------------------------------------------------ command line
 
 
@@ -1173,6 +1538,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; the exit status."""
     args = parse_args(argv)
+    if is_trace_file(args.file):  # a trajectory of `impactsweep trace`
+        return draw_trace_file(args)
     try:
         whole = open_result(args.file)
         slices = choice_slices(whole)
