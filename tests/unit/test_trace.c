@@ -242,8 +242,8 @@ static void test_tables(void)
                   "%s: channel %zu (%s) badly named or described", m->name, c,
                   ch->name ? ch->name : "NULL");
             for (size_t d = 0; d < c; d++)
-                CHECK(strcmp(tr->channels[d].name, ch->name) != 0, "%s: channel %s twice",
-                      m->name, ch->name);
+                CHECK(!ch->name || strcmp(tr->channels[d].name, ch->name) != 0,
+                      "%s: channel %s twice", m->name, ch->name ? ch->name : "NULL");
         }
         for (int k = 0; tr->events[k]; k++)
             CHECK(is_name(tr->events[k]), "%s: event kind %d '%s'", m->name, k, tr->events[k]);
