@@ -273,7 +273,15 @@ static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
 {
     return _mm512_max_pd(x, _mm512_setzero_pd());
 }
+/* table[j] in each lane, j a small whole number in [0, BLOCK): one permutation, where
+ * the search would otherwise carry a vertex's normal along with two selects a vertex. */
+#define VLOOKUP 1
+static inline vdouble vlookup(vdouble table, vdouble j)
+{
+    return _mm512_permutexvar_pd(_mm512_cvttpd_epi64(j), table);
+}
 #else
+#define VLOOKUP 0
 typedef vint vmask; /* lane l: 0 or -1 */
 static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
 static inline vmask vle(vdouble a, vdouble b) { return (vmask)(a <= b); }
@@ -300,6 +308,11 @@ static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
 {
     return vsel(vgt(x, (vdouble){0}), x, (vdouble){0});
 }
+static inline vdouble vlookup(vdouble table, vdouble j) /* not used: VLOOKUP is 0 */
+{
+    (void)j;
+    return table;
+}
 #endif
 
 /* The state of a block's lanes through a round (masks where the workspace holds 0/1). */
@@ -325,7 +338,7 @@ static inline block_target target_start(void)
 
 /* Vertex j (normal fx, fy, index jd) as a candidate for the block's next impact. */
 static inline void target_consider(const block_state *b, block_target *t, vdouble fx,
-                                   vdouble fy, vdouble jd)
+                                   vdouble fy, vdouble jd, int carry_normal)
 {
     vdouble fp = fx * b->px + fy * b->py + b->pz;
     vdouble fq = fx * b->qx + fy * b->qy + b->qz;
@@ -337,24 +350,36 @@ static inline void target_consider(const block_state *b, block_target *t, vdoubl
     t->lfp = vsel(is_last, fp, t->lfp);
     t->num = vsel(take, num, t->num);
     t->fp = vsel(take, fp, t->fp);
-    t->fx = vsel(take, fx, t->fx);
-    t->fy = vsel(take, fy, t->fy);
+    if (carry_normal) {
+        t->fx = vsel(take, fx, t->fx);
+        t->fy = vsel(take, fy, t->fy);
+    }
     t->j = vsel(take, jd, t->j);
 }
 
 /* The vertex search of both blocks of a pair, side by side (see PAIR). Written out for
- * the two, not as a loop over them, so that the compiler keeps both in registers. */
+ * the two, not as a loop over them, so that the compiler keeps both in registers. The
+ * normal of the vertex found is looked up in the tables (fx, fy of vertices 0..7,
+ * padded) where that can be done (VLOOKUP, n <= BLOCK; only hit lanes use it), else
+ * carried along by the search. */
 static inline void pair_search(const block_state b[2], block_target t[2],
-                               const chatter_geometry *geometry)
+                               const chatter_geometry *geometry, vdouble fx_table,
+                               vdouble fy_table)
 {
+    const int lookup = VLOOKUP && geometry->n <= BLOCK;
     t[0] = target_start();
     t[1] = target_start();
     vdouble jd = vsplat(0.0); /* j as a double, counted in a register */
     for (int j = 0; j < geometry->n; j++, jd += 1.0) {
         const vdouble fx = vsplat(geometry->fx[j]), fy = vsplat(geometry->fy[j]);
-        target_consider(&b[0], &t[0], fx, fy, jd);
-        target_consider(&b[1], &t[1], fx, fy, jd);
+        target_consider(&b[0], &t[0], fx, fy, jd, !lookup);
+        target_consider(&b[1], &t[1], fx, fy, jd, !lookup);
     }
+    if (lookup)
+        for (int h = 0; h < 2; h++) {
+            t[h].fx = vlookup(fx_table, t[h].j);
+            t[h].fy = vlookup(fy_table, t[h].j);
+        }
 }
 
 /* Lane-invariant data of a block during a round. */
@@ -492,6 +517,12 @@ static void block_store(chatter_workspace *ws, int base, const block_state *b)
  * lane of the pair is active (an inactive lane would not change). */
 static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, int steps)
 {
+    double fx[BLOCK] = {0}, fy[BLOCK] = {0}; /* the tables of pair_search */
+    for (int j = 0; j < geometry->n && j < BLOCK; j++) {
+        fx[j] = geometry->fx[j];
+        fy[j] = geometry->fy[j];
+    }
+    const vdouble fx_table = vload(fx), fy_table = vload(fy);
     for (int base = 0; base < LANES; base += PAIR * BLOCK) {
         const int second = base + BLOCK;
         rescale_block(ws, base);
@@ -501,7 +532,7 @@ static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, i
                                      block_constants(ws, second, geometry)};
         for (int s = 0; s < steps && vany(b[0].active | b[1].active); s++) {
             block_target t[PAIR];
-            pair_search(b, t, geometry);
+            pair_search(b, t, geometry, fx_table, fy_table);
             block_update(&b[0], &k[0], t[0]);
             block_update(&b[1], &k[1], t[1]);
         }
