@@ -344,9 +344,11 @@ static inline void target_consider(const block_state *b, block_target *t, vdoubl
     vdouble fq = fx * b->qx + fy * b->qy + b->qz;
     vdouble num = vpositive(fq);
     vmask is_last = veq(b->last, jd);
-    /* num/den < t.num/t.den with den = -fp as num t.den < t.num den (the reference's
-     * comparison), negated on both sides: negation is exact, so these are its bits */
-    vmask take = vlt(fp, (vdouble){0}) & vnot(is_last) & vgt(num * t->fp, t->num * fp);
+    /* The kernel's test fp < 0 && num t.den < t.num den (den = -fp), negated on both
+     * sides of the comparison (negation is exact, so these are its bits). fp < 0 is
+     * implied: num and t.num are >= 0 and t.fp <= 0 (it starts at -0.0 and takes only
+     * such fp), so for fp >= 0 the left side is <= 0 <= the right side, and NaN fails. */
+    vmask take = vnot(is_last) & vgt(num * t->fp, t->num * fp);
     t->lfp = vsel(is_last, fp, t->lfp);
     t->num = vsel(take, num, t->num);
     t->fp = vsel(take, fp, t->fp);
