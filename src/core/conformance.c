@@ -117,6 +117,45 @@ static is_code check_output(const is_model *m, size_t o, is_error *err)
     return IS_OK;
 }
 
+/* The optional trace table: what `impactsweep trace` reads, all of it given and named. */
+static is_code check_trace(const is_model *m, is_error *err)
+{
+    const is_model_trace *t = m->trace;
+    if (!t->run || !is_text(t->time_unit) || !is_text(t->time_long_name) || !t->events ||
+        !t->events[0] || (t->channel_count && !t->channels) ||
+        (t->option_count && !t->options) || t->channel_count > OUTPUT_MAX ||
+        t->option_count > PARAM_MAX)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: its trace table is incomplete (run, time_unit, "
+                            "time_long_name, one event kind at least, channels and options "
+                            "as counted)",
+                            m->name);
+    for (size_t c = 0; c < t->channel_count; c++) {
+        const is_trace_channel *ch = &t->channels[c];
+        if (!is_name(ch->name, 1) || !ch->unit || !is_text(ch->long_name) ||
+            strcmp(ch->name, "t") == 0)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: trace channel %zu needs a variable name (not t), a "
+                                "unit and a long_name",
+                                m->name, c);
+        for (size_t d = 0; d < c; d++)
+            if (strcmp(t->channels[d].name, ch->name) == 0)
+                return is_error_set(err, IS_PLUGIN, "model %s: trace channel %s is listed twice",
+                                    m->name, ch->name);
+    }
+    for (size_t o = 0; o < t->option_count; o++) {
+        const is_param *opt = &t->options[o];
+        is_error detail;
+        if (!is_name(opt->name, 1) || opt->type == IS_PARAM_CHOICE || !(opt->min <= opt->max) ||
+            is_param_check(opt, opt->default_value, &detail) != IS_OK)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: trace option %zu needs a name, a number type and an "
+                                "admissible default",
+                                m->name, o);
+    }
+    return IS_OK;
+}
+
 is_code is_conformance_table(const is_model *m, is_error *err)
 {
     if (!m)
@@ -150,7 +189,7 @@ is_code is_conformance_table(const is_model *m, is_error *err)
         if (rc != IS_OK)
             return rc;
     }
-    return IS_OK;
+    return m->trace ? check_trace(m, err) : IS_OK;
 }
 
 void is_conformance_point(const is_model *m, double *point)

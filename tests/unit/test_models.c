@@ -201,7 +201,9 @@ static void test_runtime_conformance(void)
         "parameter named as an output", "status as output", "default out of range",
         "min above max",       "condition on a real",    "condition on no choice",
         "choice without choices", "no eval_batch",       "half a workspace pair",
-        "no unit"};
+        "no unit",             "a trace without run"};
+    static const char *const one_event[] = {"end", NULL};
+    static const is_model_trace traceless = {"1", "time", NULL, 0, one_event, NULL, 0, NULL};
     for (size_t b = 0; b < sizeof breaches / sizeof *breaches; b++) {
         is_model broken = *good;
         memcpy(params, good->params, good->param_count * sizeof *params);
@@ -222,6 +224,7 @@ static void test_runtime_conformance(void)
         case 10: broken.eval_batch = NULL; break;
         case 11: broken.workspace_create = NULL, broken.workspace_free = free; break;
         case 12: outputs[1].unit = NULL; break;
+        case 13: broken.trace = &traceless; break;
         }
         is_code rc = is_conformance_table(&broken, &err);
         CHECK(rc == IS_PLUGIN, "breach '%s' passed the table checks", breaches[b]);
