@@ -1,9 +1,11 @@
 /* chatter_batch.c: the vectorised drop simulator behind the chatter model's eval_batch.
  *
- * Drops run in a pool of LANES lanes held as structure-of-arrays; every inner loop
- * runs over all lanes with selects instead of branches, so the compiler vectorises it.
- * A lane that finishes (lift-off or impact budget) is refilled at the next round
- * boundary from the queue of the batch's drops, so slow and fast drops share the pool.
+ * Drops run in a pool of LANES lanes held as structure-of-arrays. A round takes up to
+ * 16 impacts on every lane, in blocks of BLOCK lanes whose state stays in vector
+ * registers for the whole round (a pair of blocks side by side), with masked selects
+ * instead of branches. A lane that finishes (lift-off or impact budget) is refilled at
+ * the next round boundary from the queue of the batch's drops, so slow and fast drops
+ * share the pool.
  * Each drop's arithmetic is elementwise and rescaling is by powers of two, so a drop's
  * result is bitwise the same whatever lane, round or batch it runs in. Per-point
  * reductions run in drop order, for the same reason: finished drops wait in a window of
@@ -214,9 +216,9 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
  * the masks in general registers. Every operation is elementwise IEEE arithmetic, so a
  * lane computes the same bits as the scalar reference. */
 #define BLOCK 8
-#if defined(__GNUC__) && !defined(__clang__)
-/* Without AVX-512 GCC notes that passing these vectors by value has another ABI than
- * with it: true, and irrelevant to functions that never leave this file. */
+#if defined(__GNUC__)
+/* Without AVX-512, GCC and Clang warn that passing these vectors by value has another
+ * ABI than with it: true, and irrelevant to functions that never leave this file. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 typedef double vdouble __attribute__((vector_size(BLOCK * sizeof(double))));
@@ -250,12 +252,11 @@ static inline vdouble vabs(vdouble a)
  * instructions: through the vector types GCC 12 moves every mask between a mask
  * register and a vector, makes a select of two xors and x > 0 ? x : 0 of a compare and
  * a select, which left the kernel bound by its vector ports (2.46e8 impacts/s against
- * 2.9e8 after). Same bits either way: comparisons are the quiet IEEE ones of C's
+ * 3.3e8 after). Same bits either way: comparisons are the quiet IEEE ones of C's
  * operators, a select moves bits, and MAXPD(x, 0) is by definition x > 0 ? x : 0. */
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 typedef __mmask8 vmask; /* bit l: lane l */
 static inline vmask vlt(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
-static inline vmask vle(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
 static inline vmask vgt(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
 static inline vmask vge(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
 static inline vmask veq(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
@@ -284,7 +285,6 @@ static inline vdouble vlookup(vdouble table, vdouble j)
 #define VLOOKUP 0
 typedef vint vmask; /* lane l: 0 or -1 */
 static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
-static inline vmask vle(vdouble a, vdouble b) { return (vmask)(a <= b); }
 static inline vmask vgt(vdouble a, vdouble b) { return (vmask)(a > b); }
 static inline vmask vge(vdouble a, vdouble b) { return (vmask)(a >= b); }
 static inline vmask veq(vdouble a, vdouble b) { return (vmask)(a == b); }
