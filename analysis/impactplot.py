@@ -1101,18 +1101,17 @@ def layout_record(fig, panels: List[Panel], prov: Dict[str, str], kind: str,
             "size_px": [round(width * dpi), round(height * dpi)], "panels": records}
 
 
-def render(job: FigureJob, result: Result, prefix: str, formats: List[str], dpi: float,
-           layout: bool) -> List[str]:
-    """Draw one figure and write it in each format (and its layout file); the paths."""
-    prov = provenance(result)
+def write_figure(job: FigureJob, prov: Dict[str, str], footer: str, title: str, prefix: str,
+                 formats: List[str], dpi: float, layout: bool) -> List[str]:
+    """Draw one figure (its title if any, the provenance footer) and write it in each
+    format (and its layout file); the paths."""
     fig = plt.figure(figsize=job.size, dpi=dpi, layout="constrained")
     fig.get_layout_engine().set(rect=(0, FOOTER_HEIGHT, 1, 1 - FOOTER_HEIGHT))
     try:
         panels = job.draw(fig)
-        if result.attr("title"):
-            fig.suptitle(result.attr("title"), fontsize=11)
-        fig.text(0.01, 0.012, footer_text(prov), fontsize=6.5, color="0.35", ha="left",
-                 va="bottom")
+        if title:
+            fig.suptitle(title, fontsize=11)
+        fig.text(0.01, 0.012, footer, fontsize=6.5, color="0.35", ha="left", va="bottom")
         written = []
         for fmt in formats:
             path = f"{prefix}_{job.kind}.{fmt}"
@@ -1129,6 +1128,14 @@ def render(job: FigureJob, result: Result, prefix: str, formats: List[str], dpi:
         return written
     finally:
         plt.close(fig)
+
+
+def render(job: FigureJob, result: Result, prefix: str, formats: List[str], dpi: float,
+           layout: bool) -> List[str]:
+    """Draw one figure of a result file in each format; the paths."""
+    prov = provenance(result)
+    return write_figure(job, prov, footer_text(prov), result.attr("title"), prefix, formats,
+                        dpi, layout)
 
 
 # ------------------------------------------------------------------------- trace files
@@ -1443,30 +1450,9 @@ def trace_footer(prov: Dict[str, str]) -> str:
 
 def render_trace(job: FigureJob, trace: Trace, prefix: str, formats: List[str], dpi: float,
                  layout: bool) -> List[str]:
-    """Draw one figure of a trace and write it in each format (and its layout file)."""
+    """Draw one figure of a trace in each format; the paths."""
     prov = trace_provenance(trace)
-    fig = plt.figure(figsize=job.size, dpi=dpi, layout="constrained")
-    fig.get_layout_engine().set(rect=(0, FOOTER_HEIGHT, 1, 1 - FOOTER_HEIGHT))
-    try:
-        panels = job.draw(fig)
-        fig.text(0.01, 0.012, trace_footer(prov), fontsize=6.5, color="0.35", ha="left",
-                 va="bottom")
-        written = []
-        for fmt in formats:
-            path = f"{prefix}_{job.kind}.{fmt}"
-            meta = png_metadata(prov, job.kind) if fmt == "png" else pdf_metadata(prov, job.kind)
-            fig.savefig(path, format=fmt, dpi=dpi, metadata=meta)
-            written.append(path)
-        if layout:
-            fig.canvas.draw()
-            path = f"{prefix}_{job.kind}.json"
-            with open(path, "w", encoding="utf-8") as f:
-                json.dump(layout_record(fig, panels, prov, job.kind, dpi), f, indent=1)
-                f.write("\n")
-            written.append(path)
-        return written
-    finally:
-        plt.close(fig)
+    return write_figure(job, prov, trace_footer(prov), "", prefix, formats, dpi, layout)
 
 
 def draw_trace_file(args: argparse.Namespace) -> int:
