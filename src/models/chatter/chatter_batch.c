@@ -208,14 +208,22 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
     ws->drop[l] = NO_DROP;
 }
 
-/* Lanes whose state stays in registers while they run a round: one AVX-512 vector of
- * doubles, two AVX2 ones, four SSE2 ones. A block's state is loaded once a round and
- * stored once, instead of every lane array streaming through memory once per vertex per
- * impact (that loop was load/store bound at 1.4e8 impacts/s). The vector types are the
- * GCC/Clang extension: with plain arrays GCC 12 kept the block on the stack and formed
- * the masks in general registers. Every operation is elementwise IEEE arithmetic, so a
- * lane computes the same bits as the scalar reference. */
+/* Lanes whose state stays in registers while they run a round: one vector of doubles,
+ * 8 with AVX-512, 4 with AVX, 2 with SSE2 (wider than the registers, the blocks spill:
+ * 8 lanes on SSE2 ran at a third of the speed of the plain loops before). A block's state
+ * is loaded once a round and stored once, instead of every lane array streaming through
+ * memory once per vertex per impact (that loop was load/store bound at 1.4e8 impacts/s
+ * on AVX-512). The vector types are the GCC/Clang extension: with plain arrays GCC 12
+ * kept the block on the stack and formed the masks in general registers. Every
+ * operation is elementwise IEEE arithmetic, so a lane computes the same bits as the
+ * scalar reference, whatever the width. */
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
 #define BLOCK 8
+#elif defined(__AVX__)
+#define BLOCK 4
+#else
+#define BLOCK 2
+#endif
 #if defined(__GNUC__)
 /* Without AVX-512, GCC and Clang warn that passing these vectors by value has another
  * ABI than with it: true, and irrelevant to functions that never leave this file. */
