@@ -2,7 +2,8 @@
 # bench.sh: the chatter benchmarks. (1) impacts per second per core of the batch kernel
 # in the chattering regime (bench_chatter); (2) parallel efficiency of 2 ranks against 1
 # on the same sweep, from the engine's own "computed N in T s" line, median of 3 runs.
-# Aims (issue 2): >= 1e8 impacts/s/core, efficiency >= 0.9 on 2 cores.
+# Aims (issue 2): >= 1e8 impacts/s/core, efficiency >= 0.9 on 2 cores; (issue 13)
+# >= 3.5e8 impacts/s/core at n = 4, rho = 0.3, gamma = 0.1.
 # (3) CoR evaluations per second per core of the collision model, and the error reached.
 # Aims (issue 3): >= 5e4 evaluations/s/core with |error in e| < 1e-8 at rtol 1e-8.
 # (4) rebounds simulated per second per core by the stop oscillator (aim, issue 4: >= 1e7).

@@ -76,7 +76,7 @@ static is_code chatter_validate(const double *point, is_error *err)
     if (samples * max_impacts > CHATTER_MAX_POINT_IMPACTS)
         return is_error_set(err, IS_PARAM,
                             "samples * max_impacts = %.17g * %.17g = %g impacts is more than "
-                            "a point may cost (%g, about 2 hours of a core at n = 4): lower "
+                            "a point may cost (%g, about 45 minutes of a core at n = 4): lower "
                             "samples or max_impacts",
                             samples, max_impacts, samples * max_impacts,
                             CHATTER_MAX_POINT_IMPACTS);
