@@ -2,10 +2,22 @@
 # A time limit too short to finish: Slurm signals the batch shell (--signal=B:USR1@10,
 # which Slurm sends up to ~30 s early), the run stops at its next work unit and exits 75,
 # the script requeues the job, the requeued job resumes, and the finished file is the same
-# as an uninterrupted run's. The sweep takes about a minute on 2 cores.
+# as an uninterrupted run's. The sweep is sized to about 80 s on 2 cores (measured first,
+# so that the test keeps working when the model gets faster or slower).
 source "$(dirname "$0")/lib.sh"
 job=$(dirname "$0")/sweep.ini
-work=(--set model.samples=600000 --set sweep.unit_size=1)
+t0=$(date +%s%N)
+"$IMPACTSWEEP" run "$job" --set model.samples=20000 --output "$WORK/calibrate.h5" \
+    >/dev/null 2>&1 || die "the calibration run failed"
+t1=$(date +%s%N)
+rm -f "$WORK/calibrate.h5"
+ms=$(((t1 - t0) / 1000000 - 300)) # less the start-up time
+[ "$ms" -ge 50 ] || ms=50
+samples=$((20000 * 160000 / ms)) # 160 s on 1 rank, about 80 s on 2
+[ "$samples" -ge 600000 ] || samples=600000
+[ "$samples" -le 50000000 ] || samples=50000000
+echo "samples = $samples (the calibration run took $ms ms)"
+work=(--set model.samples=$samples --set sweep.unit_size=1)
 
 say "a job with a 1-minute limit and about a minute of work"
 out=$("$SLURM_SUBMIT" --job-name impactsweep-test --ntasks 2 --time 00:01:00 --grace 10 \
@@ -26,7 +38,7 @@ echo "$log" | grep "resumed" | grep -q "SLURM_RESTART_COUNT=[1-9]" ||
     die "the run log lacks the restart count"
 
 say "the uninterrupted run, for comparison"
-"$IMPACTSWEEP" run "$job" "${work[@]}" --output reference.h5 >/dev/null 2>&1 ||
-    die "reference run failed"
+$MPIEXEC $MPIEXEC_FLAGS -n 2 "$IMPACTSWEEP" run "$job" "${work[@]}" --output reference.h5 \
+    >/dev/null 2>&1 || die "reference run failed"
 "$H5COMPARE" requeued.h5 reference.h5 || die "signal + requeue + resume differs from one run"
 echo "PASS"
