@@ -49,6 +49,36 @@ done
 expect_status 0 "the installed impactsweep" "$PREFIX/bin/impactsweep" models
 grep -q "^chatter: " out.txt || die "the installed impactsweep lists no chatter model"
 
+say "the same bits from a build without -march=native (the installed one) as from this one"
+# A point's result may not depend on the build: the installed binary is built with
+# IMPACTSWEEP_NATIVE=OFF (baseline x86-64: SSE2, 2-lane vectors), the tested one with it
+# ON (this machine's widest vectors); every model's batch kernels run here, with their
+# fast paths and their general ones (a general exponent, CVODE), on small grids.
+cross_build() {
+    local name=$1 job=$2
+    shift 2
+    expect_status 0 "$name, installed build" "$PREFIX/bin/impactsweep" run "$job" \
+        --output "cross_$name.off.h5" "$@"
+    expect_status 0 "$name, tested build" "$IMPACTSWEEP" run "$job" \
+        --output "cross_$name.on.h5" "$@"
+    same_results "cross_$name.off.h5" "cross_$name.on.h5" "$name: NATIVE off and on"
+}
+small=(--set axis.pi1.count=10 --set axis.pi2.count=10)
+cross_build chatter "$SOURCE/jobs/example.ini" --set axis.rho.count=12 \
+    --set axis.gamma.count=12 --set model.samples=40
+cross_build chatter_n5 "$SOURCE/jobs/chatter_fig67_n5.ini" --set axis.rho.count=8 \
+    --set axis.gamma.count=8 --set model.samples=20
+cross_build bwshc "$SOURCE/jobs/collision_bwshc_surface.ini" "${small[@]}"
+cross_build bwm "$SOURCE/jobs/collision_bwm_surface.ini" "${small[@]}"
+cross_build general_exponents "$SOURCE/jobs/collision_bwshc_surface.ini" "${small[@]}" \
+    --set model.p=1.7 --set model.n=1.3
+cross_build cvode "$SOURCE/jobs/collision_bwshc_surface.ini" --set axis.pi1.count=4 \
+    --set axis.pi2.count=4 --set model.integrator=cvode
+cross_build stop "$SOURCE/jobs/stop_regime_map.ini" --set axis.k12.count=10 \
+    --set axis.epsilon.count=10
+cross_build zeno "$SOURCE/jobs/stop_zeno_map.ini" --set axis.x2_0.count=8 \
+    --set axis.v1_0.count=8
+
 say "the headers compile on their own (C11, from include/ alone)"
 expect_status 0 "model.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c \
     "$PREFIX/include/impactsweep/model.h"
