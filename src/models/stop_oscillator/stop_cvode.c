@@ -3,22 +3,15 @@
  * check the exact flows and the contact search on runs without Zeno sequences. */
 #include "stop_oscillator.h"
 
-#include <cvode/cvode.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdlib.h>
-#include <sundials/sundials_context.h>
-#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
-typedef struct segment_solver {
-    void *mem;
-    N_Vector y;
-    SUNNonlinearSolver nls;
-} segment_solver;
+#include "../shared/model_cvode.h"
 
 typedef struct stop_cvode {
     SUNContext context;
-    segment_solver cod, cd; /* 4 states (x1, v1, x2, v2); 2 states (x2, v2) */
+    model_cvode cod, cd; /* 4 states (x1, v1, x2, v2); 2 states (x2, v2) */
     const stop_system *sys;
 } stop_cvode;
 
@@ -60,40 +53,15 @@ static int cd_root(realtype t, N_Vector y, realtype *g, void *data)
     return 0;
 }
 
-static void quiet(int code, const char *module, const char *function, char *message, void *data)
-{
-    (void)code, (void)module, (void)function, (void)message, (void)data;
-}
-
-static int solver_init(stop_cvode *cv, segment_solver *s, int size, CVRhsFn rhs, CVRootFn root,
+/* A segment ends where mass one reaches the stop (x1 - s rising) or, in contact, where
+ * mass two falls back to x2t (x2 - x2t falling). Adams: the flows are not stiff. */
+static int solver_init(stop_cvode *cv, model_cvode *s, int size, CVRhsFn rhs, CVRootFn root,
                        int direction)
 {
-    s->y = N_VNew_Serial(size, cv->context);
-    s->mem = CVodeCreate(CV_ADAMS, cv->context);
-    if (!s->y || !s->mem)
-        return -1;
-    N_VConst(0.0, s->y);
-    int rc = CVodeInit(s->mem, rhs, 0.0, s->y);
-    rc = rc ? rc : CVodeSetUserData(s->mem, cv);
-    rc = rc ? rc : CVodeSetErrHandlerFn(s->mem, quiet, cv);
-    rc = rc ? rc : CVodeRootInit(s->mem, 1, root);
-    rc = rc ? rc : CVodeSetRootDirection(s->mem, &direction);
-    rc = rc ? rc : CVodeSetNoInactiveRootWarn(s->mem);
-    rc = rc ? rc : CVodeSetMaxNumSteps(s->mem, 1000000);
-    if (rc)
-        return rc;
-    s->nls = SUNNonlinSol_FixedPoint(s->y, 0, cv->context);
-    return s->nls ? CVodeSetNonlinearSolver(s->mem, s->nls) : -1;
-}
-
-static void solver_free(segment_solver *s)
-{
-    if (s->mem)
-        CVodeFree(&s->mem);
-    if (s->nls)
-        SUNNonlinSolFree(s->nls);
-    if (s->y)
-        N_VDestroy(s->y);
+    model_cvode_config config = {.size = size, .rhs = rhs, .root_count = 1, .roots = root,
+                                 .root_directions = &direction, .user_data = cv};
+    int rc = model_cvode_init(s, cv->context, &config);
+    return rc ? rc : CVodeSetMaxNumSteps(s->mem, 1000000);
 }
 
 int stop_cvode_create(void **out)
@@ -117,8 +85,8 @@ void stop_cvode_free(void *cvode)
     stop_cvode *cv = cvode;
     if (!cv)
         return;
-    solver_free(&cv->cod);
-    solver_free(&cv->cd);
+    model_cvode_free(&cv->cod);
+    model_cvode_free(&cv->cd);
     SUNContext_Free(&cv->context);
     free(cv);
 }
@@ -128,7 +96,7 @@ int stop_cvode_segment(void *cvode, const stop_system *sys, const stop_state *x,
 {
     stop_cvode *cv = cvode;
     cv->sys = sys;
-    segment_solver *s = contact ? &cv->cd : &cv->cod;
+    model_cvode *s = contact ? &cv->cd : &cv->cod;
     double *y = N_VGetArrayPointer(s->y);
     if (contact) {
         y[0] = x->x2;
@@ -143,15 +111,13 @@ int stop_cvode_segment(void *cvode, const stop_system *sys, const stop_state *x,
      * the velocities over omega1 (x2t, once used here, is 1000 s at k12 / k = 1e-3) */
     double scale = fabs(sys->s) + fmax(fmax(fabs(x->x1), fabs(x->x2)),
                                        fmax(fabs(x->v1), fabs(x->v2)) / sys->w1);
-    int rc = CVodeReInit(s->mem, 0.0, s->y);
-    rc = rc ? rc : CVodeSStolerances(s->mem, rtol, rtol * 1e-2 * scale);
-    rc = rc ? rc : CVodeSetStopTime(s->mem, horizon);
+    int rc = model_cvode_restart(s, 0.0, rtol, rtol * 1e-2 * scale, horizon);
     if (rc)
-        return -1;
+        return rc;
     double t = 0.0;
     int flag = CVode(s->mem, horizon, s->y, &t, CV_NORMAL);
     if (flag < 0)
-        return -1;
+        return flag;
     *elapsed = t;
     if (contact) {
         out->x1 = sys->s;
