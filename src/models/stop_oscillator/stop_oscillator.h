@@ -60,6 +60,7 @@ typedef enum {
 typedef struct stop_system {
     double k, k12, s, epsilon;
     double w1, w2;    /* sqrt(k) (in phase), sqrt(k + 2 k12) (anti-phase) */
+    double inv_w1, inv_w2; /* 1 / w1, 1 / w2 */
     double w_shm;     /* sqrt(k + k12): mass two while mass one sticks */
     double x2t;       /* (k + k12) s / k12: F1 = 0 at the stop */
     double x2eq;      /* k12 s / (k + k12): centre of mass two's motion during CD */
