@@ -14,7 +14,8 @@
 #   share/impactsweep/jobs/                the example and paper-figure job files
 #   share/impactsweep/slurm/               submit (finding bin/impactsweep beside it),
 #                                          impactsweep.sbatch, local-cluster.sh
-#   share/doc/impactsweep/                 README.md and examples/ (the plug-in examples)
+#   share/doc/impactsweep/                 README.md, LICENSE, CITATION.cff, examples/
+#                                          (the plug-in examples)
 #
 # Nothing installed names the prefix: the package files find it relative to where they
 # are, so `cmake --install build --prefix P` works whatever CMAKE_INSTALL_PREFIX was at
@@ -165,10 +166,6 @@ install(PROGRAMS slurm/impactsweep.sbatch slurm/local-cluster.sh
         DESTINATION ${IMPACTSWEEP_SLURM_DIR})
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-foreach(doc LICENSE LICENSE.md LICENSE.txt COPYING NOTICE)
-  if(EXISTS ${CMAKE_SOURCE_DIR}/${doc})
-    install(FILES ${doc} DESTINATION ${CMAKE_INSTALL_DOCDIR})
-  endif()
-endforeach()
+install(FILES LICENSE CITATION.cff DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
         PATTERN "build*" EXCLUDE PATTERN "*.h5" EXCLUDE)

@@ -43,7 +43,8 @@ for job in "$SOURCE"/jobs/*.ini; do
     cmp -s "$job" "$PREFIX/share/impactsweep/jobs/$(basename "$job")" ||
         die "jobs/$(basename "$job") is not installed under share/impactsweep/jobs"
 done
-for f in README.md examples/forced_stop/CMakeLists.txt examples/forced_stop/forced_stop.ini; do
+for f in README.md LICENSE CITATION.cff examples/forced_stop/CMakeLists.txt \
+    examples/forced_stop/forced_stop.ini; do
     [ -f "$PREFIX/share/doc/impactsweep/$f" ] || die "share/doc/impactsweep/$f is not installed"
 done
 expect_status 0 "the installed impactsweep" "$PREFIX/bin/impactsweep" models
