@@ -57,25 +57,18 @@ void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_s
     stop_cod_at(&c, t, x, &acc);
 }
 
-#define CONTACT_SEARCH_LIMIT 1000000
-
 int stop_first_contact(const stop_system *sys, const stop_modes *m, double horizon,
                        double *t_hit, stop_state *at, int64_t *evaluations)
 {
     stop_search S;
     if (stop_search_init(sys, m, horizon, &S) == STOP_SEARCH_NONE)
         return 0; /* the orbit never reaches the stop */
-    int rc = STOP_SEARCH_ON;
-    int64_t iter = 0;
-    while (rc == STOP_SEARCH_ON && iter < CONTACT_SEARCH_LIMIT) {
-        rc = stop_search_step(&S);
-        iter += rc == STOP_SEARCH_ON;
-    }
-    *evaluations += iter;
+    int rc = stop_search_run(&S);
+    *evaluations += S.evaluations;
     *at = S.at;
     if (rc == STOP_SEARCH_HIT)
         *t_hit = S.t;
-    return rc == STOP_SEARCH_ON ? -1 : rc;
+    return rc == STOP_SEARCH_STALLED ? -1 : rc;
 }
 
 void stop_cd_flow(const stop_system *sys, const stop_state *x, double t, stop_state *out)

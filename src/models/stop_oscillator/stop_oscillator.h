@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../../core/model.h"
+#include "../solver_status.h"
 
 extern const is_model is_model_stop_oscillator;
 
@@ -151,8 +152,18 @@ typedef struct stop_result {
     stop_regime regime;
     stop_state final;
     double t_final;
-    int failed; /* 1 budget, 2 solver, 3 stopped by opt->stop (the result is partial) */
+    int failed;      /* stop_run_failure */
+    int solver_flag; /* why the solver failed (solver_status.h): 0, CVODE's own flag (< 0),
+                        or SOLVER_SEARCH_STALLED (the contact search) */
 } stop_result;
+
+/* stop_result.failed: */
+typedef enum {
+    STOP_RUN_OK = 0,
+    STOP_RUN_BUDGET = 1,  /* max_rebounds used up */
+    STOP_RUN_SOLVER = 2,  /* CVODE failed, or the contact search stalled (solver_flag) */
+    STOP_RUN_STOPPED = 3  /* stopped by opt->stop: the result is partial */
+} stop_run_failure;
 
 /* Where the method is verified (tests/unit/test_stop.c runs the contact search, the
  * energy bookkeeping and CVODE at these ends); the model refuses points beyond them. */
@@ -192,6 +203,46 @@ stop_failure stop_check_result(const stop_system *sys, const stop_options *opt,
 
 void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *options,
                    stop_result *result);
+
+/* stop_simulate in steps, for the lanes (stop_lanes.c): the event loop runs in
+ * stop_run_advance until it needs a contact search, which the caller runs (one point:
+ * stop_search_run; lanes: all lanes' searches at once) and hands back to
+ * stop_run_searched. One point's run is the same whoever runs its searches. */
+typedef struct stop_search stop_search; /* stop_search.h */
+
+/* Where a segment ended (negative: CVODE's flag, never one of these). */
+enum { STOP_SEGMENT_HORIZON = 0, STOP_SEGMENT_EVENT = 1, STOP_SEGMENT_PIECE = 2,
+       STOP_SEGMENT_STALLED = 3 };
+
+typedef struct stop_run {
+    const stop_system *sys;
+    const stop_options *opt;
+    stop_result *r;
+    stop_state x, x0;
+    double t;
+    double t_mid, t_3q;       /* t_end / 2, 3 t_end / 4: the last half and quarter begin */
+    double e_now;             /* the energy after the last event */
+    double v_rest, x_slack;   /* arrival at rest; the width of x2 = x2t after one */
+    int mid_seen, q3_seen;    /* energy_mid, energy_3q are recorded */
+    int in_contact, free_flight, done;
+    int events_since_release; /* rebounds and resets since the last CD exit */
+    int clean_cycles;         /* CD phases each reached from the last without a rebound */
+    double t_release;         /* the last CD exit (0 before the first) */
+    double t_clean;           /* where the present run of clean cycles began */
+    double t_first_rebound;
+    stop_state seg_x0;        /* the COD segment in progress: its start, */
+    double seg_t0;
+    int seg_more;             /* and whether it is a piece of a longer one */
+    unsigned polls;
+} stop_run;
+
+void stop_run_begin(stop_run *run, const stop_system *sys, const stop_state *x0,
+                    const stop_options *options, stop_result *result);
+/* Returns 1 with a search set up in *search, 0 when the run has ended. */
+int stop_run_advance(stop_run *run, stop_search *search);
+/* The search's outcome (STOP_SEARCH_HIT, _NONE, _STALLED). */
+void stop_run_searched(stop_run *run, const stop_search *search, int rc);
+void stop_run_finish(stop_run *run);
 
 /* --- the trace's side of the hook (stop_trace.c) --- */
 

@@ -68,15 +68,16 @@ static inline double stop_first_root_of_bound(double g, double dg, double c)
 }
 
 /* A first-contact search in progress (stop_first_contact states what it finds). */
-typedef struct stop_search {
+struct stop_search {
     stop_cod cod;
     double s, m2, m3, reach, h_max, horizon;
     double t, g, dg, ddg, h; /* the gap x1 - s and its derivatives at t; the trial step */
     int away;                /* mass one has been away from the stop (beyond the band) */
     stop_state at;           /* the state at t */
-} stop_search;
+    int64_t evaluations;     /* of the flow, so far */
+};
 
-enum { STOP_SEARCH_NONE = 0, STOP_SEARCH_HIT = 1, STOP_SEARCH_ON = 2 };
+enum { STOP_SEARCH_NONE = 0, STOP_SEARCH_HIT = 1, STOP_SEARCH_ON = 2, STOP_SEARCH_STALLED = 3 };
 
 /* Sets the search up from the modes; returns STOP_SEARCH_NONE when the orbit never
  * reaches the stop (a1 + a2 < s), else STOP_SEARCH_ON. */
@@ -110,15 +111,15 @@ static inline int stop_search_init(const stop_system *sys, const stop_modes *m, 
     /* Starting at the stop (after a rebound, a release or a reset), the start itself is
      * no contact: one counts once mass one has been away, or when it comes back in. */
     S->away = S->g < -S->reach;
+    S->evaluations = 0;
     return STOP_SEARCH_ON;
 }
 
-/* One step: STOP_SEARCH_HIT at the stop (to rounding) at S->t, STOP_SEARCH_NONE when no
- * contact can happen before the horizon, STOP_SEARCH_ON after one more evaluation. */
+/* One step: STOP_SEARCH_NONE when no contact can happen before the horizon, else one
+ * more evaluation, after which STOP_SEARCH_HIT at the stop (to rounding) at S->t, or
+ * STOP_SEARCH_ON. (stop_lanes.c makes the same decisions with the same operations.) */
 static inline int stop_search_step(stop_search *S)
 {
-    if (S->t > 0.0 && S->g >= -S->reach && (S->away || S->dg > 0.0))
-        return STOP_SEARCH_HIT; /* at the stop, to rounding */
     double c = stop_min(S->m2, S->ddg + S->m3 * S->h);
     /* Until mass one has left the rounding band at the stop, the band itself is the
      * start: bounding from its edge lets the steps grow as the motion away develops
@@ -133,15 +134,31 @@ static inline int stop_search_step(stop_search *S)
     }
     S->t += step;
     stop_cod_at(&S->cod, S->t, &S->at, &S->ddg);
+    S->evaluations++;
     S->g = S->at.x1 - S->s;
     S->dg = S->at.v1;
     S->away |= S->g < -S->reach;
     if (S->g > 0.0 && S->away) /* only rounding can get here: the bound says g <= 0 */
         return STOP_SEARCH_HIT;
+    if (S->t > 0.0 && S->g >= -S->reach && (S->away || S->dg > 0.0))
+        return STOP_SEARCH_HIT; /* at the stop, to rounding */
     /* keep the trial length near the step the bound allows, so that m3 h stays
      * small near a contact (fast convergence), and let it grow away from one */
     S->h = r < S->h ? stop_max(2.0 * r, DBL_MIN) : stop_min(2.0 * S->h, S->h_max);
     return STOP_SEARCH_ON;
+}
+
+/* The search allows this many evaluations (then STOP_SEARCH_STALLED: a tangency it cannot
+ * resolve; a piece of STOP_CHUNK / w1 takes a few thousand at most). */
+#define STOP_SEARCH_LIMIT 1000000
+
+/* Runs a search to its end: STOP_SEARCH_HIT, _NONE or _STALLED. */
+static inline int stop_search_run(stop_search *S)
+{
+    int rc = STOP_SEARCH_ON;
+    while (rc == STOP_SEARCH_ON && S->evaluations < STOP_SEARCH_LIMIT)
+        rc = stop_search_step(S);
+    return rc == STOP_SEARCH_ON ? STOP_SEARCH_STALLED : rc;
 }
 
 #endif

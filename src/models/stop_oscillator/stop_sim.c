@@ -6,6 +6,8 @@
 #include <float.h>
 #include <math.h>
 
+#include "stop_search.h"
+
 /* The tail of a Zeno sequence: with mass one at the stop and F1 > 0 nearly constant,
  * rebound n lasts 2 |v_n| / F1 and v_(n+1) = epsilon v_n, so the rest of the sequence
  * takes 2 |v| / ((1 - epsilon) F1). */
@@ -31,33 +33,18 @@ static double potential_at_stop(const stop_system *sys, double x2)
     return stop_energy(sys, &at);
 }
 
-typedef struct run {
-    const stop_system *sys;
-    const stop_options *opt;
-    stop_result *r;
-    stop_state x;
-    double t;
-    double t_mid, t_3q;       /* t_end / 2, 3 t_end / 4: the last half and quarter begin */
-    double e_now;             /* the energy after the last event */
-    int mid_seen, q3_seen;    /* energy_mid, energy_3q are recorded */
-    int events_since_release; /* rebounds and resets since the last CD exit */
-    int clean_cycles;         /* CD phases each reached from the last without a rebound */
-    double t_release;         /* the last CD exit (0 before the first) */
-    unsigned polls;
-} run;
-
 /* The stop flag, polled every 64 passes of the event loop (a pass is one event, or one
  * contact search over at most STOP_CHUNK / w1: up to a few thousand flow evaluations or
  * some 10^4 CVODE steps): a load per 64 rebounds of a Zeno sequence, and a stop within
  * milliseconds of exact-flow work, about a second of CVODE. */
-static int asked_to_stop(run *rn)
+static int asked_to_stop(stop_run *rn)
 {
     return rn->opt->stop && (++rn->polls & 63u) == 0 && *rn->opt->stop;
 }
 
 /* Before an event at rn->t: the energy at t_end / 2 (3 t_end / 4) is the energy after the
  * last event before it (the flows keep it). */
-static void before_event(run *rn)
+static void before_event(stop_run *rn)
 {
     if (!rn->mid_seen && rn->t >= rn->t_mid) {
         rn->r->energy_mid = rn->e_now;
@@ -71,7 +58,7 @@ static void before_event(run *rn)
 
 /* After an event that took `loss` out of the energy: the bookkeeping, and the moment the
  * energy goes below the sticking level. */
-static void after_event(run *rn, double loss)
+static void after_event(stop_run *rn, double loss)
 {
     stop_result *r = rn->r;
     r->losses += loss;
@@ -80,9 +67,10 @@ static void after_event(run *rn, double loss)
         r->t_below = rn->t;
 }
 
-/* The CVODE option for either segment (contact: CD): the same returns as below, and the
- * event pinned exactly (x1 = s at a contact, x2 = x2t at a release). */
-static int cvode_segment(run *rn, int contact, double horizon)
+/* The CVODE option for either segment (contact: CD): CVODE's flag (< 0) on failure, else
+ * STOP_SEGMENT_EVENT or STOP_SEGMENT_HORIZON, the event pinned exactly (x1 = s at a
+ * contact, x2 = x2t at a release). */
+static int cvode_segment(stop_run *rn, int contact, double horizon)
 {
     double elapsed;
     stop_state out;
@@ -96,46 +84,95 @@ static int cvode_segment(run *rn, int contact, double horizon)
         rn->x.x2 = rn->sys->x2t;
     else if (rc == 1)
         rn->x.x1 = rn->sys->s;
-    return rc;
+    return rc == 1 ? STOP_SEGMENT_EVENT : STOP_SEGMENT_HORIZON;
 }
 
-/* Advances COD from run->x by at most `horizon`, searching one piece of at most
- * STOP_CHUNK / w1 for the first contact. Returns 1 at a contact (x1 = s exactly), 0 at
- * the horizon, 2 at the end of a piece with no contact in it, < 0 on failure. */
-static int cod_segment(run *rn, double horizon)
+/* The end of a COD segment (the segment's outcome rc: STOP_SEGMENT_*, or CVODE's flag),
+ * as the event loop goes on from it. */
+static void cod_segment_end(stop_run *rn, int rc)
 {
-    stop_state x0 = rn->x;
-    double t0 = rn->t;
+    if (rn->opt->trace && rc >= 0 && rc != STOP_SEGMENT_STALLED)
+        stop_trace_flow(rn->opt->trace, 0, rn->seg_t0, &rn->seg_x0, rn->t, &rn->x);
+    if (rc == STOP_SEGMENT_HORIZON && rn->seg_more)
+        rc = STOP_SEGMENT_PIECE;
+    /* CVODE at a loose tolerance can put mass one on the stop moving away from it (a
+     * root its step could not resolve, e.g. an excursion of 1e-12 s): a contact that is
+     * no arrival, which it would find again at once, for ever */
+    if (rc < 0 || rc == STOP_SEGMENT_STALLED ||
+        (rc == STOP_SEGMENT_EVENT && rn->opt->use_cvode && rn->x.v1 < -rn->v_rest)) {
+        rn->r->failed = STOP_RUN_SOLVER;
+        rn->r->solver_flag = rc < 0 ? rc : SOLVER_SEARCH_STALLED;
+        rn->done = 1;
+    } else if (rc == STOP_SEGMENT_HORIZON) {
+        rn->done = 1;
+    }
+}
+
+/* Starts a COD segment from rn->x for at most `horizon`, one piece of at most
+ * STOP_CHUNK / w1: with CVODE it runs at once (returns 0); else the contact search is set
+ * up in *S and 1 is returned, unless the orbit is proved never to reach the stop. */
+static int cod_segment_begin(stop_run *rn, double horizon, stop_search *S)
+{
+    rn->seg_x0 = rn->x;
+    rn->seg_t0 = rn->t;
     rn->r->segments++;
-    double piece = STOP_CHUNK / rn->sys->w1;
-    int more = horizon > piece;
-    if (more)
+    double piece = STOP_CHUNK * rn->sys->inv_w1;
+    rn->seg_more = horizon > piece;
+    if (rn->seg_more)
         horizon = piece;
-    int rc;
     if (rn->opt->use_cvode) {
-        rc = cvode_segment(rn, 0, horizon);
-    } else {
+        cod_segment_end(rn, cvode_segment(rn, 0, horizon));
+        return 0;
+    }
+    stop_modes m;
+    stop_modes_from_state(&rn->x, &m);
+    if (stop_search_init(rn->sys, &m, horizon, S) == STOP_SEARCH_ON)
+        return 1;
+    stop_cod_flow(rn->sys, &m, horizon, &rn->x);
+    rn->t += horizon;
+    cod_segment_end(rn, STOP_SEGMENT_HORIZON);
+    return 0;
+}
+
+void stop_run_searched(stop_run *rn, const stop_search *S, int rc)
+{
+    rn->r->evaluations += S->evaluations;
+    if (rc == STOP_SEARCH_HIT) {
+        rn->x = S->at;
+        rn->x.x1 = rn->sys->s;
+        rn->t += S->t;
+    } else if (rc == STOP_SEARCH_NONE) {
         stop_modes m;
         stop_modes_from_state(&rn->x, &m);
-        double t_hit;
-        stop_state at;
-        rc = stop_first_contact(rn->sys, &m, horizon, &t_hit, &at, &rn->r->evaluations);
-        if (rc == 1) {
-            rn->x = at;
-            rn->x.x1 = rn->sys->s;
-            rn->t += t_hit;
-        } else if (rc == 0) {
-            stop_cod_flow(rn->sys, &m, horizon, &rn->x);
-            rn->t += horizon;
-        }
+        stop_cod_flow(rn->sys, &m, S->horizon, &rn->x);
+        rn->t += S->horizon;
     }
-    if (rn->opt->trace && rc >= 0)
-        stop_trace_flow(rn->opt->trace, 0, t0, &x0, rn->t, &rn->x);
-    return rc == 0 && more ? 2 : rc;
+    cod_segment_end(rn, rc == STOP_SEARCH_HIT    ? STOP_SEGMENT_EVENT
+                        : rc == STOP_SEARCH_NONE ? STOP_SEGMENT_HORIZON
+                                                 : STOP_SEGMENT_STALLED);
 }
 
-/* CD from run->x until release or the horizon. Returns 1 released, 0 at the horizon. */
-static int cd_segment(run *rn, double horizon)
+/* A release from contact: the count of rebound-free CD-COD cycles, which two in a row
+ * make a 2-phase periodic orbit (the run stops there unless keep_periodic). */
+static void released(stop_run *rn)
+{
+    rn->in_contact = 0;
+    if (rn->events_since_release == 0) {
+        if (rn->clean_cycles++ == 0)
+            rn->t_clean = rn->t_release;
+    } else {
+        rn->clean_cycles = 0;
+    }
+    rn->t_release = rn->t;
+    rn->events_since_release = 0;
+    if (rn->opt->trace && rn->clean_cycles == 2)
+        stop_trace_event(rn->opt->trace, STOP_EVENT_PERIODIC);
+    if (rn->clean_cycles >= 2 && !rn->opt->keep_periodic)
+        rn->done = 1; /* two rebound-free CD-COD cycles: a 2-phase periodic orbit */
+}
+
+/* CD from run->x until release or the horizon. */
+static void cd_segment(stop_run *rn, double horizon)
 {
     const stop_system *sys = rn->sys;
     stop_trace *trace = rn->opt->trace;
@@ -155,22 +192,30 @@ static int cd_segment(run *rn, double horizon)
         stop_cd_flow(sys, &rn->x, dt, &out);
         rn->x = out;
         rn->t += dt;
-        rc = exit < horizon;
-        if (rc)
+        rc = exit < horizon ? STOP_SEGMENT_EVENT : STOP_SEGMENT_HORIZON;
+        if (rc == STOP_SEGMENT_EVENT)
             rn->x.x2 = sys->x2t; /* on the exit surface exactly */
     }
     if (trace && rc >= 0)
         stop_trace_flow(trace, 1, t0, &x0, rn->t, &rn->x);
-    if (trace && rc == 1)
+    if (trace && rc == STOP_SEGMENT_EVENT)
         stop_trace_event(trace, STOP_EVENT_CONTACT_END);
-    return rc;
+    if (rc < 0) {
+        rn->r->failed = STOP_RUN_SOLVER;
+        rn->r->solver_flag = rc;
+    }
+    if (rc != STOP_SEGMENT_EVENT) {
+        rn->done = 1;
+        return;
+    }
+    released(rn);
 }
 
 /* The orbit reset: the limit point of the Zeno sequence, reached after the tail time,
  * during which mass one is at the stop to within its vanishing excursions, so that mass
  * two moves as under contact dynamics. The kinetic energy mass one had left is what the
  * rest of the sequence loses: (1 - eps^2) / 2 sum eps^(2n) v^2 = v^2 / 2. */
-static void orbit_reset(run *rn, double tail)
+static void orbit_reset(stop_run *rn, double tail)
 {
     double loss = 0.5 * rn->x.v1 * rn->x.v1;
     rn->x.v1 = 0.0;
@@ -190,6 +235,97 @@ static void orbit_reset(run *rn, double tail)
     rn->r->t_last_reset = rn->t;
     rn->events_since_release++;
     after_event(rn, loss);
+    rn->in_contact = sticks(rn->sys, &rn->x, 0.0);
+}
+
+/* At the stop moving in: the rebound, then a reset when the Zeno sequence it begins would
+ * end soon (returns 1: the event loop goes on from the reset) or run out of budget. */
+static int rebound(stop_run *rn, double horizon)
+{
+    const stop_system *sys = rn->sys;
+    stop_result *r = rn->r;
+    if (r->rebounds >= rn->opt->max_rebounds) {
+        r->failed = STOP_RUN_BUDGET;
+        rn->done = 1;
+        return 1;
+    }
+    before_event(rn);
+    rn->x.x1 = sys->s;
+    double v_in = rn->x.v1;
+    r->v_in_last = v_in;
+    r->v_in_max = fmax(r->v_in_max, v_in);
+    rn->x.v1 = -sys->epsilon * v_in;
+    if (r->rebounds++ == 0)
+        rn->t_first_rebound = rn->t;
+    r->t_last_rebound = rn->t;
+    rn->events_since_release++;
+    after_event(rn, 0.5 * (1.0 - sys->epsilon * sys->epsilon) * v_in * v_in);
+    if (rn->opt->trace) {
+        stop_trace_state(rn->opt->trace, rn->t, &rn->x);
+        stop_trace_event(rn->opt->trace, STOP_EVENT_REBOUND);
+    }
+    double force = stop_contact_force(sys, rn->x.x2);
+    if (!(force > 0.0))
+        return 0;
+    double tail = zeno_tail(sys, rn->x.v1, force);
+    double excursion = rn->x.v1 * rn->x.v1 / (2.0 * force);
+    if (!(tail * sys->w2 < rn->opt->zeno_tail || excursion < 1e-12 * sys->s))
+        return 0;
+    if (tail > horizon)
+        tail = horizon;
+    if (rn->t >= rn->t_mid)
+        r->late_sticking++; /* a Zeno sequence */
+    orbit_reset(rn, tail);
+    return 1;
+}
+
+/* Arrived with (numerically) zero velocity: chart 2.1 decides. Returns 1 when mass one
+ * sticks (the event loop goes on in contact). */
+static int arrival(stop_run *rn)
+{
+    before_event(rn);
+    double v_in = rn->x.v1;
+    rn->x.x1 = rn->sys->s;
+    rn->x.v1 = 0.0;
+    after_event(rn, 0.5 * v_in * v_in);
+    if (rn->opt->trace)
+        stop_trace_state(rn->opt->trace, rn->t, &rn->x);
+    if (sticks(rn->sys, &rn->x, rn->x_slack)) {
+        if (rn->t >= rn->t_mid)
+            rn->r->late_sticking++; /* a contact phase reached without a reset */
+        rn->in_contact = 1;
+        return 1;
+    }
+    if (rn->opt->trace)
+        stop_trace_event(rn->opt->trace, STOP_EVENT_GRAZE);
+    return 0;
+}
+
+int stop_run_advance(stop_run *rn, stop_search *S)
+{
+    const stop_system *sys = rn->sys;
+    while (!rn->done && rn->t < rn->opt->t_end && !rn->free_flight) {
+        if (asked_to_stop(rn)) {
+            rn->r->failed = STOP_RUN_STOPPED;
+            break;
+        }
+        double horizon = rn->opt->t_end - rn->t;
+        if (rn->in_contact) {
+            cd_segment(rn, horizon);
+            continue;
+        }
+        if (rn->x.x1 >= sys->s && rn->x.v1 > rn->v_rest) {
+            if (rebound(rn, horizon))
+                continue;
+        } else if (rn->x.x1 >= sys->s && rn->x.v1 >= -rn->v_rest) {
+            if (arrival(rn))
+                continue;
+        }
+        if (cod_segment_begin(rn, horizon, S))
+            return 1;
+    }
+    rn->done = 1;
+    return 0;
 }
 
 /* The long-run regime, from what the run proved or detected (in this order). */
@@ -215,159 +351,90 @@ static stop_regime decide(const stop_result *r, int free_flight, int clean_cycle
     return REGIME_UNDECIDED;
 }
 
-void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *opt,
-                   stop_result *r)
+void stop_run_begin(stop_run *rn, const stop_system *sys, const stop_state *x0,
+                    const stop_options *opt, stop_result *r)
 {
-    run rn = {.sys = sys, .opt = opt, .r = r, .x = *x0, .t = 0.0, .t_mid = 0.5 * opt->t_end,
-              .t_3q = 0.75 * opt->t_end};
+    *rn = (stop_run){.sys = sys, .opt = opt, .r = r, .x = *x0, .x0 = *x0, .t = 0.0,
+                     .t_mid = 0.5 * opt->t_end, .t_3q = 0.75 * opt->t_end, .t_clean = NAN,
+                     .t_first_rebound = NAN};
     r->rebounds = r->zeno_resets = r->contact_phases = r->evaluations = 0;
     r->segments = r->late_sticking = 0;
     r->t_last_rebound = r->t_last_reset = r->t_below = r->t_periodic = NAN;
     r->v_in_last = r->v_in_max = 0.0;
     r->losses = 0.0;
-    r->failed = 0;
+    r->failed = STOP_RUN_OK;
+    r->solver_flag = SOLVER_OK;
     double e0 = stop_energy(sys, x0);
-    r->e0 = rn.e_now = r->energy_mid = r->energy_3q = e0;
+    r->e0 = rn->e_now = r->energy_mid = r->energy_3q = e0;
     double v_scale = sqrt(2.0 * e0) + DBL_MIN;
     /* A contact located to this accuracy counts as "arriving with zero velocity"
      * (tangential returns, triple zeros of x1 - s, are found only to ~1e-5 in time). */
-    const double v_rest = 1e-7 * v_scale, x_slack = 1e-6 * (fabs(sys->x2t) + fabs(sys->s));
+    rn->v_rest = 1e-7 * v_scale;
+    rn->x_slack = 1e-6 * (fabs(sys->x2t) + fabs(sys->s));
     /* `sticks` accepts x2 down to x2t - x_slack after a tangential return: the sticking
      * level is the potential there */
-    r->e_stick = potential_at_stop(sys, fmax(sys->x2t - x_slack, sys->x2eq));
+    r->e_stick = potential_at_stop(sys, fmax(sys->x2t - rn->x_slack, sys->x2eq));
     if (e0 < r->e_stick)
         r->t_below = 0.0;
-    int in_contact = rn.x.x1 >= sys->s && rn.x.v1 == 0.0 && sticks(sys, &rn.x, 0.0);
-    int free_flight = 0;
-    if (!in_contact && rn.x.x1 < sys->s) {
+    rn->in_contact = rn->x.x1 >= sys->s && rn->x.v1 == 0.0 && sticks(sys, &rn->x, 0.0);
+    if (!rn->in_contact && rn->x.x1 < sys->s) {
         stop_modes m;
         double a1, a2;
-        stop_modes_from_state(&rn.x, &m);
+        stop_modes_from_state(&rn->x, &m);
         stop_mode_amplitudes(sys, &m, &a1, &a2);
-        free_flight = a1 + a2 < sys->s;
+        rn->free_flight = a1 + a2 < sys->s;
     }
-    double t_clean = NAN;         /* where the present run of clean cycles began */
-    double t_first_rebound = NAN;
-    if (opt->trace && !free_flight)
+    if (opt->trace && !rn->free_flight)
         stop_trace_state(opt->trace, 0.0, x0);
-    while (rn.t < opt->t_end && !free_flight) {
-        if (asked_to_stop(&rn)) {
-            r->failed = 3;
-            break;
-        }
-        double horizon = opt->t_end - rn.t;
-        if (in_contact) {
-            int rc = cd_segment(&rn, horizon);
-            if (rc < 0) {
-                r->failed = 2;
-                break;
-            }
-            if (rc == 0)
-                break;
-            in_contact = 0;
-            if (rn.events_since_release == 0) {
-                if (rn.clean_cycles++ == 0)
-                    t_clean = rn.t_release;
-            } else {
-                rn.clean_cycles = 0;
-            }
-            rn.t_release = rn.t;
-            rn.events_since_release = 0;
-            if (opt->trace && rn.clean_cycles == 2)
-                stop_trace_event(opt->trace, STOP_EVENT_PERIODIC);
-            if (rn.clean_cycles >= 2 && !opt->keep_periodic)
-                break; /* two rebound-free CD-COD cycles: a 2-phase periodic orbit */
-            continue;
-        }
-        /* at the stop moving in: rebound */
-        if (rn.x.x1 >= sys->s && rn.x.v1 > v_rest) {
-            if (r->rebounds >= opt->max_rebounds) {
-                r->failed = 1;
-                break;
-            }
-            before_event(&rn);
-            rn.x.x1 = sys->s;
-            double v_in = rn.x.v1;
-            r->v_in_last = v_in;
-            r->v_in_max = fmax(r->v_in_max, v_in);
-            rn.x.v1 = -sys->epsilon * v_in;
-            if (r->rebounds++ == 0)
-                t_first_rebound = rn.t;
-            r->t_last_rebound = rn.t;
-            rn.events_since_release++;
-            after_event(&rn, 0.5 * (1.0 - sys->epsilon * sys->epsilon) * v_in * v_in);
-            if (opt->trace) {
-                stop_trace_state(opt->trace, rn.t, &rn.x);
-                stop_trace_event(opt->trace, STOP_EVENT_REBOUND);
-            }
-            double force = stop_contact_force(sys, rn.x.x2);
-            if (force > 0.0) {
-                double tail = zeno_tail(sys, rn.x.v1, force);
-                double excursion = rn.x.v1 * rn.x.v1 / (2.0 * force);
-                if (tail * sys->w2 < opt->zeno_tail || excursion < 1e-12 * sys->s) {
-                    if (tail > horizon)
-                        tail = horizon;
-                    if (rn.t >= rn.t_mid)
-                        r->late_sticking++; /* a Zeno sequence */
-                    orbit_reset(&rn, tail);
-                    in_contact = sticks(sys, &rn.x, 0.0);
-                    continue;
-                }
-            }
-        } else if (rn.x.x1 >= sys->s && rn.x.v1 >= -v_rest) {
-            /* arrived with (numerically) zero velocity: chart 2.1 decides */
-            before_event(&rn);
-            double v_in = rn.x.v1;
-            rn.x.x1 = sys->s;
-            rn.x.v1 = 0.0;
-            after_event(&rn, 0.5 * v_in * v_in);
-            if (opt->trace)
-                stop_trace_state(opt->trace, rn.t, &rn.x);
-            if (sticks(sys, &rn.x, x_slack)) {
-                if (rn.t >= rn.t_mid)
-                    r->late_sticking++; /* a contact phase reached without a reset */
-                in_contact = 1;
-                continue;
-            }
-            if (opt->trace)
-                stop_trace_event(opt->trace, STOP_EVENT_GRAZE);
-        }
-        int rc = cod_segment(&rn, horizon);
-        /* CVODE at a loose tolerance can put mass one on the stop moving away from it (a
-         * root its step could not resolve, e.g. an excursion of 1e-12 s): a contact
-         * that is no arrival, which it would find again at once, for ever */
-        if (rc < 0 || (rc == 1 && opt->use_cvode && rn.x.v1 < -v_rest)) {
-            r->failed = 2;
-            break;
-        }
-        if (rc == 0)
-            break;
-    }
-    r->final = rn.x;
-    r->t_final = rn.t;
-    if (opt->trace && free_flight)
-        stop_trace_free(opt->trace, x0, opt->t_end);
-    else if (opt->trace && r->failed != 3)
-        stop_trace_end(opt->trace, rn.t, &rn.x);
-    r->energy = stop_energy(sys, &rn.x);
-    r->energy_lost = e0 - r->energy;
+}
+
+/* The energies over the last half and quarter of the run. */
+static void energy_falls(stop_run *rn)
+{
+    stop_result *r = rn->r;
     /* no event in the last half (or the run ended before it, on a periodic orbit): the
      * energy there is the present one */
-    if (!rn.mid_seen)
+    if (!rn->mid_seen)
         r->energy_mid = r->energy;
-    if (!rn.q3_seen)
+    if (!rn->q3_seen)
         r->energy_3q = r->energy;
     r->energy_fall = r->energy_mid > 0.0 ? (r->energy_mid - r->energy) / r->energy_mid : 0.0;
     r->energy_fall_q4 =
         r->energy_mid > 0.0 ? (r->energy_3q - r->energy) / r->energy_mid : 0.0;
-    if (rn.clean_cycles >= 2)
-        r->t_periodic = t_clean;
-    r->regime = decide(r, free_flight, rn.clean_cycles);
+}
+
+void stop_run_finish(stop_run *rn)
+{
+    const stop_options *opt = rn->opt;
+    stop_result *r = rn->r;
+    r->final = rn->x;
+    r->t_final = rn->t;
+    if (opt->trace && rn->free_flight)
+        stop_trace_free(opt->trace, &rn->x0, opt->t_end);
+    else if (opt->trace && r->failed != STOP_RUN_STOPPED)
+        stop_trace_end(opt->trace, rn->t, &rn->x);
+    r->energy = stop_energy(rn->sys, &rn->x);
+    r->energy_lost = r->e0 - r->energy;
+    energy_falls(rn);
+    if (rn->clean_cycles >= 2)
+        r->t_periodic = rn->t_clean;
+    r->regime = decide(r, rn->free_flight, rn->clean_cycles);
     r->t_regime = r->regime == REGIME_FREE        ? 0.0
                   : r->regime == REGIME_PERIODIC  ? r->t_periodic
-                  : r->regime == REGIME_IMPACTING ? fmax(r->t_below, t_first_rebound)
-                  : r->regime == REGIME_STICKING  ? rn.t_mid
+                  : r->regime == REGIME_IMPACTING ? fmax(r->t_below, rn->t_first_rebound)
+                  : r->regime == REGIME_STICKING  ? rn->t_mid
                                                   : NAN;
+}
+
+void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *opt,
+                   stop_result *r)
+{
+    stop_run rn;
+    stop_search S;
+    stop_run_begin(&rn, sys, x0, opt, r);
+    while (stop_run_advance(&rn, &S))
+        stop_run_searched(&rn, &S, stop_search_run(&S));
+    stop_run_finish(&rn);
 }
 
 /* Each segment or event recomputes the state from a closed-form flow, a few units of
@@ -398,9 +465,9 @@ double stop_energy_allowance(const stop_system *sys, const stop_options *opt,
 stop_failure stop_check_result(const stop_system *sys, const stop_options *opt,
                                const stop_result *r)
 {
-    if (r->failed == 1)
+    if (r->failed == STOP_RUN_BUDGET)
         return STOP_FAILURE_BUDGET;
-    if (r->failed == 2)
+    if (r->failed == STOP_RUN_SOLVER)
         return STOP_FAILURE_SOLVER;
     double allowance = stop_energy_allowance(sys, opt, r);
     if (!isfinite(r->e0) || !isfinite(r->energy) || !isfinite(r->energy_lost) ||
