@@ -16,6 +16,8 @@
 #                                          impactsweep.sbatch, local-cluster.sh
 #   share/doc/impactsweep/                 README.md, LICENSE, CITATION.cff, examples/
 #                                          (the plug-in examples)
+#   share/man/man1/impactsweep.1           the man page (`impactsweep help --man`)
+#   share/bash-completion/completions/impactsweep   bash completion
 #
 # Nothing installed names the prefix: the package files find it relative to where they
 # are, so `cmake --install build --prefix P` works whatever CMAKE_INSTALL_PREFIX was at
@@ -70,6 +72,18 @@ if(NOT DEFINED CMAKE_INSTALL_RPATH_USE_LINK_PATH OR CMAKE_INSTALL_RPATH_USE_LINK
   set_target_properties(impactsweep PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 endif()
 install(TARGETS impactsweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The man page is the help texts (src/cli/help.c) as roff, written by the binary itself
+# at build time, so that it can never say other than `--help` does.
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/impactsweep.1
+  COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:impactsweep>
+    -DOUTPUT=${CMAKE_BINARY_DIR}/impactsweep.1 -P ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
+  DEPENDS impactsweep ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
+  COMMENT "Writing the man page impactsweep.1")
+add_custom_target(impactsweep_manpage ALL DEPENDS ${CMAKE_BINARY_DIR}/impactsweep.1)
+install(FILES ${CMAKE_BINARY_DIR}/impactsweep.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES scripts/completion/impactsweep.bash
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME impactsweep)
 
 # --- impactplot: needs h5py, h5netcdf, xarray, matplotlib and numpy --------------------
 # The installed command's #! line names IMPACTSWEEP_PYTHON. Left empty, the first of

@@ -1,4 +1,5 @@
-/* main.c: the impactsweep command line: run, eval, models, info, version. */
+/* main.c: the impactsweep command line: run, eval, trace, models, info, merge, version,
+ * help (its texts in help.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/job.h"
+#include "../core/progress.h"
 #include "../core/merge.h"
 #include "../core/provenance.h"
 #include "../core/run.h"
@@ -23,26 +25,9 @@
 #include "../core/plugin.h"
 #include "../core/results.h"
 #include "../models/registry.h"
+#include "help.h"
 #include "point.h"
 #include "trace.h"
-
-static const char usage_text[] =
-    "usage: impactsweep run JOB.ini [--set section.key=value ...] [--output FILE]\n"
-    "                       [--piece I/N] [--resume | --overwrite] [--progress bar|lines]\n"
-    "                       [--dry-run] [-n RANKS]\n"
-    "       impactsweep eval MODEL [name=value ...]\n"
-    "       impactsweep trace MODEL [name=value ...] [--output FILE] [--overwrite] [--drop K]\n"
-    "       impactsweep trace RESULT.h5 axis=value ... [--output FILE] [--overwrite]\n"
-    "       impactsweep models [MODEL] [--check]\n"
-    "       impactsweep info FILE [--log]\n"
-    "       impactsweep merge OUTPUT PIECE.h5 ... [--overwrite]\n"
-    "       impactsweep version\n"
-    "\n"
-    "run under `mpirun -n N` for N ranks (rank 0 coordinates and computes), or give\n"
-    "`run -n N`, which starts mpirun itself and turns SIGINT/SIGTERM into a polite stop.\n"
-    "info and merge also run under mpirun, sharing the reading among the ranks.\n"
-    "exit status: 0 done, 1 run failed (file resumable), 2 bad input (nothing\n"
-    "touched), 75 interrupted by a signal (continue with --resume).\n";
 
 /* Started by an MPI launcher (mpirun, mpiexec, srun)? Then MPI must be initialised even
  * for commands that can do without it. */
@@ -82,7 +67,8 @@ static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "impactsweep: ");
     fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
+    fputs("\n", stderr);
+    is_cli_usage(stderr);
     return is_code_exit_status(IS_USAGE);
 }
 
@@ -428,6 +414,8 @@ typedef struct run_args {
     size_t override_count;
     is_run_options options;
     int dry_run;
+    int quiet;                  /* --quiet: no progress, no report, no summary */
+    int progress_given;         /* --progress was given */
     const char *ranks;          /* -n N: start mpirun with N ranks */
     char *owned[2];             /* the texts of --output and --piece as overrides */
 } run_args;
@@ -454,7 +442,7 @@ static is_code add_override(run_args *a, int slot, const char *key, const char *
 static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
 {
     memset(a, 0, sizeof *a);
-    a->options.live_progress = -1;
+    a->options.live_progress = IS_PROGRESS_AUTO;
     a->overrides = calloc((size_t)argc + 1, sizeof *a->overrides);
     if (!a->overrides)
         return is_error_set(err, IS_NOMEM, "out of memory");
@@ -481,12 +469,15 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
             a->options.overwrite = 1;
         } else if (strcmp(arg, "--dry-run") == 0) {
             a->dry_run = 1;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            a->quiet = 1;
         } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--ranks") == 0) {
             if (++i >= argc || atoi(argv[i]) < 1)
                 return is_error_set(err, IS_USAGE, "%s needs a number of ranks >= 1", arg);
             a->ranks = argv[i];
         } else if (strcmp(arg, "--progress") == 0 && i + 1 < argc) {
             const char *mode = argv[++i];
+            a->progress_given = 1;
             if (strcmp(mode, "bar") == 0)
                 a->options.live_progress = 1;
             else if (strcmp(mode, "lines") == 0)
@@ -509,6 +500,10 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
         return is_error_set(err, IS_USAGE, "run needs a job file");
     if (a->options.resume && a->options.overwrite)
         return is_error_set(err, IS_USAGE, "--resume and --overwrite exclude each other");
+    if (a->quiet && a->progress_given)
+        return is_error_set(err, IS_USAGE, "--quiet and --progress exclude each other");
+    if (a->quiet)
+        a->options.live_progress = IS_PROGRESS_QUIET;
     return IS_OK;
 }
 
@@ -726,19 +721,21 @@ static int cmd_run(int argc, char **argv)
         }
         rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
     } else if (rc == IS_OK) {
-        if (rank == 0)
+        if (rank == 0 && !a.quiet)
             fprintf(stderr,
                     "impactsweep: %s: model %s, %llu points, %d rank%s, writing %s%s\n",
                     a.job_path, job->model->name,
                     (unsigned long long)(job->piece_last - job->piece_first), size,
                     size == 1 ? "" : "s", job->output, a.options.resume ? " (resume)" : "");
         rc = is_run(job, a.job_path, &a.options, MPI_COMM_WORLD, &summary, &err);
-        if (rank == 0)
+        if (rank == 0 && !a.quiet)
             report_run(&a, job, &summary, size, rc);
         /* the field summary, read by all ranks together; on a large grid that re-read
          * is left to `info`, so that a run's end costs O(1) */
         uint64_t points = job ? job->piece_last - job->piece_first : 0;
-        if (rc == IS_OK && points / (uint64_t)size > SUMMARY_POINTS_PER_RANK) {
+        if (a.quiet) {
+            /* (nothing: the same on every rank, so none enters the collective read) */
+        } else if (rc == IS_OK && points / (uint64_t)size > SUMMARY_POINTS_PER_RANK) {
             if (rank == 0)
                 fprintf(stderr, "impactsweep: the field summary of %s: impactsweep info %s\n",
                         job->output, job->output);
@@ -764,15 +761,54 @@ static int cmd_run(int argc, char **argv)
     return status;
 }
 
+/* `impactsweep help [COMMAND] [--man]`. */
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        is_cli_usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--man") == 0) {
+        is_provenance prov;
+        is_provenance_collect(&prov, 1);
+        is_cli_man_page(stdout, prov.engine_version);
+        return 0;
+    }
+    if (argc > 2)
+        return usage_error("help takes one COMMAND or --man, not '%s'", argv[2]);
+    const char *command = is_cli_wants_help(argc, argv) ? "help" : argv[1];
+    if (is_cli_command_help(command, stdout) != 0)
+        return usage_error("help: unknown command '%s'", argv[1]);
+    return 0;
+}
+
+static int cmd_version(void)
+{
+    is_provenance prov;
+    is_provenance_collect(&prov, 1);
+    printf("impactsweep %s (%s)\nHDF5 %s, SUNDIALS %s, inih %s\nbuild: %s\n",
+           prov.engine_version, prov.git_commit, prov.hdf5_version, prov.sundials_version,
+           prov.inih_version, prov.build);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported through is_error */
-    if (argc < 2 || strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
-        strcmp(argv[1], "-h") == 0) {
-        fputs(usage_text, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        is_cli_usage(stderr);
+        return is_code_exit_status(IS_USAGE);
     }
     const char *command = argv[1];
+    if (strcmp(command, "--help") == 0 || strcmp(command, "-h") == 0)
+        command = "help";
+    if (strcmp(command, "--version") == 0 || strcmp(command, "-V") == 0)
+        command = "version";
+    if (strcmp(command, "help") == 0)
+        return cmd_help(argc - 1, argv + 1);
+    /* `impactsweep COMMAND --help` is the same as `impactsweep help COMMAND` */
+    if (is_cli_wants_help(argc - 1, argv + 1) && is_cli_command_help(command, stdout) == 0)
+        return 0;
     if (strcmp(command, "run") == 0)
         return cmd_run(argc - 1, argv + 1);
     if (strcmp(command, "eval") == 0)
@@ -785,13 +821,7 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (strcmp(command, "merge") == 0)
         return cmd_merge(argc - 1, argv + 1);
-    if (strcmp(command, "version") == 0 || strcmp(command, "--version") == 0) {
-        is_provenance prov;
-        is_provenance_collect(&prov, 1);
-        printf("impactsweep %s (%s)\nHDF5 %s, SUNDIALS %s, inih %s\nbuild: %s\n",
-               prov.engine_version, prov.git_commit, prov.hdf5_version, prov.sundials_version,
-               prov.inih_version, prov.build);
-        return 0;
-    }
+    if (strcmp(command, "version") == 0)
+        return cmd_version();
     return usage_error("unknown command '%s'", command);
 }

@@ -10,7 +10,8 @@ void is_progress_init(is_progress *p, FILE *stream, int live, double interval, u
 {
     memset(p, 0, sizeof *p);
     p->stream = stream;
-    p->live = live >= 0 ? live : isatty(fileno(stream));
+    p->quiet = live == IS_PROGRESS_QUIET;
+    p->live = live >= 0 ? live : !p->quiet && isatty(fileno(stream));
     p->interval = p->live ? 0.25 : interval;
     p->started = p->last_shown = now;
     p->total = total;
@@ -49,6 +50,8 @@ void is_progress_format(const is_progress *p, double now, char *buf, size_t size
 
 static void show(is_progress *p, double now, int final)
 {
+    if (p->quiet)
+        return;
     char line[256];
     is_progress_format(p, now, line, sizeof line);
     if (p->live) {

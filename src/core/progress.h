@@ -9,6 +9,7 @@
 typedef struct is_progress {
     FILE *stream;
     int live;              /* redraw one line in place */
+    int quiet;             /* print nothing */
     double interval;       /* seconds between lines (or redraws when live) */
     double started, last_shown;
     uint64_t total;        /* points in the grid */
@@ -16,7 +17,11 @@ typedef struct is_progress {
     uint64_t done, failed; /* computed in this run */
 } is_progress;
 
-/* `now` is a monotonic clock in seconds; live < 0 means "ask isatty()". */
+/* live: 1 a bar redrawn in place, 0 a line per interval, IS_PROGRESS_AUTO ask isatty(),
+ * IS_PROGRESS_QUIET nothing at all (`run --quiet`). `now` is a monotonic clock in
+ * seconds. */
+#define IS_PROGRESS_AUTO (-1)
+#define IS_PROGRESS_QUIET (-2)
 void is_progress_init(is_progress *p, FILE *stream, int live, double interval, uint64_t total,
                       uint64_t done_before, double now);
 /* Adds newly finished points; prints if the interval has passed. */

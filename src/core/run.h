@@ -14,7 +14,7 @@
 typedef struct is_run_options {
     int resume;        /* continue the existing file (start afresh if there is none) */
     int overwrite;     /* replace an existing file (only once the new one is complete) */
-    int live_progress; /* 1 bar, 0 lines, -1 by isatty(stderr) */
+    int live_progress; /* 1 bar, 0 lines, IS_PROGRESS_AUTO, IS_PROGRESS_QUIET (progress.h) */
 } is_run_options;
 
 typedef struct is_run_summary {

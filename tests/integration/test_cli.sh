@@ -137,6 +137,62 @@ expect_status 0 "help" "$IMPACTSWEEP" help
 grep -q "^usage:" out.txt || die "help prints no usage"
 expect_status 0 "version" "$IMPACTSWEEP" version
 grep -q "^impactsweep " out.txt || die "version prints no version"
+cp out.txt version.txt
+expect_status 0 "--version" "$IMPACTSWEEP" --version
+cmp -s out.txt version.txt || die "--version and version differ"
+
+say "every command's help: CMD --help, CMD -h, help CMD (the same page), the man page"
+for cmd in run eval trace models info merge version help; do
+    expect_status 0 "$cmd --help" "$IMPACTSWEEP" "$cmd" --help
+    grep -q "^impactsweep $cmd: " out.txt || die "$cmd --help: no title line: $(head -2 out.txt)"
+    grep -q "^  impactsweep $cmd" out.txt || die "$cmd --help: no usage line"
+    [ ! -s err.txt ] || die "$cmd --help wrote to stderr: $(cat err.txt)"
+    cp out.txt "help_$cmd.txt"
+    expect_status 0 "help $cmd" "$IMPACTSWEEP" help "$cmd"
+    cmp -s out.txt "help_$cmd.txt" || die "help $cmd differs from $cmd --help"
+done
+# --help anywhere among the options, and the options each page documents
+expect_status 0 "run JOB --set x=1 -h" "$IMPACTSWEEP" run "$job" --set model.n=4 -h
+cmp -s out.txt help_run.txt || die "run JOB ... -h is not run's help"
+for option in --set --output --piece --resume --overwrite --progress --quiet --dry-run --ranks; do
+    grep -q -- "$option" help_run.txt || die "run --help does not document $option"
+done
+expect_status 0 "info --help (no file called --help)" "$IMPACTSWEEP" info --help
+grep -q -- "--log" out.txt || die "info --help does not document --log"
+expect_status 2 "help of an unknown command" "$IMPACTSWEEP" help frobnicate
+grep -q "unknown command 'frobnicate'" err.txt || die "help frobnicate: $(head -1 err.txt)"
+expect_status 0 "help --man" "$IMPACTSWEEP" help --man
+head -1 out.txt | grep -q '^\.TH IMPACTSWEEP 1 ' || die "help --man is not a man page: $(head -1 out.txt)"
+for cmd in run eval trace models info merge; do
+    grep -q "^\.SS $cmd\$" out.txt || die "the man page has no section for $cmd"
+done
+if command -v groff >/dev/null; then
+    groff -man -Tutf8 -ww -z out.txt 2>groff.txt || die "groff rejects the man page"
+    [ ! -s groff.txt ] || die "groff warns about the man page: $(head -3 groff.txt)"
+fi
+
+say "run --quiet: nothing on stdout or stderr, the same file"
+expect_status 0 "run" "$IMPACTSWEEP" run "$job" --output loud.h5
+expect_status 0 "run --quiet" "$IMPACTSWEEP" run "$job" --output quiet.h5 --quiet
+[ ! -s out.txt ] && [ ! -s err.txt ] || die "run --quiet printed: $(cat out.txt err.txt | head -3)"
+same_results loud.h5 quiet.h5 "run and run --quiet"
+expect_status 2 "--quiet with --progress" "$IMPACTSWEEP" run "$job" --output q2.h5 --quiet \
+    --progress lines
+grep -q "exclude each other" err.txt || die "--quiet --progress: $(cat err.txt)"
+[ ! -e q2.h5 ] || die "a refused run wrote q2.h5"
+
+say "bash completion: commands, options, models, a model's parameters"
+completion=$TESTS/../scripts/completion/impactsweep.bash
+completions() {
+    # shellcheck disable=SC1090
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _impactsweep
+             printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@"
+}
+[ "$(completions "ver")" = "version" ] || die "completion of 'ver': $(completions ver)"
+completions run --qu | grep -qx -- "--quiet" || die "completion of 'run --qu': $(completions run --qu)"
+completions eval coll | grep -qx "collision" || die "completion of 'eval coll': $(completions eval coll)"
+completions eval chatter rh | grep -qx "rho=" || die "completion of 'eval chatter rh': $(completions eval chatter rh)"
+completions models "" | grep -qx "stop-oscillator" || die "completion of models: $(completions models '')"
 
 say "a long point stops on a signal within seconds and stays pending (eval and run)"
 # stop_within PID SIGNAL WHAT: sends SIGNAL to the running PID; fails unless it exits 75

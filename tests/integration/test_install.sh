@@ -47,6 +47,10 @@ for f in README.md LICENSE CITATION.cff examples/forced_stop/CMakeLists.txt \
     examples/forced_stop/forced_stop.ini; do
     [ -f "$PREFIX/share/doc/impactsweep/$f" ] || die "share/doc/impactsweep/$f is not installed"
 done
+[ -f "$PREFIX/share/bash-completion/completions/impactsweep" ] || die "no bash completion installed"
+man=$PREFIX/share/man/man1/impactsweep.1
+[ -f "$man" ] || die "no man page share/man/man1/impactsweep.1"
+"$PREFIX/bin/impactsweep" help --man | cmp -s - "$man" || die "the installed man page is not help --man's"
 expect_status 0 "the installed impactsweep" "$PREFIX/bin/impactsweep" models
 grep -q "^chatter: " out.txt || die "the installed impactsweep lists no chatter model"
 

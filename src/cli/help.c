@@ -1,0 +1,233 @@
+/* help.c: the command line's help texts, kept in one table so that the usage summary,
+ * each command's --help and the man page say the same thing. */
+#include "help.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One command: its synopsis lines, what it does, and its options (a "-x, --long ARG"
+ * column and its text, by pairs, NULL-terminated). */
+typedef struct command_help {
+    const char *name;
+    const char *synopsis;
+    const char *summary;
+    const char *description;
+    const char *const *options;
+} command_help;
+
+static const char *const run_options[] = {
+    "--set, -s SECTION.KEY=VALUE",
+    "override or add any key of the job file (--set model.gamma=0.2, --set "
+    "axis.rho.count=80); may be repeated",
+    "--output, -o FILE", "the result file (the same as --set sweep.output=FILE)",
+    "--piece I/N", "compute only the I-th of N pieces of the grid (a job array); "
+                   "`impactsweep merge` joins the pieces",
+    "--resume", "continue an interrupted run in its file: only the points not stored yet",
+    "--overwrite", "replace an existing result file (built beside it, swapped in at the end)",
+    "--progress bar|lines", "a live bar, or a line per interval (default: bar on a terminal)",
+    "--quiet, -q", "no progress output and no summary at the end; errors still go to stderr",
+    "--dry-run", "check the job and print the grid, its points, the file size and a cost "
+                 "estimate from a short sample; computes and writes nothing",
+    "-n, --ranks N", "start mpirun with N ranks itself (SIGINT/SIGTERM/SIGHUP become a "
+                     "polite stop, exit 75)",
+    NULL};
+
+static const char *const trace_options[] = {
+    "--output, -o FILE", "the trace file (default: trace.h5)",
+    "--overwrite", "replace an existing trace file",
+    "--max-samples N", "at most N samples of the trajectory (the events are always kept)",
+    "--OPTION VALUE", "the model's own trace options (chatter: --drop K, the drop of the "
+                      "point to follow)",
+    NULL};
+
+static const char *const models_options[] = {
+    "--check", "run the model contract's conformance checks on MODEL (or on every model)",
+    NULL};
+
+static const char *const info_options[] = {
+    "--log", "print the run log stored in the file (every run, resume and merge)",
+    NULL};
+
+static const char *const merge_options[] = {
+    "--overwrite", "replace an existing OUTPUT (an earlier merge of the same pieces)",
+    NULL};
+
+static const char *const help_options[] = {
+    "--man", "print the man page impactsweep(1) in roff",
+    NULL};
+
+static const char *const no_options[] = {NULL};
+
+static const command_help commands[] = {
+    {"run",
+     "run JOB.ini [--set SECTION.KEY=VALUE ...] [--output FILE] [--piece I/N]\n"
+     " [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run] [-n RANKS]",
+     "compute a sweep into a result file",
+     "Reads the job file (an INI file naming a model, fixed parameters and swept axes),\n"
+     "checks every key and every point of the grid, and computes the grid into one HDF5\n"
+     "file that opens in xarray. Run it under `mpirun -n N` (rank 0 coordinates and\n"
+     "computes) or give -n N. A run killed at any moment keeps every stored point:\n"
+     "continue it with --resume.",
+     run_options},
+    {"eval", "eval MODEL [NAME=VALUE ...]", "evaluate one point and print its outputs",
+     "Evaluates MODEL at one parameter point (defaults for the parameters not given) and\n"
+     "prints every output and the point's status. MODEL is a model's name or the path of a\n"
+     "plug-in library. `impactsweep models MODEL` lists its parameters.",
+     no_options},
+    {"trace",
+     "trace MODEL [NAME=VALUE ...] [--output FILE] [--overwrite] [--OPTION VALUE ...]\n"
+     "trace RESULT.h5 AXIS=VALUE ... [--output FILE] [--overwrite]",
+     "write the time history behind one point",
+     "Writes the trajectory of one point with its events as an xarray-readable file: for\n"
+     "collision the states, force and indentation to separation; for chatter one drop's\n"
+     "impact sequence; for the stop oscillator the orbit with its rebounds, resets and\n"
+     "contact phases. The second form takes the point of an existing result file by its\n"
+     "coordinates (values of the grid; a value off the grid is refused, naming the nearest).",
+     trace_options},
+    {"models", "models [MODEL] [--check]", "list the models, or describe one",
+     "Without MODEL: every model, built in or found as a plug-in (IMPACTSWEEP_MODEL_PATH),\n"
+     "with where it comes from. With MODEL: its parameters (defaults, admissible ranges,\n"
+     "where they apply) and outputs (units).",
+     models_options},
+    {"info", "info FILE [--log]", "summarise a result file",
+     "Prints a result file's job, provenance, points done / failed / pending and a summary\n"
+     "of every output. Runs under mpirun too, sharing the reading among the ranks.",
+     info_options},
+    {"merge", "merge OUTPUT PIECE.h5 ... [--overwrite]",
+     "join the pieces of a job array into one file",
+     "Joins the result files of `run --piece I/N` (all N of them, of the same job) into\n"
+     "OUTPUT, checking that they belong together. Runs under mpirun too.",
+     merge_options},
+    {"version", "version (or --version)", "print the version and what it was built with",
+     "Prints impactsweep's version and git commit, the HDF5, SUNDIALS and inih versions and\n"
+     "the build's compiler flags: the same provenance every result file records.",
+     no_options},
+    {"help", "help [COMMAND] [--man]", "print help",
+     "Without COMMAND: the usage of every command. With COMMAND: its help page (the same\n"
+     "as `impactsweep COMMAND --help`).",
+     help_options},
+};
+
+static const char footer[] =
+    "exit status: 0 done, 1 run failed (the file stays resumable), 2 bad input (nothing\n"
+    "touched), 75 interrupted by a signal (continue with --resume).\n";
+
+static const command_help *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* A synopsis's lines after `prefix`: a line is a form of the command, after
+ * "impactsweep ", unless it begins with a blank (a continuation, indented under it). In
+ * roff the program's name is bold and the text escaped. */
+static void roff_text(FILE *out, const char *text);
+
+static void print_synopsis(FILE *out, const char *synopsis, const char *prefix, int roff)
+{
+    const char *line = synopsis;
+    while (*line) {
+        size_t length = strcspn(line, "\n");
+        int continued = line[0] == ' ';
+        fputs(prefix, out);
+        if (roff) {
+            fputs(continued ? "            " : "\\fBimpactsweep\\fR ", out);
+            char text[256];
+            snprintf(text, sizeof text, "%.*s", (int)length, line);
+            roff_text(out, text);
+            fputc('\n', out);
+        } else {
+            fprintf(out, "%s%.*s\n", continued ? "            " : "impactsweep ", (int)length,
+                    line);
+        }
+        line += length + (line[length] == '\n');
+    }
+}
+
+void is_cli_usage(FILE *out)
+{
+    fputs("usage:\n", out);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        print_synopsis(out, commands[i].synopsis, "  ", 0);
+    fputs("\n`impactsweep COMMAND --help` (or `impactsweep help COMMAND`) explains one "
+          "command.\n", out);
+    fputs(footer, out);
+}
+
+int is_cli_command_help(const char *command, FILE *out)
+{
+    const command_help *c = find(command);
+    if (!c)
+        return -1;
+    fprintf(out, "impactsweep %s: %s\n\nusage:\n", c->name, c->summary);
+    print_synopsis(out, c->synopsis, "  ", 0);
+    fprintf(out, "\n%s\n", c->description);
+    if (c->options[0]) {
+        fputs("\noptions:\n", out);
+        for (const char *const *o = c->options; *o; o += 2)
+            fprintf(out, "  %s\n      %s\n", o[0], o[1]);
+    }
+    fprintf(out, "\n%s", footer);
+    return 0;
+}
+
+int is_cli_wants_help(int argc, char *const *argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Text for roff: a leading '.' or '\'' would be a request, and '\' an escape. */
+static void roff_text(FILE *out, const char *text)
+{
+    int line_start = 1;
+    for (const char *p = text; *p; p++) {
+        if (line_start && (*p == '.' || *p == '\''))
+            fputs("\\&", out);
+        if (*p == '\\')
+            fputs("\\e", out);
+        else if (*p == '-')
+            fputs("\\-", out);
+        else
+            fputc(*p, out);
+        line_start = *p == '\n';
+    }
+}
+
+void is_cli_man_page(FILE *out, const char *version)
+{
+    fprintf(out, ".TH IMPACTSWEEP 1 \"\" \"impactsweep %s\" \"User Commands\"\n", version);
+    fputs(".SH NAME\nimpactsweep \\- parallel parameter sweeps of impacting mechanical "
+          "systems\n.SH SYNOPSIS\n.nf\n", out);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        print_synopsis(out, commands[i].synopsis, "", 1);
+    fputs(".fi\n.SH DESCRIPTION\nA job file names a model and a grid of parameter values; "
+          "the ranks of an MPI job compute the grid's points and write them into one HDF5 "
+          "file that opens in xarray. The README (share/doc/impactsweep) describes the "
+          "models, the job file and the result file.\n.SH COMMANDS\n", out);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        const command_help *c = &commands[i];
+        fprintf(out, ".SS %s\n", c->name);
+        roff_text(out, c->description);
+        fputc('\n', out);
+        for (const char *const *o = c->options; *o; o += 2) {
+            fputs(".TP\n.B ", out);
+            roff_text(out, o[0]);
+            fputc('\n', out);
+            roff_text(out, o[1]);
+            fputc('\n', out);
+        }
+    }
+    fputs(".SH ENVIRONMENT\n.TP\n.B IMPACTSWEEP_MODEL_PATH\nplug-in model libraries "
+          "(files or directories, separated by ':')\n.TP\n.B IMPACTSWEEP_MPIIO_HINTS\n"
+          "MPI-IO hints for the result file (key=value pairs)\n.SH EXIT STATUS\n", out);
+    roff_text(out, footer);
+    fputs(".SH SEE ALSO\n\\fBmpirun\\fR(1), \\fBsbatch\\fR(1), \\fBh5dump\\fR(1)\n", out);
+}
