@@ -1103,7 +1103,8 @@ static void test_applicability_matches_the_code(void)
 
 /* --- 13. the physical checks ---------------------------------------------------------- */
 
-/* One point through an integrator directly, for the result's energies. */
+/* One point through an integrator directly, for the result's energies: 0 when it is
+ * done. */
 static int solve_direct(const double *point, collision_problem *pb, collision_result *r)
 {
     is_error err;
@@ -1112,10 +1113,14 @@ static int solve_direct(const double *point, collision_problem *pb, collision_re
     collision_cvode *cv;
     if (collision_cvode_create(&cv) != 0)
         return -1;
-    int rc = pb->integrator == INTEGRATOR_CVODE ? collision_solve_cvode(cv, pb, r)
-                                                : collision_solve_dopri5(pb, r);
+    uint8_t solved = IS_POINT_PENDING;
+    size_t order;
+    if (pb->integrator == INTEGRATOR_CVODE)
+        solved = (uint8_t)collision_solve_cvode(cv, pb, r);
+    else
+        collision_solve_dopri5(pb, 1, r, &solved, &order);
     collision_cvode_free(&cv);
-    return rc;
+    return solved == IS_POINT_DONE ? 0 : -1;
 }
 
 static void test_checks_catch_nonsense(void)
@@ -1332,14 +1337,20 @@ static void test_stop_flag(void)
         sigaction(SIGALRM, &previous, NULL);
         CHECK(stop_flag == 1, "%s: the alarm never came (the batch took %g s)", label, took);
         CHECK(took < 1.5, "%s: stopped only after %g s", label, took);
+        /* CVODE takes the points in batch order, so the last stays pending; dopri5 runs
+         * the two hooke points side by side in lanes (a group of their own, before the
+         * maxwell one), so the last is done as well */
+        int last_done = integ == INTEGRATOR_DOPRI5;
         CHECK(status[0] == IS_POINT_DONE && status[1] == IS_POINT_PENDING &&
-                  status[2] == IS_POINT_PENDING,
-              "%s: statuses %d %d %d, expected done, pending, pending", label, status[0],
-              status[1], status[2]);
-        CHECK(out[COLLISION_COR * COUNT] == 1.0 || fabs(out[COLLISION_COR * COUNT] - 1.0) < 1e-8,
-              "%s: the first point's e = %g", label, out[COLLISION_COR * COUNT]);
+                  status[2] == (last_done ? IS_POINT_DONE : IS_POINT_PENDING),
+              "%s: statuses %d %d %d, expected done, pending, %s", label, status[0],
+              status[1], status[2], last_done ? "done" : "pending");
+        for (int i = 0; i < COUNT; i += 2)
+            if (status[i] == IS_POINT_DONE)
+                CHECK(fabs(out[COLLISION_COR * COUNT + i] - 1.0) < 1e-8,
+                      "%s: point %d's e = %g", label, i, out[COLLISION_COR * COUNT + i]);
         for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++)
-            CHECK(isnan(out[o * COUNT + 1]) && isnan(out[o * COUNT + 2]),
+            CHECK(isnan(out[o * COUNT + 1]) && (last_done || isnan(out[o * COUNT + 2])),
                   "%s: pending points' output %d = %g, %g", label, o, out[o * COUNT + 1],
                   out[o * COUNT + 2]);
     }

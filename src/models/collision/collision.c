@@ -153,8 +153,13 @@ static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
                            "(came to rest in contact), e = 0; solver_failure; horizon (still "
                            "in contact and moving at t_max), e = 0", IS_OUTPUT_CATEGORY,
                            outcome_names},
-    [COLLISION_SOLVER_FLAG] = {"solver_flag", "1", "integrator failure code (CVODE's), 0 if none",
-                               IS_OUTPUT_INT, NULL},
+    [COLLISION_SOLVER_FLAG] = {"solver_flag", "1", "why the integrator failed (outcome "
+                               "solver_failure): 0 none; negative: SUNDIALS CVODE's return flag "
+                               "(-1 CV_TOO_MUCH_WORK, -3 CV_ERR_FAILURE, -4 CV_CONV_FAILURE, "
+                               "-8..-10 the right-hand side failed, ...); positive: 1 step size "
+                               "underflow, 2 non-finite state or error, 3 step budget "
+                               "(max_steps) used up, 4 event search stalled, 5 integrator "
+                               "set-up failed", IS_OUTPUT_INT, NULL},
     [COLLISION_CHECK] = {"check", "1", "physical check of the result: passed, or the first that "
                          "failed (status failed_check): nonfinite (a state or output), cor "
                          "(e outside [0, 1], or not 1 for hooke and hertz), energy (the energy "
@@ -361,6 +366,39 @@ void collision_workspace_watch(void *workspace, const volatile sig_atomic_t *sto
     ((collision_workspace *)workspace)->stop = stop;
 }
 
+/* The outputs of a point the integrator is done with (`solved`: its status, not
+ * pending), and the point's status: a failure as the integrator said, else the physical
+ * checks decide. */
+static void write_result(const collision_problem *pb, const collision_result *r, int solved,
+                         collision_hook *hook, double *const *out, uint8_t *status)
+{
+    *out[COLLISION_STEPS] = (double)r->steps;
+    *out[COLLISION_OUTCOME] = r->outcome;
+    *out[COLLISION_SOLVER_FLAG] = r->solver_flag;
+    if (solved != IS_POINT_DONE) {
+        *status = (uint8_t)solved;
+        if (hook)
+            collision_hook_event(hook, COLLISION_EVENT_SOLVER_FAILURE);
+        return;
+    }
+    *out[COLLISION_COR] = r->cor;
+    *out[COLLISION_T_SEP] = r->t_sep;
+    *out[COLLISION_X_MAX] = r->x_max;
+    *out[COLLISION_X_SEP] = r->x_sep;
+    *out[COLLISION_F_MAX] = r->f_max;
+    if (pb->dimensional) {
+        *out[COLLISION_T_SEP_DIM] = r->t_sep * pb->t_scale;
+        *out[COLLISION_X_MAX_DIM] = r->x_max * pb->x_scale;
+        *out[COLLISION_X_SEP_DIM] = r->x_sep * pb->x_scale;
+        *out[COLLISION_F_MAX_DIM] = r->f_max * pb->f_scale;
+    }
+    /* every result is checked before it counts as done; one that fails keeps its
+     * outputs (to be looked at) and says which check it failed */
+    collision_check check = collision_check_result(pb, r);
+    *out[COLLISION_CHECK] = check;
+    *status = check == CHECK_PASSED ? IS_POINT_DONE : IS_POINT_FAILED_CHECK;
+}
+
 int collision_evaluate_point(void *workspace, const double *point, collision_hook *hook,
                              double *const *out, uint8_t *status)
 {
@@ -375,59 +413,104 @@ int collision_evaluate_point(void *workspace, const double *point, collision_hoo
     pb.stop = ws->stop;
     if (hook) /* a trace: it watches the stop flag itself (collision_trace.c) */
         collision_hook_attach(hook, &pb, ws->stop);
-    int rc = pb.integrator == INTEGRATOR_CVODE ? collision_solve_cvode(ws->cvode, &pb, &r)
-                                               : collision_solve_dopri5(&pb, &r);
-    if (rc != 0 && r.stopped)
+    uint8_t solved;
+    size_t order;
+    if (pb.integrator == INTEGRATOR_CVODE)
+        solved = (uint8_t)collision_solve_cvode(ws->cvode, &pb, &r);
+    else /* the lanes with this one point: eval_batch's own code */
+        collision_solve_dopri5(&pb, 1, &r, &solved, &order);
+    if (solved == IS_POINT_PENDING)
         return 1; /* interrupted: no result, pending like the rest of the batch */
-    *out[COLLISION_STEPS] = (double)r.steps;
-    *out[COLLISION_OUTCOME] = r.outcome;
-    *out[COLLISION_SOLVER_FLAG] = r.solver_flag;
-    if (rc != 0) {
-        *status = r.budget ? IS_POINT_FAILED_BUDGET : IS_POINT_FAILED_SOLVER;
-        if (hook)
-            collision_hook_event(hook, COLLISION_EVENT_SOLVER_FAILURE);
-        return 0;
-    }
-    *out[COLLISION_COR] = r.cor;
-    *out[COLLISION_T_SEP] = r.t_sep;
-    *out[COLLISION_X_MAX] = r.x_max;
-    *out[COLLISION_X_SEP] = r.x_sep;
-    *out[COLLISION_F_MAX] = r.f_max;
-    if (pb.dimensional) {
-        *out[COLLISION_T_SEP_DIM] = r.t_sep * pb.t_scale;
-        *out[COLLISION_X_MAX_DIM] = r.x_max * pb.x_scale;
-        *out[COLLISION_X_SEP_DIM] = r.x_sep * pb.x_scale;
-        *out[COLLISION_F_MAX_DIM] = r.f_max * pb.f_scale;
-    }
-    /* every result is checked before it counts as done; one that fails keeps its
-     * outputs (to be looked at) and says which check it failed */
-    collision_check check = collision_check_result(&pb, &r);
-    *out[COLLISION_CHECK] = check;
-    *status = check == CHECK_PASSED ? IS_POINT_DONE : IS_POINT_FAILED_CHECK;
+    write_result(&pb, &r, solved, hook, out, status);
     return 0;
 }
 
+/* A batch's scratch: the problems, results and statuses of its dopri5 points (run in
+ * lanes, collision_lanes.c), their places in the batch, and the lanes' ordering. */
+typedef struct batch_scratch {
+    collision_problem *problems;
+    collision_result *results;
+    uint8_t *solved;
+    size_t *index, *order;
+} batch_scratch;
+
+static int scratch_alloc(batch_scratch *s, size_t count)
+{
+    s->problems = malloc(count * sizeof *s->problems);
+    s->results = malloc(count * sizeof *s->results);
+    s->solved = malloc(count);
+    s->index = malloc(count * sizeof *s->index);
+    s->order = malloc(count * sizeof *s->order);
+    return s->problems && s->results && s->solved && s->index && s->order;
+}
+
+static void scratch_free(batch_scratch *s)
+{
+    free(s->problems);
+    free(s->results);
+    free(s->solved);
+    free(s->index);
+    free(s->order);
+}
+
+static void output_slots(double *outputs, size_t count, size_t i, double **out)
+{
+    for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++)
+        out[o] = &outputs[(size_t)o * count + i];
+}
+
+/* The dopri5 points side by side in lanes, then the CVODE points one by one. */
 is_code collision_eval_batch(void *workspace, const double *points, size_t count,
                              double *outputs, uint8_t *status, is_error *err)
 {
     collision_workspace *ws = workspace;
-    (void)err;
     /* everything starts out not computed, so that a stop can leave the rest as it is */
     for (size_t i = 0; i < count; i++) {
         status[i] = IS_POINT_PENDING;
         for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++)
             outputs[(size_t)o * count + i] = NAN;
     }
+    if (count == 0 || (ws->stop && *ws->stop))
+        return IS_OK;
+    batch_scratch s;
+    if (!scratch_alloc(&s, count)) {
+        scratch_free(&s);
+        return is_error_set(err, IS_NOMEM, "collision: cannot allocate a batch of %zu points",
+                            count);
+    }
+    size_t lanes = 0;
+    is_error ignored;
     for (size_t i = 0; i < count; i++) {
-        if (ws->stop && *ws->stop)
+        collision_problem *pb = &s.problems[lanes];
+        if (collision_problem_from_point(points + i * COLLISION_PARAM_COUNT, pb, &ignored) !=
+            IS_OK) {
+            status[i] = IS_POINT_FAILED_INVALID;
+            continue;
+        }
+        pb->stop = ws->stop;
+        if (pb->integrator == INTEGRATOR_DOPRI5)
+            s.index[lanes++] = i;
+    }
+    collision_solve_dopri5(s.problems, lanes, s.results, s.solved, s.order);
+    double *out[COLLISION_OUTPUT_COUNT];
+    for (size_t j = 0; j < lanes; j++) {
+        if (s.solved[j] == IS_POINT_PENDING)
+            continue;
+        output_slots(outputs, count, s.index[j], out);
+        write_result(&s.problems[j], &s.results[j], s.solved[j], NULL, out, &status[s.index[j]]);
+    }
+    for (size_t i = 0; i < count; i++) {
+        if ((ws->stop && *ws->stop))
             break; /* this point and the rest stay pending */
-        double *out[COLLISION_OUTPUT_COUNT];
-        for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++)
-            out[o] = &outputs[(size_t)o * count + i];
+        if (points[i * COLLISION_PARAM_COUNT + COLLISION_INTEGRATOR] != INTEGRATOR_CVODE ||
+            status[i] == IS_POINT_FAILED_INVALID)
+            continue;
+        output_slots(outputs, count, i, out);
         if (collision_evaluate_point(ws, points + i * COLLISION_PARAM_COUNT, NULL, out,
                                      &status[i]))
             break; /* interrupted: pending like the rest of the batch */
     }
+    scratch_free(&s);
     return IS_OK;
 }
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "../../core/model.h"
+#include "../solver_status.h"
 
 extern const is_model is_model_collision;
 
@@ -61,6 +62,12 @@ typedef enum {
     CHECK_SIGNS = 4      /* x_max < 0, f_max < 0, or a separation at t_sep <= 0 */
 } collision_check;
 
+/* |x|^e for x >= 0 and e > 0, for the exponents without a fast path: exp(e log x) in
+ * plain C arithmetic (collision_lanes.c), the same routine, bit for bit, in the scalar
+ * code and in the lanes, whatever the instruction set (libm's pow and libmvec differ
+ * between builds and CPUs). Relative error about (1 + e/4) ulp. */
+double collision_power_general(double x, double e);
+
 /* |x|^e for x >= 0, with the exponents that occur most (1, 2, 3, 1/2-steps) done
  * without pow(). */
 typedef struct collision_power {
@@ -78,7 +85,7 @@ static inline double collision_power_eval(const collision_power *power, double x
     case 3: return x * x * x;
     case 4: return x * __builtin_sqrt(x);          /* 1.5 */
     case 5: return x * x * __builtin_sqrt(x);      /* 2.5 */
-    default: return __builtin_pow(x, power->exponent);
+    default: return collision_power_general(x, power->exponent);
     }
 }
 
@@ -128,25 +135,41 @@ double collision_displacement(const collision_problem *problem, const double *y)
  * constant for hooke and hertz. */
 double collision_energy(const collision_problem *problem, const double *y);
 
-/* The event functions, all continuous along solutions:
- * g[0] = sign(F) |F|^(1/p) (F itself has a flat zero |X|^p where it vanishes at X = 0,
- * which root finders locate poorly), g[1] = V, g[2] = dF/dT (a maximum of F), and the
- * points where the right-hand side is not smooth, where integrators restart rather than
- * step across: g[3] = W, the Bouc-Wen input of the Maxwell type (|W| has a kink; the
- * Kelvin-Voigt type's input is V, g[1]); g[4] and g[5] = the arguments of |.|^(p-1)
- * (X and Z, or Y and Z for the Maxwell type), whose derivative is singular at 0 for
- * 1 < p < 2. Events that cannot happen for a law are held at 1. Last, g[6] =
- * max(|V|, |F|) - rest_velocity: falling through 0 means the motion has died out in the
- * equilibrium set (solutions converge to it, eq. 15) without separating (held at 1 for
- * hooke and hertz, which never come to rest).
- * For hooke, hertz and hunt-crossley, whose F has the sign of -X exactly, g[0] = -X
- * and g[2] is the factor of dF/dT that carries its sign (see collision_law.c: their F is
- * rounding noise where hunt-crossley creeps at large pi1).
- * With `sign_only` g[0] is F itself: the same sign, without the pow(). dydt is f(y) if
- * the caller has it, else NULL. */
-#define COLLISION_EVENTS 7
+/* The event functions (root functions), all continuous along solutions, named:
+ * COLLISION_ROOT_FORCE = sign(F) |F|^(1/p) (F itself has a flat zero |X|^p where it
+ * vanishes at X = 0, which root finders locate poorly), COLLISION_ROOT_VELOCITY = V,
+ * COLLISION_ROOT_FORCE_RATE = dF/dT (a maximum of F), and the points where the right-hand
+ * side is not smooth, where integrators restart rather than step across:
+ * COLLISION_ROOT_KINK_W = W, the Bouc-Wen input of the Maxwell type (|W| has a kink; the
+ * Kelvin-Voigt type's input is V, the velocity root); COLLISION_ROOT_KINK_U and
+ * COLLISION_ROOT_KINK_Z = the arguments of |.|^(p-1) (U = X, or Y for the Maxwell type,
+ * and Z), whose derivative is singular at 0 for 1 < p < 2. Events that cannot happen for
+ * a law are held at 1. Last, COLLISION_ROOT_REST = max(|V|, |F|) - rest_velocity:
+ * falling through 0 means the motion has died out in the equilibrium set (solutions
+ * converge to it, eq. 15) without separating (held at 1 for hooke and hertz, which never
+ * come to rest).
+ * For hooke, hertz and hunt-crossley, whose F has the sign of -X exactly, the force root
+ * is -X and the force-rate root the factor of dF/dT that carries its sign (see
+ * collision_law.c: their F is rounding noise where hunt-crossley creeps at large pi1).
+ * With `sign_only` the force root is F itself: the same sign, without the power. dydt is
+ * f(y) if the caller has it, else NULL. */
+typedef enum {
+    COLLISION_ROOT_FORCE,
+    COLLISION_ROOT_VELOCITY,
+    COLLISION_ROOT_FORCE_RATE,
+    COLLISION_ROOT_KINK_W,
+    COLLISION_ROOT_KINK_U,
+    COLLISION_ROOT_KINK_Z,
+    COLLISION_ROOT_REST,
+    COLLISION_EVENTS
+} collision_root;
 void collision_events(const collision_problem *problem, const double *y, const double *dydt,
                       double *g, int sign_only);
+
+/* The directions of the roots that matter, one table for every integrator (CVODE's
+ * CVodeSetRootDirection convention: -1 falling, 0 either way, 1 rising): F falling, V
+ * either way, F' falling (a maximum), the kink points either way, coming to rest. */
+extern const int collision_root_direction[COLLISION_EVENTS];
 
 /* Laws whose force has the sign of -X exactly (hooke, hertz, hunt-crossley): their g[0]
  * is -X, with rate -V. */
@@ -165,9 +188,7 @@ typedef struct collision_result {
     double energy_max, energy_min; /* of E at every event and at the end */
     int nonfinite;                 /* a state met on the way was not finite */
     int64_t steps;
-    int solver_flag; /* the integrator's failure code (CVODE's), 0 if none */
-    int budget;      /* the failure was the step budget */
-    int stopped;     /* the stop flag was raised: no result, the point stays pending */
+    int solver_flag; /* solver_status.h: 0, a negative CVODE flag, or a solver_failure */
 } collision_result;
 
 /* What to do at a located event (shared by both integrators, so that they agree on the
@@ -188,16 +209,26 @@ void collision_tracker_horizon(collision_tracker *tracker, double t, const doubl
 collision_check collision_check_result(const collision_problem *problem,
                                        const collision_result *result);
 
-/* The integrators: each fills in result and returns 0, or a nonzero failure code. Both
- * poll problem->stop every COLLISION_POLL_STEPS steps; when it is set they return
- * nonzero with result->stopped set. */
+/* The integrators (failure convention: ../solver_status.h). Each returns the point's
+ * status: IS_POINT_DONE with the result filled in; IS_POINT_FAILED_SOLVER,
+ * IS_POINT_FAILED_BUDGET or IS_POINT_FAILED_NONFINITE with outcome solver_failure, the
+ * steps taken and result->solver_flag saying why; or IS_POINT_PENDING when the stop flag
+ * (problem->stop, polled every COLLISION_POLL_STEPS steps) ended it: no result. */
 #define COLLISION_POLL_STEPS 256
 typedef struct collision_cvode collision_cvode;
 int collision_cvode_create(collision_cvode **cvode);
 void collision_cvode_free(collision_cvode **cvode);
 int collision_solve_cvode(collision_cvode *cvode, const collision_problem *problem,
                           collision_result *result);
-int collision_solve_dopri5(const collision_problem *problem, collision_result *result);
+
+/* DOPRI5 in lanes (collision_lanes.c): the count problems (all with integrator dopri5)
+ * run side by side, each in a lane with its own step size, and results[i], status[i]
+ * (as above) are filled in for each; `order` is scratch for count entries. A point's
+ * result is the same bits whatever its lane and the other points. The stop flag is the
+ * problems' (the same for all); when it is raised, the points not finished stay
+ * IS_POINT_PENDING. */
+void collision_solve_dopri5(const collision_problem *problems, size_t count,
+                            collision_result *results, uint8_t *status, size_t *order);
 
 /* The trace's side of the hook (collision_trace.c): an accepted step of the integrator
  * (state y at time t), and the events the tracker recognises. */

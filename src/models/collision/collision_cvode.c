@@ -37,12 +37,18 @@ struct collision_cvode {
     int last_error;
 };
 
+/* A non-finite derivative is reported (CVODE's recoverable error: it retries with a
+ * smaller step, then fails with a RHSFUNC flag, the point's status failed_nonfinite). */
 static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data)
 {
     (void)t;
     const collision_cvode *cv = data;
-    collision_rhs(cv->problem, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot));
-    return 0;
+    double *dydt = N_VGetArrayPointer(ydot);
+    collision_rhs(cv->problem, N_VGetArrayPointer(y), dydt);
+    int finite = 1;
+    for (int i = 0; i < cv->problem->dimension; i++)
+        finite &= isfinite(dydt[i]) != 0;
+    return finite ? 0 : 1;
 }
 
 static int roots(realtype t, N_Vector y, realtype *g, void *data)
@@ -101,7 +107,8 @@ void collision_cvode_free(collision_cvode **cvode)
     *cvode = NULL;
 }
 
-/* Creates the CVODE memory for this method and size on first use. */
+/* Creates the CVODE memory for this method and size on first use: 0, SOLVER_SETUP when
+ * SUNDIALS could not allocate, or CVODE's (negative) flag. */
 static int solver_get(collision_cvode *cv, int bdf, int dimension, solver **out)
 {
     solver *s = &cv->solvers[bdf][dimension == 4];
@@ -111,7 +118,7 @@ static int solver_get(collision_cvode *cv, int bdf, int dimension, solver **out)
     s->y = N_VNew_Serial(dimension, cv->context);
     s->mem = CVodeCreate(bdf ? CV_BDF : CV_ADAMS, cv->context);
     if (!s->y || !s->mem)
-        return -1;
+        return SOLVER_SETUP;
     N_VConst(0.0, s->y);
     int rc = CVodeInit(s->mem, rhs, 0.0, s->y);
     rc = rc ? rc : CVodeSetUserData(s->mem, cv);
@@ -124,27 +131,43 @@ static int solver_get(collision_cvode *cv, int bdf, int dimension, solver **out)
         s->matrix = SUNDenseMatrix(dimension, dimension, cv->context);
         s->linear = s->matrix ? SUNLinSol_Dense(s->y, s->matrix, cv->context) : NULL;
         if (!s->linear)
-            return -1;
+            return SOLVER_SETUP;
         rc = CVodeSetLinearSolver(s->mem, s->linear, s->matrix); /* difference Jacobian */
     } else {
         /* Adams on a nonstiff system: functional iteration, no Jacobian */
         s->fixed_point = SUNNonlinSol_FixedPoint(s->y, 0, cv->context);
         if (!s->fixed_point)
-            return -1;
+            return SOLVER_SETUP;
         rc = CVodeSetNonlinearSolver(s->mem, s->fixed_point);
     }
     if (rc)
         return rc;
     /* rising F' roots and rising F roots mean nothing here */
-    int directions[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0, -1};
+    int directions[COLLISION_EVENTS];
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        directions[e] = collision_root_direction[e];
     return CVodeSetRootDirection(s->mem, directions);
 }
 
-static int fail(collision_result *r, int code)
+/* A failure with CVODE's flag (negative) or one of solver_status.h's (positive): the
+ * point's status. */
+static int fail(collision_result *r, int flag)
 {
     r->outcome = OUTCOME_SOLVER_FAILURE;
-    r->solver_flag = code;
-    return code ? code : -1;
+    r->solver_flag = flag;
+    switch (flag) {
+    case SOLVER_BUDGET:
+    case CV_TOO_MUCH_WORK:
+        return IS_POINT_FAILED_BUDGET;
+    case SOLVER_NONFINITE:
+    case CV_RHSFUNC_FAIL:
+    case CV_FIRST_RHSFUNC_ERR:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+        return IS_POINT_FAILED_NONFINITE;
+    default:
+        return IS_POINT_FAILED_SOLVER;
+    }
 }
 
 int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
@@ -157,7 +180,7 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
     collision_tracker tracker;
     int rc = solver_get(cv, pb->bdf, pb->dimension, &s);
     if (rc)
-        return fail(r, rc);
+        return fail(r, rc); /* SOLVER_SETUP, or CVODE's flag */
     y = N_VGetArrayPointer(s->y);
     collision_initial_state(pb, y);
     collision_tracker_start(&tracker, pb, r, y);
@@ -178,14 +201,10 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
         CVodeGetNumSteps(s->mem, &steps);
         r->steps = banked + steps;
         int64_t left = pb->max_steps - r->steps;
-        if (left <= 0) {
-            r->budget = 1;
-            return fail(r, CV_TOO_MUCH_WORK);
-        }
-        if (pb->stop && *pb->stop) {
-            r->stopped = 1;
-            return fail(r, 0);
-        }
+        if (left <= 0)
+            return fail(r, SOLVER_BUDGET);
+        if (pb->stop && *pb->stop)
+            return IS_POINT_PENDING;
         /* A trace takes every step: calls of one step each return its end, and take
          * the same steps (a call's step limit ends it between steps, never changes one) */
         long chunk = pb->hook ? 1 : COLLISION_POLL_STEPS;
@@ -202,8 +221,9 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
             int found[COLLISION_EVENTS];
             CVodeGetRootInfo(s->mem, found);
             if (collision_tracker_event(&tracker, t, y, found))
-                return 0;
-            if (!found[1] && !found[3] && !found[4] && !found[5])
+                return IS_POINT_DONE;
+            if (!found[COLLISION_ROOT_VELOCITY] && !found[COLLISION_ROOT_KINK_W] &&
+                !found[COLLISION_ROOT_KINK_U] && !found[COLLISION_ROOT_KINK_Z])
                 continue; /* CVODE goes on from the root by itself */
             /* |V| (or |W|) puts a kink into the right-hand side: restart there rather
              * than carry the multistep history across it (counters restart, so bank the
@@ -216,7 +236,7 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
         }
         if (flag == CV_SUCCESS || flag == CV_TSTOP_RETURN) {
             collision_tracker_horizon(&tracker, t, y);
-            return 0;
+            return IS_POINT_DONE;
         }
         return fail(r, flag);
     }

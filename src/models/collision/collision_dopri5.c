@@ -1,37 +1,21 @@
-/* collision_dopri5.c: one collision integrated with the Dormand-Prince 5(4) pair, on the
- * stack, with no allocation: for these 3- and 4-state systems CVODE's per-step overhead
- * dominates, and this is several times faster at the same accuracy (the tests hold the
- * two to the requested tolerance). Events are located by solving g(y(t)) = 0 with
- * y(t) from an actual RK step of the right length, not an interpolant, so the state at
- * an event is as accurate as any step end. */
-#include "collision.h"
+/* collision_dopri5.c: the scalar part of the collision model's Dormand-Prince 5(4)
+ * integrator, for one point: what happens after a step the lanes (collision_lanes.c)
+ * took. Events are located by solving g(y(t)) = 0 on the step's interpolant, then the
+ * point goes there by an actual RK step of that length, not along the interpolant, so
+ * the state at an event is as accurate as any step end; a step rejected across a kink of
+ * the right-hand side is retried up to the kink. */
+#include "collision_dopri5.h"
 
 #include <float.h>
 #include <math.h>
 
-/* The Butcher tableau (Dormand & Prince 1980): stages 2..7 (nodes 1/5, 3/10, 4/5, 8/9,
- * 1, 1; the system is autonomous, so they enter only through the rows), the 5th-order
- * weights are the last row (FSAL), and the error weights are 5th minus 4th order. */
-static const double a21 = 1.0 / 5;
-static const double a31 = 3.0 / 40, a32 = 9.0 / 40;
-static const double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
-static const double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561,
-                    a54 = -212.0 / 729;
-static const double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247,
-                    a64 = 49.0 / 176, a65 = -5103.0 / 18656;
-static const double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784,
-                    b6 = 11.0 / 84;
-static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920,
-                    e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40;
-
-#define MAX_DIM 4
-
 /* One step of size h from y (with f0 = f(y)): y1, f1 = f(y1) and the error estimate. */
-static void dopri5_step(const collision_problem *pb, const double *y, const double *f0, double h,
-                        double *y1, double *f1, double *error)
+void dopri5_step(const collision_problem *pb, const double *y, const double *f0, double h,
+                 double *y1, double *f1, double *error)
 {
     const int d = pb->dimension;
-    double k2[MAX_DIM], k3[MAX_DIM], k4[MAX_DIM], k5[MAX_DIM], k6[MAX_DIM], s[MAX_DIM] = {0};
+    double k2[DOPRI5_MAX_DIM], k3[DOPRI5_MAX_DIM], k4[DOPRI5_MAX_DIM], k5[DOPRI5_MAX_DIM],
+        k6[DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM] = {0};
     for (int i = 0; i < d; i++)
         s[i] = y[i] + h * a21 * f0[i];
     collision_rhs(pb, s, k2);
@@ -55,43 +39,10 @@ static void dopri5_step(const collision_problem *pb, const double *y, const doub
                         e7 * f1[i]);
 }
 
-/* The error in e comes out at about 0.4 times the local tolerance (measured against the
- * exact results of the classical laws), so the local tolerance is a quarter of the
- * accuracy asked of the outputs. */
-#define TOLERANCE_SAFETY 0.25
-/* atol is the accuracy asked of the state; like CVODE (whose local absolute tolerance
- * is 1e-3 atol), the local one is tighter: the states start at 0 (or -1), where the
- * solution is least smooth, and an error there stays in e (measured: the
- * Bouc-Wen-Maxwell e drifts by 10 rtol with a local atol of rtol/100; it is within rtol
- * with 1e-2 atol at the usual atol = rtol/100). */
-#define ABSOLUTE_SAFETY 1e-2
-/* For the Maxwell type with p > 1 the right-hand side holds |Y|^(p-1) and |Z|^(p-1),
- * which are not even Lipschitz at 0 for p < 2: just after such a point, or after
- * contact, steps stay below this share of the distance to it. */
-#define ROUGH_STEP_SHARE 0.25
-
-/* The RMS of the error scaled by atol + rtol |y|, as CVODE weighs it. */
-static double error_norm(const collision_problem *pb, const double *y, const double *y1,
-                         const double *error)
-{
-    double sum = 0.0, atol = ABSOLUTE_SAFETY * pb->atol;
-    for (int i = 0; i < pb->dimension; i++) {
-        double a = fabs(y[i]), b = fabs(y1[i]); /* (fmax() is a libm call here) */
-        double scale = TOLERANCE_SAFETY * (atol + pb->rtol * (a > b ? a : b));
-        double e = error[i] / scale;
-        sum += e * e;
-    }
-    return sqrt(sum / pb->dimension);
-}
-
-/* The directions that matter, as in the CVODE driver: F falling, V either way,
- * F' falling, the kink points either way, coming to rest. */
-static const int event_direction[COLLISION_EVENTS] = {-1, 0, -1, 0, 0, 0, -1};
-
 static int crossing(int event, double before_sign, double after)
 {
     int up = before_sign < 0.0 && after >= 0.0, down = before_sign > 0.0 && after <= 0.0;
-    int dir = event_direction[event];
+    int dir = collision_root_direction[event];
     return (up && dir >= 0) ? 1 : (down && dir <= 0) ? -1 : 0;
 }
 
@@ -114,10 +65,11 @@ static double locate(const collision_problem *pb, const double *y, const double 
         double s2 = s * s, s3 = s2 * s;
         double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
                h11 = s3 - s2;
-        double ys[MAX_DIM], g[COLLISION_EVENTS];
+        double ys[DOPRI5_MAX_DIM], g[COLLISION_EVENTS];
         for (int i = 0; i < d; i++)
             ys[i] = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
-        collision_events(pb, ys, NULL, g, event != 0); /* pow() only for the F event */
+        /* the power only for the force root */
+        collision_events(pb, ys, NULL, g, event != COLLISION_ROOT_FORCE);
         if (g[event] == 0.0)
             return s * h;
         if ((g[event] < 0.0) == (glo < 0.0)) {
@@ -143,13 +95,14 @@ static double locate(const collision_problem *pb, const double *y, const double 
 static double kink_inside(const collision_problem *pb, const double *y, const double *f0,
                           const double *y1, const double *f1, double h, const double *sign)
 {
-    static const int kinks[] = {1, 3, 4, 5};
+    static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
+                                COLLISION_ROOT_KINK_U, COLLISION_ROOT_KINK_Z};
     double g1[COLLISION_EVENTS], g0[COLLISION_EVENTS], nearest = 0.0;
     collision_events(pb, y1, f1, g1, 1);
     collision_events(pb, y, f0, g0, 0);
     for (size_t k = 0; k < sizeof kinks / sizeof *kinks; k++) {
         int e = kinks[k];
-        if (e == 1 && pb->dimension == 4)
+        if (e == COLLISION_ROOT_VELOCITY && pb->dimension == 4)
             continue; /* the Maxwell type's input is W, not V */
         if (sign[e] == 0.0 || (g1[e] < 0.0) == (sign[e] < 0.0) || g1[e] == 0.0)
             continue;
@@ -164,161 +117,173 @@ static double kink_inside(const collision_problem *pb, const double *y, const do
 }
 
 /* -g/g' for the event at (y, f = f(y)), from the exact derivatives along the flow:
- * F' is g[2], V' = F, and the kink events are state components. 0 for F' = 0. */
+ * F' is the force-rate root, V' = F, and the kink roots are state components. 0 for the
+ * force-rate root itself. */
 static double newton_correction(const collision_problem *pb, int event, const double *y,
                                 const double *f)
 {
     double g[COLLISION_EVENTS];
-    collision_events(pb, y, f, g, 1); /* g[0] = F itself */
+    collision_events(pb, y, f, g, 1); /* the force root is F itself */
     double value, rate;
+    int maxwell = pb->dimension == 4;
     switch (event) {
-    case 0: /* g[0] = -X (collision_force_follows_x) or F itself */
-        value = g[0];
-        rate = collision_force_follows_x(pb) ? -f[0] : g[2];
+    case COLLISION_ROOT_FORCE: /* -X (collision_force_follows_x) or F itself */
+        value = g[COLLISION_ROOT_FORCE];
+        rate = collision_force_follows_x(pb) ? -f[0] : g[COLLISION_ROOT_FORCE_RATE];
         break;
-    case 1: value = g[1]; rate = g[0]; break;
-    case 3: value = y[3]; rate = f[3]; break;
-    case 4: value = pb->dimension == 4 ? y[1] : y[0]; rate = pb->dimension == 4 ? f[1] : f[0]; break;
-    case 5: value = y[2]; rate = f[2]; break;
-    default: return 0.0;
+    case COLLISION_ROOT_VELOCITY:
+        value = g[COLLISION_ROOT_VELOCITY];
+        rate = g[COLLISION_ROOT_FORCE];
+        break;
+    case COLLISION_ROOT_KINK_W:
+        value = y[3];
+        rate = f[3];
+        break;
+    case COLLISION_ROOT_KINK_U:
+        value = maxwell ? y[1] : y[0];
+        rate = maxwell ? f[1] : f[0];
+        break;
+    case COLLISION_ROOT_KINK_Z:
+        value = y[2];
+        rate = f[2];
+        break;
+    default:
+        return 0.0;
     }
     return rate != 0.0 && isfinite(value / rate) ? -value / rate : 0.0;
 }
 
-int collision_solve_dopri5(const collision_problem *pb, collision_result *r)
+
+void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
+                        collision_result *result)
 {
-    const int d = pb->dimension;
-    double y[MAX_DIM], f[MAX_DIM], g[COLLISION_EVENTS], sign[COLLISION_EVENTS];
-    collision_tracker tracker;
-    collision_initial_state(pb, y);
-    collision_tracker_start(&tracker, pb, r, y);
-    collision_rhs(pb, y, f);
-    collision_events(pb, y, f, g, 1);
+    dp->problem = *problem;
+    dp->result = result;
+    const collision_problem *pb = &dp->problem;
+    double g[COLLISION_EVENTS];
+    collision_initial_state(pb, dp->y);
+    collision_tracker_start(&dp->tracker, pb, result, dp->y);
+    collision_rhs(pb, dp->y, dp->f);
+    collision_events(pb, dp->y, dp->f, g, 1);
     /* At contact F, F', X, Z (or Y, Z) start at exactly 0: their side is not known
      * until the first step (0 is "not known": no crossing can start from it), and they
      * leave 0 at once, so no crossing is lost in the first step. */
     for (int e = 0; e < COLLISION_EVENTS; e++)
-        sign[e] = g[e] < 0.0 ? -1.0 : g[e] > 0.0 ? 1.0 : 0.0;
+        dp->sign[e] = g[e] < 0.0 ? -1.0 : g[e] > 0.0 ? 1.0 : 0.0;
     /* a small first step: at contact |X|^(p-1) or |Y|^(p-1) is not smooth, and the
      * error estimate of a long first step across it is not to be trusted */
-    const double h_start = 1e-2 * sqrt(TOLERANCE_SAFETY * pb->rtol);
-    double t = 0.0, h = h_start, t_rough = 0.0;
-    int rejected = 0;
-    int64_t tries = 0;
-    while (t < pb->t_max) {
-        if (++tries % COLLISION_POLL_STEPS == 0 && pb->stop && *pb->stop) {
-            r->stopped = 1;
-            return -1;
-        }
-        if (r->steps >= pb->max_steps) {
-            r->outcome = OUTCOME_SOLVER_FAILURE;
-            r->budget = 1;
-            return -1;
-        }
-        /* Just after a point where |u|^(p-1) is not smooth, the solution behaves like
-         * |t - t_rough|^p and an error estimate of a step as long as that distance is
-         * not to be trusted: keep steps short against it. */
-        if (pb->dimension == 4 && pb->p != 1.0) /* the Maxwell type: see ROUGH_STEP_SHARE */
-            h = fmin(h, h_start + ROUGH_STEP_SHARE * (t - t_rough));
-        if (t + h > pb->t_max)
-            h = pb->t_max - t;
-        double y1[MAX_DIM], f1[MAX_DIM], error[MAX_DIM];
-        dopri5_step(pb, y, f, h, y1, f1, error);
-        double err = error_norm(pb, y, y1, error);
-        if (!isfinite(err) || h < 16.0 * DBL_EPSILON * fmax(1.0, t)) {
-            r->outcome = OUTCOME_SOLVER_FAILURE;
-            r->solver_flag = -1; /* step size underflow or a non-finite state */
-            return -1;
-        }
-        /* err^(-1/4) by two square roots: the controller needs no more precision than
-         * that, and pow() would be a good part of the cost of a step */
-        double factor = 0.9 / sqrt(sqrt(fmax(err, 1e-12)));
-        if (err > 1.0) { /* rejected: shrink (never by more than 5) and retry */
-            /* A step across a kink of the right-hand side fails for any length that
-             * reaches the kink, and shrinking would creep up on it for a dozen steps:
-             * end the retry at the kink instead (the next step then crosses it within a
-             * tiny distance, where the kink costs nothing). Once per step, and only if
-             * that is a real cut, so that the loop always makes progress. */
-            double kink = rejected ? 0.0 : kink_inside(pb, y, f, y1, f1, h, sign);
-            double shrunk = h * fmax(0.2, factor);
-            h = kink > 0.2 * h && kink < 0.99 * h ? fmax(kink, shrunk) : shrunk;
-            rejected = 1;
-            continue;
-        }
-        r->steps++;
-        double h_next = h * fmin(rejected ? 1.0 : 5.0, fmax(0.2, factor)); /* no growth
-                                                                          after a rejection */
-        rejected = 0;
+    dp->h_start = 1e-2 * sqrt(TOLERANCE_SAFETY * pb->rtol);
+    dp->h = dp->h_start;
+    dp->t = 0.0;
+    dp->t_rough = 0.0;
+    dp->rejected = 0;
+}
 
-        double g1[COLLISION_EVENTS];
-        collision_events(pb, y1, f1, g1, 1);
-        int first = -1;
-        double t_event = 0.0, event_time[COLLISION_EVENTS];
-        for (int e = 0; e < COLLISION_EVENTS; e++) {
-            event_time[e] = -1.0;
-            if (!crossing(e, sign[e], g1[e]))
-                continue;
-            double g_start[COLLISION_EVENTS], g_end[COLLISION_EVENTS];
-            collision_events(pb, y, f, g_start, 0);
-            collision_events(pb, y1, f1, g_end, 0);
-            /* already on the far side at the step's start: a crossing left over from the
-             * last event (coincident to rounding), which happens right here */
-            int far_side = g_start[e] != 0.0 && (g_start[e] < 0.0) != (sign[e] < 0.0);
-            double g_lo = g_start[e] != 0.0 ? g_start[e] : sign[e] * DBL_MIN;
-            double dt = far_side ? 0.0 : locate(pb, y, f, y1, f1, h, e, g_lo, g_end[e]);
-            event_time[e] = dt;
-            if (first < 0 || dt < t_event) {
-                first = e;
-                t_event = dt;
-            }
-        }
-        if (first < 0) {
-            for (int e = 0; e < COLLISION_EVENTS; e++)
-                if (g1[e] != 0.0)
-                    sign[e] = g1[e] < 0.0 ? -1.0 : 1.0;
-            t += h;
-            for (int i = 0; i < d; i++) {
-                y[i] = y1[i];
-                f[i] = f1[i];
-            }
-            if (pb->hook)
-                collision_hook_sample(pb->hook, t, y);
-            h = h_next;
+/* A step across a kink of the right-hand side fails for any length that reaches the
+ * kink, and shrinking would creep up on it for a dozen steps: end the retry at the kink
+ * instead (the next step then crosses it within a tiny distance, where the kink costs
+ * nothing). Only if that is a real cut, so that the loop always makes progress. */
+double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1,
+                          double h, double shrunk)
+{
+    double kink = kink_inside(&dp->problem, dp->y, dp->f, y1, f1, h, dp->sign);
+    return kink > 0.2 * h && kink < 0.99 * h ? fmax(kink, shrunk) : shrunk;
+}
+
+/* The first root crossed along the step (-1 if none), its time in the step, and each
+ * crossing root's time (or -1). */
+static int first_root(const dopri5_point *dp, const double *y1, const double *f1, double h,
+                      const double *g1, double *t_event, double *event_time)
+{
+    const collision_problem *pb = &dp->problem;
+    int first = -1;
+    double g_start[COLLISION_EVENTS], g_end[COLLISION_EVENTS];
+    int computed = 0;
+    for (int e = 0; e < COLLISION_EVENTS; e++) {
+        event_time[e] = -1.0;
+        if (!crossing(e, dp->sign[e], g1[e]))
             continue;
+        if (!computed) {
+            collision_events(pb, dp->y, dp->f, g_start, 0);
+            collision_events(pb, y1, f1, g_end, 0);
+            computed = 1;
         }
-        /* Go to the event with a step of exactly that length, and act on it. */
-        double ye[MAX_DIM], fe[MAX_DIM], ee[MAX_DIM];
-        dopri5_step(pb, y, f, t_event, ye, fe, ee);
-        /* One Newton correction of the event time on the exact state, so that the
-         * interpolant's error does not stay in t_sep. */
-        double correction = newton_correction(pb, first, ye, fe);
-        if (t_event > 0.0 && fabs(correction) < 0.1 * h && t_event + correction > 0.0) {
-            t_event += correction;
-            dopri5_step(pb, y, f, t_event, ye, fe, ee);
+        /* already on the far side at the step's start: a crossing left over from the
+         * last event (coincident to rounding), which happens right here */
+        int far_side = g_start[e] != 0.0 && (g_start[e] < 0.0) != (dp->sign[e] < 0.0);
+        double g_lo = g_start[e] != 0.0 ? g_start[e] : dp->sign[e] * DBL_MIN;
+        double dt = far_side ? 0.0 : locate(pb, dp->y, dp->f, y1, f1, h, e, g_lo, g_end[e]);
+        event_time[e] = dt;
+        if (first < 0 || dt < *t_event) {
+            first = e;
+            *t_event = dt;
         }
-        /* Events that coincide (F' = 0 exactly where W = 0, for the Maxwell type) are
-         * all reported, like CVODE does. */
-        int crossed[COLLISION_EVENTS] = {0};
-        for (int e = 0; e < COLLISION_EVENTS; e++)
-            if (event_time[e] >= 0.0 && event_time[e] <= t_event + 1e-12 * h)
-                crossed[e] = crossing(e, sign[e], sign[e] > 0 ? -1.0 : 1.0);
-        t += t_event;
-        if (collision_tracker_event(&tracker, t, ye, crossed))
-            return 0;
-        /* The crossing events are now on their far side, whatever the rounding of ge
-         * says; the others keep the side they were on before, so that one that crossed
-         * at this very point too is found (at the start of the next step), not lost. */
-        for (int e = 0; e < COLLISION_EVENTS; e++)
-            if (crossed[e])
-                sign[e] = -sign[e];
-        for (int i = 0; i < d; i++) {
-            y[i] = ye[i];
-            f[i] = fe[i];
-        }
-        if (crossed[4] || crossed[5])
-            t_rough = t;
-        h = fmax(h - t_event, 0.5 * h); /* restart close to the step that worked */
     }
-    collision_tracker_horizon(&tracker, t, y);
+    return first;
+}
+
+int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, double h,
+                        double h_next)
+{
+    const collision_problem *pb = &dp->problem;
+    const int d = pb->dimension;
+    double g1[COLLISION_EVENTS], event_time[COLLISION_EVENTS], t_event = 0.0;
+    collision_events(pb, y1, f1, g1, 1);
+    int first = first_root(dp, y1, f1, h, g1, &t_event, event_time);
+    if (first < 0) { /* none after all: the step as it is */
+        for (int e = 0; e < COLLISION_EVENTS; e++)
+            if (g1[e] != 0.0)
+                dp->sign[e] = g1[e] < 0.0 ? -1.0 : 1.0;
+        dp->t += h;
+        for (int i = 0; i < d; i++) {
+            dp->y[i] = y1[i];
+            dp->f[i] = f1[i];
+        }
+        if (pb->hook)
+            collision_hook_sample(pb->hook, dp->t, dp->y);
+        dp->h = h_next;
+        return 0;
+    }
+    /* Go to the event with a step of exactly that length, and act on it. */
+    double ye[DOPRI5_MAX_DIM], fe[DOPRI5_MAX_DIM], ee[DOPRI5_MAX_DIM];
+    dopri5_step(pb, dp->y, dp->f, t_event, ye, fe, ee);
+    /* One Newton correction of the event time on the exact state, so that the
+     * interpolant's error does not stay in t_sep. */
+    double correction = newton_correction(pb, first, ye, fe);
+    if (t_event > 0.0 && fabs(correction) < 0.1 * h && t_event + correction > 0.0) {
+        t_event += correction;
+        dopri5_step(pb, dp->y, dp->f, t_event, ye, fe, ee);
+    }
+    /* Events that coincide (F' = 0 exactly where W = 0, for the Maxwell type) are
+     * all reported, like CVODE does. */
+    int crossed[COLLISION_EVENTS] = {0};
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        if (event_time[e] >= 0.0 && event_time[e] <= t_event + 1e-12 * h)
+            crossed[e] = crossing(e, dp->sign[e], dp->sign[e] > 0 ? -1.0 : 1.0);
+    dp->t += t_event;
+    if (collision_tracker_event(&dp->tracker, dp->t, ye, crossed))
+        return 1;
+    /* The crossing roots are now on their far side, whatever the rounding says; the
+     * others keep the side they were on before, so that one that crossed at this very
+     * point too is found (at the start of the next step), not lost. */
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        if (crossed[e])
+            dp->sign[e] = -dp->sign[e];
+    for (int i = 0; i < d; i++) {
+        dp->y[i] = ye[i];
+        dp->f[i] = fe[i];
+    }
+    if (crossed[COLLISION_ROOT_KINK_U] || crossed[COLLISION_ROOT_KINK_Z])
+        dp->t_rough = dp->t;
+    dp->h = fmax(h - t_event, 0.5 * h); /* restart close to the step that worked */
     return 0;
+}
+
+int dopri5_point_fail(dopri5_point *dp, solver_failure why)
+{
+    dp->result->outcome = OUTCOME_SOLVER_FAILURE;
+    dp->result->solver_flag = why;
+    return why == SOLVER_BUDGET      ? IS_POINT_FAILED_BUDGET
+           : why == SOLVER_NONFINITE ? IS_POINT_FAILED_NONFINITE
+                                     : IS_POINT_FAILED_SOLVER;
 }

@@ -199,23 +199,33 @@ void collision_events(const collision_problem *pb, const double *y, const double
         }
     }
     if (follows_x) {
-        g[0] = -y[0];
+        g[COLLISION_ROOT_FORCE] = -y[0];
     } else {
-        double magnitude =
-            pb->p == 1.0 || sign_only ? fabs(force) : pow(fabs(force), 1.0 / pb->p);
-        g[0] = force < 0.0 ? -magnitude : magnitude;
+        double magnitude = pb->p == 1.0 || sign_only
+                               ? fabs(force)
+                               : collision_power_general(fabs(force), 1.0 / pb->p);
+        g[COLLISION_ROOT_FORCE] = force < 0.0 ? -magnitude : magnitude;
     }
-    g[1] = collision_velocity(pb, y);
-    g[2] = force_rate;
-    g[3] = pb->law == LAW_BWM ? y[3] : 1.0;
+    double velocity = collision_velocity(pb, y);
+    g[COLLISION_ROOT_VELOCITY] = velocity;
+    g[COLLISION_ROOT_FORCE_RATE] = force_rate;
+    g[COLLISION_ROOT_KINK_W] = pb->law == LAW_BWM ? y[3] : 1.0;
     int rough = pb->p != 1.0; /* |u|^(p-1) u is smooth at 0 only for p = 1 (and odd p) */
     int has_z = pb->law == LAW_BWM || pb->law == LAW_BWSHC;
-    g[4] = rough ? (maxwell_type(pb) ? y[1] : y[0]) : 1.0;
-    g[5] = has_z ? y[2] : 1.0; /* |Z|^n, |Z|^(p-1) Z */
+    g[COLLISION_ROOT_KINK_U] = rough ? (maxwell_type(pb) ? y[1] : y[0]) : 1.0;
+    g[COLLISION_ROOT_KINK_Z] = has_z ? y[2] : 1.0; /* |Z|^n, |Z|^(p-1) Z */
     /* hooke and hertz keep V^2/2 + |X|^(p+1)/(p+1) = 1/2, so |V| or |F| stays of order 1:
-     * they never come to rest, and rest_velocity does not apply to them */
-    g[6] = pb->conservative ? 1.0 : fmax(fabs(g[1]), fabs(force)) - pb->rest_velocity;
+     * they never come to rest, and rest_velocity does not apply to them. (The larger of
+     * the two by a comparison, as the lanes compute it: fmax is a libm call.) */
+    double av = fabs(velocity), af = fabs(force);
+    g[COLLISION_ROOT_REST] = pb->conservative ? 1.0 : (av > af ? av : af) - pb->rest_velocity;
 }
+
+const int collision_root_direction[COLLISION_EVENTS] = {
+    [COLLISION_ROOT_FORCE] = -1,     [COLLISION_ROOT_VELOCITY] = 0, [COLLISION_ROOT_FORCE_RATE] = -1,
+    [COLLISION_ROOT_KINK_W] = 0,     [COLLISION_ROOT_KINK_U] = 0,   [COLLISION_ROOT_KINK_Z] = 0,
+    [COLLISION_ROOT_REST] = -1,
+};
 
 /* --- what the events mean ------------------------------------------------------------ */
 
@@ -253,8 +263,6 @@ void collision_tracker_start(collision_tracker *tracker, const collision_problem
     result->nonfinite = 0;
     result->steps = 0;
     result->solver_flag = 0;
-    result->budget = 0;
-    result->stopped = 0;
     if (problem->hook) {
         collision_hook_sample(problem->hook, 0.0, y0);
         collision_hook_event(problem->hook, COLLISION_EVENT_CONTACT);
@@ -270,22 +278,26 @@ int collision_tracker_event(collision_tracker *tracker, double t, const double *
     double force = collision_force(pb, y), velocity = collision_velocity(pb, y);
     double compression = -collision_displacement(pb, y);
 #ifdef DEBUG_EVENTS
-    fprintf(stderr, "event t=%.12f crossed %d %d %d %d F=%.3e V=%.3e X=%.6f\n", t, crossed[0], crossed[1], crossed[2], crossed[3], force, velocity, -compression);
+    fprintf(stderr, "event t=%.12f crossed %d %d %d %d F=%.3e V=%.3e X=%.6f\n", t,
+            crossed[COLLISION_ROOT_FORCE], crossed[COLLISION_ROOT_VELOCITY],
+            crossed[COLLISION_ROOT_FORCE_RATE], crossed[COLLISION_ROOT_KINK_W], force, velocity,
+            -compression);
 #endif
     track_energy(r, pb, y);
     collision_hook *hook = pb->hook;
     if (hook)
         collision_hook_sample(hook, t, y);
-    if (crossed[1])
+    int velocity_root = crossed[COLLISION_ROOT_VELOCITY];
+    if (velocity_root)
         r->x_max = fmax(r->x_max, compression); /* extremes of X are where V = 0 */
-    if (hook && crossed[1])
-        collision_hook_event(hook, crossed[1] > 0 ? COLLISION_EVENT_MAX_COMPRESSION
-                                                  : COLLISION_EVENT_MIN_COMPRESSION);
-    if (crossed[2] < 0)
+    if (hook && velocity_root)
+        collision_hook_event(hook, velocity_root > 0 ? COLLISION_EVENT_MAX_COMPRESSION
+                                                     : COLLISION_EVENT_MIN_COMPRESSION);
+    if (crossed[COLLISION_ROOT_FORCE_RATE] < 0)
         r->f_max = fmax(r->f_max, force); /* a maximum of F */
-    if (hook && crossed[2] < 0)
+    if (hook && crossed[COLLISION_ROOT_FORCE_RATE] < 0)
         collision_hook_event(hook, COLLISION_EVENT_FORCE_MAX);
-    if (crossed[6] < 0) {
+    if (crossed[COLLISION_ROOT_REST] < 0) {
         /* At rest in the equilibrium set without having separated: e = 0. (Integrating
          * on would only chase rounding noise.) The compression there is permanent. */
         r->outcome = OUTCOME_NO_SEPARATION;
@@ -297,9 +309,11 @@ int collision_tracker_event(collision_tracker *tracker, double t, const double *
     }
     /* Entering {F <= 0, V >= 0}: F falling to 0 with V >= 0, or V rising to 0 with
      * F <= 0. At the root the crossing quantity is 0 up to the root tolerance. */
-    int separated = (crossed[0] < 0 && velocity >= 0.0) || (crossed[1] > 0 && force <= 0.0);
+    int separated = (crossed[COLLISION_ROOT_FORCE] < 0 && velocity >= 0.0) ||
+                    (velocity_root > 0 && force <= 0.0);
     if (!separated) {
-        if (hook && (crossed[3] || crossed[4] || crossed[5]))
+        if (hook && (crossed[COLLISION_ROOT_KINK_W] || crossed[COLLISION_ROOT_KINK_U] ||
+                     crossed[COLLISION_ROOT_KINK_Z]))
             collision_hook_event(hook, COLLISION_EVENT_KINK);
         return 0;
     }

@@ -1,0 +1,660 @@
+/* collision_lanes.c: the collision model's DOPRI5 integrator run across lanes of points.
+ *
+ * A batch's dopri5 points are grouped by (law, kind of p, kind of n), so that one
+ * right-hand side without branches serves a whole group, and each group runs in a block
+ * of LANES lanes held as vectors (structure of arrays): every lane is one point with its
+ * own step size, and the steps of all lanes are taken together, with accept/reject, the
+ * step size control and the detection of root crossings as masked lane updates. What is
+ * rare runs in scalar code for the one lane it concerns (collision_dopri5.c): locating
+ * an event and stepping to it exactly, retrying a rejected step up to a kink, failing,
+ * finishing. A lane whose point is over is refilled from the group's queue.
+ *
+ * Determinism: every lane operation is elementwise IEEE arithmetic (contraction is off),
+ * there is no reduction across lanes, and the one power without a fast path is the plain
+ * C routine below (used by the scalar code too), so a point's result is the same bits
+ * whatever its lane, block, batch and build. A trace runs the same code with one lane. */
+#include "collision_dopri5.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+#define LANES 4
+
+#if defined(__GNUC__)
+/* Without AVX, GCC warns that passing these vectors by value has another ABI than with
+ * it: true, and irrelevant to functions that never leave this file. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+typedef double vdouble __attribute__((vector_size(LANES * sizeof(double))));
+typedef int64_t vint __attribute__((vector_size(LANES * sizeof(int64_t))));
+typedef uint64_t vuint __attribute__((vector_size(LANES * sizeof(uint64_t))));
+
+/* x in every lane (x - 0 keeps -0.0; compilers emit a broadcast). */
+static inline vdouble vsplat(double x)
+{
+    return x - (vdouble){0};
+}
+
+static inline vdouble vabs(vdouble a)
+{
+    return (vdouble)((vint)a & INT64_MAX);
+}
+
+/* m ? a : b lane by lane (m: 0 or -1 per lane, as comparisons give). */
+static inline vdouble vsel(vint m, vdouble a, vdouble b)
+{
+    return (vdouble)(((vint)a & m) | ((vint)b & ~m));
+}
+
+static inline vdouble vmax(vdouble a, vdouble b) /* a > b ? a : b */
+{
+    return vsel(a > b, a, b);
+}
+
+static inline vdouble vmin(vdouble a, vdouble b) /* a < b ? a : b */
+{
+    return vsel(a < b, a, b);
+}
+
+static inline int vany(vint m)
+{
+    vint folded = m;
+    int any = 0;
+    for (int l = 0; l < LANES; l++)
+        any |= folded[l] != 0;
+    return any;
+}
+
+/* Correctly rounded in every lane (IEEE), so the same bits as the scalar sqrt. */
+static inline vdouble vsqrt(vdouble x)
+{
+#if defined(__AVX__)
+    return (vdouble)_mm256_sqrt_pd((__m256d)x);
+#elif defined(__SSE2__)
+    __m128d half[2];
+    memcpy(half, &x, sizeof x);
+    half[0] = _mm_sqrt_pd(half[0]);
+    half[1] = _mm_sqrt_pd(half[1]);
+    memcpy(&x, half, sizeof x);
+    return x;
+#else
+    for (int l = 0; l < LANES; l++)
+        x[l] = sqrt(x[l]);
+    return x;
+#endif
+}
+
+/* --- the power ------------------------------------------------------------------------ */
+
+/* a + b = hi + lo exactly (Knuth's two-sum). */
+static inline void two_sum(vdouble a, vdouble b, vdouble *hi, vdouble *lo)
+{
+    vdouble s = a + b, bb = s - a;
+    *hi = s;
+    *lo = (a - (s - bb)) + (b - bb);
+}
+
+/* a b = hi + lo exactly (Dekker's product, with Veltkamp's split: no FMA needed). */
+static inline void two_product(vdouble a, vdouble b, vdouble *hi, vdouble *lo)
+{
+    const double split = 134217729.0; /* 2^27 + 1 */
+    vdouble ca = split * a, cb = split * b;
+    vdouble ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
+    vdouble p = a * b;
+    *hi = p;
+    *lo = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+}
+
+/* log x = hi + lo for finite x > 0: x = 2^k m, m in [sqrt(1/2), sqrt(2)), and
+ * log m = f - f^2/2 + s (f^2/2 + R(s^2)), s = f/(2 + f), f = m - 1, with fdlibm's
+ * minimax R (error below 2^-58 on that range); k log 2 is exact in its high part. */
+static inline void vlog(vdouble x, vdouble *hi, vdouble *lo)
+{
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01,
+                 lg3 = 2.857142874366239149e-01, lg4 = 2.222219843214978396e-01,
+                 lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
+                 lg7 = 1.479819860511658591e-01;
+    vint tiny = x < 0x1p-1022; /* subnormal: scaled into the normal range first */
+    x = vsel(tiny, x * 0x1p54, x);
+    vuint bits = (vuint)x;
+    vdouble m = (vdouble)((bits & 0x000fffffffffffffu) | 0x3ff0000000000000u);
+    /* the biased exponent as a double, exactly: 2^52 + e - 2^52 */
+    vdouble k = ((vdouble)((bits >> 52) | 0x4330000000000000u) - 0x1p52) - 1023.0;
+    k = vsel(tiny, k - 54.0, k);
+    vint big = m > 1.4142135623730951;
+    m = vsel(big, m * 0.5, m);
+    k = vsel(big, k + 1.0, k);
+    vdouble f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
+    vdouble t1 = w * (lg2 + w * (lg4 + w * lg6));
+    vdouble t2 = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7)));
+    vdouble r = t2 + t1, hfsq = 0.5 * f * f;
+    vdouble rest = f - (hfsq - (s * (hfsq + r) + k * ln2_lo));
+    two_sum(k * ln2_hi, rest, hi, lo);
+}
+
+/* exp(hi + lo) for |hi| < 800 (hi, lo from a product: |lo| <= ulp(hi)): 2^n e^r,
+ * |r| <= log(2)/2, e^r by its Taylor series to degree 13 (error below 1e-17). */
+static inline vdouble vexp(vdouble hi, vdouble lo)
+{
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    const double shifter = 0x1.8p52; /* adding it rounds to an integer, kept in the bits */
+    vdouble t = hi * 1.4426950408889634 + shifter;
+    vdouble n = t - shifter;
+    vint ni = (vint)t - (vint)vsplat(shifter);
+    vdouble r = (hi - n * ln2_hi) + (lo - n * ln2_lo);
+    static const double c[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
+                               1.0 / 3628800.0,    1.0 / 362880.0,    1.0 / 40320.0,
+                               1.0 / 5040.0,       1.0 / 720.0,       1.0 / 120.0,
+                               1.0 / 24.0,         1.0 / 6.0,         1.0 / 2.0};
+    vdouble q = vsplat(c[0]);
+    for (int i = 1; i < 12; i++)
+        q = q * r + c[i];
+    vdouble e = 1.0 + (r + r * r * q);
+    /* 2^n in two factors, so that the results below 2^-1022 come out subnormal */
+    vint n1 = ni >> 1, n2 = ni - n1;
+    vdouble s1 = (vdouble)((n1 + 1023) << 52), s2 = (vdouble)((n2 + 1023) << 52);
+    return e * s1 * s2;
+}
+
+/* |x|^e for x >= 0, e > 0: exp(e log x), the product in double-double, so that the
+ * error is about (1 + e/4) ulp rather than growing with |e log x|. */
+static inline vdouble vpow_general(vdouble x, vdouble e)
+{
+    vdouble lhi, llo, yhi, ylo;
+    vint positive = x > 0.0, finite = x < INFINITY;
+    vdouble safe = vsel(positive & finite, x, vsplat(1.0));
+    vlog(safe, &lhi, &llo);
+    two_product(e, lhi, &yhi, &ylo);
+    ylo = ylo + e * llo;
+    vint huge = yhi > 710.0, small = yhi < -746.0;
+    vdouble clipped = vsel(huge | small, vsplat(0.0), yhi);
+    vdouble result = vexp(clipped, vsel(huge | small, vsplat(0.0), ylo));
+    result = vsel(huge, vsplat(INFINITY), vsel(small, vsplat(0.0), result));
+    result = vsel(x == 0.0, vsplat(0.0), result);
+    result = vsel(x == INFINITY, x, result);
+    return vsel(x == x, result, x); /* NaN stays NaN */
+}
+
+double collision_power_general(double x, double e)
+{
+    return vpow_general(vsplat(x), vsplat(e))[0];
+}
+
+/* collision_power_eval in lanes: the same kinds, the same bits. */
+static inline vdouble vpower(int kind, vdouble x, vdouble e)
+{
+    switch (kind) {
+    case 1: return x;
+    case 2: return x * x;
+    case 3: return x * x * x;
+    case 4: return x * vsqrt(x);
+    case 5: return x * x * vsqrt(x);
+    default: return vpow_general(x, e);
+    }
+}
+
+/* --- the laws in lanes (collision_law.c's right-hand sides and roots, the same bits) --- */
+
+/* What a group's points share: the law, the kinds of p and n (collision_power). */
+typedef struct lane_kind {
+    collision_law law;
+    int dimension, p_kind, n_kind;
+    int rough; /* the Maxwell type with p != 1: steps limited after rough points */
+} lane_kind;
+
+/* Per-lane parameters of the laws and of the step control. */
+typedef struct lane_params {
+    vdouble pi1, pi2, pi3, p, n, alpha, alpha_c, A, rest_velocity;
+    vdouble rtol, atol, t_max, h_start, max_steps;
+} lane_params;
+
+static inline vdouble vsigned(vdouble u, vdouble magnitude)
+{
+    return vsel(u < 0.0, -magnitude, magnitude);
+}
+
+/* Z' = A (U - pi2 |Z|^(n-1) Z |U| - pi3 |Z|^n U) */
+static inline vdouble vbouc_wen(const lane_kind *k, const lane_params *q, vdouble z, vdouble u)
+{
+    vdouble zn = vpower(k->n_kind, vabs(z), q->n);
+    vdouble zn_signed = vsigned(z, zn);
+    return q->A * (u - q->pi2 * zn_signed * vabs(u) - q->pi3 * zn * u);
+}
+
+/* |u|^(p-1) as |u|^p / |u| (0 at u = 0 for p > 1, 1 for p = 1), from up = |u|^p */
+static inline vdouble vpower_less_one(const lane_kind *k, vdouble au, vdouble up)
+{
+    return k->p_kind == 1 ? vsplat(1.0) : vsel(au > 0.0, up / au, vsplat(0.0));
+}
+
+static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f)
+{
+    vdouble w = y[3], ay = vabs(y[1]), az = vabs(y[2]);
+    vdouble yp = vpower(k->p_kind, ay, q->p), zp = vpower(k->p_kind, az, q->p);
+    vdouble r_rate = q->pi1 * (q->alpha * vsigned(y[1], yp) + q->alpha_c * vsigned(y[2], zp));
+    vdouble z_rate = k->law == LAW_BWM ? vbouc_wen(k, q, y[2], w) : vsplat(0.0);
+    vdouble y_p1 = vpower_less_one(k, ay, yp), z_p1 = vpower_less_one(k, az, zp);
+    f[0] = r_rate;
+    f[1] = w;
+    f[2] = z_rate;
+    f[3] = -r_rate / q->pi1 - q->alpha * q->p * q->pi1 * y_p1 * w -
+           q->alpha_c * q->p * q->pi1 * z_p1 * z_rate;
+}
+
+static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f)
+{
+    if (k->dimension == 4) {
+        vrhs_maxwell(k, q, y, f);
+        return;
+    }
+    vdouble x = y[0], v = y[1], z = y[2];
+    f[0] = v;
+    f[2] = vsplat(0.0);
+    switch (k->law) {
+    case LAW_HOOKE:
+        f[1] = -x;
+        break;
+    case LAW_KELVIN_VOIGT:
+        f[1] = -x - q->pi1 * v;
+        break;
+    case LAW_HERTZ:
+        f[1] = -vsigned(x, vpower(k->p_kind, vabs(x), q->p));
+        break;
+    case LAW_HUNT_CROSSLEY: {
+        vdouble xp = vpower(k->p_kind, vabs(x), q->p);
+        f[1] = -vsigned(x, xp) - q->pi1 * xp * v;
+        break;
+    }
+    default: { /* LAW_BWSHC */
+        vdouble xp = vpower(k->p_kind, vabs(x), q->p);
+        vdouble zp = vpower(k->p_kind, vabs(z), q->p);
+        f[1] = -q->alpha * vsigned(x, xp) - q->alpha_c * vsigned(z, zp) - q->pi1 * xp * v;
+        f[2] = vbouc_wen(k, q, z, v);
+        break;
+    }
+    }
+}
+
+/* The force F and its rate (the force-rate root) at (y, f = f(y)), as collision_events. */
+static void vforce(const lane_kind *k, const lane_params *q, const vdouble *y, const vdouble *f,
+                   vdouble *force, vdouble *rate)
+{
+    if (k->dimension == 4) {
+        vdouble ay = vabs(y[1]), az = vabs(y[2]);
+        vdouble y_p1 = vpower_less_one(k, ay, vpower(k->p_kind, ay, q->p));
+        vdouble z_p1 = vpower_less_one(k, az, vpower(k->p_kind, az, q->p));
+        *force = -f[0] / q->pi1;
+        *rate = -q->p * (q->alpha * y_p1 * f[1] + q->alpha_c * z_p1 * f[2]);
+        return;
+    }
+    vdouble x = y[0], v = y[1], z = y[2], ax = vabs(x), az = vabs(z);
+    *force = f[1];
+    switch (k->law) {
+    case LAW_HOOKE:
+    case LAW_HERTZ:
+    case LAW_HUNT_CROSSLEY:
+        *rate = q->pi1 * x * vpower(k->p_kind, ax, q->p) - q->p * v;
+        break;
+    case LAW_KELVIN_VOIGT:
+        *rate = -v - q->pi1 * *force;
+        break;
+    default: { /* LAW_BWSHC */
+        vdouble xp = vpower(k->p_kind, ax, q->p);
+        vdouble x_p1 = vpower_less_one(k, ax, xp);
+        vdouble z_p1 = vpower_less_one(k, az, vpower(k->p_kind, az, q->p));
+        vdouble sx = vsel(x < 0.0, vsplat(-1.0), vsel(x > 0.0, vsplat(1.0), vsplat(0.0)));
+        *rate = -q->alpha * q->p * x_p1 * v - q->alpha_c * q->p * z_p1 * f[2] -
+                q->pi1 * (q->p * x_p1 * sx * v * v + xp * *force);
+        break;
+    }
+    }
+}
+
+/* The roots at (y, f), with the force root's sign only (collision_events, sign_only). */
+static void vroots(const lane_kind *k, const lane_params *q, const vdouble *y, const vdouble *f,
+                   vdouble *g)
+{
+    vdouble force, rate;
+    vforce(k, q, y, f, &force, &rate);
+    int maxwell = k->dimension == 4;
+    int follows_x = k->law == LAW_HOOKE || k->law == LAW_HERTZ || k->law == LAW_HUNT_CROSSLEY;
+    vdouble one = vsplat(1.0), velocity = maxwell ? f[0] + y[3] : y[1];
+    g[COLLISION_ROOT_FORCE] = follows_x ? -y[0] : vsigned(force, vabs(force));
+    g[COLLISION_ROOT_VELOCITY] = velocity;
+    g[COLLISION_ROOT_FORCE_RATE] = rate;
+    g[COLLISION_ROOT_KINK_W] = k->law == LAW_BWM ? y[3] : one;
+    g[COLLISION_ROOT_KINK_U] = k->p_kind != 1 ? (maxwell ? y[1] : y[0]) : one;
+    g[COLLISION_ROOT_KINK_Z] = k->law == LAW_BWM || k->law == LAW_BWSHC ? y[2] : one;
+    int conservative = k->law == LAW_HOOKE || k->law == LAW_HERTZ;
+    g[COLLISION_ROOT_REST] =
+        conservative ? one : vmax(vabs(velocity), vabs(force)) - q->rest_velocity;
+}
+
+/* --- a block of lanes ----------------------------------------------------------------- */
+
+typedef struct block {
+    vdouble y[DOPRI5_MAX_DIM], f[DOPRI5_MAX_DIM];
+    vdouble t, h, t_rough, steps;
+    vdouble sign[COLLISION_EVENTS];
+    vint rejected, active;
+    lane_params q;
+    dopri5_point point[LANES]; /* the scalar side of each lane's point */
+    size_t index[LANES];       /* the point's place in the batch */
+} block;
+
+/* One trial step of every lane from (y, f) by h: y1, f1 and the error norm (the RMS of
+ * the error scaled by atol + rtol |y|, as CVODE weighs it). */
+static vdouble vstep(const lane_kind *k, const block *b, vdouble h, vdouble *y1, vdouble *f1)
+{
+    const int d = k->dimension;
+    const lane_params *q = &b->q;
+    const vdouble *y = b->y, *f0 = b->f;
+    vdouble k2[DOPRI5_MAX_DIM], k3[DOPRI5_MAX_DIM], k4[DOPRI5_MAX_DIM], k5[DOPRI5_MAX_DIM],
+        k6[DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM];
+    for (int i = 0; i < d; i++)
+        s[i] = y[i] + h * a21 * f0[i];
+    vrhs(k, q, s, k2);
+    for (int i = 0; i < d; i++)
+        s[i] = y[i] + h * (a31 * f0[i] + a32 * k2[i]);
+    vrhs(k, q, s, k3);
+    for (int i = 0; i < d; i++)
+        s[i] = y[i] + h * (a41 * f0[i] + a42 * k2[i] + a43 * k3[i]);
+    vrhs(k, q, s, k4);
+    for (int i = 0; i < d; i++)
+        s[i] = y[i] + h * (a51 * f0[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
+    vrhs(k, q, s, k5);
+    for (int i = 0; i < d; i++)
+        s[i] = y[i] + h * (a61 * f0[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
+    vrhs(k, q, s, k6);
+    for (int i = 0; i < d; i++)
+        y1[i] = y[i] + h * (b1 * f0[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);
+    vrhs(k, q, y1, f1);
+    vdouble sum = vsplat(0.0), atol = ABSOLUTE_SAFETY * q->atol;
+    for (int i = 0; i < d; i++) {
+        vdouble error = h * (e1 * f0[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] +
+                             e7 * f1[i]);
+        vdouble scale = TOLERANCE_SAFETY * (atol + q->rtol * vmax(vabs(y[i]), vabs(y1[i])));
+        vdouble e = error / scale;
+        sum += e * e;
+    }
+    return vsqrt(sum / (double)d);
+}
+
+/* Lane l's state into its scalar point, and back. */
+static void lane_store(block *b, int l, int d)
+{
+    dopri5_point *dp = &b->point[l];
+    for (int i = 0; i < d; i++) {
+        dp->y[i] = b->y[i][l];
+        dp->f[i] = b->f[i][l];
+    }
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        dp->sign[e] = b->sign[e][l];
+    dp->t = b->t[l];
+    dp->h = b->h[l];
+    dp->t_rough = b->t_rough[l];
+    dp->rejected = b->rejected[l] != 0;
+    dp->result->steps = (int64_t)b->steps[l];
+}
+
+static void lane_load(block *b, int l, int d)
+{
+    const dopri5_point *dp = &b->point[l];
+    for (int i = 0; i < d; i++) {
+        b->y[i][l] = dp->y[i];
+        b->f[i][l] = dp->f[i];
+    }
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        b->sign[e][l] = dp->sign[e];
+    b->t[l] = dp->t;
+    b->h[l] = dp->h;
+    b->t_rough[l] = dp->t_rough;
+    b->rejected[l] = dp->rejected ? -1 : 0;
+    b->steps[l] = (double)dp->result->steps;
+}
+
+/* Starts problem pb (batch index i) in lane l. */
+static void lane_start(block *b, int l, const collision_problem *pb, collision_result *r,
+                       size_t i)
+{
+    dopri5_point *dp = &b->point[l];
+    lane_params *q = &b->q;
+    dopri5_point_start(dp, pb, r);
+    b->index[l] = i;
+    q->pi1[l] = pb->pi1;
+    q->pi2[l] = pb->pi2;
+    q->pi3[l] = pb->pi3;
+    q->p[l] = pb->p;
+    q->n[l] = pb->n;
+    q->alpha[l] = pb->alpha;
+    q->alpha_c[l] = pb->alpha_c;
+    q->A[l] = pb->A;
+    q->rest_velocity[l] = pb->rest_velocity;
+    q->rtol[l] = pb->rtol;
+    q->atol[l] = pb->atol;
+    q->t_max[l] = pb->t_max;
+    q->h_start[l] = dp->h_start;
+    q->max_steps[l] = (double)pb->max_steps;
+    r->steps = 0;
+    lane_load(b, l, pb->dimension);
+    b->active[l] = -1;
+}
+
+/* Lane l's point is over with this status. */
+static void lane_finish(block *b, int l, uint8_t *status, int point_status)
+{
+    b->point[l].result->steps = (int64_t)b->steps[l];
+    status[b->index[l]] = (uint8_t)point_status;
+    b->active[l] = 0;
+}
+
+/* The lanes whose step crossed a root (the direction table decides which count). */
+static vint crossings(const block *b, const vdouble *g)
+{
+    vint hit = (vint){0};
+    for (int e = 0; e < COLLISION_EVENTS; e++) {
+        vint up = (b->sign[e] < 0.0) & (g[e] >= 0.0), down = (b->sign[e] > 0.0) & (g[e] <= 0.0);
+        int direction = collision_root_direction[e];
+        if (direction >= 0)
+            hit |= up;
+        if (direction <= 0)
+            hit |= down;
+    }
+    return hit;
+}
+
+/* Rejected lanes: shrink (never by more than 5) and retry; the first rejection of a step
+ * asks the scalar code whether a kink of the right-hand side is in the way. */
+static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor,
+                   const vdouble *y1, const vdouble *f1)
+{
+    vdouble shrunk = b->h * vmax(vsplat(0.2), factor);
+    vint first = rejected & ~b->rejected;
+    for (int l = 0; l < LANES; l++)
+        if (first[l]) {
+            double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM];
+            for (int i = 0; i < k->dimension; i++) {
+                y1l[i] = y1[i][l];
+                f1l[i] = f1[i][l];
+            }
+            lane_store(b, l, k->dimension);
+            shrunk[l] = dopri5_point_retry(&b->point[l], y1l, f1l, b->h[l], shrunk[l]);
+        }
+    b->h = vsel(rejected, shrunk, b->h);
+    b->rejected |= rejected;
+}
+
+/* Accepted lanes: those that crossed a root go to the scalar code, the others move on. */
+static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor,
+                   const vdouble *y1, const vdouble *f1, uint8_t *status)
+{
+    const int d = k->dimension;
+    /* no growth after a rejection */
+    vdouble growth = vsel(b->rejected, vsplat(1.0), vsplat(5.0));
+    vdouble h_next = b->h * vmin(growth, vmax(vsplat(0.2), factor));
+    b->rejected &= ~accepted;
+    b->steps = vsel(accepted, b->steps + 1.0, b->steps);
+    vdouble g[COLLISION_EVENTS];
+    vroots(k, &b->q, y1, f1, g);
+    vint event = accepted & crossings(b, g), plain = accepted & ~event;
+    for (int e = 0; e < COLLISION_EVENTS; e++) {
+        vdouble side = vsel(g[e] < 0.0, vsplat(-1.0), vsplat(1.0));
+        b->sign[e] = vsel(plain & (g[e] != 0.0), side, b->sign[e]);
+    }
+    b->t = vsel(plain, b->t + b->h, b->t);
+    for (int i = 0; i < d; i++) {
+        b->y[i] = vsel(plain, y1[i], b->y[i]);
+        b->f[i] = vsel(plain, f1[i], b->f[i]);
+    }
+    vdouble h = b->h;
+    b->h = vsel(plain, h_next, b->h);
+    for (int l = 0; l < LANES; l++) {
+        dopri5_point *dp = &b->point[l];
+        if (plain[l] && dp->problem.hook) {
+            lane_store(b, l, d);
+            collision_hook_sample(dp->problem.hook, dp->t, dp->y);
+        }
+        if (!event[l])
+            continue;
+        double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM];
+        for (int i = 0; i < d; i++) {
+            y1l[i] = y1[i][l];
+            f1l[i] = f1[i][l];
+        }
+        lane_store(b, l, d);
+        if (dopri5_point_events(dp, y1l, f1l, h[l], h_next[l]))
+            lane_finish(b, l, status, IS_POINT_DONE);
+        else
+            lane_load(b, l, d);
+    }
+}
+
+/* Lanes in `failed` fail for `why` (a solver_failure). */
+static void fail(const lane_kind *k, block *b, vint failed, solver_failure why, uint8_t *status)
+{
+    for (int l = 0; l < LANES; l++)
+        if (failed[l]) {
+            lane_store(b, l, k->dimension);
+            lane_finish(b, l, status, dopri5_point_fail(&b->point[l], why));
+        }
+}
+
+/* One trial step of every active lane, and what follows from it. */
+static void block_try(const lane_kind *k, block *b, uint8_t *status)
+{
+    const lane_params *q = &b->q;
+    /* out of budget before the step (every step counts) */
+    fail(k, b, b->active & (b->steps >= q->max_steps), SOLVER_BUDGET, status);
+    /* Just after a point where |u|^(p-1) is not smooth, the solution behaves like
+     * |t - t_rough|^p and an error estimate of a step as long as that distance is not to
+     * be trusted: keep steps short against it (see ROUGH_STEP_SHARE). */
+    if (k->rough)
+        b->h = vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough));
+    b->h = vsel(b->t + b->h > q->t_max, q->t_max - b->t, b->h);
+    vdouble y1[DOPRI5_MAX_DIM] = {{0}}, f1[DOPRI5_MAX_DIM] = {{0}};
+    vdouble err = vstep(k, b, b->h, y1, f1);
+    /* err^(-1/4) by two square roots: the controller needs no more precision */
+    vdouble factor = 0.9 / vsqrt(vsqrt(vmax(err, vsplat(1e-12))));
+    vint finite = err - err == 0.0;
+    vint underflow = b->h < 16.0 * DBL_EPSILON * vmax(vsplat(1.0), b->t);
+    fail(k, b, b->active & ~finite, SOLVER_NONFINITE, status);
+    fail(k, b, b->active & underflow, SOLVER_STEP_UNDERFLOW, status);
+    vint rejected = b->active & (err > 1.0);
+    reject(k, b, rejected, factor, y1, f1);
+    accept(k, b, b->active & ~rejected, factor, y1, f1, status);
+    /* t_max reached in contact */
+    for (int l = 0; l < LANES; l++)
+        if (b->active[l] && !(b->t[l] < q->t_max[l])) {
+            lane_store(b, l, k->dimension);
+            dopri5_point *dp = &b->point[l];
+            collision_tracker_horizon(&dp->tracker, dp->t, dp->y);
+            lane_finish(b, l, status, IS_POINT_DONE);
+        }
+}
+
+/* The group's kind: what its points share (the grouping key is made of it). */
+static lane_kind kind_of(const collision_problem *pb)
+{
+    lane_kind k = {pb->law, pb->dimension, pb->pow_p.kind, pb->pow_n.kind, 0};
+    k.rough = pb->dimension == 4 && pb->p != 1.0;
+    return k;
+}
+
+static size_t group_key(const collision_problem *pb)
+{
+    return ((size_t)pb->law * 8 + (size_t)pb->pow_p.kind) * 8 + (size_t)pb->pow_n.kind;
+}
+
+/* Runs the points order[0..count) of one group; returns 1 if the stop flag ended it
+ * (the points not finished stay pending). */
+static int run_group(const collision_problem *problems, collision_result *results,
+                     uint8_t *status, const size_t *order, size_t count)
+{
+    const collision_problem *first = &problems[order[0]];
+    const lane_kind k = kind_of(first);
+    const volatile sig_atomic_t *stop = first->stop;
+    block *b = aligned_alloc(64, (sizeof *b + 63) / 64 * 64); /* the vectors' alignment */
+    if (!b)
+        return 0; /* the points stay pending */
+    memset(b, 0, sizeof *b);
+    /* every lane holds a point's parameters, even when idle, so that idle lanes
+     * compute harmless numbers */
+    for (int l = 0; l < LANES; l++) {
+        lane_start(b, l, first, &results[order[0]], order[0]);
+        b->active[l] = 0;
+    }
+    size_t next = 0;
+    int64_t tries = 0, stopped = 0;
+    for (;;) {
+        for (int l = 0; l < LANES && next < count; l++)
+            if (!b->active[l]) {
+                lane_start(b, l, &problems[order[next]], &results[order[next]], order[next]);
+                next++;
+            }
+        if (!vany(b->active))
+            break;
+        if (tries++ % COLLISION_POLL_STEPS == 0 && stop && *stop) {
+            stopped = 1;
+            break;
+        }
+        block_try(&k, b, status);
+    }
+    free(b);
+    return (int)stopped;
+}
+
+static int compare_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void collision_solve_dopri5(const collision_problem *problems, size_t count,
+                            collision_result *results, uint8_t *status, size_t *order)
+{
+    /* groups in the order of their keys, each in batch order (the key in the high bits,
+     * the index in the low 40) */
+    const size_t index_bits = 40, index_mask = ((size_t)1 << index_bits) - 1;
+    for (size_t i = 0; i < count; i++) {
+        status[i] = IS_POINT_PENDING;
+        order[i] = group_key(&problems[i]) << index_bits | i;
+    }
+    qsort(order, count, sizeof *order, compare_size);
+    size_t start = 0;
+    while (start < count) {
+        size_t key = order[start] >> index_bits, end = start;
+        while (end < count && order[end] >> index_bits == key) {
+            order[end] &= index_mask;
+            end++;
+        }
+        if (run_group(problems, results, status, order + start, end - start))
+            return;
+        start = end;
+    }
+}
