@@ -25,6 +25,7 @@
 #include "../core/plugin.h"
 #include "../core/results.h"
 #include "../models/registry.h"
+#include "estimate.h"
 #include "help.h"
 #include "point.h"
 #include "trace.h"
@@ -643,6 +644,11 @@ static int launch(int argc, char **argv, const char *ranks)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/* `run --dry-run`'s sample for the cost estimate: at most this many points, for about
+ * this long (what `slurm/submit` adds to a submission, which checks the job this way). */
+#define ESTIMATE_POINTS 64
+#define ESTIMATE_SECONDS 3.0
+
 /* `run --dry-run`: what the run would compute and write. */
 static void print_plan(const is_job *job, int ranks)
 {
@@ -718,6 +724,11 @@ static int cmd_run(int argc, char **argv)
             rc = is_run_check_output(job, a.job_path, a.options.overwrite, &err);
             if (rc == IS_OK)
                 print_plan(job, size);
+            is_estimate estimate;
+            if (rc == IS_OK)
+                rc = is_estimate_cost(job, ESTIMATE_SECONDS, ESTIMATE_POINTS, &estimate, &err);
+            if (rc == IS_OK)
+                is_estimate_print(&estimate, job->piece_last - job->piece_first, size, stdout);
         }
         rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
     } else if (rc == IS_OK) {

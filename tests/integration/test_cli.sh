@@ -171,6 +171,23 @@ if command -v groff >/dev/null; then
     [ ! -s groff.txt ] || die "groff warns about the man page: $(head -3 groff.txt)"
 fi
 
+say "run --dry-run: the plan and a cost estimate from a timed sample; nothing written"
+expect_status 0 "dry run" "$IMPACTSWEEP" run "$job" --output dry.h5 --dry-run
+grep -q "^points: " out.txt || die "dry run prints no point count: $(cat out.txt)"
+grep -qE "^cost: +about [0-9.e+-]+ (us|ms|s) a point \([0-9]+ sampled" out.txt ||
+    die "dry run prints no cost per point: $(cat out.txt)"
+grep -qE "^estimate: +about .* of one core; about .* on 1 rank$" out.txt ||
+    die "dry run prints no estimate: $(cat out.txt)"
+[ ! -e dry.h5 ] || die "a dry run wrote its output"
+# points of 1e9 impacts per drop: the sample stops at its time budget, and says so
+printf '%s\n' "[sweep]" "model = chatter" "[model]" "rho = 0.3" "gamma = 0.1" \
+    "max_impacts = 1e9" "samples = 1000" "[axis.n]" "values = 3, 4" >long_dry.ini
+t0=$(date +%s)
+expect_status 0 "dry run of hour-long points" "$IMPACTSWEEP" run long_dry.ini --dry-run
+[ $(($(date +%s) - t0)) -le 15 ] || die "the dry run's sample took $(($(date +%s) - t0)) s"
+grep -qE "^cost: +at least .* the last one was stopped unfinished" out.txt ||
+    die "a cut sample is not reported as a lower bound: $(cat out.txt)"
+
 say "run --quiet: nothing on stdout or stderr, the same file"
 expect_status 0 "run" "$IMPACTSWEEP" run "$job" --output loud.h5
 expect_status 0 "run --quiet" "$IMPACTSWEEP" run "$job" --output quiet.h5 --quiet
