@@ -137,7 +137,8 @@ double collision_energy(const collision_problem *problem, const double *y);
 
 /* The event functions (root functions), all continuous along solutions, named:
  * COLLISION_ROOT_FORCE = sign(F) |F|^(1/p) (F itself has a flat zero |X|^p where it
- * vanishes at X = 0, which root finders locate poorly), COLLISION_ROOT_VELOCITY = V,
+ * vanishes at X = 0, which root finders locate poorly; |F|^(1/p) is approximated by an
+ * increasing function with the same root, collision_root_power), COLLISION_ROOT_VELOCITY = V,
  * COLLISION_ROOT_FORCE_RATE = dF/dT (a maximum of F), and the points where the right-hand
  * side is not smooth, where integrators restart rather than step across:
  * COLLISION_ROOT_KINK_W = W, the Bouc-Wen input of the Maxwell type (|W| has a kink; the
@@ -165,6 +166,8 @@ typedef enum {
 } collision_root;
 void collision_events(const collision_problem *problem, const double *y, const double *dydt,
                       double *g, int sign_only);
+/* The force root's |F|^(1/p): an increasing stand-in, exact at 0 (collision_law.c). */
+double collision_root_power(double x, double p);
 
 /* The directions of the roots that matter, one table for every integrator (CVODE's
  * CVodeSetRootDirection convention: -1 falling, 0 either way, 1 rising): F falling, V

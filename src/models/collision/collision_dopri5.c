@@ -46,6 +46,36 @@ static int crossing(int event, double before_sign, double after)
     return (up && dir >= 0) ? 1 : (down && dir <= 0) ? -1 : 0;
 }
 
+/* Root `event` of collision_events at y alone, the same bits, without computing the
+ * others (the force root's power only for the force root, f(y) only where needed). */
+static double root_value(const collision_problem *pb, int event, const double *y)
+{
+    int maxwell = pb->dimension == 4;
+    switch (event) {
+    case COLLISION_ROOT_FORCE: {
+        if (collision_force_follows_x(pb))
+            return -y[0];
+        double force = collision_force(pb, y), magnitude = fabs(force);
+        if (pb->p != 1.0)
+            magnitude = collision_root_power(magnitude, pb->p);
+        return force < 0.0 ? -magnitude : magnitude;
+    }
+    case COLLISION_ROOT_VELOCITY:
+        return collision_velocity(pb, y);
+    case COLLISION_ROOT_KINK_W:
+        return pb->law == LAW_BWM ? y[3] : 1.0;
+    case COLLISION_ROOT_KINK_U:
+        return pb->p != 1.0 ? (maxwell ? y[1] : y[0]) : 1.0;
+    case COLLISION_ROOT_KINK_Z:
+        return pb->law == LAW_BWM || pb->law == LAW_BWSHC ? y[2] : 1.0;
+    default: { /* the force rate and rest need f(y) */
+        double g[COLLISION_EVENTS];
+        collision_events(pb, y, NULL, g, 1);
+        return g[event];
+    }
+    }
+}
+
 /* The root in (0, h] of event g_event along the step from (y, f0) to (y1, f1), by the
  * Illinois method on the cubic Hermite interpolant. Every event marks an extremum of a
  * recorded quantity (V at F = 0, X at V = 0, F at F' = 0), so an error in the event
@@ -65,22 +95,21 @@ static double locate(const collision_problem *pb, const double *y, const double 
         double s2 = s * s, s3 = s2 * s;
         double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
                h11 = s3 - s2;
-        double ys[DOPRI5_MAX_DIM], g[COLLISION_EVENTS];
+        double ys[DOPRI5_MAX_DIM];
         for (int i = 0; i < d; i++)
             ys[i] = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
-        /* the power only for the force root */
-        collision_events(pb, ys, NULL, g, event != COLLISION_ROOT_FORCE);
-        if (g[event] == 0.0)
+        double g = root_value(pb, event, ys);
+        if (g == 0.0)
             return s * h;
-        if ((g[event] < 0.0) == (glo < 0.0)) {
+        if ((g < 0.0) == (glo < 0.0)) {
             lo = s;
-            glo = g[event];
+            glo = g;
             if (side == -1)
                 ghi *= 0.5; /* Illinois: halve the stale end */
             side = -1;
         } else {
             hi = s;
-            ghi = g[event];
+            ghi = g;
             if (side == 1)
                 glo *= 0.5;
             side = 1;
@@ -97,19 +126,17 @@ static double kink_inside(const collision_problem *pb, const double *y, const do
 {
     static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
                                 COLLISION_ROOT_KINK_U, COLLISION_ROOT_KINK_Z};
-    double g1[COLLISION_EVENTS], g0[COLLISION_EVENTS], nearest = 0.0;
+    double g1[COLLISION_EVENTS], nearest = 0.0;
     collision_events(pb, y1, f1, g1, 1);
-    collision_events(pb, y, f0, g0, 0);
     for (size_t k = 0; k < sizeof kinks / sizeof *kinks; k++) {
         int e = kinks[k];
         if (e == COLLISION_ROOT_VELOCITY && pb->dimension == 4)
             continue; /* the Maxwell type's input is W, not V */
         if (sign[e] == 0.0 || (g1[e] < 0.0) == (sign[e] < 0.0) || g1[e] == 0.0)
             continue;
-        double g_end[COLLISION_EVENTS];
-        collision_events(pb, y1, f1, g_end, 0);
-        double g_lo = g0[e] != 0.0 ? g0[e] : sign[e] * DBL_MIN;
-        double at = locate(pb, y, f0, y1, f1, h, e, g_lo, g_end[e]);
+        double g0 = root_value(pb, e, y);
+        double g_lo = g0 != 0.0 ? g0 : sign[e] * DBL_MIN;
+        double at = locate(pb, y, f0, y1, f1, h, e, g_lo, root_value(pb, e, y1));
         if (nearest == 0.0 || at < nearest)
             nearest = at;
     }
@@ -197,22 +224,18 @@ static int first_root(const dopri5_point *dp, const double *y1, const double *f1
 {
     const collision_problem *pb = &dp->problem;
     int first = -1;
-    double g_start[COLLISION_EVENTS], g_end[COLLISION_EVENTS];
-    int computed = 0;
     for (int e = 0; e < COLLISION_EVENTS; e++) {
         event_time[e] = -1.0;
         if (!crossing(e, dp->sign[e], g1[e]))
             continue;
-        if (!computed) {
-            collision_events(pb, dp->y, dp->f, g_start, 0);
-            collision_events(pb, y1, f1, g_end, 0);
-            computed = 1;
-        }
+        double g_start = root_value(pb, e, dp->y);
         /* already on the far side at the step's start: a crossing left over from the
          * last event (coincident to rounding), which happens right here */
-        int far_side = g_start[e] != 0.0 && (g_start[e] < 0.0) != (dp->sign[e] < 0.0);
-        double g_lo = g_start[e] != 0.0 ? g_start[e] : dp->sign[e] * DBL_MIN;
-        double dt = far_side ? 0.0 : locate(pb, dp->y, dp->f, y1, f1, h, e, g_lo, g_end[e]);
+        int far_side = g_start != 0.0 && (g_start < 0.0) != (dp->sign[e] < 0.0);
+        double g_lo = g_start != 0.0 ? g_start : dp->sign[e] * DBL_MIN;
+        double dt = far_side ? 0.0
+                             : locate(pb, dp->y, dp->f, y1, f1, h, e, g_lo,
+                                      root_value(pb, e, y1));
         event_time[e] = dt;
         if (first < 0 || dt < *t_event) {
             first = e;

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 void collision_power_init(collision_power *power, double exponent)
 {
@@ -147,6 +148,26 @@ double collision_energy(const collision_problem *pb, const double *y)
     return energy;
 }
 
+/* A stand-in for x^(1/p), x >= 0, for the force root: the root of sign(F) phi(|F|) is
+ * F's for any increasing phi with phi(0) = 0, and phi only has to undo F's flat zero
+ * |X|^p, so that root finders see a function close to linear there. Taking 1/p of the
+ * distance of x's bit pattern from 1.0's (a piecewise linear log2) does that within a
+ * few per cent, exactly monotone, in a few operations: a pow() per evaluation of the
+ * root was a fifth of DOPRI5's time. */
+double collision_root_power(double x, double p)
+{
+    if (!(x > 0.0))
+        return x; /* 0 (and NaN) */
+    const double one_bits = 4607182418800017408.0; /* 0x3ff0000000000000 */
+    int64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    double scaled = ((double)bits - one_bits) / p + one_bits;
+    int64_t out = (int64_t)scaled;
+    double result;
+    memcpy(&result, &out, sizeof result);
+    return result;
+}
+
 void collision_events(const collision_problem *pb, const double *y, const double *given,
                       double *g, int sign_only)
 {
@@ -201,9 +222,8 @@ void collision_events(const collision_problem *pb, const double *y, const double
     if (follows_x) {
         g[COLLISION_ROOT_FORCE] = -y[0];
     } else {
-        double magnitude = pb->p == 1.0 || sign_only
-                               ? fabs(force)
-                               : collision_power_general(fabs(force), 1.0 / pb->p);
+        double magnitude = pb->p == 1.0 || sign_only ? fabs(force)
+                                                     : collision_root_power(fabs(force), pb->p);
         g[COLLISION_ROOT_FORCE] = force < 0.0 ? -magnitude : magnitude;
     }
     double velocity = collision_velocity(pb, y);
