@@ -2141,8 +2141,8 @@ static void test_stop_flag_leaves_unfinished_points_pending(void)
     for (int i = 0; i < COUNT; i++)
         CHECK(status[i] == IS_POINT_PENDING && isnan(out[STOP_ENERGY * COUNT + i]),
               "flag set before: point %d has status %d", i, status[i]);
-    /* set by a timer in the middle of the long point: the points before it are done, it
-     * and the rest stay pending, within a fraction of a second */
+    /* set by a timer in the middle of the long point: the short ones, which run beside it
+     * in the lanes, are done, it stays pending, within a fraction of a second */
     stop_flag = 0;
     struct sigaction action = {.sa_handler = raise_stop_flag}, previous;
     sigemptyset(&action.sa_mask);
@@ -2159,16 +2159,42 @@ static void test_stop_flag_leaves_unfinished_points_pending(void)
     CHECK(rc == IS_OK && stop_flag == 1 && took < 2.0, "rc %d, flag %d, took %.2f s", rc,
           (int)stop_flag, took);
     for (int i = 0; i < COUNT; i++)
-        CHECK(status[i] == (i < 2 ? IS_POINT_DONE : IS_POINT_PENDING) &&
-                  (i < 2) == !isnan(out[STOP_ENERGY * COUNT + i]),
+        CHECK(status[i] == (i != 2 ? IS_POINT_DONE : IS_POINT_PENDING) &&
+                  (i != 2) == !isnan(out[STOP_ENERGY * COUNT + i]),
               "stopped in point 2: point %d has status %d", i, status[i]);
     /* the points done are the same as without a flag */
     stop_flag = 0;
-    eval_points(points[1], 1, alone, &alone_status, NULL);
-    for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
-        CHECK(same_double(out[o * COUNT + 1], alone[o]) && alone_status == status[1],
-              "output %s of point 1 differs from an unwatched run",
-              is_model_stop_oscillator.outputs[o].name);
+    for (int i = 1; i < COUNT; i += 2) {
+        eval_points(points[i], 1, alone, &alone_status, NULL);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            CHECK(same_double(out[o * COUNT + i], alone[o]) && alone_status == status[i],
+                  "output %s of point %d differs from an unwatched run",
+                  is_model_stop_oscillator.outputs[o].name, i);
+    }
+    /* a batch longer than the lanes, stopped in its long point: the rest stay pending */
+    enum { MANY = 40 };
+    static double many[MANY][STOP_PARAM_COUNT], many_out[STOP_OUTPUT_COUNT * MANY];
+    uint8_t many_status[MANY];
+    for (int i = 0; i < MANY; i++) {
+        default_point(many[i]);
+        many[i][STOP_V1] = 1.0 + 0.01 * i;
+    }
+    many[0][STOP_V1] = points[2][STOP_V1];
+    many[0][STOP_T_END] = 1e9;
+    stop_flag = 0;
+    sigaction(SIGALRM, &action, &previous);
+    setitimer(ITIMER_REAL, &timer, NULL);
+    rc = eval_points(&many[0][0], MANY, many_out, many_status, &stop_flag);
+    sigaction(SIGALRM, &previous, NULL);
+    int pending = 0;
+    for (int i = 0; i < MANY; i++) {
+        pending += many_status[i] == IS_POINT_PENDING;
+        CHECK((many_status[i] == IS_POINT_PENDING) == isnan(many_out[STOP_ENERGY * MANY + i]) &&
+                  (many_status[i] == IS_POINT_PENDING || many_status[i] == IS_POINT_DONE),
+              "%d of %d: status %d", i, MANY, many_status[i]);
+    }
+    CHECK(rc == IS_OK && many_status[0] == IS_POINT_PENDING && pending >= 1,
+          "a long batch stopped: rc %d, point 0 status %d", rc, many_status[0]);
 }
 
 static void test_scaling_changes_only_the_units(void)

@@ -195,6 +195,7 @@ static is_code stop_validate(const double *point, is_error *err)
 
 typedef struct stop_workspace {
     void *cvode;
+    stop_lanes *lanes;
     const volatile sig_atomic_t *stop; /* never NULL */
 } stop_workspace;
 
@@ -206,7 +207,13 @@ static is_code stop_workspace_create(void **workspace, is_error *err)
     stop_workspace *ws = calloc(1, sizeof *ws);
     if (!ws)
         return is_error_set(err, IS_NOMEM, "stop-oscillator: cannot allocate a workspace");
+    ws->lanes = stop_lanes_create();
+    if (!ws->lanes) {
+        free(ws);
+        return is_error_set(err, IS_NOMEM, "stop-oscillator: cannot allocate the lanes");
+    }
     if (stop_cvode_create(&ws->cvode) != 0) {
+        stop_lanes_free(ws->lanes);
         free(ws);
         return is_error_set(err, IS_MODEL, "stop-oscillator: cannot create CVODE");
     }
@@ -221,6 +228,7 @@ static void stop_workspace_free(void *workspace)
     if (!ws)
         return;
     stop_cvode_free(ws->cvode);
+    stop_lanes_free(ws->lanes);
     free(ws);
 }
 
@@ -229,21 +237,12 @@ static void stop_workspace_watch(void *workspace, const volatile sig_atomic_t *s
     ((stop_workspace *)workspace)->stop = stop ? stop : &never_stop;
 }
 
-static void pending_from(size_t first, size_t count, double *outputs, uint8_t *status)
-{
-    for (size_t i = first; i < count; i++) {
-        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
-            outputs[(size_t)o * count + i] = NAN;
-        status[i] = IS_POINT_PENDING;
-    }
-}
-
-int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
-                        double *const *out, uint8_t *status)
+int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_task *pt,
+                     double *const *out, uint8_t *status)
 {
     stop_workspace *ws = workspace;
     if (*ws->stop)
-        return 1; /* asked to stop: this point and the rest stay pending */
+        return STOP_POINT_STOPPED; /* asked to stop: this point and the rest stay pending */
     /* the core validates every point first; a caller that did not gets no result
      * from outside the ranges where the method is verified */
     is_error refused;
@@ -253,52 +252,65 @@ int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
         *out[STOP_REGIME] = REGIME_FAILED;
         *out[STOP_FAILURE] = STOP_FAILURE_INVALID;
         *status = IS_POINT_FAILED_INVALID;
-        return 0;
+        return STOP_POINT_DONE;
     }
     scaled_point sp;
     scale_point(p, &sp);
-    stop_options opt = {.t_end = p[STOP_T_END] / sp.time,
-                        .max_rebounds = (int64_t)p[STOP_MAX_REBOUNDS],
-                        .zeno_tail = p[STOP_ZENO_TAIL],
-                        .use_cvode = p[STOP_INTEGRATOR] == INTEGRATOR_CVODE,
-                        .rtol = p[STOP_RTOL],
-                        .cvode = ws->cvode,
-                        .stop = ws->stop};
+    pt->sys = sp.sys;
+    pt->x0 = sp.x0;
+    pt->time = sp.time;
+    pt->speed = sp.speed;
+    pt->energy = sp.energy;
+    pt->opt = (stop_options){.t_end = p[STOP_T_END] / sp.time,
+                             .max_rebounds = (int64_t)p[STOP_MAX_REBOUNDS],
+                             .zeno_tail = p[STOP_ZENO_TAIL],
+                             .use_cvode = p[STOP_INTEGRATOR] == INTEGRATOR_CVODE,
+                             .rtol = p[STOP_RTOL],
+                             .cvode = ws->cvode,
+                             .stop = ws->stop};
     if (trace) /* it reports in the point's units, and watches the stop flag itself */
-        stop_trace_attach(trace, &opt, &sp.sys, p[STOP_S], sp.speed, sp.time, sp.energy,
+        stop_trace_attach(trace, &pt->opt, &pt->sys, p[STOP_S], sp.speed, sp.time, sp.energy,
                           initial_energy(p));
-    stop_result r;
-    stop_simulate(&sp.sys, &sp.x0, &opt, &r);
-    if (r.failed == 3) /* stopped: this point and the rest are computed again */
-        return 1;
-    *out[STOP_REBOUNDS] = (double)r.rebounds;
-    *out[STOP_ZENO_RESETS] = (double)r.zeno_resets;
-    *out[STOP_CONTACT_PHASES] = (double)r.contact_phases;
-    /* a free run keeps its energy: the one of the point as given (where the scaled
-     * state is tiny, the scaled energy keeps fewer digits) */
-    *out[STOP_ENERGY] = r.regime == REGIME_FREE ? initial_energy(p) : r.energy * sp.energy;
-    *out[STOP_ENERGY_LOST] = r.energy_lost * sp.energy;
-    *out[STOP_T_LAST_REBOUND] = r.t_last_rebound * sp.time;
-    *out[STOP_REGIME] = r.regime;
-    *out[STOP_V_LAST_REBOUND] = r.rebounds > 0 ? r.v_in_last * sp.speed : NAN;
-    *out[STOP_ENERGY_FALL] = r.energy_fall;
-    *out[STOP_ENERGY_FALL_Q4] = r.energy_fall_q4;
-    *out[STOP_STICK_RATIO] = r.energy / r.e_stick;
-    *out[STOP_LATE_STICKING] = (double)r.late_sticking;
-    *out[STOP_T_REGIME] = r.t_regime * sp.time;
+    return STOP_POINT_RUN;
+}
+
+/* The 2-phase periodic orbits of the point's system, when asked for. */
+static void orbit_outputs(const double *p, const stop_task *pt, double *const *out)
+{
     *out[STOP_ORBITS] = NAN;
     *out[STOP_ORBIT_V] = NAN;
     *out[STOP_ORBIT_T_COD] = NAN;
-    if (p[STOP_ORBIT_T_MAX] > 0.0) {
-        stop_orbit orbits[STOP_MAX_ORBITS];
-        int n = stop_find_orbits(&sp.sys, p[STOP_ORBIT_T_MAX] / sp.time, 10, orbits);
-        *out[STOP_ORBITS] = n;
-        if (n > 0) {
-            *out[STOP_ORBIT_V] = orbits[0].v * sp.speed;
-            *out[STOP_ORBIT_T_COD] = orbits[0].t_cod * sp.time;
-        }
+    if (!(p[STOP_ORBIT_T_MAX] > 0.0))
+        return;
+    stop_orbit orbits[STOP_MAX_ORBITS];
+    int n = stop_find_orbits(&pt->sys, p[STOP_ORBIT_T_MAX] / pt->time, 10, orbits);
+    *out[STOP_ORBITS] = n;
+    if (n > 0) {
+        *out[STOP_ORBIT_V] = orbits[0].v * pt->speed;
+        *out[STOP_ORBIT_T_COD] = orbits[0].t_cod * pt->time;
     }
-    stop_failure failure = stop_check_result(&sp.sys, &opt, &r);
+}
+
+void stop_point_end(const double *p, const stop_task *pt, double *const *out, uint8_t *status)
+{
+    const stop_result *r = &pt->r;
+    *out[STOP_REBOUNDS] = (double)r->rebounds;
+    *out[STOP_ZENO_RESETS] = (double)r->zeno_resets;
+    *out[STOP_CONTACT_PHASES] = (double)r->contact_phases;
+    /* a free run keeps its energy: the one of the point as given (where the scaled
+     * state is tiny, the scaled energy keeps fewer digits) */
+    *out[STOP_ENERGY] = r->regime == REGIME_FREE ? initial_energy(p) : r->energy * pt->energy;
+    *out[STOP_ENERGY_LOST] = r->energy_lost * pt->energy;
+    *out[STOP_T_LAST_REBOUND] = r->t_last_rebound * pt->time;
+    *out[STOP_REGIME] = r->regime;
+    *out[STOP_V_LAST_REBOUND] = r->rebounds > 0 ? r->v_in_last * pt->speed : NAN;
+    *out[STOP_ENERGY_FALL] = r->energy_fall;
+    *out[STOP_ENERGY_FALL_Q4] = r->energy_fall_q4;
+    *out[STOP_STICK_RATIO] = r->energy / r->e_stick;
+    *out[STOP_LATE_STICKING] = (double)r->late_sticking;
+    *out[STOP_T_REGIME] = r->t_regime * pt->time;
+    orbit_outputs(p, pt, out);
+    stop_failure failure = stop_check_result(&pt->sys, &pt->opt, r);
     *out[STOP_FAILURE] = failure;
     if (failure != STOP_FAILURE_NONE)
         *out[STOP_REGIME] = REGIME_FAILED;
@@ -307,23 +319,39 @@ int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
               : failure == STOP_FAILURE_SOLVER      ? IS_POINT_FAILED_SOLVER
               : failure == STOP_FAILURE_NONFINITE   ? IS_POINT_FAILED_NONFINITE
                                                     : IS_POINT_FAILED_CHECK;
+}
+
+int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
+                        double *const *out, uint8_t *status)
+{
+    stop_task pt;
+    int rc = stop_point_begin(workspace, p, trace, &pt, out, status);
+    if (rc != STOP_POINT_RUN)
+        return rc == STOP_POINT_STOPPED;
+    stop_simulate(&pt.sys, &pt.x0, &pt.opt, &pt.r);
+    if (pt.r.failed == STOP_RUN_STOPPED) /* stopped: this point and the rest are computed
+                                            again */
+        return 1;
+    stop_point_end(p, &pt, out, status);
     return 0;
 }
 
+void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status)
+{
+    for (size_t i = first; i < count; i++) {
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            outputs[(size_t)o * count + i] = NAN;
+        status[i] = IS_POINT_PENDING;
+    }
+}
+
+/* The points run in lanes (stop_lanes.c), each to the same bits as alone. */
 static is_code stop_eval_batch(void *workspace, const double *points, size_t count,
                                double *outputs, uint8_t *status, is_error *err)
 {
     (void)err;
-    for (size_t i = 0; i < count; i++) {
-        double *out[STOP_OUTPUT_COUNT];
-        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
-            out[o] = &outputs[(size_t)o * count + i];
-        if (stop_evaluate_point(workspace, points + i * STOP_PARAM_COUNT, NULL, out,
-                                &status[i])) {
-            pending_from(i, count, outputs, status);
-            return IS_OK;
-        }
-    }
+    stop_lanes_eval(((stop_workspace *)workspace)->lanes, workspace, points, count, outputs,
+                    status);
     return IS_OK;
 }
 

@@ -272,6 +272,36 @@ void stop_trace_attach(stop_trace *trace, stop_options *options, const stop_syst
 
 extern const is_model_trace stop_oscillator_trace;
 
+/* One point of eval_batch in its scaled variables (stop_oscillator.c): what its run needs
+ * and gives. */
+typedef struct stop_task {
+    stop_system sys;
+    stop_state x0;
+    double time, speed, energy; /* the units of the scaled time, speed and energy */
+    stop_options opt;
+    stop_result r;
+} stop_task;
+
+enum { STOP_POINT_RUN, STOP_POINT_DONE, STOP_POINT_STOPPED };
+/* Before the run (out[o]: where output o goes): STOP_POINT_RUN with *point set up,
+ * STOP_POINT_DONE when the outputs are written already (a refused point), or
+ * STOP_POINT_STOPPED when the stop flag is set (the point stays pending). */
+int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_task *point,
+                     double *const *out, uint8_t *status);
+/* After the run (not stopped): the outputs in the point's units, the orbits, the checks. */
+void stop_point_end(const double *p, const stop_task *point, double *const *out,
+                    uint8_t *status);
+/* Points first to count - 1 of a batch of count: NaN outputs, pending. */
+void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status);
+/* eval_batch's points in lanes (stop_lanes.c): the same bits as stop_evaluate_point gives
+ * each of them; on the stop flag, every point not finished stays pending. The lanes' memory
+ * (some 30 kB) is part of the workspace. */
+typedef struct stop_lanes stop_lanes;
+stop_lanes *stop_lanes_create(void);
+void stop_lanes_free(stop_lanes *lanes);
+void stop_lanes_eval(stop_lanes *lanes, void *workspace, const double *points, size_t count,
+                     double *outputs, uint8_t *status);
+
 /* One point of eval_batch (stop_oscillator.c; out[o]: where output o goes), with a trace
  * or NULL. Returns 1 when the stop flag ended it (the point stays pending). */
 int stop_evaluate_point(void *workspace, const double *point, stop_trace *trace,

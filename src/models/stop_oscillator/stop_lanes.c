@@ -1,0 +1,342 @@
+/* stop_lanes.c: eval_batch's points run in lanes. Each lane holds one point's run
+ * (stop_run, scalar: events, rebounds, resets, contact phases, the bookkeeping); the
+ * contact searches, where the time goes, step all lanes at once as vectors of BLOCK
+ * doubles with masked updates (a lane whose search has ended keeps its state), NVEC
+ * vectors a round so that their dependency chains overlap. When a lane's search ends, its
+ * run takes the outcome and goes on to its next search, or the point is finished and the
+ * lane takes the batch's next point.
+ *
+ * Determinism: the vector step below makes, lane by lane, the decisions of
+ * stop_search_step (stop_search.h) with the same operations in the same order (fp
+ * contraction is off; stop_sincos is plain C; sqrt and division are correctly rounded in
+ * every ISA), so that a point's result is the same bits in any lane, batch, order and
+ * build, and the same as stop_simulate's (the trace's): tests/unit/test_stop.c checks it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stop_oscillator.h"
+#include "stop_search.h"
+
+#if defined(__AVX__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+#pragma GCC diagnostic ignored "-Wpsabi" /* vectors wider than the baseline ABI's */
+
+#define BLOCK 4 /* doubles a vector (AVX2: one register; SSE2: two) */
+#define NVEC 2  /* vectors a round: two independent chains (measured: bench_stop) */
+#define LANES (BLOCK * NVEC)
+
+typedef double vd __attribute__((vector_size(BLOCK * sizeof(double))));
+typedef int64_t vi __attribute__((vector_size(BLOCK * sizeof(int64_t))));
+
+/* The searches of all lanes, structure of arrays (the fields of stop_search). */
+typedef struct lane_searches {
+    _Alignas(32) double u[LANES], du[LANES], u_a[LANES], nu_w[LANES], w1[LANES], nw1[LANES];
+    _Alignas(32) double w[LANES], dw[LANES], w_a[LANES], nw_w[LANES], w2[LANES], nw2[LANES];
+    _Alignas(32) double s[LANES], m2[LANES], m3[LANES], reach[LANES], h_max[LANES];
+    _Alignas(32) double horizon[LANES], t[LANES], g[LANES], dg[LANES], ddg[LANES], h[LANES];
+    _Alignas(32) double away[LANES]; /* a mask's bits: all ones, or 0 */
+    _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
+    _Alignas(32) double evaluations[LANES];
+    _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step */
+} lane_searches;
+
+static inline vd ld(const double *p)
+{
+    vd v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void st(double *p, vd v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+static inline vd sel(vi m, vd a, vd b)
+{
+    return (vd)((m & (vi)a) | (~m & (vi)b));
+}
+
+static inline vd vmin(vd a, vd b) /* stop_min */
+{
+    return sel((a < b) | (b != b), a, b);
+}
+
+static inline vd vmax(vd a, vd b) /* stop_max */
+{
+    return sel((a > b) | (b != b), a, b);
+}
+
+static inline vd vsqrt(vd x)
+{
+#if defined(__AVX__)
+    return (vd)_mm256_sqrt_pd((__m256d)x);
+#elif defined(__SSE2__)
+    union { vd v; __m128d h[2]; } u = {x};
+    u.h[0] = _mm_sqrt_pd(u.h[0]);
+    u.h[1] = _mm_sqrt_pd(u.h[1]);
+    return u.v;
+#else
+    for (int i = 0; i < BLOCK; i++)
+        x[i] = sqrt(x[i]);
+    return x;
+#endif
+}
+
+static inline vd splat(double x)
+{
+    return (vd){x, x, x, x};
+}
+
+/* stop_sincos, lane by lane */
+static inline void vsincos(vd x, vd *sn, vd *cs)
+{
+    const vd magic = splat(STOP_ROUND_MAGIC), nmagic = splat(-STOP_ROUND_MAGIC);
+    vd n = (x * STOP_2_OVER_PI + magic) + nmagic;
+    vd r = (x + n * STOP_NPIO2_1) + n * STOP_NPIO2_1T;
+    vd z = r * r;
+    vd ps = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 +
+            z * (2.75573137070700676789e-06 + z * (-2.50507602534068634195e-08 +
+            z * 1.58969099521155010221e-10)));
+    vd s = r + (r * z) * (-1.66666666666666324348e-01 + z * ps);
+    vd pc = z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 +
+            z * (2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07 +
+            z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
+    vd nhz = -0.5 * z, w = 1.0 + nhz;
+    vd c = w + (((1.0 + -w) + nhz) + z * pc);
+    vd n4 = 0.25 * n;
+    vd q = n + -4.0 * ((n4 + magic) + nmagic);
+    vd aq = (vd)((vi)q & ~(vi)splat(-0.0)); /* fabs */
+    vi swap = aq == 1.0, two = aq == 2.0;
+    vd s1 = sel(swap, c, s), c1 = sel(swap, s, c);
+    *sn = sel((q == -1.0) | two, -s1, s1);
+    *cs = sel((q == 1.0) | two, -c1, c1);
+}
+
+/* One round of stop_search_step for the BLOCK lanes from `b`. */
+static inline void step_block(lane_searches *L, int b)
+{
+    vd t = ld(L->t + b), g = ld(L->g + b), dg = ld(L->dg + b), h = ld(L->h + b);
+    vd reach = ld(L->reach + b), horizon = ld(L->horizon + b);
+    vi away = (vi)ld(L->away + b);
+    vd c = vmin(ld(L->m2 + b), ld(L->ddg + b) + ld(L->m3 + b) * h);
+    vd g0 = sel(away, vmin(g, splat(-DBL_MIN)), vmin(g, splat(0.0)) - reach);
+    /* stop_first_root_of_bound */
+    vd disc = dg * dg - 2.0 * c * g0, sq = vsqrt(disc);
+    vd root = sel(dg > 0.0, -2.0 * g0 / (dg + sq),
+                  sel(c > 0.0, (-dg + sq) / c, splat(INFINITY)));
+    vd r = sel(disc < 0.0, splat(INFINITY), root);
+    vd step = vmin(r, h);
+    vi over = t + step >= horizon;
+    vi none = over & (r >= horizon - t);
+    step = sel(over, horizon - t, step);
+    vd tn = t + step;
+    /* stop_cod_at */
+    vd s1, c1, s2, c2;
+    vsincos(ld(L->w1 + b) * tn, &s1, &c1);
+    vsincos(ld(L->w2 + b) * tn, &s2, &c2);
+    vd u = ld(L->u + b) * c1 + ld(L->u_a + b) * s1, du = ld(L->du + b) * c1 + ld(L->nu_w + b) * s1;
+    vd w = ld(L->w + b) * c2 + ld(L->w_a + b) * s2, dw = ld(L->dw + b) * c2 + ld(L->nw_w + b) * s2;
+    vd x1 = u + w, v1 = du + dw, x2 = u + -w, v2 = du + -dw;
+    vd ddg = ld(L->nw1 + b) * u + ld(L->nw2 + b) * w;
+    vd gn = x1 - ld(L->s + b);
+    vi awayn = away | (gn < -reach);
+    vi hit = ((gn > 0.0) & awayn) | ((tn > 0.0) & (gn >= -reach) & (awayn | (v1 > 0.0)));
+    vd hn = sel(r < h, vmax(2.0 * r, splat(DBL_MIN)), vmin(2.0 * h, ld(L->h_max + b)));
+    /* lanes whose search goes on (rc ON before this step) and did not end at the horizon */
+    vi on = ld(L->rc + b) == (double)STOP_SEARCH_ON;
+    vi keep = ~on | none;
+    st(L->t + b, sel(keep, t, tn));
+    st(L->g + b, sel(keep, g, gn));
+    st(L->dg + b, sel(keep, dg, v1));
+    st(L->ddg + b, sel(keep, ld(L->ddg + b), ddg));
+    st(L->h + b, sel(keep, h, hn));
+    st(L->away + b, (vd)sel(keep, (vd)away, (vd)awayn));
+    st(L->x1 + b, sel(keep, ld(L->x1 + b), x1));
+    st(L->v1 + b, sel(keep, ld(L->v1 + b), v1));
+    st(L->x2 + b, sel(keep, ld(L->x2 + b), x2));
+    st(L->v2 + b, sel(keep, ld(L->v2 + b), v2));
+    vd ev = ld(L->evaluations + b);
+    st(L->evaluations + b, sel(keep, ev, ev + 1.0));
+    vd rc = sel(hit, splat(STOP_SEARCH_HIT), splat(STOP_SEARCH_ON));
+    rc = sel(none, splat(STOP_SEARCH_NONE), rc);
+    st(L->rc + b, sel(on, rc, ld(L->rc + b)));
+}
+
+/* A lane: the point it runs (its index in the batch), and the run. */
+typedef struct lane {
+    size_t index;
+    int active;
+    stop_task pt;
+    stop_run rn;
+} lane;
+
+struct stop_lanes {
+    lane_searches S;
+    lane lane[LANES];
+    void *workspace;
+    const double *points;
+    size_t count, next;
+    double *outputs;
+    uint8_t *status;
+    int stopping; /* the stop flag was seen: every point not finished stays pending */
+};
+typedef stop_lanes lanes;
+
+static void put_search(lane_searches *L, int l, const stop_search *S)
+{
+    const stop_cod *c = &S->cod;
+    L->u[l] = c->u, L->du[l] = c->du, L->u_a[l] = c->u_a, L->nu_w[l] = c->nu_w;
+    L->w1[l] = c->w1, L->nw1[l] = c->nw1;
+    L->w[l] = c->w, L->dw[l] = c->dw, L->w_a[l] = c->w_a, L->nw_w[l] = c->nw_w;
+    L->w2[l] = c->w2, L->nw2[l] = c->nw2;
+    L->s[l] = S->s, L->m2[l] = S->m2, L->m3[l] = S->m3, L->reach[l] = S->reach;
+    L->h_max[l] = S->h_max, L->horizon[l] = S->horizon;
+    L->t[l] = S->t, L->g[l] = S->g, L->dg[l] = S->dg, L->ddg[l] = S->ddg, L->h[l] = S->h;
+    int64_t mask = S->away ? -1 : 0;
+    memcpy(&L->away[l], &mask, sizeof mask);
+    L->x1[l] = S->at.x1, L->v1[l] = S->at.v1, L->x2[l] = S->at.x2, L->v2[l] = S->at.v2;
+    L->evaluations[l] = (double)S->evaluations;
+    L->rc[l] = STOP_SEARCH_ON;
+}
+
+/* What stop_run_searched reads of a finished search. */
+static void get_search(const lane_searches *L, int l, stop_search *S)
+{
+    S->t = L->t[l];
+    S->horizon = L->horizon[l];
+    S->at = (stop_state){L->x1[l], L->v1[l], L->x2[l], L->v2[l]};
+    S->evaluations = (int64_t)L->evaluations[l];
+}
+
+/* Where output o of point i goes. */
+static void output_slots(lanes *ln, size_t i, double **out)
+{
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+        out[o] = &ln->outputs[(size_t)o * ln->count + i];
+}
+
+/* Point i stays pending (NaN outputs). */
+static void pending_one(lanes *ln, size_t i)
+{
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+        ln->outputs[(size_t)o * ln->count + i] = NAN;
+    ln->status[i] = IS_POINT_PENDING;
+}
+
+/* The lane's point has ended its run: its outputs, or pending when it was stopped. */
+static void finish_point(lanes *ln, lane *a)
+{
+    stop_run_finish(&a->rn);
+    a->active = 0;
+    if (a->pt.r.failed == STOP_RUN_STOPPED) {
+        ln->stopping = 1;
+        pending_one(ln, a->index);
+        return;
+    }
+    double *out[STOP_OUTPUT_COUNT];
+    output_slots(ln, a->index, out);
+    stop_point_end(ln->points + a->index * STOP_PARAM_COUNT, &a->pt, out,
+                   &ln->status[a->index]);
+}
+
+/* Runs lane l's point (resume), then the batch's next ones, up to the next contact
+ * search, which it puts in the lane; the lane stays inactive when the batch is used up or
+ * stopping. */
+static void fill_lane(lanes *ln, int l, int resume)
+{
+    lane *a = &ln->lane[l];
+    stop_search S;
+    if (resume) {
+        if (stop_run_advance(&a->rn, &S)) {
+            put_search(&ln->S, l, &S);
+            return;
+        }
+        finish_point(ln, a);
+    }
+    while (!ln->stopping && ln->next < ln->count) {
+        a->index = ln->next++;
+        double *out[STOP_OUTPUT_COUNT];
+        output_slots(ln, a->index, out);
+        const double *p = ln->points + a->index * STOP_PARAM_COUNT;
+        int rc = stop_point_begin(ln->workspace, p, NULL, &a->pt, out, &ln->status[a->index]);
+        if (rc == STOP_POINT_STOPPED) {
+            ln->stopping = 1;
+            pending_one(ln, a->index);
+        }
+        if (rc != STOP_POINT_RUN)
+            continue;
+        a->active = 1;
+        stop_run_begin(&a->rn, &a->pt.sys, &a->pt.x0, &a->pt.opt, &a->pt.r);
+        if (stop_run_advance(&a->rn, &S)) {
+            put_search(&ln->S, l, &S);
+            return;
+        }
+        finish_point(ln, a);
+    }
+}
+
+/* The lanes whose search has ended take its outcome and go on. */
+static void service(lanes *ln)
+{
+    for (int l = 0; l < LANES; l++) {
+        lane *a = &ln->lane[l];
+        int rc = (int)ln->S.rc[l];
+        if (!a->active || ln->stopping)
+            continue;
+        if (rc == STOP_SEARCH_ON && ln->S.evaluations[l] < STOP_SEARCH_LIMIT)
+            continue;
+        if (rc == STOP_SEARCH_ON)
+            rc = STOP_SEARCH_STALLED;
+        stop_search S;
+        get_search(&ln->S, l, &S);
+        stop_run_searched(&a->rn, &S, rc);
+        fill_lane(ln, l, 1);
+    }
+}
+
+stop_lanes *stop_lanes_create(void)
+{
+    return aligned_alloc(64, (sizeof(stop_lanes) + 63) / 64 * 64);
+}
+
+void stop_lanes_free(stop_lanes *lanes)
+{
+    free(lanes);
+}
+
+void stop_lanes_eval(stop_lanes *ln, void *workspace, const double *points, size_t count,
+                     double *outputs, uint8_t *status)
+{
+    ln->workspace = workspace;
+    ln->points = points;
+    ln->count = count;
+    ln->next = 0;
+    ln->outputs = outputs;
+    ln->status = status;
+    ln->stopping = 0;
+    for (int l = 0; l < LANES; l++) {
+        ln->lane[l].active = 0;
+        ln->S.rc[l] = STOP_SEARCH_NONE; /* parked: the vector step keeps it */
+        fill_lane(ln, l, 0);
+    }
+    for (;;) {
+        int active = 0;
+        for (int l = 0; l < LANES; l++)
+            active |= ln->lane[l].active;
+        if (!active || ln->stopping)
+            break;
+        for (int b = 0; b < LANES; b += BLOCK)
+            step_block(&ln->S, b);
+        service(ln);
+    }
+    if (!ln->stopping)
+        return;
+    for (int l = 0; l < LANES; l++) /* every point not finished stays pending */
+        if (ln->lane[l].active)
+            pending_one(ln, ln->lane[l].index);
+    stop_pending(ln->next, count, outputs, status);
+}
