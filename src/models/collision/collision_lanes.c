@@ -343,6 +343,7 @@ typedef struct block {
     vdouble t, h, t_rough, steps;
     vdouble sign[COLLISION_EVENTS];
     vint rejected, active;
+    int hooked; /* a lane's point is traced (then it is the only point) */
     lane_params q;
     dopri5_point point[LANES]; /* the scalar side of each lane's point */
     size_t index[LANES];       /* the point's place in the batch */
@@ -442,6 +443,7 @@ static void lane_start(block *b, int l, const collision_problem *pb, collision_r
     q->h_start[l] = dp->h_start;
     q->max_steps[l] = (double)pb->max_steps;
     r->steps = 0;
+    b->hooked |= pb->hook != NULL;
     lane_load(b, l, pb->dimension);
     b->active[l] = -1;
 }
@@ -516,7 +518,7 @@ static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor,
     b->h = vsel(plain, h_next, b->h);
     for (int l = 0; l < LANES; l++) {
         dopri5_point *dp = &b->point[l];
-        if (plain[l] && dp->problem.hook) {
+        if (b->hooked && plain[l] && dp->problem.hook) {
             lane_store(b, l, d);
             collision_hook_sample(dp->problem.hook, dp->t, dp->y);
         }
@@ -557,7 +559,8 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     if (k->rough)
         b->h = vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough));
     b->h = vsel(b->t + b->h > q->t_max, q->t_max - b->t, b->h);
-    vdouble y1[DOPRI5_MAX_DIM] = {{0}}, f1[DOPRI5_MAX_DIM] = {{0}};
+    vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM];
+    y1[DOPRI5_MAX_DIM - 1] = f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
     vdouble err = vstep(k, b, b->h, y1, f1);
     /* err^(-1/4) by two square roots: the controller needs no more precision */
     vdouble factor = 0.9 / vsqrt(vsqrt(vmax(err, vsplat(1e-12))));
