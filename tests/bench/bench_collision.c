@@ -6,7 +6,8 @@
  * (p = 1.7, n = 1.3, which need the general power). The reference e of each point comes
  * from both integrators at rtol 1e-11 (which agree to ~1e-12).
  * Usage: bench_collision [law rtol evaluations reps [which]] (law: bwshc, bwm, ...;
- * which: all, or lanes for the DOPRI5 lanes alone, e.g. to profile them). */
+ * which: all, or lanes for the DOPRI5 lanes alone, e.g. to profile them, or
+ * lanes-bench, lanes-general for one of the two points). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +58,8 @@ typedef struct bench {
 
 /* Median evaluations per second over the reps, evaluated `per_batch` points per call
  * (the outputs of the last call's first point stay in b->out). */
-static double measure(bench *b, size_t per_batch, double *e, double *steps)
+__attribute__((noinline)) static double measure(bench *b, size_t per_batch, double *e,
+                                                 double *steps)
 {
     double rates[100];
     is_error err;
@@ -128,7 +130,8 @@ int main(int argc, char **argv)
     bench b = {0};
     b.count = argc > 3 ? (size_t)atol(argv[3]) : 20000;
     b.reps = argc > 4 ? atoi(argv[4]) : 5;
-    int lanes_only = argc > 5 && strcmp(argv[5], "lanes") == 0;
+    const char *which = argc > 5 ? argv[5] : "all";
+    int lanes_only = strncmp(which, "lanes", 5) == 0;
     if (b.count < 1 || b.reps < 1 || b.reps > 100)
         return 2;
     b.points = malloc(b.count * COLLISION_PARAM_COUNT * sizeof *b.points);
@@ -137,8 +140,10 @@ int main(int argc, char **argv)
     is_error err;
     if (!b.points || !b.out || !b.status || collision_workspace_create(&b.ws, &err) != IS_OK)
         return 1;
-    run_point(&b, law, rtol, 1.5, 1.0, AIM_BENCH_POINT, lanes_only);
-    run_point(&b, law, rtol, 1.7, 1.3, AIM_GENERAL, lanes_only);
+    if (strcmp(which, "lanes-general") != 0)
+        run_point(&b, law, rtol, 1.5, 1.0, AIM_BENCH_POINT, lanes_only);
+    if (strcmp(which, "lanes-bench") != 0)
+        run_point(&b, law, rtol, 1.7, 1.3, AIM_GENERAL, lanes_only);
     collision_workspace_free(b.ws);
     free(b.points);
     free(b.out);

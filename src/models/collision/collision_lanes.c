@@ -162,14 +162,21 @@ static inline vdouble vexp(vdouble hi, vdouble lo)
     return e * s1 * s2;
 }
 
-/* |x|^e for x >= 0, e > 0: exp(e log x), the product in double-double, so that the
- * error is about (1 + e/4) ulp rather than growing with |e log x|. */
-static inline vdouble vpow_general(vdouble x, vdouble e)
+/* log x = hi + lo for the power: x > 0 finite, anything else (0, inf, NaN: the power
+ * sets those apart) as if 1. */
+static inline void vlog_for_power(vdouble x, vdouble *hi, vdouble *lo)
 {
-    vdouble lhi, llo, yhi, ylo;
-    vint positive = x > 0.0, finite = x < INFINITY;
-    vdouble safe = vsel(positive & finite, x, vsplat(1.0));
-    vlog(safe, &lhi, &llo);
+    vint ordinary = (x > 0.0) & (x < INFINITY);
+    vlog(vsel(ordinary, x, vsplat(1.0)), hi, lo);
+}
+
+/* |x|^e for x >= 0, e > 0, from (lhi, llo) = vlog_for_power(x): exp(e log x), the
+ * product in double-double, so that the error is about (1 + e/4) ulp rather than
+ * growing with |e log x|. A power of x to two exponents shares the logarithm, with the
+ * same bits as two separate powers. */
+static inline vdouble vpow_from_log(vdouble x, vdouble lhi, vdouble llo, vdouble e)
+{
+    vdouble yhi, ylo;
     two_product(e, lhi, &yhi, &ylo);
     ylo = ylo + e * llo;
     vint huge = yhi > 710.0, small = yhi < -746.0;
@@ -179,6 +186,13 @@ static inline vdouble vpow_general(vdouble x, vdouble e)
     result = vsel(x == 0.0, vsplat(0.0), result);
     result = vsel(x == INFINITY, x, result);
     return vsel(x == x, result, x); /* NaN stays NaN */
+}
+
+static inline vdouble vpow_general(vdouble x, vdouble e)
+{
+    vdouble lhi, llo;
+    vlog_for_power(x, &lhi, &llo);
+    return vpow_from_log(x, lhi, llo, e);
 }
 
 double collision_power_general(double x, double e)
@@ -197,6 +211,22 @@ static inline vdouble vpower(int kind, vdouble x, vdouble e)
     case 5: return x * x * vsqrt(x);
     default: return vpow_general(x, e);
     }
+}
+
+/* |x|^p and |x|^n (kinds p_kind, n_kind), one logarithm between them where both need
+ * the general power. */
+static inline void vpower_pair(int p_kind, int n_kind, vdouble x, vdouble p, vdouble n,
+                               vdouble *xp, vdouble *xn)
+{
+    if (p_kind == 0 && n_kind == 0) {
+        vdouble lhi, llo;
+        vlog_for_power(x, &lhi, &llo);
+        *xp = vpow_from_log(x, lhi, llo, p);
+        *xn = vpow_from_log(x, lhi, llo, n);
+        return;
+    }
+    *xp = vpower(p_kind, x, p);
+    *xn = vpower(n_kind, x, n);
 }
 
 /* --- the laws in lanes (collision_law.c's right-hand sides and roots, the same bits) --- */
@@ -219,10 +249,9 @@ static inline vdouble vsigned(vdouble u, vdouble magnitude)
     return vsel(u < 0.0, -magnitude, magnitude);
 }
 
-/* Z' = A (U - pi2 |Z|^(n-1) Z |U| - pi3 |Z|^n U) */
-static inline vdouble vbouc_wen(const lane_kind *k, const lane_params *q, vdouble z, vdouble u)
+/* Z' = A (U - pi2 |Z|^(n-1) Z |U| - pi3 |Z|^n U), with zn = |Z|^n */
+static inline vdouble vbouc_wen(const lane_params *q, vdouble z, vdouble zn, vdouble u)
 {
-    vdouble zn = vpower(k->n_kind, vabs(z), q->n);
     vdouble zn_signed = vsigned(z, zn);
     return q->A * (u - q->pi2 * zn_signed * vabs(u) - q->pi3 * zn * u);
 }
@@ -235,10 +264,14 @@ static inline vdouble vpower_less_one(const lane_kind *k, vdouble au, vdouble up
 
 static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f)
 {
-    vdouble w = y[3], ay = vabs(y[1]), az = vabs(y[2]);
-    vdouble yp = vpower(k->p_kind, ay, q->p), zp = vpower(k->p_kind, az, q->p);
+    vdouble w = y[3], ay = vabs(y[1]), az = vabs(y[2]), zp, zn;
+    vdouble yp = vpower(k->p_kind, ay, q->p);
+    if (k->law == LAW_BWM)
+        vpower_pair(k->p_kind, k->n_kind, az, q->p, q->n, &zp, &zn);
+    else
+        zp = zn = vpower(k->p_kind, az, q->p);
     vdouble r_rate = q->pi1 * (q->alpha * vsigned(y[1], yp) + q->alpha_c * vsigned(y[2], zp));
-    vdouble z_rate = k->law == LAW_BWM ? vbouc_wen(k, q, y[2], w) : vsplat(0.0);
+    vdouble z_rate = k->law == LAW_BWM ? vbouc_wen(q, y[2], zn, w) : vsplat(0.0);
     vdouble y_p1 = vpower_less_one(k, ay, yp), z_p1 = vpower_less_one(k, az, zp);
     f[0] = r_rate;
     f[1] = w;
@@ -272,10 +305,10 @@ static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdo
         break;
     }
     default: { /* LAW_BWSHC */
-        vdouble xp = vpower(k->p_kind, vabs(x), q->p);
-        vdouble zp = vpower(k->p_kind, vabs(z), q->p);
+        vdouble xp = vpower(k->p_kind, vabs(x), q->p), zp, zn;
+        vpower_pair(k->p_kind, k->n_kind, vabs(z), q->p, q->n, &zp, &zn);
         f[1] = -q->alpha * vsigned(x, xp) - q->alpha_c * vsigned(z, zp) - q->pi1 * xp * v;
-        f[2] = vbouc_wen(k, q, z, v);
+        f[2] = vbouc_wen(q, z, zn, v);
         break;
     }
     }

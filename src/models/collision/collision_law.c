@@ -55,6 +55,29 @@ static double maxwell_rate(const collision_problem *pb, const double *y)
                       pb->alpha_c * signed_power(&pb->pow_p, y[2]));
 }
 
+/* V' = F of the Kelvin-Voigt type (X, V, Z). */
+static double kelvin_voigt_force(const collision_problem *pb, const double *y)
+{
+    double x = y[0], v = y[1], z = y[2];
+    switch (pb->law) {
+    case LAW_HOOKE:
+        return -x;
+    case LAW_KELVIN_VOIGT:
+        return -x - pb->pi1 * v;
+    case LAW_HERTZ:
+        return -signed_power(&pb->pow_p, x);
+    case LAW_HUNT_CROSSLEY: {
+        double xp = collision_power_eval(&pb->pow_p, fabs(x));
+        return -(x < 0.0 ? -xp : xp) - pb->pi1 * xp * v;
+    }
+    default: { /* LAW_BWSHC */
+        double xp = collision_power_eval(&pb->pow_p, fabs(x));
+        return -pb->alpha * (x < 0.0 ? -xp : xp) - pb->alpha_c * signed_power(&pb->pow_p, z) -
+               pb->pi1 * xp * v;
+    }
+    }
+}
+
 void collision_rhs(const collision_problem *pb, const double *y, double *dydt)
 {
     if (maxwell_type(pb)) { /* (R, Y, Z, W) */
@@ -73,44 +96,16 @@ void collision_rhs(const collision_problem *pb, const double *y, double *dydt)
         return;
     }
     /* (X, V, Z) */
-    double x = y[0], v = y[1], z = y[2];
-    dydt[0] = v;
-    switch (pb->law) {
-    case LAW_HOOKE:
-        dydt[1] = -x;
-        dydt[2] = 0.0;
-        break;
-    case LAW_KELVIN_VOIGT:
-        dydt[1] = -x - pb->pi1 * v;
-        dydt[2] = 0.0;
-        break;
-    case LAW_HERTZ:
-        dydt[1] = -signed_power(&pb->pow_p, x);
-        dydt[2] = 0.0;
-        break;
-    case LAW_HUNT_CROSSLEY: {
-        double xp = collision_power_eval(&pb->pow_p, fabs(x));
-        dydt[1] = -(x < 0.0 ? -xp : xp) - pb->pi1 * xp * v;
-        dydt[2] = 0.0;
-        break;
-    }
-    default: { /* LAW_BWSHC */
-        double xp = collision_power_eval(&pb->pow_p, fabs(x));
-        dydt[1] = -pb->alpha * (x < 0.0 ? -xp : xp) - pb->alpha_c * signed_power(&pb->pow_p, z) -
-                  pb->pi1 * xp * v;
-        dydt[2] = bouc_wen_rate(pb, z, v);
-        break;
-    }
-    }
+    dydt[0] = y[1];
+    dydt[1] = kelvin_voigt_force(pb, y);
+    dydt[2] = pb->law == LAW_BWSHC ? bouc_wen_rate(pb, y[2], y[1]) : 0.0;
 }
 
 double collision_force(const collision_problem *pb, const double *y)
 {
     if (maxwell_type(pb))
         return -maxwell_rate(pb, y) / pb->pi1; /* F = V' = -R'/pi1 */
-    double dydt[4];
-    collision_rhs(pb, y, dydt);
-    return dydt[1];
+    return kelvin_voigt_force(pb, y);
 }
 
 double collision_velocity(const collision_problem *pb, const double *y)
