@@ -1658,6 +1658,119 @@ static is_code eval_points(const double *points, size_t count, double *outputs,
     return rc;
 }
 
+/* Points of every kind for the lanes: Zeno sequences, sticking, impacting at high
+ * restitution, free, a budget that runs out, orbits searched, CVODE, a refused one. */
+static void lane_test_point(int i, unsigned *seed, double *p)
+{
+    default_point(p);
+    p[STOP_K] = 0.5 + 2.0 * fabs(test_random(seed));
+    p[STOP_K12] = p[STOP_K] * (0.3 + 5.0 * fabs(test_random(seed)));
+    p[STOP_S] = 0.5 + fabs(test_random(seed));
+    p[STOP_EPSILON] = 0.3 + 0.69 * fabs(test_random(seed));
+    double x2t = (p[STOP_K] + p[STOP_K12]) * p[STOP_S] / p[STOP_K12];
+    p[STOP_X1] = p[STOP_S] * (i % 3 == 0 ? 1.0 : test_random(seed));
+    p[STOP_V1] = (i % 3 == 0 ? -0.05 : 2.0) * test_random(seed) * p[STOP_S];
+    p[STOP_X2] = i % 3 == 0 ? x2t * (1.0 + fabs(test_random(seed))) : test_random(seed);
+    p[STOP_V2] = test_random(seed);
+    p[STOP_T_END] = 20.0 + 200.0 * fabs(test_random(seed));
+    p[STOP_ZENO_TAIL] = i % 4 == 0 ? 1e-30 : 1e-3;
+    if (i % 11 == 5)
+        p[STOP_MAX_REBOUNDS] = 7;
+    if (i % 13 == 7)
+        p[STOP_ORBIT_T_MAX] = 10.0;
+    if (i % 17 == 3) {
+        p[STOP_INTEGRATOR] = 1; /* cvode */
+        p[STOP_T_END] = 20.0;
+    }
+    if (i % 19 == 9)
+        p[STOP_X1] = 2.0 * p[STOP_S]; /* refused: beyond the stop */
+    if (i % 23 == 2)
+        p[STOP_V1] = p[STOP_X1] = p[STOP_X2] = p[STOP_V2] = 0.01; /* free */
+}
+
+/* A batch of the points in `order` (indices into points); checks each against ref. */
+static void check_batch(const double (*points)[STOP_PARAM_COUNT], const int *order, int count,
+                        const double *ref, const uint8_t *ref_status, int ref_count,
+                        const char *what)
+{
+    static double batch[128][STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * 128];
+    uint8_t status[128];
+    for (int j = 0; j < count; j++)
+        memcpy(batch[j], points[order[j]], sizeof batch[j]);
+    eval_points(&batch[0][0], (size_t)count, out, status, NULL);
+    for (int j = 0; j < count; j++) {
+        int i = order[j], differs = status[j] != ref_status[i];
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            differs |= !same_double(out[o * count + j], ref[o * ref_count + i]);
+        CHECK(!differs, "%s: point %d (at %d of %d) differs from its run alone", what, i, j,
+              count);
+    }
+}
+
+static void test_lanes_give_every_point_its_own_bits(void)
+{
+    enum { COUNT = 96 };
+    static double points[COUNT][STOP_PARAM_COUNT], ref[STOP_OUTPUT_COUNT * COUNT];
+    uint8_t ref_status[COUNT];
+    unsigned seed = 77;
+    for (int i = 0; i < COUNT; i++)
+        lane_test_point(i, &seed, points[i]);
+    /* each alone, and the scalar path (stop_evaluate_point, what the trace runs) */
+    void *ws = NULL;
+    is_error err;
+    CHECK(is_model_stop_oscillator.workspace_create(&ws, &err) == IS_OK, "workspace");
+    for (int i = 0; i < COUNT; i++) {
+        double alone[STOP_OUTPUT_COUNT], scalar[STOP_OUTPUT_COUNT], *slots[STOP_OUTPUT_COUNT];
+        uint8_t scalar_status;
+        eval_points(points[i], 1, alone, &ref_status[i], NULL);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++) {
+            ref[o * COUNT + i] = alone[o];
+            slots[o] = &scalar[o];
+        }
+        stop_evaluate_point(ws, points[i], NULL, slots, &scalar_status);
+        int differs = scalar_status != ref_status[i];
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            differs |= !same_double(scalar[o], alone[o]);
+        CHECK(!differs, "point %d: the lanes and the scalar path differ", i);
+    }
+    is_model_stop_oscillator.workspace_free(ws);
+    int kinds[6] = {0};
+    for (int i = 0; i < COUNT; i++)
+        kinds[ref_status[i] == IS_POINT_DONE ? (int)ref[STOP_REGIME * COUNT + i] % 6 : 3]++;
+    CHECK(kinds[REGIME_IMPACTING] > 0 && kinds[REGIME_FAILED] > 0 && kinds[REGIME_FREE] > 0 &&
+              kinds[REGIME_STICKING] + kinds[REGIME_UNDECIDED] > 0,
+          "the points cover the regimes: %d %d %d %d %d %d", kinds[0], kinds[1], kinds[2],
+          kinds[3], kinds[4], kinds[5]);
+    /* the whole batch in order, reversed, shuffled; in pieces of 3 and 7; each point among
+     * copies of others (other lanes, other neighbours) */
+    int order[128];
+    for (int j = 0; j < COUNT; j++)
+        order[j] = j;
+    check_batch(points, order, COUNT, ref, ref_status, COUNT, "in order");
+    for (int j = 0; j < COUNT; j++)
+        order[j] = COUNT - 1 - j;
+    check_batch(points, order, COUNT, ref, ref_status, COUNT, "reversed");
+    for (int j = COUNT - 1; j > 0; j--) {
+        int r = (int)((test_random(&seed) + 1.0) * 0.5 * (j + 1)) % (j + 1), tmp = order[j];
+        order[j] = order[r];
+        order[r] = tmp;
+    }
+    check_batch(points, order, COUNT, ref, ref_status, COUNT, "shuffled");
+    for (int piece = 3; piece <= 7; piece += 4)
+        for (int j = 0; j < COUNT; j += piece)
+            check_batch(points, order + j, j + piece <= COUNT ? piece : COUNT - j, ref,
+                        ref_status, COUNT, "in pieces");
+    for (int i = 0; i < COUNT; i += 5) {
+        int n = 0;
+        for (int j = 0; j < 20; j++)
+            order[n++] = (i * 7 + j * 13) % COUNT;
+        order[n++] = i;
+        for (int j = 0; j < 10; j++)
+            order[n++] = (i + j * 31) % COUNT;
+        check_batch(points, order, n, ref, ref_status, COUNT, "among others");
+    }
+}
+
 static void test_units_are_udunits_numbers(void)
 {
     /* nondimensional: every unit is "1" (udunits2 reads it), its scale in the meaning */
@@ -2290,6 +2403,8 @@ void suite_stop(void)
                 test_regime_rules_and_outputs_in_every_regime);
     CU_add_test(s, "parameters change the results exactly where they apply",
                 test_parameters_apply_where_the_table_says);
+    CU_add_test(s, "lanes: every point the same bits in any lane, batch, order, and alone",
+                test_lanes_give_every_point_its_own_bits);
     CU_add_test(s, "the stop flag leaves unfinished points pending",
                 test_stop_flag_leaves_unfinished_points_pending);
     CU_add_test(s, "k and s only change the units of the outputs",
