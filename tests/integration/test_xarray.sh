@@ -48,7 +48,7 @@ for name in ("rho", "gamma"):
 # The variables: every output and status, over (rho, gamma), described.
 check(outputs == ["p_icc", "p_cc", "p_pcc", "impacts_mean", "impacts_max", "time_mean", "regime",
                   "cone", "cone_rounds_used", "p_icc_lo", "p_icc_hi", "p_cc_lo", "p_cc_hi",
-                  "p_pcc_lo", "p_pcc_hi"],
+                  "p_pcc_lo", "p_pcc_hi", "p_certified", "p_undecided"],
       f"outputs attribute {outputs}")
 for name in outputs + ["status"]:
     if name not in ds.data_vars:

@@ -538,6 +538,7 @@ static void test_chatter(void)
                 decision = rec.ek[rec.events - 2];
             int outcome = decision == event_kind(m, "icc")  ? CHATTER_ICC
                           : decision == event_kind(m, "cc") ? CHATTER_CC
+                          : decision == event_kind(m, "certified") ? CHATTER_CC
                           : decision == event_kind(m, "pcc") ? CHATTER_PCC
                                                              : -1;
             CU_ASSERT_FATAL(outcome >= 0);
@@ -546,15 +547,24 @@ static void test_chatter(void)
             impacts_sum += S(&rec, last, c_imp);
             impacts_max = fmax(impacts_max, S(&rec, last, c_imp));
             time_sum += rec.t[last];
-            CHECK(strstr(cases[n].classes, m->trace->events[decision]) != NULL,
+            CHECK(strstr(cases[n].classes, m->trace->events[outcome + 1]) != NULL,
                   "%s: class %s, expected among %s", label, m->trace->events[decision],
                   cases[n].classes);
             /* the scalar reference simulation of the same drop */
             double q0[3], p0[3];
             chatter_initial_state(point, (uint64_t)drop, q0, p0);
             chatter_drop reference;
-            chatter_drop_reference(&geometry, cases[n].rho, cases[n].gamma,
-                                   cases[n].max_impacts, q0, p0, &reference);
+            chatter_region region; /* the early stop of certified drops, as the kernel's */
+            int rounds;
+            chatter_cone_work *work = chatter_cone_work_create();
+            CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+            chatter_point_certificate(point, work, &rounds, &region);
+            chatter_cone_work_free(work);
+            chatter_drop_reference_certified(&geometry, cases[n].rho, cases[n].gamma,
+                                             cases[n].max_impacts, &region, q0, p0,
+                                             &reference);
+            CHECK(reference.certified == (decision == event_kind(m, "certified")),
+                  "%s: certified in the trace and the reference differ", label);
             CHECK((int)reference.outcome == outcome &&
                       (double)reference.impacts == S(&rec, last, c_imp),
                   "%s: trace %s after %g impacts, reference %d after %lld", label,

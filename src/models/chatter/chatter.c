@@ -67,6 +67,15 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
     [CHATTER_P_PCC_HI] = {"p_pcc_hi", "1",
                           "upper bound of the 95% Wilson score interval of p_pcc (0 for n = 2)",
                           IS_OUTPUT_REAL, NULL},
+    /* how much of p_cc is proven (chatter_region) and how much rests on the cap */
+    [CHATTER_P_CERTIFIED] = {"p_certified", "1",
+                             "fraction of drops proven to chatter to rest: stopped once their "
+                             "velocity entered the invariant region of the certificate (part "
+                             "of p_cc)", IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_UNDECIDED] = {"p_undecided", "1",
+                             "fraction of drops counted CC only because they reached "
+                             "max_impacts uncertified (p_cc = p_certified + p_undecided)",
+                             IS_OUTPUT_REAL, NULL},
 };
 
 /* The one cross-parameter limit: what a point may cost (CHATTER_MAX_POINT_IMPACTS). */

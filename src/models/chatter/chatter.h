@@ -41,7 +41,7 @@ enum {
     CHATTER_P_ICC, CHATTER_P_CC, CHATTER_P_PCC, CHATTER_IMPACTS_MEAN, CHATTER_IMPACTS_MAX,
     CHATTER_TIME_MEAN, CHATTER_REGIME, CHATTER_CONE, CHATTER_CONE_ROUNDS_USED,
     CHATTER_P_ICC_LO, CHATTER_P_ICC_HI, CHATTER_P_CC_LO, CHATTER_P_CC_HI, CHATTER_P_PCC_LO,
-    CHATTER_P_PCC_HI, CHATTER_OUTPUT_COUNT
+    CHATTER_P_PCC_HI, CHATTER_P_CERTIFIED, CHATTER_P_UNDECIDED, CHATTER_OUTPUT_COUNT
 };
 
 /* The most impacts a point may ask for, samples * max_impacts (the model's validate
@@ -95,8 +95,11 @@ void chatter_initial_state(const double *point, uint64_t sample, double q0[3], d
  * CHATTER_PCC_TOLERANCE |p_3| (always 0 for the rod). */
 int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3]);
 
+typedef struct chatter_region chatter_region; /* below, with the certificates */
+
 typedef struct chatter_drop {
     chatter_outcome outcome;
+    int certified;  /* 1: CC, stopped because the velocity entered the region */
     int64_t impacts;
     double time;    /* accumulated flight time up to the last impact */
     int64_t pcc_at; /* impacts before PCC was first seen, -1 if never */
@@ -108,6 +111,13 @@ typedef struct chatter_drop {
 void chatter_drop_reference(const chatter_geometry *geometry, double rho, double gamma,
                             int64_t max_impacts, const double q0[3], const double p0[3],
                             chatter_drop *result);
+/* The same with the early stop of certified drops (region NULL or empty: none): the drop
+ * stops as certified CC at the first checkpoint, every CHATTER_CERTIFY_EVERY impacts and
+ * at max_impacts, at which it is not PCC and its velocity lies in the region. */
+void chatter_drop_reference_certified(const chatter_geometry *geometry, double rho,
+                                      double gamma, int64_t max_impacts,
+                                      const chatter_region *region, const double q0[3],
+                                      const double p0[3], chatter_drop *result);
 
 /* --- the certificates (chatter_cone.c) --- */
 
@@ -137,6 +147,56 @@ size_t chatter_cone_polygon(const chatter_cone_work *work, double (*points)[2],
 
 /* The rod's exact complete-chatter condition (derivation in chatter_cone.c). */
 chatter_cone_answer chatter_rod_condition(double rho, double gamma);
+
+/* --- the early stop of certified drops (chatter_cone.c, chatter_batch.c) --- */
+
+/* The region of post-impact velocities from which a drop cannot lift off any more: a
+ * convex set of the plane p_3 = -1 of the velocity relabelled so that the vertex just
+ * hit is vertex 0 (chatter_region_contains), given as half-planes a x + b y + c >= 0
+ * with (a, b) of unit length. For n >= 3 it is a polygon Q around the search's cone K
+ * that is verified to be invariant with a margin: every vertex of Q clipped by C_j
+ * (relaxed by CHATTER_REGION_SLACK) maps by A_j into Q at least CHATTER_REGION_MARGIN
+ * inside every edge (the argument is at chatter_cone_region). For the rod it is the
+ * exact complete-chatter set of post-impact velocities, one half-plane (b = 0 ... see
+ * chatter_rod_region). edges = 0: no region, drops run to the cap. */
+/* A drop's velocity is tested against the region every this many impacts of the drop
+ * (and at max_impacts): at the kernel's round boundaries, so the test costs nothing in
+ * its inner loop, and at fixed impact counts of the drop, so a drop stops at the same
+ * impact whatever lane, round or batch it runs in. Once in the region a drop stays in
+ * it, so the stop comes at most this many impacts after the first entry. */
+#define CHATTER_CERTIFY_EVERY 16
+#define CHATTER_REGION_MAX_EDGES 32
+#define CHATTER_REGION_MARGIN 1e-9
+#define CHATTER_REGION_SLACK 1e-9
+
+struct chatter_region {
+    int edges;
+    double a[CHATTER_REGION_MAX_EDGES], b[CHATTER_REGION_MAX_EDGES],
+        c[CHATTER_REGION_MAX_EDGES];
+};
+
+/* The region of a point whose chatter_cone_search just answered CHATTER_CONE_FOUND (its
+ * cone still in work); returns 1, or 0 (edges = 0) when no polygon tried passes the
+ * check. */
+int chatter_cone_region(const chatter_geometry *geometry, double rho, double gamma,
+                        chatter_cone_work *work, chatter_region *region);
+/* Whether two adjacent vertices can keep alternating their impacts near rest (n = 3 with
+ * rho^2 < 1/2; never for n >= 4, the paper's Lemma 4): then a drop in the region may still
+ * end in PCC, and chatter_cone_region gives none. */
+int chatter_pcc_possible(const chatter_geometry *geometry, double rho);
+/* The rod's region: 1, or 0 (edges = 0) where chatter_rod_condition is not FOUND or the
+ * two eigenvalues are too close to tell the sides of the repelling eigenvector apart. */
+int chatter_rod_region(double rho, double gamma, chatter_region *region);
+/* Whether the velocity p (any positive scale, p_3 < 0) just after an impact at vertex
+ * `vertex` lies in the region: the same bits wherever it is evaluated. */
+int chatter_region_contains(const chatter_geometry *geometry, const chatter_region *region,
+                            int vertex, const double p[3]);
+
+/* A point's certificate as the `cone` output gives it (NaN where not asked for: n >= 3
+ * with cone_rounds = 0), with the rounds used, and the region that stops its drops early:
+ * none (edges = 0) with cone_rounds = 0, for the rod too. */
+double chatter_point_certificate(const double *point, chatter_cone_work *work, int *rounds,
+                                 chatter_region *region);
 
 /* --- the trace of one drop (chatter_trace.c), for `impactsweep trace` --- */
 

@@ -36,6 +36,12 @@
  * with more kinetic energy than it started with (chatter_check_result). */
 #define SLOT_EMPTY 0
 #define SLOT_ENERGY_ROSE 0x80
+#define SLOT_CERTIFIED 0x40 /* CC, stopped in the certificate's region (chatter_region) */
+#define SLOT_OUTCOME 0x3f
+
+/* Regions of the points whose drops are in the lanes: each lane and the point whose
+ * drops are being started hold one, so LANES + 1 entries are always enough. */
+#define REGIONS (LANES + 1)
 
 struct chatter_workspace {
     /* Lane state: configuration q and velocity p, each scaled by its own power of two. */
@@ -43,7 +49,8 @@ struct chatter_workspace {
     _Alignas(64) double px[LANES], py[LANES], pz[LANES];
     _Alignas(64) double last[LANES];     /* vertex hit last, -1 before the first impact */
     _Alignas(64) double impacts[LANES];
-    _Alignas(64) double limit[LANES];    /* max_impacts of the lane's drop */
+    _Alignas(64) double limit[LANES];    /* where the lane pauses: max_impacts of the lane's
+                                            drop, or its next checkpoint (certify_pause) */
     _Alignas(64) double time[LANES];     /* accumulated flight time, unscaled */
     _Alignas(64) double tscale[LANES];   /* 2^(q exponent - p exponent) */
     _Alignas(64) double c_rot[LANES], c_h[LANES]; /* impact coefficients, see chatter_apply_impact */
@@ -53,6 +60,12 @@ struct chatter_workspace {
     _Alignas(64) int64_t q_exp[LANES], p_exp[LANES]; /* the powers of two taken out */
     double rho2[LANES], energy0[LANES];  /* rho^2 and the initial kinetic energy (checks) */
     size_t drop[LANES];                  /* the drop's number in its group, or NO_DROP */
+    double budget[LANES];                /* max_impacts of the lane's drop */
+    int region[LANES];                   /* its point's entry of regions[] */
+    uint8_t certified[LANES];            /* 1: stopped in the region */
+
+    chatter_region regions[REGIONS];     /* the certificates' regions, edges = 0: none */
+    int region_refs[REGIONS];            /* lanes (and the point being started) using one */
 
     chatter_cone_work *cone;             /* the certificate search's arrays */
     const volatile sig_atomic_t *stop;   /* the run's stop flag, never NULL */
@@ -138,8 +151,21 @@ static void lane_rescale(chatter_workspace *ws, int l)
     ws->tscale[l] = ldexp(1.0, ldexp_exponent(ws->q_exp[l] - ws->p_exp[l]));
 }
 
+/* The lane's next pause: its budget, or with a region the next checkpoint of the drop
+ * (a multiple of CHATTER_CERTIFY_EVERY impacts), where run_group tests its velocity. */
+static void certify_pause(chatter_workspace *ws, int l)
+{
+    double limit = ws->budget[l];
+    if (ws->regions[ws->region[l]].edges > 0) {
+        double next = (floor(ws->impacts[l] / CHATTER_CERTIFY_EVERY) + 1.0) *
+                      CHATTER_CERTIFY_EVERY;
+        limit = fmin(limit, next);
+    }
+    ws->limit[l] = limit;
+}
+
 static void lane_start(chatter_workspace *ws, int l, const double *point, uint64_t sample,
-                       size_t drop)
+                       size_t drop, int region)
 {
     double q0[3], p0[3];
     chatter_initial_state(point, sample, q0, p0);
@@ -154,7 +180,11 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
     ws->q_exp[l] = ws->p_exp[l] = 0;
     ws->last[l] = -1.0;
     ws->impacts[l] = 0.0;
-    ws->limit[l] = point[CHATTER_MAX_IMPACTS];
+    ws->budget[l] = point[CHATTER_MAX_IMPACTS];
+    ws->region[l] = region;
+    ws->region_refs[region]++;
+    ws->certified[l] = 0;
+    certify_pause(ws, l);
     ws->time[l] = 0.0;
     ws->c_rot[l] = (1.0 + gamma) / (1.0 + rho2);
     ws->c_h[l] = (1.0 + gamma) * rho2 / (1.0 + rho2);
@@ -199,13 +229,38 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
     int pcc = ws->pcc_seen[l] != 0.0 ||
               (ws->lifted[l] == 0.0 && chatter_is_pcc_velocity(geometry, p));
     chatter_outcome outcome = pcc ? CHATTER_PCC : ws->lifted[l] != 0.0 ? CHATTER_ICC : CHATTER_CC;
+    int certified = ws->certified[l] && outcome == CHATTER_CC;
     double scaled = 0.5 * (ws->rho2[l] * (p[0] * p[0] + p[1] * p[1]) + p[2] * p[2]);
     double energy = ldexp(scaled, ldexp_exponent(2 * ws->p_exp[l]));
     double allowed = ws->energy0[l] * (1.0 + 16.0 * DBL_EPSILON * (ws->impacts[l] + 1.0));
-    ws->slot_state[slot] = (uint8_t)(1 + outcome) | (energy <= allowed ? 0 : SLOT_ENERGY_ROSE);
+    ws->slot_state[slot] = (uint8_t)(1 + outcome) | (certified ? SLOT_CERTIFIED : 0) |
+                           (energy <= allowed ? 0 : SLOT_ENERGY_ROSE);
     ws->slot_impacts[slot] = ws->impacts[l];
     ws->slot_time[slot] = ws->time[l];
     ws->drop[l] = NO_DROP;
+    ws->region_refs[ws->region[l]]--;
+}
+
+/* A lane that has stopped: at a checkpoint (or at its budget) without lift-off or PCC,
+ * with a region, its velocity is tested. Returns 1 when the drop is over (lifted, out of
+ * budget, or certified), 0 when it was a checkpoint that the drop goes on from. */
+static int lane_checkpoint(chatter_workspace *ws, int l, const chatter_geometry *geometry)
+{
+    const chatter_region *region = &ws->regions[ws->region[l]];
+    if (ws->lifted[l] != 0.0 || region->edges == 0)
+        return 1;
+    if (ws->pcc_seen[l] == 0.0) {
+        double p[3] = {ws->px[l], ws->py[l], ws->pz[l]};
+        if (chatter_region_contains(geometry, region, (int)ws->last[l], p)) {
+            ws->certified[l] = 1;
+            return 1;
+        }
+    }
+    if (ws->impacts[l] >= ws->budget[l])
+        return 1;
+    ws->active[l] = 1.0;
+    certify_pause(ws, l);
+    return 0;
 }
 
 /* Lanes whose state stays in registers while they run a round: one vector of doubles,
@@ -590,7 +645,7 @@ static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, i
 typedef struct point_sums {
     size_t point;      /* its index in the batch */
     uint64_t folded;   /* drops folded in so far */
-    int64_t tally[3];
+    int64_t tally[3], certified;
     double impacts_sum, impacts_max, time_sum;
     int energy_ok;
 } point_sums;
@@ -602,27 +657,30 @@ static void sums_start(point_sums *sums, size_t point)
     sums->energy_ok = 1;
 }
 
-/* The cone certificate of a point (not part of the drops; NaN when not asked for). */
+/* The point's certificate, written before its first drop starts, and its region. */
 static void certify(chatter_workspace *ws, const double *point, size_t i, size_t count,
-                    double *outputs)
+                    double *outputs, chatter_region *region)
 {
-    int max_rounds = (int)point[CHATTER_CONE_ROUNDS], rounds = 0;
-    double answer = NAN;
-    if (point[CHATTER_N] == 2.0) {
-        answer = chatter_rod_condition(point[CHATTER_RHO], point[CHATTER_GAMMA]);
-    } else if (max_rounds > 0) {
-        chatter_geometry geometry;
-        chatter_geometry_init(&geometry, (int)point[CHATTER_N]);
-        answer = chatter_cone_search(&geometry, point[CHATTER_RHO], point[CHATTER_GAMMA],
-                                     max_rounds, ws->cone, &rounds);
-    }
+    int rounds = 0;
+    double answer = chatter_point_certificate(point, ws->cone, &rounds, region);
     outputs[CHATTER_CONE * count + i] = answer;
     outputs[CHATTER_CONE_ROUNDS_USED * count + i] = isnan(answer) ? NAN : rounds;
 }
 
+/* A free entry of regions[]: one always is (see REGIONS). */
+static int region_take(chatter_workspace *ws)
+{
+    for (int e = 0; e < REGIONS; e++)
+        if (ws->region_refs[e] == 0) {
+            ws->region_refs[e] = 1;
+            return e;
+        }
+    return -1; /* not reached */
+}
+
 /* A point whose drops are all folded in: its outputs, its certificate, its checks. */
-static void finish_point(chatter_workspace *ws, const double *points, const point_sums *sums,
-                         size_t count, double *outputs, uint8_t *status)
+static void finish_point(const double *points, const point_sums *sums, size_t count,
+                         double *outputs, uint8_t *status)
 {
     size_t i = sums->point;
     const double *point = points + i * CHATTER_PARAM_COUNT;
@@ -630,6 +688,9 @@ static void finish_point(chatter_workspace *ws, const double *points, const poin
     outputs[CHATTER_P_ICC * count + i] = (double)sums->tally[CHATTER_ICC] / total;
     outputs[CHATTER_P_CC * count + i] = (double)sums->tally[CHATTER_CC] / total;
     outputs[CHATTER_P_PCC * count + i] = (double)sums->tally[CHATTER_PCC] / total;
+    outputs[CHATTER_P_CERTIFIED * count + i] = (double)sums->certified / total;
+    outputs[CHATTER_P_UNDECIDED * count + i] =
+        (double)(sums->tally[CHATTER_CC] - sums->certified) / total;
     outputs[CHATTER_IMPACTS_MEAN * count + i] = sums->impacts_sum / total;
     outputs[CHATTER_IMPACTS_MAX * count + i] = sums->impacts_max;
     outputs[CHATTER_TIME_MEAN * count + i] = sums->time_sum / total;
@@ -654,7 +715,6 @@ static void finish_point(chatter_workspace *ws, const double *points, const poin
         outputs[CHATTER_P_PCC_LO * count + i] = 0.0;
         outputs[CHATTER_P_PCC_HI * count + i] = 0.0;
     }
-    certify(ws, point, i, count, outputs);
     if (!isfinite(sums->time_sum))
         status[i] = IS_POINT_FAILED_NONFINITE;
     else if (chatter_check_result(point, outputs + i, count, sums->energy_ok))
@@ -672,7 +732,8 @@ static size_t fold(chatter_workspace *ws, const double *points, size_t folded, s
         size_t slot = folded % WINDOW;
         uint8_t state = ws->slot_state[slot];
         ws->slot_state[slot] = SLOT_EMPTY;
-        sums->tally[(state & ~SLOT_ENERGY_ROSE) - 1]++;
+        sums->tally[(state & SLOT_OUTCOME) - 1]++;
+        sums->certified += (state & SLOT_CERTIFIED) != 0;
         sums->impacts_sum += ws->slot_impacts[slot];
         sums->impacts_max = fmax(sums->impacts_max, ws->slot_impacts[slot]);
         sums->time_sum += ws->slot_time[slot];
@@ -680,7 +741,7 @@ static size_t fold(chatter_workspace *ws, const double *points, size_t folded, s
         folded++;
         if (++sums->folded ==
             (uint64_t)points[sums->point * CHATTER_PARAM_COUNT + CHATTER_SAMPLES]) {
-            finish_point(ws, points, sums, count, outputs, status);
+            finish_point(points, sums, count, outputs, status);
             sums_start(sums, sums->point + 1);
         }
     }
@@ -709,6 +770,9 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
         ws->drop[l] = NO_DROP;
         ws->active[l] = 0.0;
     }
+    for (int e = 0; e < REGIONS; e++)
+        ws->region_refs[e] = 0;
+    int region = -1; /* the entry of the point whose drops are being started */
     for (;;) {
         /* One load a round (at most LANES x 16 impacts): nothing against the round. */
         if (*ws->stop || (hook && hook->failure != IS_OK)) {
@@ -717,7 +781,8 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
             return 1;
         }
         for (int l = 0; l < LANES; l++)
-            if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0) {
+            if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0 &&
+                lane_checkpoint(ws, l, &geometry)) {
                 size_t drop = ws->drop[l];
                 lane_finish(ws, l, &geometry);
                 if (hook && l == hook->lane) { /* the traced drop: its decision, as folded */
@@ -732,7 +797,13 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
             if (ws->drop[l] == NO_DROP && next_point < first + count &&
                 started < folded + WINDOW) {
                 const double *point = points + next_point * CHATTER_PARAM_COUNT;
-                lane_start(ws, l, point, next_sample, started++);
+                if (next_sample == 0) { /* the point's certificate, before its first drop */
+                    if (region >= 0)
+                        ws->region_refs[region]--;
+                    region = region_take(ws);
+                    certify(ws, point, next_point, batch_count, outputs, &ws->regions[region]);
+                }
+                lane_start(ws, l, point, next_sample, started++, region);
                 if (hook && next_point == hook->point && next_sample == hook->drop) {
                     chatter_lane view;
                     lane_view(ws, l, &view);

@@ -52,6 +52,14 @@ const char *chatter_check_result(const double *point, const double *outputs, siz
         return "p_icc + p_cc + p_pcc is not 1";
     if (point[CHATTER_N] == 2.0 && OUT(CHATTER_P_PCC_HI) != 0.0)
         return "the rod is PCC";
+    /* p_cc split into proven and capped: two correctly rounded quotients of counts that
+     * add up to p_cc's count; drops are proven only where the search found a certificate */
+    double certified = OUT(CHATTER_P_CERTIFIED), undecided = OUT(CHATTER_P_UNDECIDED);
+    if (!(certified >= 0.0 && undecided >= 0.0 &&
+          fabs(certified + undecided - OUT(CHATTER_P_CC)) <= 2.0 * DBL_EPSILON))
+        return "p_certified + p_undecided is not p_cc";
+    if (certified > 0.0 && OUT(CHATTER_CONE) != CHATTER_CONE_FOUND)
+        return "drops certified without a certificate";
     /* Every drop impacts at least once: it starts with p_3 = -1, so the mean of the f_i.p
      * is -1 and some vertex approaches, from a height f_i.q >= 1 - |R| sqrt(2) > 0. */
     double mean = OUT(CHATTER_IMPACTS_MEAN), most = OUT(CHATTER_IMPACTS_MAX);

@@ -183,17 +183,14 @@ static void map_velocity(const chatter_geometry *g, double rho, double gamma, do
     chatter_apply_impact(g, rho, gamma, 0, out);
 }
 
-chatter_cone_answer chatter_cone_search(const chatter_geometry *g, double rho, double gamma,
-                                        int max_rounds, chatter_cone_work *w, int *rounds)
+/* The facets of the cones C_j, j = 1 .. n-1, on the plane p_3 = -1. */
+static void sequence_cones(const chatter_geometry *g, half_plane facets[][6], int *facet_count)
 {
     const int n = g->n;
-    *rounds = 0;
     double m[CHATTER_MAX_VERTICES][3];
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 3; k++)
             m[i][k] = g->m_unit[i][k] / g->m_unit[i][2]; /* m_{i,i+1}, with m_3 = 1 */
-    half_plane facets[CHATTER_MAX_VERTICES][6];
-    int facet_count[CHATTER_MAX_VERTICES];
     for (int j = 1; j < n; j++) {
         double gen[4][3];
         for (int k = 0; k < 3; k++) {
@@ -204,6 +201,16 @@ chatter_cone_answer chatter_cone_search(const chatter_geometry *g, double rho, d
         }
         facet_count[j] = cone_facets(gen, facets[j]);
     }
+}
+
+chatter_cone_answer chatter_cone_search(const chatter_geometry *g, double rho, double gamma,
+                                        int max_rounds, chatter_cone_work *w, int *rounds)
+{
+    const int n = g->n;
+    *rounds = 0;
+    half_plane facets[CHATTER_MAX_VERTICES][6];
+    int facet_count[CHATTER_MAX_VERTICES];
+    sequence_cones(g, facets, facet_count);
     /* K_0: the ray -U_0 u_3 */
     double up[3] = {0.0, 0.0, 1.0};
     chatter_apply_impact(g, rho, gamma, 0, up);
@@ -278,4 +285,237 @@ chatter_cone_answer chatter_rod_condition(double rho, double gamma)
         return CHATTER_CONE_NONE;
     double lambda1 = 0.5 * (trace + sqrt(disc));
     return 1.0 + lambda1 - c != 0.0 ? CHATTER_CONE_FOUND : CHATTER_CONE_NONE;
+}
+
+/* --- the region that stops certified drops ------------------------------------------- */
+
+/* Why a drop may stop once its relabelled post-impact velocity lies in Q.
+ * The search's K is only effectively invariant: its last round still added up to
+ * CHATTER_CONE_EPSILON of solid angle, so a velocity near the rim of K may map out of it
+ * (the tests saw 1e-3), and "in K" proves nothing. chatter_cone_region therefore looks
+ * for a polygon Q around K that is invariant, and checks it: for every j = 1 .. n-1, Q
+ * clipped by C_j (each facet moved out by CHATTER_REGION_SLACK) has its vertices mapped
+ * by A_j = U_0 P(-2 pi j / n) to p_3 < 0 and at least CHATTER_REGION_MARGIN inside every
+ * edge of Q. A_j is linear, so it maps the cone over the clipped polygon onto the cone
+ * over the images of its vertices, whose section is their convex hull: inside Q. Now take
+ * a drop whose velocity just after an impact, relabelled, is p in Q. The next impact is
+ * at some j != 0, which requires p in C_j (Lemma 3 of the paper, from the geometry of the
+ * penetration-free configurations, whatever q is), so the velocity after it, relabelled,
+ * is A_j p, again in Q, and so on: p_3 < 0 after every impact, and the body never lifts
+ * off (CC, or PCC where that is possible). The margins take care of the floating point:
+ * the simulated velocity differs from the exact image by rounding (~1e-16 relative per
+ * impact), which the margin of 1e-9 inside every edge absorbs afresh at every impact, and
+ * a velocity that rounding puts just outside C_j is still in the relaxed C_j; the rims of
+ * the polygons themselves (clipping, hull) carry rounding of the same size. So once in Q a
+ * simulated drop stays in Q. tests/unit/test_chatter.c simulates stopped drops on for 10^4
+ * impacts over grids across the boundary, n = 2 .. 6, and none lifts off. */
+
+static void region_of_polygon(const point2 *poly, size_t count, chatter_region *r)
+{
+    r->edges = 0;
+    for (size_t i = 0; i < count; i++) {
+        point2 p = poly[i], q = poly[(i + 1) % count];
+        double ex = q.x - p.x, ey = q.y - p.y, len = sqrt(ex * ex + ey * ey);
+        if (!(len > 0.0))
+            continue;
+        /* counter-clockwise: inside is to the left, -ey x + ex y + (ey p.x - ex p.y) >= 0 */
+        r->a[r->edges] = -ey / len;
+        r->b[r->edges] = ex / len;
+        r->c[r->edges] = (ey * p.x - ex * p.y) / len;
+        r->edges++;
+    }
+}
+
+/* The polygon circumscribed about K along `count` equally spaced outward normals, each
+ * edge pushed out by delta (the section of K plus a disc of radius delta, give or take
+ * the corners); counter-clockwise. count <= CHATTER_REGION_MAX_EDGES. */
+static void circumscribe(const point2 *hull, size_t hull_count, double delta, int count,
+                         point2 *out)
+{
+    double nx[CHATTER_REGION_MAX_EDGES], ny[CHATTER_REGION_MAX_EDGES];
+    double h[CHATTER_REGION_MAX_EDGES];
+    for (int k = 0; k < count; k++) {
+        double theta = 2.0 * M_PI * k / count;
+        nx[k] = cos(theta);
+        ny[k] = sin(theta);
+        h[k] = -INFINITY;
+        for (size_t v = 0; v < hull_count; v++)
+            h[k] = fmax(h[k], nx[k] * hull[v].x + ny[k] * hull[v].y);
+        h[k] += delta;
+    }
+    for (int k = 0; k < count; k++) { /* corner between the edges k and k + 1 */
+        int l = (k + 1) % count;
+        double det = nx[k] * ny[l] - ny[k] * nx[l];
+        out[k] = (point2){(h[k] * ny[l] - ny[k] * h[l]) / det,
+                          (nx[k] * h[l] - h[k] * nx[l]) / det};
+    }
+}
+
+/* The check of the argument above: where the velocity goes from the convex polygon
+ * poly (counter-clockwise) in up to `depth` more impacts. Each branch j clips poly by the
+ * relaxed C_j and maps it by A_j; a branch ends where all of its image lies inside the
+ * region r by the margin, and fails where a vertex leaves p_3 < 0 (or runs far off) or
+ * where it is still not back after the last impact. *budget bounds the branches looked
+ * at (0 left: the check fails). */
+#define REGION_PIECE_MAX (CHATTER_REGION_MAX_EDGES + 8 * REGION_DEPTH + 8)
+#define REGION_DEPTH 24
+
+static int region_returns(const chatter_geometry *g, double rho, double gamma,
+                          half_plane facets[][6], const int *facet_count, const point2 *poly,
+                          size_t count, const chatter_region *r, int depth, long *budget)
+{
+    point2 piece[REGION_PIECE_MAX], scratch[REGION_PIECE_MAX];
+    for (int j = 1; j < g->n; j++) {
+        if (--*budget < 0)
+            return 0;
+        size_t pieces = count;
+        memcpy(piece, poly, count * sizeof *poly);
+        for (int f = 0; f < facet_count[j] && pieces > 0; f++) {
+            half_plane h = facets[j][f];
+            double slack = CHATTER_REGION_SLACK * sqrt(h.a * h.a + h.b * h.b);
+            if (pieces + 2 > REGION_PIECE_MAX)
+                return 0;
+            pieces = clip(piece, pieces, h.a, h.b, h.c + slack, scratch);
+            memcpy(piece, scratch, pieces * sizeof *scratch);
+        }
+        int back = 1;
+        for (size_t v = 0; v < pieces; v++) {
+            double p[3] = {piece[v].x, piece[v].y, -1.0}, q[3];
+            map_velocity(g, rho, gamma, -2.0 * M_PI * j / g->n, p, q);
+            if (!(q[2] < 0.0))
+                return 0;
+            double x = q[0] / -q[2], y = q[1] / -q[2];
+            if (!(fabs(x) < 1e6 && fabs(y) < 1e6))
+                return 0;
+            piece[v] = (point2){x, y}; /* a linear map keeps the order of the vertices */
+            for (int e = 0; e < r->edges && back; e++)
+                back = r->a[e] * x + r->b[e] * y + r->c[e] >= CHATTER_REGION_MARGIN;
+        }
+        if (pieces == 0 || back)
+            continue;
+        if (depth <= 1 || !region_returns(g, rho, gamma, facets, facet_count, piece, pieces,
+                                          r, depth - 1, budget))
+            return 0;
+    }
+    return 1;
+}
+
+/* PCC at the vertices 0 and 1 alternates the impacts between them. Near its velocity ray
+ * -m_{0,1} (both at rest), let u >= 0 be the speed of the vertex just hit and v < 0 that of
+ * the other one, which is hit next; the impact there (U_1) makes them, relabelled,
+ *     u' = -gamma v,   v' = u - (1 + gamma) s v,   s = f_0 Theta^-1 f_1 / f_1 Theta^-1 f_1
+ *                                                    = (cos(2 pi / n) + rho^2) / (1 + rho^2),
+ * and the alternation goes on only while v' < 0. With s >= 0 (every n >= 4; n = 3 with
+ * rho^2 >= 1/2) v' > 0 at once: the pair cannot keep chattering, so no drop approaches
+ * PCC (the paper's Lemma 4 finds the same: never for n >= 4). With s < 0 a drop may
+ * alternate for a while and come within the PCC test's tolerance of the ray (it does, for
+ * n = 3, rho 0.2, gamma 0.06, which has a cone: 4.6% of 20000 drops end PCC within 10^4
+ * impacts, certified or not), so there a drop in the region is not yet proven CC. */
+int chatter_pcc_possible(const chatter_geometry *g, double rho)
+{
+    if (g->n < 3)
+        return 0;
+    double cos1 = -g->fy[1]; /* x_1 = cos(2 pi / n) */
+    return cos1 + rho * rho < 0.0;
+}
+
+int chatter_cone_region(const chatter_geometry *g, double rho, double gamma,
+                        chatter_cone_work *w, chatter_region *region)
+{
+    region->edges = 0;
+    if (g->n < 3 || w->hull_count < 3)
+        return 0;
+    half_plane facets[CHATTER_MAX_VERTICES][6];
+    int facet_count[CHATTER_MAX_VERTICES];
+    sequence_cones(g, facets, facet_count);
+    /* the size of K, for the push-outs */
+    double size = 0.0;
+    for (size_t v = 0; v < w->hull_count; v++)
+        for (size_t u = 0; u < v; u++)
+            size = fmax(size, hypot(w->hull[v].x - w->hull[u].x, w->hull[v].y - w->hull[u].y));
+    /* Smallest push-out first: the larger Q, the sooner a drop is in it, but the more of
+     * Q's rim lies where A_j no longer pulls it in. */
+    static const double push[] = {1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1};
+    if (chatter_pcc_possible(g, rho))
+        return 0;
+    point2 poly[CHATTER_REGION_MAX_EDGES];
+    chatter_region r;
+    for (size_t k = 0; k < sizeof push / sizeof *push; k++) {
+        circumscribe(w->hull, w->hull_count, push[k] * size, CHATTER_REGION_MAX_EDGES, poly);
+        region_of_polygon(poly, CHATTER_REGION_MAX_EDGES, &r);
+        long budget = 200000;
+        if (r.edges == CHATTER_REGION_MAX_EDGES &&
+            region_returns(g, rho, gamma, facets, facet_count, poly, CHATTER_REGION_MAX_EDGES,
+                           &r, REGION_DEPTH, &budget)) {
+            *region = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The rod (see chatter_rod_condition): on the line p_z = -1 of relabelled velocities,
+ * Y = p_y / -p_z, the map A = U_0 P(pi) acts as a projective map with the fixed points
+ * Y_k = c / (c - 1 - lambda_k) of its eigenvectors. With real eigenvalues lambda_1 >
+ * lambda_2 > 0, Y_1 attracts every point but Y_2, each moving monotonically towards it
+ * along its arc of the projective line (a circle: the line and Y = infinity, p_z = 0).
+ * Every Y on Y_1's side of Y_2 gets there without crossing Y = infinity, so p_z < 0
+ * after every impact: CC, exactly; every Y on the other side crosses it: ICC.
+ * The region is that side, with CHATTER_REGION_MARGIN (relative) kept from Y_2: rounding
+ * next to the repelling point could otherwise take a drop across it. */
+int chatter_rod_region(double rho, double gamma, chatter_region *region)
+{
+    region->edges = 0;
+    if (chatter_rod_condition(rho, gamma) != CHATTER_CONE_FOUND)
+        return 0;
+    double rho2 = rho * rho, c = (1.0 + gamma) / (1.0 + rho2);
+    double trace = c * (1.0 - rho2), root = sqrt(trace * trace - 4.0 * gamma);
+    double lambda1 = 0.5 * (trace + root), lambda2 = 0.5 * (trace - root);
+    double d1 = c - 1.0 - lambda1, d2 = c - 1.0 - lambda2;
+    /* a double root, or the repelling eigenvector at p_z = 0 (measure zero): no region */
+    if (!(lambda1 - lambda2 > 1e-9 * lambda1) || !(fabs(d2) > 1e-9) || !(fabs(d1) > 1e-9))
+        return 0;
+    double y1 = c / d1, y2 = c / d2, side = y1 > y2 ? 1.0 : -1.0;
+    region->edges = 1;
+    region->a[0] = 0.0;
+    region->b[0] = side; /* side (Y - Y_2) - margin >= 0 */
+    region->c[0] = -side * y2 - CHATTER_REGION_MARGIN * (1.0 + fabs(y2));
+    return 1;
+}
+
+int chatter_region_contains(const chatter_geometry *g, const chatter_region *r, int vertex,
+                            const double p[3])
+{
+    if (r->edges == 0 || vertex < 0 || !(p[2] < 0.0))
+        return 0;
+    /* P(-2 pi vertex / n) p: the vertex hit becomes vertex 0 (f_0.p' = f_vertex.p) */
+    double fx = g->fx[vertex], fy = g->fy[vertex];
+    double x = -fy * p[0] + fx * p[1], y = -fx * p[0] - fy * p[1], w = -p[2];
+    for (int e = 0; e < r->edges; e++)
+        if (!(r->a[e] * x + r->b[e] * y + r->c[e] * w >= 0.0))
+            return 0;
+    return 1;
+}
+
+double chatter_point_certificate(const double *point, chatter_cone_work *work, int *rounds,
+                                 chatter_region *region)
+{
+    int max_rounds = (int)point[CHATTER_CONE_ROUNDS];
+    double rho = point[CHATTER_RHO], gamma = point[CHATTER_GAMMA];
+    *rounds = 0;
+    region->edges = 0;
+    if (point[CHATTER_N] == 2.0) {
+        if (max_rounds > 0)
+            chatter_rod_region(rho, gamma, region);
+        return chatter_rod_condition(rho, gamma);
+    }
+    if (max_rounds <= 0)
+        return NAN;
+    chatter_geometry geometry;
+    chatter_geometry_init(&geometry, (int)point[CHATTER_N]);
+    chatter_cone_answer answer =
+        chatter_cone_search(&geometry, rho, gamma, max_rounds, work, rounds);
+    if (answer == CHATTER_CONE_FOUND)
+        chatter_cone_region(&geometry, rho, gamma, work, region);
+    return answer;
 }

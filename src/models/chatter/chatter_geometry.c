@@ -147,12 +147,21 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
                             int64_t max_impacts, const double q0[3], const double p0[3],
                             chatter_drop *result)
 {
+    chatter_drop_reference_certified(geometry, rho, gamma, max_impacts, NULL, q0, p0, result);
+}
+
+void chatter_drop_reference_certified(const chatter_geometry *geometry, double rho,
+                                      double gamma, int64_t max_impacts,
+                                      const chatter_region *region, const double q0[3],
+                                      const double p0[3], chatter_drop *result)
+{
     double q[3] = {q0[0], q0[1], q0[2]}, p[3] = {p0[0], p0[1], p0[2]};
     int q_exp = rescale(q), p_exp = rescale(p);
     int last = -1, lifted = 0;
     result->impacts = 0;
     result->time = 0.0;
     result->pcc_at = -1;
+    result->certified = 0;
     while (result->impacts < max_impacts) {
         int next = -1;
         double t_next = INFINITY;
@@ -187,10 +196,17 @@ void chatter_drop_reference(const chatter_geometry *geometry, double rho, double
         }
         q_exp += rescale(q);
         p_exp += rescale(p);
+        if (region && result->pcc_at < 0 &&
+            (result->impacts % CHATTER_CERTIFY_EVERY == 0 || result->impacts == max_impacts) &&
+            chatter_region_contains(geometry, region, last, p)) {
+            result->certified = 1;
+            break;
+        }
     }
     if (!lifted && result->pcc_at < 0 && chatter_is_pcc_velocity(geometry, p))
         result->pcc_at = result->impacts;
     result->outcome = result->pcc_at >= 0 ? CHATTER_PCC : lifted ? CHATTER_ICC : CHATTER_CC;
+    result->certified &= result->outcome == CHATTER_CC;
     for (int k = 0; k < 3; k++) {
         result->q[k] = q[k];
         result->p[k] = p[k];

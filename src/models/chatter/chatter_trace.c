@@ -43,7 +43,7 @@ static const is_trace_channel channels[CHANNEL_COUNT] = {
                              "p2^2) + p3^2)/2, in units of m (initial sink speed)^2"},
 };
 
-enum { EVENT_PCC_SEEN, EVENT_ICC, EVENT_CC, EVENT_PCC, EVENT_ENERGY_ROSE };
+enum { EVENT_PCC_SEEN, EVENT_ICC, EVENT_CC, EVENT_PCC, EVENT_ENERGY_ROSE, EVENT_CERTIFIED };
 
 static const char *const event_names[] = {
     [EVENT_PCC_SEEN] = "pcc_seen",   /* the velocity PCC-like before this impact */
@@ -52,6 +52,8 @@ static const char *const event_names[] = {
     [EVENT_PCC] = "pcc",             /* decision: partial complete chatter */
     [EVENT_ENERGY_ROSE] = "energy_rose", /* the drop ended with more kinetic energy (a
                                             failed check) */
+    [EVENT_CERTIFIED] = "certified", /* decision: complete chatter proven, the velocity in
+                                        the certificate's invariant region (chatter_region) */
     NULL};
 
 enum { OPTION_DROP, OPTION_COUNT };
@@ -110,9 +112,11 @@ void chatter_hook_finish(chatter_hook *hook, const chatter_lane *view, unsigned 
 {
     static const int decision[3] = {[CHATTER_ICC] = EVENT_ICC, [CHATTER_CC] = EVENT_CC,
                                     [CHATTER_PCC] = EVENT_PCC};
-    unsigned outcome = (slot_state & 0x7fu) - 1u;
+    unsigned outcome = (slot_state & 0x3fu) - 1u;
     hook->lane = -1;
-    if (outcome < 3)
+    if (outcome == CHATTER_CC && (slot_state & 0x40u))
+        report(hook, view, EVENT_CERTIFIED);
+    else if (outcome < 3)
         report(hook, view, decision[outcome]);
     if (slot_state & 0x80u)
         report(hook, view, EVENT_ENERGY_ROSE);
