@@ -1,43 +1,13 @@
 /* collision_dopri5.c: the scalar part of the collision model's Dormand-Prince 5(4)
  * integrator, for one point: what happens after a step the lanes (collision_lanes.c)
  * took. Events are located by solving g(y(t)) = 0 on the step's interpolant, then the
- * point goes there by an actual RK step of that length, not along the interpolant, so
- * the state at an event is as accurate as any step end; a step rejected across a kink of
- * the right-hand side is retried up to the kink. */
+ * point goes there by an actual RK step of that length (which the lanes take), not along
+ * the interpolant, so the state at an event is as accurate as any step end; a step
+ * rejected across a kink of the right-hand side is retried up to the kink. */
 #include "collision_dopri5.h"
 
 #include <float.h>
 #include <math.h>
-
-/* One step of size h from y (with f0 = f(y)): y1, f1 = f(y1) and the error estimate. */
-void dopri5_step(const collision_problem *pb, const double *y, const double *f0, double h,
-                 double *y1, double *f1, double *error)
-{
-    const int d = pb->dimension;
-    double k2[DOPRI5_MAX_DIM], k3[DOPRI5_MAX_DIM], k4[DOPRI5_MAX_DIM], k5[DOPRI5_MAX_DIM],
-        k6[DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM] = {0};
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * a21 * f0[i];
-    collision_rhs(pb, s, k2);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a31 * f0[i] + a32 * k2[i]);
-    collision_rhs(pb, s, k3);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a41 * f0[i] + a42 * k2[i] + a43 * k3[i]);
-    collision_rhs(pb, s, k4);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a51 * f0[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
-    collision_rhs(pb, s, k5);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a61 * f0[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
-    collision_rhs(pb, s, k6);
-    for (int i = 0; i < d; i++)
-        y1[i] = y[i] + h * (b1 * f0[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);
-    collision_rhs(pb, y1, f1);
-    for (int i = 0; i < d; i++)
-        error[i] = h * (e1 * f0[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] +
-                        e7 * f1[i]);
-}
 
 static int crossing(int event, double before_sign, double after)
 {
@@ -212,6 +182,7 @@ void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
     dp->t = 0.0;
     dp->t_rough = 0.0;
     dp->rejected = 0;
+    dp->stage = DOPRI5_STEPPING;
 }
 
 /* A step across a kink of the right-hand side fails for any length that reaches the
@@ -258,9 +229,9 @@ int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, do
 {
     const collision_problem *pb = &dp->problem;
     const int d = pb->dimension;
-    double g1[COLLISION_EVENTS], event_time[COLLISION_EVENTS], t_event = 0.0;
+    double g1[COLLISION_EVENTS], t_event = 0.0;
     collision_events(pb, y1, f1, g1, 1);
-    int first = first_root(dp, y1, f1, h, g1, &t_event, event_time);
+    int first = first_root(dp, y1, f1, h, g1, &t_event, dp->event_time);
     if (first < 0) { /* none after all: the step as it is */
         for (int e = 0; e < COLLISION_EVENTS; e++)
             if (g1[e] != 0.0)
@@ -275,23 +246,28 @@ int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, do
         dp->h = h_next;
         return 0;
     }
-    /* Go to the event with a step of exactly that length, and act on it. */
-    double ye[DOPRI5_MAX_DIM], fe[DOPRI5_MAX_DIM], ee[DOPRI5_MAX_DIM];
-    dopri5_step(pb, dp->y, dp->f, t_event, ye, fe, ee);
-    /* One Newton correction of the event time on the exact state, so that the
-     * interpolant's error does not stay in t_sep. */
-    double correction = newton_correction(pb, first, ye, fe);
-    if (t_event > 0.0 && fabs(correction) < 0.1 * h && t_event + correction > 0.0) {
-        t_event += correction;
-        dopri5_step(pb, dp->y, dp->f, t_event, ye, fe, ee);
-    }
+    /* Go to the event with a step of exactly that length (the lanes take it). */
+    dp->event = first;
+    dp->event_step = h;
+    dp->h = t_event;
+    dp->stage = DOPRI5_TO_EVENT;
+    return 0;
+}
+
+/* At the event (state ye, fe = f(ye) after the exact step): the tracker acts on it, and
+ * the crossing roots change sides. Returns 1 when the collision is over. */
+static int arrive(dopri5_point *dp, const double *ye, const double *fe)
+{
+    const collision_problem *pb = &dp->problem;
+    double t_event = dp->h, h = dp->event_step;
     /* Events that coincide (F' = 0 exactly where W = 0, for the Maxwell type) are
      * all reported, like CVODE does. */
     int crossed[COLLISION_EVENTS] = {0};
     for (int e = 0; e < COLLISION_EVENTS; e++)
-        if (event_time[e] >= 0.0 && event_time[e] <= t_event + COINCIDENT * h)
+        if (dp->event_time[e] >= 0.0 && dp->event_time[e] <= t_event + COINCIDENT * h)
             crossed[e] = crossing(e, dp->sign[e], dp->sign[e] > 0 ? -1.0 : 1.0);
     dp->t += t_event;
+    dp->stage = DOPRI5_STEPPING;
     if (collision_tracker_event(&dp->tracker, dp->t, ye, crossed))
         return 1;
     /* The crossing roots are now on their far side, whatever the rounding says; the
@@ -300,7 +276,7 @@ int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, do
     for (int e = 0; e < COLLISION_EVENTS; e++)
         if (crossed[e])
             dp->sign[e] = -dp->sign[e];
-    for (int i = 0; i < d; i++) {
+    for (int i = 0; i < pb->dimension; i++) {
         dp->y[i] = ye[i];
         dp->f[i] = fe[i];
     }
@@ -308,6 +284,22 @@ int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, do
         dp->t_rough = dp->t;
     dp->h = fmax(h - t_event, 0.5 * h); /* restart close to the step that worked */
     return 0;
+}
+
+int dopri5_point_at_event(dopri5_point *dp, const double *ye, const double *fe)
+{
+    double t_event = dp->h, h = dp->event_step;
+    if (dp->stage == DOPRI5_TO_EVENT) {
+        /* One Newton correction of the event time on the exact state, so that the
+         * interpolant's error does not stay in t_sep: one more exact step. */
+        double correction = newton_correction(&dp->problem, dp->event, ye, fe);
+        if (t_event > 0.0 && fabs(correction) < 0.1 * h && t_event + correction > 0.0) {
+            dp->h = t_event + correction;
+            dp->stage = DOPRI5_TO_CORRECTED_EVENT;
+            return 0;
+        }
+    }
+    return arrive(dp, ye, fe);
 }
 
 int dopri5_point_fail(dopri5_point *dp, solver_failure why)

@@ -39,6 +39,10 @@ static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920,
  * contact, steps stay below this share of the distance to it. */
 #define ROUGH_STEP_SHARE 0.25
 
+/* Where a point's integration is: taking steps, or going to an event by an exact step
+ * (then, once more, to its Newton-corrected time). */
+typedef enum { DOPRI5_STEPPING, DOPRI5_TO_EVENT, DOPRI5_TO_CORRECTED_EVENT } dopri5_stage;
+
 /* The integration of one point, as the scalar code sees it. In the lanes, y, f, t, h,
  * sign and rejected live in the lane's vectors and are copied here only when the scalar
  * code acts on the point. */
@@ -52,6 +56,12 @@ typedef struct dopri5_point {
     double t_rough;             /* the last point where |u|^(p-1) was not smooth */
     double sign[COLLISION_EVENTS]; /* the side of each root: -1, 1, or 0 (not known yet) */
     int rejected;               /* the last try was rejected */
+    dopri5_stage stage;
+    /* going to an event (h is then the exact step to it): the first root crossed, the
+     * step it was found in, and each root's time in that step (-1: not crossed) */
+    int event;
+    double event_step;
+    double event_time[COLLISION_EVENTS];
 } dopri5_point;
 
 /* Sets the point up at contact (tracker started, f, the roots' sides, the first step). */
@@ -64,14 +74,17 @@ double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double
                           double h, double shrunk);
 
 /* An accepted step of length h to (y1, f1) (h_next the step to try next) whose end has
- * crossed a root, as the lanes saw it: the first event is located, the point goes to it
- * by an exact step, and the tracker acts on it. Returns 1 when the collision is over. */
+ * crossed a root, as the lanes saw it: the first root is located on the step's
+ * interpolant, and the point's next step is the exact step to it (stage
+ * DOPRI5_TO_EVENT, h its length), or, if no root was crossed after all, the point takes
+ * the step as it is. */
 int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, double h,
                         double h_next);
 
-/* One step of size h from y (with f0 = f(y)): y1, f1 = f(y1) and the error estimate. */
-void dopri5_step(const collision_problem *pb, const double *y, const double *f0, double h,
-                 double *y1, double *f1, double *error);
+/* The exact step to the event came to (ye, fe): another one to the Newton-corrected time
+ * (stage DOPRI5_TO_CORRECTED_EVENT, h its length), or the tracker acts on the event and
+ * the point goes on stepping from there. Returns 1 when the collision is over. */
+int dopri5_point_at_event(dopri5_point *dp, const double *ye, const double *fe);
 
 /* A failure (SOLVER_*): the result says so; returns the point's status. */
 int dopri5_point_fail(dopri5_point *dp, solver_failure why);

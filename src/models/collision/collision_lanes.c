@@ -63,11 +63,14 @@ static inline vdouble vmin(vdouble a, vdouble b) /* a < b ? a : b */
 
 static inline int vany(vint m)
 {
-    vint folded = m;
+#if defined(__AVX__)
+    return _mm256_movemask_pd((__m256d)m) != 0;
+#else
     int any = 0;
     for (int l = 0; l < LANES; l++)
-        any |= folded[l] != 0;
+        any |= m[l] != 0;
     return any;
+#endif
 }
 
 /* Correctly rounded in every lane (IEEE), so the same bits as the scalar sqrt. */
@@ -376,6 +379,7 @@ typedef struct block {
     vdouble t, h, t_rough, steps;
     vdouble sign[COLLISION_EVENTS];
     vint rejected, active;
+    vint exact; /* the lane's step is an exact step to an event (dopri5_stage) */
     int hooked; /* a lane's point is traced (then it is the only point) */
     lane_params q;
     dopri5_point point[LANES]; /* the scalar side of each lane's point */
@@ -450,6 +454,7 @@ static void lane_load(block *b, int l, int d)
     b->h[l] = dp->h;
     b->t_rough[l] = dp->t_rough;
     b->rejected[l] = dp->rejected ? -1 : 0;
+    b->exact[l] = dp->stage != DOPRI5_STEPPING ? -1 : 0;
     b->steps[l] = (double)dp->result->steps;
 }
 
@@ -573,6 +578,8 @@ static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor,
 /* Lanes in `failed` fail for `why` (a solver_failure). */
 static void fail(const lane_kind *k, block *b, vint failed, solver_failure why, uint8_t *status)
 {
+    if (!vany(failed))
+        return;
     for (int l = 0; l < LANES; l++)
         if (failed[l]) {
             lane_store(b, l, k->dimension);
@@ -580,18 +587,53 @@ static void fail(const lane_kind *k, block *b, vint failed, solver_failure why, 
         }
 }
 
-/* One trial step of every active lane, and what follows from it. */
+/* Lanes that took the exact step to an event, to (ye, fe). */
+static void at_event(const lane_kind *k, block *b, vint arriving, const vdouble *ye,
+                     const vdouble *fe, uint8_t *status)
+{
+    for (int l = 0; l < LANES; l++)
+        if (arriving[l]) {
+            double yl[DOPRI5_MAX_DIM], fl[DOPRI5_MAX_DIM];
+            for (int i = 0; i < k->dimension; i++) {
+                yl[i] = ye[i][l];
+                fl[i] = fe[i][l];
+            }
+            lane_store(b, l, k->dimension);
+            if (dopri5_point_at_event(&b->point[l], yl, fl))
+                lane_finish(b, l, status, IS_POINT_DONE);
+            else
+                lane_load(b, l, k->dimension);
+        }
+}
+
+/* Lanes that reached t_max in contact. */
+static void horizon(const lane_kind *k, block *b, vint reached, uint8_t *status)
+{
+    for (int l = 0; l < LANES; l++)
+        if (reached[l]) {
+            lane_store(b, l, k->dimension);
+            dopri5_point *dp = &b->point[l];
+            collision_tracker_horizon(&dp->tracker, dp->t, dp->y);
+            lane_finish(b, l, status, IS_POINT_DONE);
+        }
+}
+
+/* One trial step of every active lane (or the exact step to an event), and what
+ * follows from it. */
 static void block_try(const lane_kind *k, block *b, uint8_t *status)
 {
     const lane_params *q = &b->q;
-    /* out of budget before the step (every step counts) */
-    fail(k, b, b->active & (b->steps >= q->max_steps), SOLVER_BUDGET, status);
+    /* out of budget before the step (every step counts; the exact steps to events are
+     * part of the step that found them) */
+    fail(k, b, b->active & ~b->exact & (b->steps >= q->max_steps), SOLVER_BUDGET, status);
+    vint stepping = b->active & ~b->exact, arriving = b->active & b->exact;
     /* Just after a point where |u|^(p-1) is not smooth, the solution behaves like
      * |t - t_rough|^p and an error estimate of a step as long as that distance is not to
      * be trusted: keep steps short against it (see ROUGH_STEP_SHARE). */
     if (k->rough)
-        b->h = vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough));
-    b->h = vsel(b->t + b->h > q->t_max, q->t_max - b->t, b->h);
+        b->h = vsel(stepping, vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)),
+                    b->h);
+    b->h = vsel(stepping & (b->t + b->h > q->t_max), q->t_max - b->t, b->h);
     vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM];
     y1[DOPRI5_MAX_DIM - 1] = f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
     vdouble err = vstep(k, b, b->h, y1, f1);
@@ -599,19 +641,18 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     vdouble factor = 0.9 / vsqrt(vsqrt(vmax(err, vsplat(1e-12))));
     vint finite = err - err == 0.0;
     vint underflow = b->h < 16.0 * DBL_EPSILON * vmax(vsplat(1.0), b->t);
-    fail(k, b, b->active & ~finite, SOLVER_NONFINITE, status);
-    fail(k, b, b->active & underflow, SOLVER_STEP_UNDERFLOW, status);
-    vint rejected = b->active & (err > 1.0);
-    reject(k, b, rejected, factor, y1, f1);
-    accept(k, b, b->active & ~rejected, factor, y1, f1, status);
-    /* t_max reached in contact */
-    for (int l = 0; l < LANES; l++)
-        if (b->active[l] && !(b->t[l] < q->t_max[l])) {
-            lane_store(b, l, k->dimension);
-            dopri5_point *dp = &b->point[l];
-            collision_tracker_horizon(&dp->tracker, dp->t, dp->y);
-            lane_finish(b, l, status, IS_POINT_DONE);
-        }
+    fail(k, b, stepping & ~finite, SOLVER_NONFINITE, status);
+    fail(k, b, stepping & finite & underflow, SOLVER_STEP_UNDERFLOW, status);
+    stepping &= b->active;
+    vint rejected = stepping & (err > 1.0);
+    if (vany(rejected))
+        reject(k, b, rejected, factor, y1, f1);
+    accept(k, b, stepping & ~rejected, factor, y1, f1, status);
+    if (vany(arriving))
+        at_event(k, b, arriving, y1, f1, status);
+    vint reached = b->active & ~b->exact & ~(b->t < q->t_max);
+    if (vany(reached))
+        horizon(k, b, reached, status);
 }
 
 /* The group's kind: what its points share (the grouping key is made of it). */
