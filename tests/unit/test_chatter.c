@@ -373,15 +373,22 @@ static void reference_outputs(const double *point, double *out)
 {
     chatter_geometry g;
     chatter_geometry_init(&g, (int)point[CHATTER_N]);
-    int samples = (int)point[CHATTER_SAMPLES];
-    double tally[3] = {0, 0, 0}, impacts = 0, most = 0, time = 0;
+    int samples = (int)point[CHATTER_SAMPLES], rounds;
+    chatter_region region; /* the early stop, where cone_rounds > 0 finds a certificate */
+    chatter_cone_work *work = chatter_cone_work_create();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+    out[CHATTER_CONE] = chatter_point_certificate(point, work, &rounds, &region);
+    chatter_cone_work_free(work);
+    double tally[3] = {0, 0, 0}, impacts = 0, most = 0, time = 0, certified = 0;
     for (int s = 0; s < samples; s++) {
         double q[3], p[3];
         chatter_initial_state(point, (uint64_t)s, q, p);
         chatter_drop d;
-        chatter_drop_reference(&g, point[CHATTER_RHO], point[CHATTER_GAMMA],
-                               (int64_t)point[CHATTER_MAX_IMPACTS], q, p, &d);
+        chatter_drop_reference_certified(&g, point[CHATTER_RHO], point[CHATTER_GAMMA],
+                                         (int64_t)point[CHATTER_MAX_IMPACTS], &region, q, p,
+                                         &d);
         tally[d.outcome] += 1;
+        certified += d.certified;
         impacts += (double)d.impacts;
         most = fmax(most, (double)d.impacts);
         time += d.time;
@@ -389,6 +396,8 @@ static void reference_outputs(const double *point, double *out)
     out[CHATTER_P_ICC] = tally[0] / samples;
     out[CHATTER_P_CC] = tally[1] / samples;
     out[CHATTER_P_PCC] = tally[2] / samples;
+    out[CHATTER_P_CERTIFIED] = certified / samples;
+    out[CHATTER_P_UNDECIDED] = (tally[1] - certified) / samples;
     out[CHATTER_IMPACTS_MEAN] = impacts / samples;
     out[CHATTER_IMPACTS_MAX] = most;
     out[CHATTER_TIME_MEAN] = time / samples;
@@ -407,14 +416,20 @@ static const double kernel_cases[][5] = {
     {4, 0.3, 0.1, 150, 200},  {4, 0.3, 0.5, 150, 200},  {3, 0.1, 0.05, 150, 200},
     {3, 0.5, 0.2, 150, 200},  {5, 0.2, 0.3, 150, 200},  {6, 0.45, 0.12, 150, 200},
     {2, 0.4, 0.2, 150, 200},  {2, 0.8, 0.6, 150, 200},  {4, 0.25, 0.05, 20, 10000},
-    {7, 0.6, 0.4, 150, 300},  {3, 0.15, 0.1, 97, 1000},
+    {7, 0.6, 0.4, 150, 300},  {3, 0.15, 0.1, 97, 1000},  {4, 0.12, 0.3, 60, 1000},
+    {2, 0.3, 0.1, 60, 1000},  {6, 0.15, 0.2, 60, 10000}, {4, 0.3, 1e-6, 40, 203},
 };
 #define KERNEL_CASES (sizeof kernel_cases / sizeof *kernel_cases)
 
+/* Case c; from KERNEL_CASES on, case c - KERNEL_CASES with the certificate (cone_rounds
+ * 100) and so with drops stopped early where it holds. */
 static void fill_case(double *point, size_t c)
 {
-    make_point(point, (int)kernel_cases[c][0], kernel_cases[c][1], kernel_cases[c][2],
-               (int)kernel_cases[c][3], (int)kernel_cases[c][4]);
+    size_t k = c % KERNEL_CASES;
+    make_point(point, (int)kernel_cases[k][0], kernel_cases[k][1], kernel_cases[k][2],
+               (int)kernel_cases[k][3], (int)kernel_cases[k][4]);
+    if (c >= KERNEL_CASES)
+        point[CHATTER_CONE_ROUNDS] = 100;
 }
 
 static void test_kernel_matches_reference(void)
@@ -422,8 +437,8 @@ static void test_kernel_matches_reference(void)
     void *ws;
     is_error err;
     CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
-    int regimes_seen[3] = {0, 0, 0};
-    for (size_t c = 0; c < KERNEL_CASES; c++) {
+    int regimes_seen[3] = {0, 0, 0}, certified_seen = 0;
+    for (size_t c = 0; c < 2 * KERNEL_CASES; c++) {
         double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT], ref[CHATTER_OUTPUT_COUNT];
         uint8_t status;
         fill_case(point, c);
@@ -431,7 +446,14 @@ static void test_kernel_matches_reference(void)
         CU_ASSERT_EQUAL(status, IS_POINT_DONE);
         reference_outputs(point, ref);
         for (int o = CHATTER_P_ICC; o <= CHATTER_IMPACTS_MAX; o++)
-            CU_ASSERT_EQUAL(out[o], ref[o]);
+            CHECK(out[o] == ref[o], "case %zu output %d: %.17g, reference %.17g", c, o, out[o],
+                  ref[o]);
+        CU_ASSERT_EQUAL(out[CHATTER_P_CERTIFIED], ref[CHATTER_P_CERTIFIED]);
+        CU_ASSERT_EQUAL(out[CHATTER_P_UNDECIDED], ref[CHATTER_P_UNDECIDED]);
+        CU_ASSERT_EQUAL(memcmp(&out[CHATTER_CONE], &ref[CHATTER_CONE], sizeof(double)), 0);
+        certified_seen += out[CHATTER_P_CERTIFIED] > 0.0;
+        if (c < KERNEL_CASES) /* no certificate asked for, none used (but the rod's) */
+            CU_ASSERT_EQUAL(out[CHATTER_P_CERTIFIED], 0.0);
         CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_TIME_MEAN], ref[CHATTER_TIME_MEAN],
                                1e-13 * ref[CHATTER_TIME_MEAN]);
         /* the uncertainty of the fractions: the Wilson bounds of the reference's counts */
@@ -444,17 +466,20 @@ static void test_kernel_matches_reference(void)
     }
     for (int k = 0; k < 3; k++)
         CU_ASSERT_TRUE(regimes_seen[k] > 0); /* the cases cover all three outcomes */
+    CU_ASSERT_TRUE(certified_seen >= 5);     /* and drops stopped early */
     chatter_workspace_free(ws);
 }
 
 static void test_batch_composition_does_not_matter(void)
 {
     /* The same points one at a time, all together, and in reverse order (mixing n
-     * within one batch) give the same bits. */
+     * within one batch, certified and plain points, and gamma = 1e-6, which shortens
+     * the kernel's rounds for its whole group, so the checkpoints of certified drops fall
+     * inside rounds) give the same bits. */
     void *ws;
     is_error err;
     CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
-    size_t count = KERNEL_CASES;
+    size_t count = 2 * KERNEL_CASES;
     double *points = malloc(count * CHATTER_PARAM_COUNT * sizeof *points);
     double *reversed = malloc(count * CHATTER_PARAM_COUNT * sizeof *reversed);
     double *together = malloc(count * CHATTER_OUTPUT_COUNT * sizeof *together);
@@ -713,6 +738,130 @@ static void test_cone_is_invariant_under_the_dynamics(void)
         CU_ASSERT_TRUE(checked > 500);
     }
     chatter_cone_work_free(work);
+}
+
+/* --- drops stopped early: certified complete chatter ---------------------------------- */
+
+static void test_certified_drops_never_lift_off(void)
+{
+    /* Soundness of the early stop: over (rho, gamma) grids that cross the boundary of
+     * the certificates, n = 2 .. 6, every drop stopped as certified is simulated on from
+     * where it stopped for 10^4 more impacts: none may lift off, none may turn PCC. (The
+     * state is carried over as the stop left it, each of q and p scaled by a power of two;
+     * the vertex just hit moves up, so the next impact is elsewhere, as it would be.) */
+    int regions[7] = {0}, certified[7] = {0}, uncertified_cc[7] = {0}, icc_points[7] = {0};
+    double stop_sum = 0.0;
+    chatter_cone_work *work = chatter_cone_work_create();
+    CU_ASSERT_PTR_NOT_NULL_FATAL(work);
+    for (int n = 2; n <= 6; n++) {
+        chatter_geometry g;
+        chatter_geometry_init(&g, n);
+        for (int i = 0; i < 10; i++)
+            for (int k = 0; k < 10; k++) {
+                double point[CHATTER_PARAM_COUNT];
+                make_point(point, n, 0.05 + 0.06 * i, 0.02 + 0.065 * k, 12, 200);
+                point[CHATTER_CONE_ROUNDS] = 100;
+                chatter_region region;
+                int rounds;
+                chatter_point_certificate(point, work, &rounds, &region);
+                regions[n] += region.edges > 0;
+                int lifted = 0;
+                for (int s = 0; s < 12; s++) {
+                    double q[3], p[3];
+                    chatter_initial_state(point, (uint64_t)s, q, p);
+                    chatter_drop d, after;
+                    chatter_drop_reference_certified(&g, point[CHATTER_RHO],
+                                                     point[CHATTER_GAMMA], 200, &region, q, p,
+                                                     &d);
+                    lifted |= d.outcome == CHATTER_ICC;
+                    if (!d.certified) {
+                        uncertified_cc[n] += region.edges > 0 && d.outcome == CHATTER_CC;
+                        continue;
+                    }
+                    certified[n]++;
+                    stop_sum += (double)d.impacts;
+                    chatter_drop_reference(&g, point[CHATTER_RHO], point[CHATTER_GAMMA], 10000,
+                                           d.q, d.p, &after);
+                    CHECK(after.outcome == CHATTER_CC && after.impacts == 10000,
+                          "n %d rho %g gamma %g drop %d: certified after %lld impacts, then "
+                          "outcome %d after %lld more", n, point[CHATTER_RHO],
+                          point[CHATTER_GAMMA], s, (long long)d.impacts, after.outcome,
+                          (long long)after.impacts);
+                }
+                icc_points[n] += lifted;
+            }
+    }
+    chatter_cone_work_free(work);
+    /* n = 3: a cone is found only where PCC is possible, so no region (chatter_cone.c) */
+    CU_ASSERT_EQUAL(regions[3], 0);
+    for (int n = 2; n <= 6; n++)
+        if (n != 3)
+            CHECK(regions[n] >= 8 && certified[n] >= 80 && icc_points[n] >= 20,
+                  "n %d: %d points with a region, %d drops certified, %d points with lift-off "
+                  "(the grid must cross the boundary)", n, regions[n], certified[n],
+                  icc_points[n]);
+    int total = 0;
+    for (int n = 2; n <= 6; n++)
+        total += certified[n];
+    printf("\n    [%d certified drops each simulated 10^4 impacts on, none lifted off; mean "
+           "stop at impact %.1f; %d %d %d %d %d CC drops in a region left uncertified]\n    ",
+           total, stop_sum / total, uncertified_cc[2], uncertified_cc[3], uncertified_cc[4],
+           uncertified_cc[5], uncertified_cc[6]);
+}
+
+static void test_certified_fractions_match_long_runs(void)
+{
+    /* Where no drop rests on the cap (p_undecided = 0) the fractions of a run at cap 200
+     * with the early stop are the decided classes of its drops: a plain run of the same
+     * drops at cap 10^4 must give exactly them, and a plain run of other drops (another
+     * seed) must agree within the 95% Wilson intervals. Elsewhere the long run may only
+     * move drops from p_cc to p_icc by at most p_undecided (within the intervals). */
+    void *ws;
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
+    int decided = 0, compared = 0, disjoint = 0;
+    for (int n = 2; n <= 5; n++)
+        for (int i = 0; i < 6; i++)
+            for (int k = 0; k < 6; k++) {
+                double point[CHATTER_PARAM_COUNT], plain[CHATTER_PARAM_COUNT];
+                double other[CHATTER_PARAM_COUNT], a[CHATTER_OUTPUT_COUNT];
+                double b[CHATTER_OUTPUT_COUNT], c[CHATTER_OUTPUT_COUNT];
+                uint8_t status;
+                make_point(point, n, 0.05 + 0.09 * i, 0.02 + 0.1 * k, 100, 200);
+                point[CHATTER_CONE_ROUNDS] = 100;
+                memcpy(plain, point, sizeof plain);
+                plain[CHATTER_CONE_ROUNDS] = 0;
+                plain[CHATTER_MAX_IMPACTS] = 10000;
+                memcpy(other, plain, sizeof other);
+                other[CHATTER_SEED] = 12345;
+                CU_ASSERT_EQUAL(chatter_eval_batch(ws, point, 1, a, &status, &err), IS_OK);
+                CU_ASSERT_EQUAL(chatter_eval_batch(ws, plain, 1, b, &status, &err), IS_OK);
+                CU_ASSERT_EQUAL(chatter_eval_batch(ws, other, 1, c, &status, &err), IS_OK);
+                compared++;
+                if (a[CHATTER_P_UNDECIDED] == 0.0) {
+                    decided++;
+                    CHECK(a[CHATTER_P_ICC] == b[CHATTER_P_ICC] &&
+                              a[CHATTER_P_CC] == b[CHATTER_P_CC] &&
+                              a[CHATTER_P_PCC] == b[CHATTER_P_PCC],
+                          "n %d rho %g gamma %g: decided at cap 200 (%g %g %g), cap 10^4 "
+                          "(%g %g %g)", n, point[CHATTER_RHO], point[CHATTER_GAMMA],
+                          a[CHATTER_P_ICC], a[CHATTER_P_CC], a[CHATTER_P_PCC], b[CHATTER_P_ICC],
+                          b[CHATTER_P_CC], b[CHATTER_P_PCC]);
+                    for (int o = CHATTER_P_ICC_LO; o <= CHATTER_P_PCC_LO; o += 2)
+                        disjoint += a[o + 1] < c[o] || c[o + 1] < a[o];
+                } else {
+                    CHECK(b[CHATTER_P_ICC] >= a[CHATTER_P_ICC] &&
+                              b[CHATTER_P_ICC] <= a[CHATTER_P_ICC] + a[CHATTER_P_UNDECIDED],
+                          "n %d rho %g gamma %g: p_icc %g at cap 200 (p_undecided %g), %g at "
+                          "10^4", n, point[CHATTER_RHO], point[CHATTER_GAMMA], a[CHATTER_P_ICC],
+                          a[CHATTER_P_UNDECIDED], b[CHATTER_P_ICC]);
+                }
+            }
+    /* 95% intervals of independent samples of one fraction overlap far more often than
+     * 95% of the time: a handful of disjoint pairs out of ~300 would already be suspect */
+    CHECK(decided >= 40 && disjoint <= 2, "%d of %d points decided at cap 200, %d Wilson "
+          "intervals disjoint from another seed's at cap 10^4", decided, compared, disjoint);
+    chatter_workspace_free(ws);
 }
 
 static void test_rod_matrix_is_the_derived_one(void)
@@ -1136,6 +1285,10 @@ void suite_chatter(void)
     CU_add_test(s, "a found cone means no drop escapes", test_cone_found_means_no_drop_escapes);
     CU_add_test(s, "found cones are invariant under the dynamics",
                 test_cone_is_invariant_under_the_dynamics);
+    CU_add_test(s, "certified drops never lift off in 10^4 more impacts, n = 2 .. 6",
+                test_certified_drops_never_lift_off);
+    CU_add_test(s, "certified fractions at cap 200 are those of plain runs at cap 10^4",
+                test_certified_fractions_match_long_runs);
     CU_add_test(s, "rod: U_0 P(pi) has the derived trace and determinant",
                 test_rod_matrix_is_the_derived_one);
     CU_add_test(s, "rod: exact condition agrees with long simulations",
