@@ -45,10 +45,16 @@ static inline vdouble vabs(vdouble a)
     return (vdouble)((vint)a & INT64_MAX);
 }
 
-/* m ? a : b lane by lane (m: 0 or -1 per lane, as comparisons give). */
+/* m ? a : b lane by lane (m: 0 or -1 per lane, as comparisons give): with AVX one
+ * BLENDVPD (which reads the mask's sign bits), else and, andnot, or. Bits are moved, so
+ * the result is the same either way. */
 static inline vdouble vsel(vint m, vdouble a, vdouble b)
 {
+#if defined(__AVX__)
+    return (vdouble)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+#else
     return (vdouble)(((vint)a & m) | ((vint)b & ~m));
+#endif
 }
 
 static inline vdouble vmax(vdouble a, vdouble b) /* a > b ? a : b */
@@ -510,12 +516,23 @@ static vint crossings(const block *b, const vdouble *g)
 }
 
 /* Rejected lanes: shrink (never by more than 5) and retry; the first rejection of a step
- * asks the scalar code whether a kink of the right-hand side is in the way. */
+ * across a kink of the right-hand side (a kink root changed sign: V for the Kelvin-Voigt
+ * type, W, U, Z) asks the scalar code where the kink is. */
 static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor,
-                   const vdouble *y1, const vdouble *f1)
+                   const vdouble *y1, const vdouble *f1, const vdouble *g)
 {
     vdouble shrunk = b->h * vmax(vsplat(0.2), factor);
-    vint first = rejected & ~b->rejected;
+    static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
+                                COLLISION_ROOT_KINK_U, COLLISION_ROOT_KINK_Z};
+    vint kink = (vint){0};
+    for (int j = 0; j < 4; j++) {
+        int e = kinks[j];
+        if (e == COLLISION_ROOT_VELOCITY && k->dimension == 4)
+            continue; /* the Maxwell type's input is W, not V */
+        /* as dopri5_point_retry decides: a known side, and g on the other (not 0) */
+        kink |= ((b->sign[e] < 0.0) & (g[e] > 0.0)) | ((b->sign[e] > 0.0) & (g[e] < 0.0));
+    }
+    vint first = rejected & ~b->rejected & kink;
     for (int l = 0; l < LANES; l++)
         if (first[l]) {
             double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM];
@@ -532,7 +549,7 @@ static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor,
 
 /* Accepted lanes: those that crossed a root go to the scalar code, the others move on. */
 static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor,
-                   const vdouble *y1, const vdouble *f1, uint8_t *status)
+                   const vdouble *y1, const vdouble *f1, const vdouble *g, uint8_t *status)
 {
     const int d = k->dimension;
     /* no growth after a rejection */
@@ -540,8 +557,6 @@ static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor,
     vdouble h_next = b->h * vmin(growth, vmax(vsplat(0.2), factor));
     b->rejected &= ~accepted;
     b->steps = vsel(accepted, b->steps + 1.0, b->steps);
-    vdouble g[COLLISION_EVENTS];
-    vroots(k, &b->q, y1, f1, g);
     vint event = accepted & crossings(b, g), plain = accepted & ~event;
     for (int e = 0; e < COLLISION_EVENTS; e++) {
         vdouble side = vsel(g[e] < 0.0, vsplat(-1.0), vsplat(1.0));
@@ -645,9 +660,11 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     fail(k, b, stepping & finite & underflow, SOLVER_STEP_UNDERFLOW, status);
     stepping &= b->active;
     vint rejected = stepping & (err > 1.0);
+    vdouble g[COLLISION_EVENTS];
+    vroots(k, &b->q, y1, f1, g);
     if (vany(rejected))
-        reject(k, b, rejected, factor, y1, f1);
-    accept(k, b, stepping & ~rejected, factor, y1, f1, status);
+        reject(k, b, rejected, factor, y1, f1, g);
+    accept(k, b, stepping & ~rejected, factor, y1, f1, g, status);
     if (vany(arriving))
         at_event(k, b, arriving, y1, f1, status);
     vint reached = b->active & ~b->exact & ~(b->t < q->t_max);
