@@ -7,6 +7,7 @@
  * in every outcome, the stop flag, and the limits of the admissible ranges.
  * Compressions: the outputs x_max and x_sep are -X (X < 0 in compression). */
 #include <CUnit/CUnit.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -957,6 +958,197 @@ static void test_determinism_and_workspace_reuse(void)
     collision_workspace_free(fresh);
 }
 
+/* --- 10b. the lanes: a point's bits whatever its lane and batch ------------------ */
+
+/* A mix for the lanes: every law, fast-path and general exponents, both Bouc-Wen laws at
+ * random, a budget failure, a horizon; all dopri5. */
+static void lane_mix_point(double *point, int which, unsigned *seed)
+{
+    collision_law law = (collision_law)(which % LAW_COUNT);
+    switch (law) {
+    case LAW_BWSHC:
+    case LAW_BWM: {
+        /* dopri5 takes bwm at p = 1 or p >= 2 */
+        double p = law == LAW_BWM ? (which % 3 ? uniform_in(seed, 2.0, 3.0) : 1.0)
+                                  : (which % 3 ? uniform_in(seed, 1.0, 3.0) : 1.5);
+        random_bouc_wen(seed, law, INTEGRATOR_DOPRI5, p, point);
+        if (which % 5 == 0)
+            point[COLLISION_N] = 1.0 + (which % 2);
+        break;
+    }
+    default:
+        classical_point(point, law, INTEGRATOR_DOPRI5, uniform_in(seed, 0.05, 1.5),
+                        which % 2 ? 1.5 : uniform_in(seed, 1.0, 3.0));
+        break;
+    }
+    set_rtol(point, which % 4 == 0 ? 1e-8 : 1e-10);
+    if (which == 9)
+        point[COLLISION_MAX_STEPS] = 20; /* a budget failure among them */
+    if (which == 12)
+        point[COLLISION_T_MAX] = 0.7; /* a horizon */
+}
+
+static void test_lanes_bit_identical(void)
+{
+    /* 23 points, each alone (one busy lane of the block), then the whole batch forwards,
+     * backwards, interleaved with a CVODE point and duplicates, and in odd slices: every
+     * output the same bits as alone, so a point's result depends neither on its lane nor
+     * on the points beside it. */
+    enum { COUNT = 23, BIG = 2 * COUNT + 1 };
+    unsigned seed = 4242;
+    static double points[COUNT][COLLISION_PARAM_COUNT], alone[COUNT][COLLISION_OUTPUT_COUNT];
+    uint8_t alone_status[COUNT];
+    for (int i = 0; i < COUNT; i++) {
+        lane_mix_point(points[i], i, &seed);
+        run r = evaluate(points[i]);
+        memcpy(alone[i], r.out, sizeof r.out);
+        alone_status[i] = r.status;
+    }
+    CHECK(alone_status[9] == IS_POINT_FAILED_BUDGET, "budget point: status %d",
+          alone_status[9]);
+    /* batches: a permutation of the points (and repeats), then compared slot by slot */
+    static double batch[BIG * COLLISION_PARAM_COUNT], out[BIG * COLLISION_OUTPUT_COUNT];
+    uint8_t status[BIG];
+    int which[BIG];
+    for (int layout = 0; layout < 4; layout++) {
+        int n = 0;
+        for (int i = 0; i < COUNT; i++) {
+            int j = layout == 1 ? COUNT - 1 - i : layout == 2 ? (i * 7) % COUNT : i;
+            which[n++] = j;
+            if (layout == 2 && i % 3 == 0)
+                which[n++] = (j + 5) % COUNT; /* a duplicate elsewhere in the batch */
+        }
+        if (layout == 3)
+            n = 5; /* a block and a lane: the tail runs with three idle lanes */
+        for (int k = 0; k < n; k++)
+            memcpy(batch + k * COLLISION_PARAM_COUNT, points[which[k]], sizeof points[0]);
+        int cvode_slot = -1;
+        if (layout == 2) { /* a CVODE point among them */
+            cvode_slot = n;
+            memcpy(batch + n * COLLISION_PARAM_COUNT, points[0], sizeof points[0]);
+            batch[n * COLLISION_PARAM_COUNT + COLLISION_INTEGRATOR] = INTEGRATOR_CVODE;
+            which[n++] = 0;
+        }
+        is_error err;
+        CU_ASSERT_EQUAL_FATAL(
+            collision_eval_batch(suite_workspace, batch, (size_t)n, out, status, &err), IS_OK);
+        for (int k = 0; k < n; k++) {
+            if (k == cvode_slot) {
+                CHECK(status[k] == IS_POINT_DONE, "layout %d: the CVODE point %d", layout,
+                      status[k]);
+                continue;
+            }
+            int j = which[k];
+            CHECK(status[k] == alone_status[j], "layout %d slot %d (point %d): status %d, alone %d",
+                  layout, k, j, status[k], alone_status[j]);
+            for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++) {
+                double in_batch = out[o * n + k];
+                CHECK(memcmp(&in_batch, &alone[j][o], sizeof in_batch) == 0,
+                      "layout %d slot %d (point %d) output %d: %.17g in the batch, %.17g alone",
+                      layout, k, j, o, in_batch, alone[j][o]);
+            }
+        }
+    }
+}
+
+static void test_lanes_agree_with_cvode(void)
+{
+    /* The random Bouc-Wen grids (general exponents p, n in [1, 3]), as one batch through
+     * the lanes and one through CVODE, at rtol 1e-8 and 1e-10: e within rtol of each other
+     * and of the reference (both at rtol 1e-11), t_sep within 10 rtol. */
+    enum { COUNT = 48 };
+    static double pts[COUNT * COLLISION_PARAM_COUNT], out[2][COUNT * COLLISION_OUTPUT_COUNT],
+        ref[2][COUNT * COLLISION_OUTPUT_COUNT];
+    uint8_t status[2][COUNT], ref_status[2][COUNT];
+    const double rtols[] = {1e-8, 1e-10};
+    unsigned seed = 9001;
+    for (int i = 0; i < COUNT; i++) {
+        collision_law law = i % 2 ? LAW_BWM : LAW_BWSHC;
+        double p = law == LAW_BWM ? (i % 4 == 1 ? 1.0 : uniform_in(&seed, 2.0, 3.0))
+                                  : uniform_in(&seed, 1.0, 3.0);
+        random_bouc_wen(&seed, law, INTEGRATOR_DOPRI5, p, pts + i * COLLISION_PARAM_COUNT);
+    }
+    is_error err;
+    for (int integ = 0; integ < 2; integ++) {
+        for (int i = 0; i < COUNT; i++) {
+            pts[i * COLLISION_PARAM_COUNT + COLLISION_INTEGRATOR] = integ;
+            set_rtol(pts + i * COLLISION_PARAM_COUNT, 1e-11);
+        }
+        CU_ASSERT_EQUAL_FATAL(
+            collision_eval_batch(suite_workspace, pts, COUNT, ref[integ], ref_status[integ], &err),
+            IS_OK);
+    }
+    int separated = 0;
+    for (int k = 0; k < 2; k++) {
+        double rtol = rtols[k];
+        for (int integ = 0; integ < 2; integ++) {
+            for (int i = 0; i < COUNT; i++) {
+                pts[i * COLLISION_PARAM_COUNT + COLLISION_INTEGRATOR] = integ;
+                set_rtol(pts + i * COLLISION_PARAM_COUNT, rtol);
+            }
+            CU_ASSERT_EQUAL_FATAL(
+                collision_eval_batch(suite_workspace, pts, COUNT, out[integ], status[integ], &err),
+                IS_OK);
+        }
+        for (int i = 0; i < COUNT; i++) {
+            const double *pt = pts + i * COLLISION_PARAM_COUNT;
+            char what[256];
+            snprintf(what, sizeof what,
+                     "%s pi1 = %.6g pi2 = %.6g pi3 = %.6g n = %.6g p = %.6g alpha = %.6g "
+                     "A = %.6g rtol %g",
+                     pt[COLLISION_LAW] == LAW_BWM ? "bwm" : "bwshc", pt[COLLISION_PI1],
+                     pt[COLLISION_PI2], pt[COLLISION_PI3], pt[COLLISION_N], pt[COLLISION_P],
+                     pt[COLLISION_ALPHA], pt[COLLISION_A], rtol);
+            CHECK(status[0][i] == IS_POINT_DONE && status[1][i] == IS_POINT_DONE &&
+                      ref_status[0][i] == IS_POINT_DONE && ref_status[1][i] == IS_POINT_DONE,
+                  "%s: statuses %d %d (references %d %d)", what, status[0][i], status[1][i],
+                  ref_status[0][i], ref_status[1][i]);
+            double e_ref = 0.5 * (ref[0][COLLISION_COR * COUNT + i] + ref[1][COLLISION_COR * COUNT + i]);
+            double e_cvode = out[0][COLLISION_COR * COUNT + i], e_lanes = out[1][COLLISION_COR * COUNT + i];
+            NEAR(e_lanes, e_cvode, rtol, what);
+            NEAR(e_lanes, e_ref, rtol, what);
+            NEAR(e_cvode, e_ref, rtol, what);
+            if (out[0][COLLISION_OUTCOME * COUNT + i] == OUTCOME_SEPARATED) {
+                separated += k == 0;
+                NEAR(out[1][COLLISION_T_SEP * COUNT + i], out[0][COLLISION_T_SEP * COUNT + i],
+                     10.0 * rtol, what);
+            }
+        }
+    }
+    CHECK(separated > 30, "only %d of %d points separated", separated, COUNT);
+}
+
+static void test_general_power(void)
+{
+    /* The plain-C power against long double powl: within a few ulp, with the special
+     * values exact (0, 1, infinity, NaN, subnormals). */
+    unsigned seed = 31337;
+    double worst = 0.0;
+    for (int i = 0; i < 200000; i++) {
+        double x = exp(uniform_in(&seed, -40.0, 5.0)), e = uniform_in(&seed, 1.0, 4.0);
+        if (i % 7 == 0)
+            e = 1.0 / e; /* the roots' exponents, 1/p */
+        if (i % 11 == 0)
+            x = uniform_in(&seed, 0.5, 2.0);
+        double got = collision_power_general(x, e);
+        long double exact = powl((long double)x, (long double)e);
+        double error = (double)(fabsl((long double)got - exact) / exact) / DBL_EPSILON;
+        if (error > worst)
+            worst = error;
+    }
+    CHECK(worst < 4.0, "worst relative error %.3g ulp (of 2^-52)", worst);
+    CHECK(collision_power_general(0.0, 1.7) == 0.0, "0^1.7 = %g", collision_power_general(0.0, 1.7));
+    CHECK(collision_power_general(1.0, 1.7) == 1.0, "1^1.7 = %.17g", collision_power_general(1.0, 1.7));
+    CHECK(collision_power_general(INFINITY, 1.7) == INFINITY, "inf^1.7");
+    CHECK(isnan(collision_power_general(NAN, 1.7)), "NaN^1.7");
+    CHECK(collision_power_general(1e300, 3.3) == INFINITY, "overflow");
+    CHECK(collision_power_general(1e-300, 3.3) == 0.0, "underflow");
+    double sub = collision_power_general(4e-320, 0.5);
+    NEAR(sub / sqrt(4e-320), 1.0, 4e-16, "a subnormal's square root");
+    NEAR(collision_power_general(4.0, 1.5), 8.0, 0.0, "4^1.5");
+    NEAR(collision_power_general(2.0, 10.0), 1024.0, 0.0, "2^10");
+}
+
 /* --- 11. CVODE's BDF against Adams ------------------------------------------------- */
 
 static void test_bdf_agrees_with_adams(void)
@@ -1543,6 +1735,9 @@ void suite_collision(void)
     CU_add_test(s, "cvode and dopri5 agree to the requested tolerance", test_integrators_agree);
     CU_add_test(s, "step budget and horizon", test_budget_and_horizon);
     CU_add_test(s, "determinism and workspace reuse", test_determinism_and_workspace_reuse);
+    CU_add_test(s, "lanes: a point's bits whatever its lane and batch", test_lanes_bit_identical);
+    CU_add_test(s, "lanes agree with cvode on random bouc-wen batches", test_lanes_agree_with_cvode);
+    CU_add_test(s, "the general power against powl", test_general_power);
     CU_add_test(s, "cvode bdf agrees with adams", test_bdf_agrees_with_adams);
     CU_add_test(s, "the table's applicability is what the code reads",
                 test_applicability_matches_the_code);
