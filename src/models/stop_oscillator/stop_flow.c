@@ -45,8 +45,10 @@ void stop_modes_from_state(const stop_state *x, stop_modes *m)
 
 void stop_mode_amplitudes(const stop_system *sys, const stop_modes *m, double *a1, double *a2)
 {
-    *a1 = sqrt(m->u * m->u + (m->du / sys->w1) * (m->du / sys->w1)); /* hypot() is slow */
-    *a2 = sqrt(m->w * m->w + (m->dw / sys->w2) * (m->dw / sys->w2));
+    /* hypot() is slow; dq / w as stop_cod_init has it */
+    double u_a = m->du * sys->inv_w1, w_a = m->dw * sys->inv_w2;
+    *a1 = sqrt(m->u * m->u + u_a * u_a);
+    *a2 = sqrt(m->w * m->w + w_a * w_a);
 }
 
 void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_state *x)

@@ -40,6 +40,9 @@
         statement;                                                                          \
     }
 
+/* A lane whose search is still to be set up from its state (x1, v1, x2, v2) and horizon. */
+#define LANE_INIT 4.0
+
 typedef double vd __attribute__((vector_size(BLOCK * sizeof(double))));
 typedef int64_t vi __attribute__((vector_size(BLOCK * sizeof(int64_t))));
 
@@ -48,11 +51,12 @@ typedef struct lane_searches {
     _Alignas(32) double u[LANES], du[LANES], u_a[LANES], nu_w[LANES], w1[LANES], nw1[LANES];
     _Alignas(32) double w[LANES], dw[LANES], w_a[LANES], nw_w[LANES], w2[LANES], nw2[LANES];
     _Alignas(32) double s[LANES], m2[LANES], m3[LANES], reach[LANES], h_max[LANES];
+    _Alignas(32) double inv_w2[LANES], w1c[LANES], w2c[LANES]; /* 1 / w2, w^3 */
     _Alignas(32) double horizon[LANES], t[LANES], g[LANES], dg[LANES], ddg[LANES], h[LANES];
     _Alignas(32) double away[LANES]; /* a mask's bits: all ones, or 0 */
     _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
     _Alignas(32) double evaluations[LANES];
-    _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step */
+    _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step, or LANE_INIT */
 } lane_searches;
 
 static inline vd ld(const double *p)
@@ -104,7 +108,7 @@ static inline vd splat(double x)
 }
 
 /* stop_sincos, lane by lane, of NVEC vectors */
-static inline void vsincos(const vd *x, vd *sn, vd *cs)
+static inline __attribute__((always_inline)) void vsincos(const vd *x, vd *sn, vd *cs)
 {
     const vd magic = splat(STOP_ROUND_MAGIC), nmagic = splat(-STOP_ROUND_MAGIC);
     vd n[NVEC], r[NVEC], z[NVEC], ps[NVEC], s[NVEC], pc[NVEC], nhz[NVEC], w[NVEC], c[NVEC];
@@ -135,6 +139,56 @@ static inline void vsincos(const vd *x, vd *sn, vd *cs)
 
 #define LD(field) ld(L->field + BLOCK * k)
 #define ST(field, value) st(L->field + BLOCK * k, value)
+
+/* stop_search_init (with stop_modes_from_state) for the lanes of vector k marked
+ * LANE_INIT, from their state and horizon: STOP_SEARCH_ON, or STOP_SEARCH_NONE with no
+ * evaluation when the orbit never reaches the stop. */
+static inline void init_vector(lane_searches *L, int k, vi m)
+{
+    vd x1 = LD(x1), v1 = LD(v1), x2 = LD(x2), v2 = LD(v2);
+    vd u = 0.5 * (x1 + x2), du = 0.5 * (v1 + v2), w = 0.5 * (x1 - x2), dw = 0.5 * (v1 - v2);
+    vd u_a = du * LD(h_max), w_a = dw * LD(inv_w2);
+    vd a1 = vsqrt(u * u + u_a * u_a), a2 = vsqrt(w * w + w_a * w_a);
+    vd reach = 64.0 * DBL_EPSILON * (((vd)((vi)LD(s) & ~(vi)splat(-0.0)) + a1) + a2);
+    vd g = (u + w) - LD(s), dg = du + dw;
+    vd ddg = LD(nw1) * u - (-LD(nw2)) * w;
+    vd quarter = 0.25 * LD(inv_w2);
+    vd h = sel((dg < 0.0) & (ddg > 0.0), vmin(3.0 * -dg / ddg, quarter), quarter);
+    vd rc = sel((a1 + a2) < LD(s), splat(STOP_SEARCH_NONE), splat(STOP_SEARCH_ON));
+    ST(rc, sel(m, rc, LD(rc)));
+    ST(u, sel(m, u, LD(u)));
+    ST(du, sel(m, du, LD(du)));
+    ST(u_a, sel(m, u_a, LD(u_a)));
+    ST(nu_w, sel(m, -(u * LD(w1)), LD(nu_w)));
+    ST(w, sel(m, w, LD(w)));
+    ST(dw, sel(m, dw, LD(dw)));
+    ST(w_a, sel(m, w_a, LD(w_a)));
+    ST(nw_w, sel(m, -(w * LD(w2)), LD(nw_w)));
+    ST(m2, sel(m, (-LD(nw1)) * a1 + (-LD(nw2)) * a2, LD(m2)));
+    ST(m3, sel(m, LD(w1c) * a1 + LD(w2c) * a2, LD(m3)));
+    ST(reach, sel(m, reach, LD(reach)));
+    ST(t, sel(m, splat(0.0), LD(t)));
+    ST(g, sel(m, g, LD(g)));
+    ST(dg, sel(m, dg, LD(dg)));
+    ST(ddg, sel(m, ddg, LD(ddg)));
+    ST(h, sel(m, h, LD(h)));
+    ST(away, sel(m, (vd)(g < -reach), LD(away)));
+    ST(x1, sel(m, u + w, x1));
+    ST(v1, sel(m, du + dw, v1));
+    ST(x2, sel(m, u - w, x2));
+    ST(v2, sel(m, du - dw, v2));
+    ST(evaluations, sel(m, splat(0.0), LD(evaluations)));
+}
+
+/* The vectors with lanes to set up (one or two lanes a round, typically). */
+static inline void init_lanes(lane_searches *L)
+{
+    for (int k = 0; k < NVEC; k++) {
+        vi m = LD(rc) == LANE_INIT;
+        if (m[0] | m[1] | m[2] | m[3])
+            init_vector(L, k, m);
+    }
+}
 
 /* The lanes of vector k after a step to tn: those whose search went on and did not end
  * at the horizon (none) take the flow's state there and their new status. */
@@ -220,21 +274,21 @@ struct stop_lanes {
 };
 typedef stop_lanes lanes;
 
-static void put_search(lane_searches *L, int l, const stop_search *S)
+/* The lane's system, when it takes a point. */
+static void put_system(lane_searches *L, int l, const stop_system *sys)
 {
-    const stop_cod *c = &S->cod;
-    L->u[l] = c->u, L->du[l] = c->du, L->u_a[l] = c->u_a, L->nu_w[l] = c->nu_w;
-    L->w1[l] = c->w1, L->nw1[l] = c->nw1;
-    L->w[l] = c->w, L->dw[l] = c->dw, L->w_a[l] = c->w_a, L->nw_w[l] = c->nw_w;
-    L->w2[l] = c->w2, L->nw2[l] = c->nw2;
-    L->s[l] = S->s, L->m2[l] = S->m2, L->m3[l] = S->m3, L->reach[l] = S->reach;
-    L->h_max[l] = S->h_max, L->horizon[l] = S->horizon;
-    L->t[l] = S->t, L->g[l] = S->g, L->dg[l] = S->dg, L->ddg[l] = S->ddg, L->h[l] = S->h;
-    int64_t mask = S->away ? -1 : 0;
-    memcpy(&L->away[l], &mask, sizeof mask);
-    L->x1[l] = S->at.x1, L->v1[l] = S->at.v1, L->x2[l] = S->at.x2, L->v2[l] = S->at.v2;
-    L->evaluations[l] = (double)S->evaluations;
-    L->rc[l] = STOP_SEARCH_ON;
+    L->w1[l] = sys->w1, L->nw1[l] = -(sys->w1 * sys->w1);
+    L->w2[l] = sys->w2, L->nw2[l] = -(sys->w2 * sys->w2);
+    L->w1c[l] = sys->w1 * sys->w1 * sys->w1, L->w2c[l] = sys->w2 * sys->w2 * sys->w2;
+    L->h_max[l] = sys->inv_w1, L->inv_w2[l] = sys->inv_w2, L->s[l] = sys->s;
+}
+
+/* A search from the run's state to the horizon, set up by the next round (init_lanes). */
+static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_search *S)
+{
+    L->x1[l] = rn->x.x1, L->v1[l] = rn->x.v1, L->x2[l] = rn->x.x2, L->v2[l] = rn->x.v2;
+    L->horizon[l] = S->horizon;
+    L->rc[l] = LANE_INIT;
 }
 
 /* What stop_run_searched reads of a finished search. */
@@ -286,7 +340,7 @@ static void fill_lane(lanes *ln, int l, int resume)
     stop_search S;
     if (resume) {
         if (stop_run_advance(&a->rn, &S)) {
-            put_search(&ln->S, l, &S);
+            put_start(&ln->S, l, &a->rn, &S);
             return;
         }
         finish_point(ln, a);
@@ -305,8 +359,10 @@ static void fill_lane(lanes *ln, int l, int resume)
             continue;
         a->active = 1;
         stop_run_begin(&a->rn, &a->pt.sys, &a->pt.x0, &a->pt.opt, &a->pt.r);
+        a->rn.defer_search = 1;
+        put_system(&ln->S, l, &a->pt.sys);
         if (stop_run_advance(&a->rn, &S)) {
-            put_search(&ln->S, l, &S);
+            put_start(&ln->S, l, &a->rn, &S);
             return;
         }
         finish_point(ln, a);
@@ -363,6 +419,7 @@ void stop_lanes_eval(stop_lanes *ln, void *workspace, const double *points, size
             active |= ln->lane[l].active;
         if (!active || ln->stopping)
             break;
+        init_lanes(&ln->S);
         step_lanes(&ln->S);
         service(ln);
     }

@@ -225,6 +225,8 @@ typedef struct stop_run {
     double v_rest, x_slack;   /* arrival at rest; the width of x2 = x2t after one */
     int mid_seen, q3_seen;    /* energy_mid, energy_3q are recorded */
     int in_contact, free_flight, done;
+    int defer_search;         /* the caller sets the searches up itself (stop_lanes.c): a
+                                 search from x to search->horizon is all it is told */
     int events_since_release; /* rebounds and resets since the last CD exit */
     int clean_cycles;         /* CD phases each reached from the last without a rebound */
     double t_release;         /* the last CD exit (0 before the first) */
@@ -238,7 +240,8 @@ typedef struct stop_run {
 
 void stop_run_begin(stop_run *run, const stop_system *sys, const stop_state *x0,
                     const stop_options *options, stop_result *result);
-/* Returns 1 with a search set up in *search, 0 when the run has ended. */
+/* Returns 1 with a search set up in *search (with defer_search: from x, only
+ * search->horizon set), 0 when the run has ended. */
 int stop_run_advance(stop_run *run, stop_search *search);
 /* The search's outcome (STOP_SEARCH_HIT, _NONE, _STALLED). */
 void stop_run_searched(stop_run *run, const stop_search *search, int rc);

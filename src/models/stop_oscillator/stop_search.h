@@ -32,9 +32,9 @@ typedef struct stop_cod {
 
 static inline void stop_cod_init(const stop_system *sys, const stop_modes *m, stop_cod *c)
 {
-    *c = (stop_cod){m->u, m->du, m->du / sys->w1, -(m->u * sys->w1), sys->w1,
+    *c = (stop_cod){m->u, m->du, m->du * sys->inv_w1, -(m->u * sys->w1), sys->w1,
                     -(sys->w1 * sys->w1),
-                    m->w, m->dw, m->dw / sys->w2, -(m->w * sys->w2), sys->w2,
+                    m->w, m->dw, m->dw * sys->inv_w2, -(m->w * sys->w2), sys->w2,
                     -(sys->w2 * sys->w2)};
 }
 
@@ -84,11 +84,12 @@ enum { STOP_SEARCH_NONE = 0, STOP_SEARCH_HIT = 1, STOP_SEARCH_ON = 2, STOP_SEARC
 static inline int stop_search_init(const stop_system *sys, const stop_modes *m, double horizon,
                                    stop_search *S)
 {
-    double a1, a2;
-    stop_mode_amplitudes(sys, m, &a1, &a2);
+    stop_cod_init(sys, m, &S->cod);
+    /* stop_mode_amplitudes, from the coefficients */
+    double a1 = sqrt(m->u * m->u + S->cod.u_a * S->cod.u_a);
+    double a2 = sqrt(m->w * m->w + S->cod.w_a * S->cod.w_a);
     if (a1 + a2 < sys->s)
         return STOP_SEARCH_NONE; /* the orbit never reaches the stop */
-    stop_cod_init(sys, m, &S->cod);
     /* |g''| <= m2 and |g'''| <= m3 along the whole orbit. Over [t, t + h],
      * g'' <= min(m2, g''(t) + m3 h), so the quadratic with that curvature bounds g from
      * above there: until it reaches 0, g cannot. */

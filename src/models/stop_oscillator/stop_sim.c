@@ -124,6 +124,10 @@ static int cod_segment_begin(stop_run *rn, double horizon, stop_search *S)
         cod_segment_end(rn, cvode_segment(rn, 0, horizon));
         return 0;
     }
+    if (rn->defer_search) {
+        S->horizon = horizon;
+        return 1;
+    }
     stop_modes m;
     stop_modes_from_state(&rn->x, &m);
     if (stop_search_init(rn->sys, &m, horizon, S) == STOP_SEARCH_ON)
@@ -134,6 +138,8 @@ static int cod_segment_begin(stop_run *rn, double horizon, stop_search *S)
     return 0;
 }
 
+/* (A deferred search that finds the orbit never reaches the stop ends as STOP_SEARCH_NONE
+ * with no evaluation: the same as cod_segment_begin's own case.) */
 void stop_run_searched(stop_run *rn, const stop_search *S, int rc)
 {
     rn->r->evaluations += S->evaluations;
