@@ -32,8 +32,8 @@ static void make_point(double *point, const char *law, const char *integrator, d
     char tol[32];
     snprintf(tol, sizeof tol, "%.17g", rtol);
     if (is_job_parse_param_value(m, "bench", "law", law, &point[COLLISION_LAW], &err) ||
-        is_job_parse_param_value(m, "bench", "integrator", integrator,
-                                 &point[COLLISION_INTEGRATOR], &err) ||
+        is_job_parse_param_value(m, "bench", "integrator", integrator, &point[COLLISION_INTEGRATOR],
+                                 &err) ||
         is_job_parse_param_value(m, "bench", "rtol", tol, &point[COLLISION_RTOL], &err)) {
         fprintf(stderr, "bench_collision: %s\n", err.message);
         exit(2);
@@ -59,7 +59,7 @@ typedef struct bench {
 /* Median evaluations per second over the reps, evaluated `per_batch` points per call
  * (the outputs of the last call's first point stay in b->out). */
 __attribute__((noinline)) static double measure(bench *b, size_t per_batch, double *e,
-                                                 double *steps)
+                                                double *steps)
 {
     double rates[100];
     is_error err;
@@ -67,8 +67,8 @@ __attribute__((noinline)) static double measure(bench *b, size_t per_batch, doub
         double start = bench_now_seconds();
         for (size_t i = 0; i < b->count; i += per_batch) {
             size_t n = b->count - i < per_batch ? b->count - i : per_batch;
-            collision_eval_batch(b->ws, b->points + i * COLLISION_PARAM_COUNT, n, b->out,
-                                 b->status, &err);
+            collision_eval_batch(b->ws, b->points + i * COLLISION_PARAM_COUNT, n, b->out, b->status,
+                                 &err);
             if (i == 0) {
                 *e = b->out[COLLISION_COR * n];
                 *steps = b->out[COLLISION_STEPS * n];
@@ -104,8 +104,7 @@ static void run_point(bench *b, const char *law, double rtol, double p, double n
                 {"dopri5 lanes", "dopri5", b->count}};
     for (int w = lanes_only ? 2 : 0; w < 3; w++) {
         for (size_t i = 0; i < b->count; i++)
-            make_point(b->points + i * COLLISION_PARAM_COUNT, law, ways[w].integrator, rtol, p,
-                       n);
+            make_point(b->points + i * COLLISION_PARAM_COUNT, law, ways[w].integrator, rtol, p, n);
         double e, steps;
         size_t count = b->count;
         if (w == 0) /* CVODE is ~100 times slower: a twentieth of the points */

@@ -1103,8 +1103,10 @@ static void test_lanes_agree_with_cvode(void)
                       ref_status[0][i] == IS_POINT_DONE && ref_status[1][i] == IS_POINT_DONE,
                   "%s: statuses %d %d (references %d %d)", what, status[0][i], status[1][i],
                   ref_status[0][i], ref_status[1][i]);
-            double e_ref = 0.5 * (ref[0][COLLISION_COR * COUNT + i] + ref[1][COLLISION_COR * COUNT + i]);
-            double e_cvode = out[0][COLLISION_COR * COUNT + i], e_lanes = out[1][COLLISION_COR * COUNT + i];
+            double e_ref =
+                0.5 * (ref[0][COLLISION_COR * COUNT + i] + ref[1][COLLISION_COR * COUNT + i]);
+            double e_cvode = out[0][COLLISION_COR * COUNT + i],
+                   e_lanes = out[1][COLLISION_COR * COUNT + i];
             NEAR(e_lanes, e_cvode, rtol, what);
             NEAR(e_lanes, e_ref, rtol, what);
             NEAR(e_cvode, e_ref, rtol, what);
@@ -1137,8 +1139,10 @@ static void test_general_power(void)
             worst = error;
     }
     CHECK(worst < 4.0, "worst relative error %.3g ulp (of 2^-52)", worst);
-    CHECK(collision_power_general(0.0, 1.7) == 0.0, "0^1.7 = %g", collision_power_general(0.0, 1.7));
-    CHECK(collision_power_general(1.0, 1.7) == 1.0, "1^1.7 = %.17g", collision_power_general(1.0, 1.7));
+    CHECK(collision_power_general(0.0, 1.7) == 0.0, "0^1.7 = %g",
+          collision_power_general(0.0, 1.7));
+    CHECK(collision_power_general(1.0, 1.7) == 1.0, "1^1.7 = %.17g",
+          collision_power_general(1.0, 1.7));
     CHECK(collision_power_general(INFINITY, 1.7) == INFINITY, "inf^1.7");
     CHECK(isnan(collision_power_general(NAN, 1.7)), "NaN^1.7");
     CHECK(collision_power_general(1e300, 3.3) == INFINITY, "overflow");
@@ -1736,7 +1740,8 @@ void suite_collision(void)
     CU_add_test(s, "step budget and horizon", test_budget_and_horizon);
     CU_add_test(s, "determinism and workspace reuse", test_determinism_and_workspace_reuse);
     CU_add_test(s, "lanes: a point's bits whatever its lane and batch", test_lanes_bit_identical);
-    CU_add_test(s, "lanes agree with cvode on random bouc-wen batches", test_lanes_agree_with_cvode);
+    CU_add_test(s, "lanes agree with cvode on random bouc-wen batches",
+                test_lanes_agree_with_cvode);
     CU_add_test(s, "the general power against powl", test_general_power);
     CU_add_test(s, "cvode bdf agrees with adams", test_bdf_agrees_with_adams);
     CU_add_test(s, "the table's applicability is what the code reads",

@@ -208,93 +208,83 @@ static int reads(unsigned laws, collision_law law)
 /* Reads exactly the parameters that apply (collision_params' `when`): the others keep
  * neutral values (pi1 = pi2 = pi3 = 0, n = 1, p = 1, alpha = 1, A = 1) and can neither
  * refuse a point nor change a bit of its result. */
-is_code collision_problem_from_point(const double *point, collision_problem *pb, is_error *err)
+/* The exponents of the scales: pi2, pi3 ~ v0^(2n/(p+1)); pi1 ~ v0 (bwshc, hunt-crossley)
+ * or v0^((p-1)/(p+1)) (bwm). */
+static double bouc_wen_exponent(const collision_problem *pb)
 {
-    memset(pb, 0, sizeof *pb);
-    collision_law law = (collision_law)point[COLLISION_LAW];
-    collision_form form = (collision_form)point[COLLISION_FORM];
+    return 2.0 * pb->n / (pb->p + 1.0);
+}
+
+static double pi1_exponent(const collision_problem *pb)
+{
+    return maxwell_type(pb->law) ? (pb->p - 1.0) / (pb->p + 1.0) : 1.0;
+}
+
+/* Form velocity: the paper's map P. */
+static is_code velocity_form(const double *point, collision_problem *pb, is_error *err)
+{
+    collision_law law = pb->law;
     int bouc_wen = has_bouc_wen(law), damped = reads(LAWS_DAMPED, law);
     const char *name = law_names[law];
-    pb->law = law;
-    pb->integrator = (collision_integrator)point[COLLISION_INTEGRATOR];
-    pb->bdf = pb->integrator == INTEGRATOR_CVODE && point[COLLISION_CVODE_METHOD] == 1.0;
-    pb->dimension = maxwell_type(law) ? 4 : 3;
-    pb->conservative = law == LAW_HOOKE || law == LAW_HERTZ;
-    pb->n = bouc_wen ? point[COLLISION_N] : 1.0;
-    pb->p = reads(LAWS_EXPONENT, law) ? point[COLLISION_P] : 1.0; /* the others are linear */
-    pb->alpha = bouc_wen ? point[COLLISION_ALPHA] : 1.0;
-    pb->alpha_c = 1.0 - pb->alpha;
-    pb->A = bouc_wen ? point[COLLISION_A] : 1.0;
-    pb->rtol = point[COLLISION_RTOL];
-    pb->atol = point[COLLISION_ATOL];
-    pb->max_steps = (int64_t)point[COLLISION_MAX_STEPS];
-    pb->t_max = point[COLLISION_T_MAX];
-    pb->rest_velocity = pb->conservative ? 0.0 : point[COLLISION_REST_VELOCITY];
-    double p = pb->p, n = pb->n;
-    /* exponents of the scales: pi2, pi3 ~ v0^(2n/(p+1)); pi1 ~ v0 (bwshc, hunt-crossley)
-     * or v0^((p-1)/(p+1)) (bwm) */
-    double bw_exponent = 2.0 * n / (p + 1.0);
-    double pi1_exponent = maxwell_type(law) ? (p - 1.0) / (p + 1.0) : 1.0;
-    switch (form) {
-    case FORM_NONDIMENSIONAL:
-        if (damped)
-            pb->pi1 = point[COLLISION_PI1];
-        if (bouc_wen) {
-            pb->pi2 = point[COLLISION_PI2];
-            pb->pi3 = point[COLLISION_PI3];
-        }
-        break;
-    case FORM_VELOCITY: { /* the paper's map P */
-        if (!reads(LAWS_VELOCITY, law))
-            return is_error_set(err, IS_PARAM,
-                                "law %s does not depend on the impact speed v0 (%s): form "
-                                "velocity has nothing to map; use form = nondimensional",
-                                name, damped ? "p = 1, so pi1 = c/sqrt(mk) or sqrt(mk)/c"
-                                             : "it has no parameter");
-        double v0 = point[COLLISION_V0];
-        pb->pi1 = point[COLLISION_PI1B] * pow(v0, pi1_exponent);
-        if (bouc_wen) {
-            pb->pi2 = point[COLLISION_PI2B] * pow(v0, bw_exponent);
-            pb->pi3 = point[COLLISION_PI3B] * pow(v0, bw_exponent);
-        }
-        break;
+    if (!reads(LAWS_VELOCITY, law))
+        return is_error_set(err, IS_PARAM,
+                            "law %s does not depend on the impact speed v0 (%s): form "
+                            "velocity has nothing to map; use form = nondimensional",
+                            name, damped ? "p = 1, so pi1 = c/sqrt(mk) or sqrt(mk)/c"
+                                         : "it has no parameter");
+    double v0 = point[COLLISION_V0];
+    pb->pi1 = point[COLLISION_PI1B] * pow(v0, pi1_exponent(pb));
+    if (bouc_wen) {
+        pb->pi2 = point[COLLISION_PI2B] * pow(v0, bouc_wen_exponent(pb));
+        pb->pi3 = point[COLLISION_PI3B] * pow(v0, bouc_wen_exponent(pb));
     }
-    case FORM_DIMENSIONAL: {
-        double m = point[COLLISION_MASS], k = point[COLLISION_STIFFNESS];
-        double v0 = point[COLLISION_V0];
-        double ratio = pow(m / k, 1.0 / (p + 1.0)); /* (m/k)^(1/(p+1)) */
-        pb->t_scale = ratio * pow(v0, (1.0 - p) / (p + 1.0));
-        pb->x_scale = ratio * pow(v0, 2.0 / (p + 1.0));
-        pb->f_scale = m * pb->x_scale / (pb->t_scale * pb->t_scale);
-        pb->dimensional = 1;
-        /* the outputs are scaled back: scales that overflow or vanish would turn them into
-         * inf or 0 (m/k or v0 near the ends of the doubles) */
-        if (!(isnormal(pb->t_scale) && isnormal(pb->x_scale) && isnormal(pb->f_scale)))
-            return is_error_set(err, IS_PARAM,
-                                "form dimensional: the scales T_c = %g s, X_c = %g m, "
-                                "m X_c/T_c^2 = %g N of m, k and v0 are not representable",
-                                pb->t_scale, pb->x_scale, pb->f_scale);
-        if (bouc_wen) {
-            double bw_scale = pow(m / k, n / (p + 1.0)) * pow(v0, bw_exponent) / pb->A;
-            pb->pi2 = point[COLLISION_BETA] * bw_scale;
-            pb->pi3 = point[COLLISION_GAMMA] * bw_scale;
-        }
-        double c = point[COLLISION_DAMPING];
-        if (law == LAW_KELVIN_VOIGT)
-            pb->pi1 = c / sqrt(m * k);
-        else if (law == LAW_MAXWELL)
-            pb->pi1 = c > 0.0 ? sqrt(m * k) / c : INFINITY;
-        else if (law == LAW_BWM)
-            pb->pi1 = c > 0.0 ? pow(pow(m, p) * k, 1.0 / (p + 1.0)) * pow(v0, pi1_exponent) / c
-                              : INFINITY;
-        else if (damped)
-            pb->pi1 = c * v0 / k; /* bwshc, hunt-crossley */
-        break;
-    }
-    }
-    collision_power_init(&pb->pow_p, pb->p);
-    collision_power_init(&pb->pow_n, pb->n);
+    return IS_OK;
+}
 
+/* Form dimensional: the groups and the scales from m, k, c, beta, gamma and v0. */
+static is_code dimensional_form(const double *point, collision_problem *pb, is_error *err)
+{
+    collision_law law = pb->law;
+    int bouc_wen = has_bouc_wen(law), damped = reads(LAWS_DAMPED, law);
+    double p = pb->p, n = pb->n;
+    double m = point[COLLISION_MASS], k = point[COLLISION_STIFFNESS];
+    double v0 = point[COLLISION_V0];
+    double ratio = pow(m / k, 1.0 / (p + 1.0)); /* (m/k)^(1/(p+1)) */
+    pb->t_scale = ratio * pow(v0, (1.0 - p) / (p + 1.0));
+    pb->x_scale = ratio * pow(v0, 2.0 / (p + 1.0));
+    pb->f_scale = m * pb->x_scale / (pb->t_scale * pb->t_scale);
+    pb->dimensional = 1;
+    /* the outputs are scaled back: scales that overflow or vanish would turn them into
+     * inf or 0 (m/k or v0 near the ends of the doubles) */
+    if (!(isnormal(pb->t_scale) && isnormal(pb->x_scale) && isnormal(pb->f_scale)))
+        return is_error_set(err, IS_PARAM,
+                            "form dimensional: the scales T_c = %g s, X_c = %g m, "
+                            "m X_c/T_c^2 = %g N of m, k and v0 are not representable",
+                            pb->t_scale, pb->x_scale, pb->f_scale);
+    if (bouc_wen) {
+        double bw_scale = pow(m / k, n / (p + 1.0)) * pow(v0, bouc_wen_exponent(pb)) / pb->A;
+        pb->pi2 = point[COLLISION_BETA] * bw_scale;
+        pb->pi3 = point[COLLISION_GAMMA] * bw_scale;
+    }
+    double c = point[COLLISION_DAMPING];
+    if (law == LAW_KELVIN_VOIGT)
+        pb->pi1 = c / sqrt(m * k);
+    else if (law == LAW_MAXWELL)
+        pb->pi1 = c > 0.0 ? sqrt(m * k) / c : INFINITY;
+    else if (law == LAW_BWM)
+        pb->pi1 = c > 0.0 ? pow(pow(m, p) * k, 1.0 / (p + 1.0)) * pow(v0, pi1_exponent(pb)) / c
+                          : INFINITY;
+    else if (damped)
+        pb->pi1 = c * v0 / k; /* bwshc, hunt-crossley */
+    return IS_OK;
+}
+
+/* The checks across parameters that the ranges cannot say. */
+static is_code admissible(const collision_problem *pb, is_error *err)
+{
+    collision_law law = pb->law;
+    int bouc_wen = has_bouc_wen(law);
+    const char *name = law_names[law];
     if ((maxwell_type(law) || bouc_wen) && !(pb->pi1 > 0.0 && isfinite(pb->pi1)))
         return is_error_set(err, IS_PARAM, "law %s needs pi1 > 0 (a damper, c > 0), got pi1 = %g",
                             name, pb->pi1);
@@ -321,6 +311,51 @@ is_code collision_problem_from_point(const double *point, collision_problem *pb,
         return is_error_set(err, IS_PARAM, "law %s: the parameters overflow (pi1 = %g, pi2 = %g)",
                             name, pb->pi1, pb->pi2);
     return IS_OK;
+}
+
+is_code collision_problem_from_point(const double *point, collision_problem *pb, is_error *err)
+{
+    memset(pb, 0, sizeof *pb);
+    collision_law law = (collision_law)point[COLLISION_LAW];
+    collision_form form = (collision_form)point[COLLISION_FORM];
+    int bouc_wen = has_bouc_wen(law), damped = reads(LAWS_DAMPED, law);
+    pb->law = law;
+    pb->integrator = (collision_integrator)point[COLLISION_INTEGRATOR];
+    pb->bdf = pb->integrator == INTEGRATOR_CVODE && point[COLLISION_CVODE_METHOD] == 1.0;
+    pb->dimension = maxwell_type(law) ? 4 : 3;
+    pb->conservative = law == LAW_HOOKE || law == LAW_HERTZ;
+    pb->n = bouc_wen ? point[COLLISION_N] : 1.0;
+    pb->p = reads(LAWS_EXPONENT, law) ? point[COLLISION_P] : 1.0; /* the others are linear */
+    pb->alpha = bouc_wen ? point[COLLISION_ALPHA] : 1.0;
+    pb->alpha_c = 1.0 - pb->alpha;
+    pb->A = bouc_wen ? point[COLLISION_A] : 1.0;
+    pb->rtol = point[COLLISION_RTOL];
+    pb->atol = point[COLLISION_ATOL];
+    pb->max_steps = (int64_t)point[COLLISION_MAX_STEPS];
+    pb->t_max = point[COLLISION_T_MAX];
+    pb->rest_velocity = pb->conservative ? 0.0 : point[COLLISION_REST_VELOCITY];
+    is_code rc = IS_OK;
+    switch (form) {
+    case FORM_NONDIMENSIONAL:
+        if (damped)
+            pb->pi1 = point[COLLISION_PI1];
+        if (bouc_wen) {
+            pb->pi2 = point[COLLISION_PI2];
+            pb->pi3 = point[COLLISION_PI3];
+        }
+        break;
+    case FORM_VELOCITY:
+        rc = velocity_form(point, pb, err);
+        break;
+    case FORM_DIMENSIONAL:
+        rc = dimensional_form(point, pb, err);
+        break;
+    }
+    if (rc != IS_OK)
+        return rc;
+    collision_power_init(&pb->pow_p, pb->p);
+    collision_power_init(&pb->pow_n, pb->n);
+    return admissible(pb, err);
 }
 
 static is_code collision_validate(const double *point, is_error *err)

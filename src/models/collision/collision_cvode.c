@@ -170,8 +170,7 @@ static int fail(collision_result *r, int flag)
     }
 }
 
-int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
-                          collision_result *r)
+int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb, collision_result *r)
 {
     solver *s;
     cv->problem = pb;
@@ -186,8 +185,9 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb,
     collision_tracker_start(&tracker, pb, r, y);
     double t = 0.0;
     rc = CVodeReInit(s->mem, 0.0, s->y);
-    rc = rc ? rc : CVodeSStolerances(s->mem, fmax(TIGHTEST_RTOL, TOLERANCE_SAFETY * pb->rtol),
-                                     TOLERANCE_SAFETY * pb->atol);
+    rc = rc ? rc
+            : CVodeSStolerances(s->mem, fmax(TIGHTEST_RTOL, TOLERANCE_SAFETY * pb->rtol),
+                                TOLERANCE_SAFETY * pb->atol);
     rc = rc ? rc : CVodeSetStopTime(s->mem, pb->t_max);
     if (rc)
         return fail(r, rc);

@@ -158,7 +158,6 @@ static double newton_correction(const collision_problem *pb, int event, const do
     return rate != 0.0 && isfinite(value / rate) ? -value / rate : 0.0;
 }
 
-
 void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
                         collision_result *result)
 {
@@ -189,8 +188,8 @@ void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
  * kink, and shrinking would creep up on it for a dozen steps: end the retry at the kink
  * instead (the next step then crosses it within a tiny distance, where the kink costs
  * nothing). Only if that is a real cut, so that the loop always makes progress. */
-double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1,
-                          double h, double shrunk)
+double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1, double h,
+                          double shrunk)
 {
     double kink = kink_inside(&dp->problem, dp->y, dp->f, y1, f1, h, dp->sign);
     return kink > 0.2 * h && kink < 0.99 * h ? fmax(kink, shrunk) : shrunk;
@@ -212,9 +211,8 @@ static int first_root(const dopri5_point *dp, const double *y1, const double *f1
          * last event (coincident to rounding), which happens right here */
         int far_side = g_start != 0.0 && (g_start < 0.0) != (dp->sign[e] < 0.0);
         double g_lo = g_start != 0.0 ? g_start : dp->sign[e] * DBL_MIN;
-        double dt = far_side ? 0.0
-                             : locate(pb, dp->y, dp->f, y1, f1, h, e, g_lo,
-                                      root_value(pb, e, y1));
+        double dt =
+            far_side ? 0.0 : locate(pb, dp->y, dp->f, y1, f1, h, e, g_lo, root_value(pb, e, y1));
         event_time[e] = dt;
         if (first < 0 || dt < *t_event) {
             first = e;

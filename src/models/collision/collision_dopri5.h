@@ -15,12 +15,12 @@ static const double a31 = 3.0 / 40, a32 = 9.0 / 40;
 static const double a41 = 44.0 / 45, a42 = -56.0 / 15, a43 = 32.0 / 9;
 static const double a51 = 19372.0 / 6561, a52 = -25360.0 / 2187, a53 = 64448.0 / 6561,
                     a54 = -212.0 / 729;
-static const double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247,
-                    a64 = 49.0 / 176, a65 = -5103.0 / 18656;
+static const double a61 = 9017.0 / 3168, a62 = -355.0 / 33, a63 = 46732.0 / 5247, a64 = 49.0 / 176,
+                    a65 = -5103.0 / 18656;
 static const double b1 = 35.0 / 384, b3 = 500.0 / 1113, b4 = 125.0 / 192, b5 = -2187.0 / 6784,
                     b6 = 11.0 / 84;
-static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920,
-                    e5 = -17253.0 / 339200, e6 = 22.0 / 525, e7 = -1.0 / 40;
+static const double e1 = 71.0 / 57600, e3 = -71.0 / 16695, e4 = 71.0 / 1920, e5 = -17253.0 / 339200,
+                    e6 = 22.0 / 525, e7 = -1.0 / 40;
 
 #define DOPRI5_MAX_DIM 4
 
@@ -49,13 +49,13 @@ typedef enum { DOPRI5_STEPPING, DOPRI5_TO_EVENT, DOPRI5_TO_CORRECTED_EVENT } dop
 typedef struct dopri5_point {
     collision_problem problem;
     collision_result *result;
-    collision_tracker tracker; /* points at problem and result */
+    collision_tracker tracker;                   /* points at problem and result */
     double y[DOPRI5_MAX_DIM], f[DOPRI5_MAX_DIM]; /* the state at t and f(y) */
-    double t, h;                /* time, and the next step to try */
-    double h_start;             /* the first step, and the floor of the rough-step limit */
-    double t_rough;             /* the last point where |u|^(p-1) was not smooth */
+    double t, h;                                 /* time, and the next step to try */
+    double h_start;                /* the first step, and the floor of the rough-step limit */
+    double t_rough;                /* the last point where |u|^(p-1) was not smooth */
     double sign[COLLISION_EVENTS]; /* the side of each root: -1, 1, or 0 (not known yet) */
-    int rejected;               /* the last try was rejected */
+    int rejected;                  /* the last try was rejected */
     dopri5_stage stage;
     /* going to an event (h is then the exact step to it): the first root crossed, the
      * step it was found in, and each root's time in that step (-1: not crossed) */
@@ -70,8 +70,8 @@ void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
 
 /* The first rejection of a step from (y, f) to (y1, f1) of length h: the step to retry,
  * shrunk to `shrunk` or ended at a kink of the right-hand side that the step crosses. */
-double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1,
-                          double h, double shrunk);
+double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1, double h,
+                          double shrunk);
 
 /* An accepted step of length h to (y1, f1) (h_next the step to try next) whose end has
  * crossed a root, as the lanes saw it: the first root is located on the step's

@@ -23,11 +23,17 @@
 #include <immintrin.h>
 #endif
 
+/* Lanes per block: a vector register's doubles (AVX 4, else SSE2's 2). The width changes
+ * no result: every lane computes its own point alone. */
+#if defined(__AVX__)
 #define LANES 4
+#else
+#define LANES 2
+#endif
 
 #if defined(__GNUC__)
-/* Without AVX, GCC warns that passing these vectors by value has another ABI than with
- * it: true, and irrelevant to functions that never leave this file. */
+/* GCC warns that passing these vectors by value has another ABI with AVX-512: true, and
+ * irrelevant to functions that never leave this file. */
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 typedef double vdouble __attribute__((vector_size(LANES * sizeof(double))));
@@ -71,6 +77,8 @@ static inline int vany(vint m)
 {
 #if defined(__AVX__)
     return _mm256_movemask_pd((__m256d)m) != 0;
+#elif defined(__SSE2__)
+    return _mm_movemask_pd((__m128d)m) != 0;
 #else
     int any = 0;
     for (int l = 0; l < LANES; l++)
@@ -85,12 +93,7 @@ static inline vdouble vsqrt(vdouble x)
 #if defined(__AVX__)
     return (vdouble)_mm256_sqrt_pd((__m256d)x);
 #elif defined(__SSE2__)
-    __m128d half[2];
-    memcpy(half, &x, sizeof x);
-    half[0] = _mm_sqrt_pd(half[0]);
-    half[1] = _mm_sqrt_pd(half[1]);
-    memcpy(&x, half, sizeof x);
-    return x;
+    return (vdouble)_mm_sqrt_pd((__m128d)x);
 #else
     for (int l = 0; l < LANES; l++)
         x[l] = sqrt(x[l]);
@@ -213,19 +216,25 @@ double collision_power_general(double x, double e)
 static inline vdouble vpower(int kind, vdouble x, vdouble e)
 {
     switch (kind) {
-    case 1: return x;
-    case 2: return x * x;
-    case 3: return x * x * x;
-    case 4: return x * vsqrt(x);
-    case 5: return x * x * vsqrt(x);
-    default: return vpow_general(x, e);
+    case 1:
+        return x;
+    case 2:
+        return x * x;
+    case 3:
+        return x * x * x;
+    case 4:
+        return x * vsqrt(x);
+    case 5:
+        return x * x * vsqrt(x);
+    default:
+        return vpow_general(x, e);
     }
 }
 
 /* |x|^p and |x|^n (kinds p_kind, n_kind), one logarithm between them where both need
  * the general power. */
-static inline void vpower_pair(int p_kind, int n_kind, vdouble x, vdouble p, vdouble n,
-                               vdouble *xp, vdouble *xn)
+static inline void vpower_pair(int p_kind, int n_kind, vdouble x, vdouble p, vdouble n, vdouble *xp,
+                               vdouble *xn)
 {
     if (p_kind == 0 && n_kind == 0) {
         vdouble lhi, llo;
@@ -421,8 +430,8 @@ static vdouble vstep(const lane_kind *k, const block *b, vdouble h, vdouble *y1,
     vrhs(k, q, y1, f1);
     vdouble sum = vsplat(0.0), atol = ABSOLUTE_SAFETY * q->atol;
     for (int i = 0; i < d; i++) {
-        vdouble error = h * (e1 * f0[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] +
-                             e7 * f1[i]);
+        vdouble error =
+            h * (e1 * f0[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] + e7 * f1[i]);
         vdouble scale = TOLERANCE_SAFETY * (atol + q->rtol * vmax(vabs(y[i]), vabs(y1[i])));
         vdouble e = error / scale;
         sum += e * e;
@@ -465,8 +474,7 @@ static void lane_load(block *b, int l, int d)
 }
 
 /* Starts problem pb (batch index i) in lane l. */
-static void lane_start(block *b, int l, const collision_problem *pb, collision_result *r,
-                       size_t i)
+static void lane_start(block *b, int l, const collision_problem *pb, collision_result *r, size_t i)
 {
     dopri5_point *dp = &b->point[l];
     lane_params *q = &b->q;
@@ -518,8 +526,8 @@ static vint crossings(const block *b, const vdouble *g)
 /* Rejected lanes: shrink (never by more than 5) and retry; the first rejection of a step
  * across a kink of the right-hand side (a kink root changed sign: V for the Kelvin-Voigt
  * type, W, U, Z) asks the scalar code where the kink is. */
-static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor,
-                   const vdouble *y1, const vdouble *f1, const vdouble *g)
+static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor, const vdouble *y1,
+                   const vdouble *f1, const vdouble *g)
 {
     vdouble shrunk = b->h * vmax(vsplat(0.2), factor);
     static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
@@ -548,8 +556,8 @@ static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor,
 }
 
 /* Accepted lanes: those that crossed a root go to the scalar code, the others move on. */
-static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor,
-                   const vdouble *y1, const vdouble *f1, const vdouble *g, uint8_t *status)
+static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor, const vdouble *y1,
+                   const vdouble *f1, const vdouble *g, uint8_t *status)
 {
     const int d = k->dimension;
     /* no growth after a rejection */
@@ -646,8 +654,8 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
      * |t - t_rough|^p and an error estimate of a step as long as that distance is not to
      * be trusted: keep steps short against it (see ROUGH_STEP_SHARE). */
     if (k->rough)
-        b->h = vsel(stepping, vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)),
-                    b->h);
+        b->h =
+            vsel(stepping, vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)), b->h);
     b->h = vsel(stepping & (b->t + b->h > q->t_max), q->t_max - b->t, b->h);
     vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM];
     y1[DOPRI5_MAX_DIM - 1] = f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
@@ -687,8 +695,8 @@ static size_t group_key(const collision_problem *pb)
 
 /* Runs the points order[0..count) of one group; returns 1 if the stop flag ended it
  * (the points not finished stay pending). */
-static int run_group(const collision_problem *problems, collision_result *results,
-                     uint8_t *status, const size_t *order, size_t count)
+static int run_group(const collision_problem *problems, collision_result *results, uint8_t *status,
+                     const size_t *order, size_t count)
 {
     const collision_problem *first = &problems[order[0]];
     const lane_kind k = kind_of(first);

@@ -86,8 +86,12 @@ void collision_rhs(const collision_problem *pb, const double *y, double *dydt)
         double z_rate = pb->law == LAW_BWM ? bouc_wen_rate(pb, y[2], w) : 0.0;
         /* |Y|^(p-1) via |Y|^p / |Y|, which is 0 at Y = 0 for p > 1 and 1 for p = 1 */
         double ay = fabs(y[1]), az = fabs(y[2]);
-        double y_p1 = pb->p == 1.0 ? 1.0 : ay > 0.0 ? collision_power_eval(&pb->pow_p, ay) / ay : 0.0;
-        double z_p1 = pb->p == 1.0 ? 1.0 : az > 0.0 ? collision_power_eval(&pb->pow_p, az) / az : 0.0;
+        double y_p1 = pb->p == 1.0 ? 1.0
+                      : ay > 0.0   ? collision_power_eval(&pb->pow_p, ay) / ay
+                                   : 0.0;
+        double z_p1 = pb->p == 1.0 ? 1.0
+                      : az > 0.0   ? collision_power_eval(&pb->pow_p, az) / az
+                                   : 0.0;
         dydt[0] = r_rate;
         dydt[1] = w;
         dydt[2] = z_rate;
@@ -135,7 +139,8 @@ double collision_energy(const collision_problem *pb, const double *y)
 {
     double v = collision_velocity(pb, y);
     double u = fabs(maxwell_type(pb) ? y[1] : y[0]);
-    double energy = 0.5 * v * v + pb->alpha * u * collision_power_eval(&pb->pow_p, u) / (pb->p + 1.0);
+    double energy =
+        0.5 * v * v + pb->alpha * u * collision_power_eval(&pb->pow_p, u) / (pb->p + 1.0);
     if (pb->alpha_c > 0.0) {
         double z = fabs(y[2]);
         energy += pb->alpha_c * z * collision_power_eval(&pb->pow_p, z) / ((pb->p + 1.0) * pb->A);
@@ -179,8 +184,12 @@ void collision_events(const collision_problem *pb, const double *y, const double
          * F' = -p (alpha |Y|^(p-1) Y' + alpha_c |Z|^(p-1) Z') */
         force = -maxwell_rate(pb, y) / pb->pi1;
         double ay = fabs(y[1]), az = fabs(y[2]);
-        double y_p1 = pb->p == 1.0 ? 1.0 : ay > 0.0 ? collision_power_eval(&pb->pow_p, ay) / ay : 0.0;
-        double z_p1 = pb->p == 1.0 ? 1.0 : az > 0.0 ? collision_power_eval(&pb->pow_p, az) / az : 0.0;
+        double y_p1 = pb->p == 1.0 ? 1.0
+                      : ay > 0.0   ? collision_power_eval(&pb->pow_p, ay) / ay
+                                   : 0.0;
+        double z_p1 = pb->p == 1.0 ? 1.0
+                      : az > 0.0   ? collision_power_eval(&pb->pow_p, az) / az
+                                   : 0.0;
         force_rate = -pb->p * (pb->alpha * y_p1 * dydt[1] + pb->alpha_c * z_p1 * dydt[2]);
     } else if (follows_x) {
         /* hooke, hertz, hunt-crossley: F = |X|^p (1 - pi1 V) for X < 0 (pi1 = 0 for hooke
@@ -237,8 +246,8 @@ void collision_events(const collision_problem *pb, const double *y, const double
 }
 
 const int collision_root_direction[COLLISION_EVENTS] = {
-    [COLLISION_ROOT_FORCE] = -1,     [COLLISION_ROOT_VELOCITY] = 0, [COLLISION_ROOT_FORCE_RATE] = -1,
-    [COLLISION_ROOT_KINK_W] = 0,     [COLLISION_ROOT_KINK_U] = 0,   [COLLISION_ROOT_KINK_Z] = 0,
+    [COLLISION_ROOT_FORCE] = -1, [COLLISION_ROOT_VELOCITY] = 0, [COLLISION_ROOT_FORCE_RATE] = -1,
+    [COLLISION_ROOT_KINK_W] = 0, [COLLISION_ROOT_KINK_U] = 0,   [COLLISION_ROOT_KINK_Z] = 0,
     [COLLISION_ROOT_REST] = -1,
 };
 
