@@ -153,17 +153,18 @@ chatter_cone_answer chatter_rod_condition(double rho, double gamma);
 /* The region of post-impact velocities from which a drop cannot lift off any more: a
  * convex set of the plane p_3 = -1 of the velocity relabelled so that the vertex just
  * hit is vertex 0 (chatter_region_contains), given as half-planes a x + b y + c >= 0
- * with (a, b) of unit length. For n >= 3 it is a polygon Q around the search's cone K
- * that is verified to be invariant with a margin: every vertex of Q clipped by C_j
- * (relaxed by CHATTER_REGION_SLACK) maps by A_j into Q at least CHATTER_REGION_MARGIN
- * inside every edge (the argument is at chatter_cone_region). For the rod it is the
- * exact complete-chatter set of post-impact velocities, one half-plane (b = 0 ... see
- * chatter_rod_region). edges = 0: no region, drops run to the cap. */
+ * with (a, b) of unit length. For n >= 3 it is a 32-gon Q around the search's cone K that
+ * the velocity is checked to return to: along every admissible impact sequence from Q
+ * (C_j relaxed by CHATTER_REGION_SLACK) it is back in Q, CHATTER_REGION_MARGIN inside every
+ * edge, within 24 impacts, with p_3 < 0 in between (the argument is at
+ * chatter_cone_region). For the rod it is the exact complete-chatter set of post-impact
+ * velocities, one half-plane (a = 0; chatter_rod_region). edges = 0: no region, drops run
+ * to the cap. */
 /* A drop's velocity is tested against the region every this many impacts of the drop
  * (and at max_impacts): at the kernel's round boundaries, so the test costs nothing in
  * its inner loop, and at fixed impact counts of the drop, so a drop stops at the same
- * impact whatever lane, round or batch it runs in. Once in the region a drop stays in
- * it, so the stop comes at most this many impacts after the first entry. */
+ * impact whatever lane, round or batch it runs in: at the first such checkpoint at which
+ * it is in the region (not necessarily the first impact after it entered). */
 #define CHATTER_CERTIFY_EVERY 16
 #define CHATTER_REGION_MAX_EDGES 32
 #define CHATTER_REGION_MARGIN 1e-9
