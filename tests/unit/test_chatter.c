@@ -28,6 +28,7 @@ static void make_point(double *point, int n, double rho, double gamma, int sampl
     point[CHATTER_PERTURBATION] = 0.1;
     point[CHATTER_SEED] = 7;
     point[CHATTER_CONE_ROUNDS] = 0;
+    point[CHATTER_EARLY_STOP] = 0;
 }
 
 static double kinetic_energy(double rho, const double p[3])
@@ -428,8 +429,10 @@ static void fill_case(double *point, size_t c)
     size_t k = c % KERNEL_CASES;
     make_point(point, (int)kernel_cases[k][0], kernel_cases[k][1], kernel_cases[k][2],
                (int)kernel_cases[k][3], (int)kernel_cases[k][4]);
-    if (c >= KERNEL_CASES)
+    if (c >= KERNEL_CASES) {
         point[CHATTER_CONE_ROUNDS] = 100;
+        point[CHATTER_EARLY_STOP] = 1;
+    }
 }
 
 static void test_kernel_matches_reference(void)
@@ -452,7 +455,7 @@ static void test_kernel_matches_reference(void)
         CU_ASSERT_EQUAL(out[CHATTER_P_UNDECIDED], ref[CHATTER_P_UNDECIDED]);
         CU_ASSERT_EQUAL(memcmp(&out[CHATTER_CONE], &ref[CHATTER_CONE], sizeof(double)), 0);
         certified_seen += out[CHATTER_P_CERTIFIED] > 0.0;
-        if (c < KERNEL_CASES) /* no certificate asked for, none used (but the rod's) */
+        if (c < KERNEL_CASES) /* no early stop asked for */
             CU_ASSERT_EQUAL(out[CHATTER_P_CERTIFIED], 0.0);
         CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_TIME_MEAN], ref[CHATTER_TIME_MEAN],
                                1e-13 * ref[CHATTER_TIME_MEAN]);
@@ -761,6 +764,7 @@ static void test_certified_drops_never_lift_off(void)
                 double point[CHATTER_PARAM_COUNT];
                 make_point(point, n, 0.05 + 0.06 * i, 0.02 + 0.065 * k, 12, 200);
                 point[CHATTER_CONE_ROUNDS] = 100;
+                point[CHATTER_EARLY_STOP] = 1;
                 chatter_region region;
                 int rounds;
                 chatter_point_certificate(point, work, &rounds, &region);
@@ -829,8 +833,9 @@ static void test_certified_fractions_match_long_runs(void)
                 uint8_t status;
                 make_point(point, n, 0.05 + 0.09 * i, 0.02 + 0.1 * k, 100, 200);
                 point[CHATTER_CONE_ROUNDS] = 100;
+                point[CHATTER_EARLY_STOP] = 1;
                 memcpy(plain, point, sizeof plain);
-                plain[CHATTER_CONE_ROUNDS] = 0;
+                plain[CHATTER_EARLY_STOP] = 0;
                 plain[CHATTER_MAX_IMPACTS] = 10000;
                 memcpy(other, plain, sizeof other);
                 other[CHATTER_SEED] = 12345;

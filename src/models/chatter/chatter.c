@@ -25,6 +25,11 @@ static const is_param chatter_params[CHATTER_PARAM_COUNT] = {
                              "round limit of the invariant-cone search for n >= 3 (0: no "
                              "search; the rod, n = 2, has an exact condition)", "1",
                              IS_PARAM_INT, 100, 0, 100000, 0, NULL},
+    [CHATTER_EARLY_STOP] = {"early_stop",
+                            "1: a drop stops, proven CC, once its velocity is in the region "
+                            "of the point's certificate (p_certified); 0: every drop runs to "
+                            "lift-off or max_impacts, as in the paper", "1", IS_PARAM_INT, 1, 0,
+                            1, 0, NULL},
 };
 
 static const char *const chatter_regimes[] = {"icc", "cc", "pcc", NULL};

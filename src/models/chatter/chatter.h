@@ -32,7 +32,8 @@ typedef enum { CHATTER_ICC = 0, CHATTER_CC = 1, CHATTER_PCC = 2 } chatter_outcom
 /* Parameter indices, in the order of the model's table. */
 enum {
     CHATTER_N, CHATTER_RHO, CHATTER_GAMMA, CHATTER_SAMPLES, CHATTER_MAX_IMPACTS,
-    CHATTER_PERTURBATION, CHATTER_SEED, CHATTER_CONE_ROUNDS, CHATTER_PARAM_COUNT
+    CHATTER_PERTURBATION, CHATTER_SEED, CHATTER_CONE_ROUNDS, CHATTER_EARLY_STOP,
+    CHATTER_PARAM_COUNT
 };
 
 /* Output indices, in the order of the model's table (new outputs go at the end: files
@@ -195,7 +196,7 @@ int chatter_region_contains(const chatter_geometry *geometry, const chatter_regi
 
 /* A point's certificate as the `cone` output gives it (NaN where not asked for: n >= 3
  * with cone_rounds = 0), with the rounds used, and the region that stops its drops early:
- * none (edges = 0) with cone_rounds = 0, for the rod too. */
+ * none (edges = 0) with early_stop = 0. */
 double chatter_point_certificate(const double *point, chatter_cone_work *work, int *rounds,
                                  chatter_region *region);
 

@@ -58,8 +58,9 @@ const char *chatter_check_result(const double *point, const double *outputs, siz
     if (!(certified >= 0.0 && undecided >= 0.0 &&
           fabs(certified + undecided - OUT(CHATTER_P_CC)) <= 2.0 * DBL_EPSILON))
         return "p_certified + p_undecided is not p_cc";
-    if (certified > 0.0 && OUT(CHATTER_CONE) != CHATTER_CONE_FOUND)
-        return "drops certified without a certificate";
+    if (certified > 0.0 && (OUT(CHATTER_CONE) != CHATTER_CONE_FOUND ||
+                            point[CHATTER_EARLY_STOP] == 0.0))
+        return "drops certified without a certificate or with early_stop = 0";
     /* Every drop impacts at least once: it starts with p_3 = -1, so the mean of the f_i.p
      * is -1 and some vertex approaches, from a height f_i.q >= 1 - |R| sqrt(2) > 0. */
     double mean = OUT(CHATTER_IMPACTS_MEAN), most = OUT(CHATTER_IMPACTS_MAX);

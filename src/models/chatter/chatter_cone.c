@@ -509,12 +509,12 @@ int chatter_region_contains(const chatter_geometry *g, const chatter_region *r, 
 double chatter_point_certificate(const double *point, chatter_cone_work *work, int *rounds,
                                  chatter_region *region)
 {
-    int max_rounds = (int)point[CHATTER_CONE_ROUNDS];
+    int max_rounds = (int)point[CHATTER_CONE_ROUNDS], early_stop = point[CHATTER_EARLY_STOP] != 0;
     double rho = point[CHATTER_RHO], gamma = point[CHATTER_GAMMA];
     *rounds = 0;
     region->edges = 0;
     if (point[CHATTER_N] == 2.0) {
-        if (max_rounds > 0)
+        if (early_stop)
             chatter_rod_region(rho, gamma, region);
         return chatter_rod_condition(rho, gamma);
     }
@@ -524,7 +524,7 @@ double chatter_point_certificate(const double *point, chatter_cone_work *work, i
     chatter_geometry_init(&geometry, (int)point[CHATTER_N]);
     chatter_cone_answer answer =
         chatter_cone_search(&geometry, rho, gamma, max_rounds, work, rounds);
-    if (answer == CHATTER_CONE_FOUND)
+    if (answer == CHATTER_CONE_FOUND && early_stop)
         chatter_cone_region(&geometry, rho, gamma, work, region);
     return answer;
 }
