@@ -112,9 +112,11 @@ static inline __attribute__((always_inline)) void vsincos(const vd *x, vd *sn, v
 {
     const vd magic = splat(STOP_ROUND_MAGIC), nmagic = splat(-STOP_ROUND_MAGIC);
     vd n[NVEC], r[NVEC], z[NVEC], ps[NVEC], s[NVEC], pc[NVEC], nhz[NVEC], w[NVEC], c[NVEC];
-    vd q[NVEC], aq[NVEC], s1[NVEC], c1[NVEC];
-    vi swap[NVEC], two[NVEC];
-    EACH(n[k] = (x[k] * STOP_2_OVER_PI + magic) + nmagic);
+    vd s1[NVEC], c1[NVEC];
+    vi q[NVEC], swap[NVEC];
+    vd big[NVEC];
+    EACH(big[k] = x[k] * STOP_2_OVER_PI + magic);
+    EACH(n[k] = big[k] + nmagic);
     EACH(r[k] = (x[k] + n[k] * STOP_NPIO2_1) + n[k] * STOP_NPIO2_1T);
     EACH(z[k] = r[k] * r[k]);
     EACH(ps[k] = 8.33333333332248946124e-03 + z[k] * (-1.98412698298579493134e-04 +
@@ -127,14 +129,12 @@ static inline __attribute__((always_inline)) void vsincos(const vd *x, vd *sn, v
     EACH(nhz[k] = -0.5 * z[k]);
     EACH(w[k] = 1.0 + nhz[k]);
     EACH(c[k] = w[k] + (((1.0 + -w[k]) + nhz[k]) + z[k] * pc[k]));
-    EACH(q[k] = n[k] + -4.0 * ((0.25 * n[k] + magic) + nmagic));
-    EACH(aq[k] = (vd)((vi)q[k] & ~(vi)splat(-0.0))); /* fabs */
-    EACH(swap[k] = aq[k] == 1.0);
-    EACH(two[k] = aq[k] == 2.0);
+    EACH(q[k] = (vi)big[k]);
+    EACH(swap[k] = (q[k] & 1) == 1);
     EACH(s1[k] = sel(swap[k], c[k], s[k]));
     EACH(c1[k] = sel(swap[k], s[k], c[k]));
-    EACH(sn[k] = sel((q[k] == -1.0) | two[k], -s1[k], s1[k]));
-    EACH(cs[k] = sel((q[k] == 1.0) | two[k], -c1[k], c1[k]));
+    EACH(sn[k] = (vd)((vi)s1[k] ^ ((q[k] & 2) << 62)));
+    EACH(cs[k] = (vd)((vi)c1[k] ^ (((q[k] + 1) & 2) << 62)));
 }
 
 #define LD(field) ld(L->field + BLOCK * k)
@@ -192,31 +192,31 @@ static inline void init_lanes(lane_searches *L)
 
 /* The lanes of vector k after a step to tn: those whose search went on and did not end
  * at the horizon (none) take the flow's state there and their new status. */
-static inline void commit(lane_searches *L, int k, vd t, vd g, vd dg, vd h, vd reach, vi away,
-                          vd r, vd tn, vi none, vd u, vd du, vd w, vd dw)
+static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach, vd tn,
+                          vi none, vd u, vd du, vd w, vd dw)
 {
     vd x1 = u + w, v1 = du + dw, x2 = u + -w, v2 = du + -dw;
     vd ddg = LD(nw1) * u + LD(nw2) * w;
     vd gn = x1 - LD(s);
     vi awayn = away | (gn < -reach);
     vi hit = ((gn > 0.0) & awayn) | ((tn > 0.0) & (gn >= -reach) & (awayn | (v1 > 0.0)));
-    vd hn = sel(r < h, vmax(2.0 * r, splat(DBL_MIN)), vmin(2.0 * h, LD(h_max)));
+    /* The state is stored whatever the lane: a search that ended before this step (or at
+     * the horizon in it) is read for its count and status alone (stop_run_searched). An
+     * idle lane steps on from its last state, up to its horizon, where it stays. */
+    ST(t, tn);
+    ST(g, gn);
+    ST(dg, v1);
+    ST(ddg, ddg);
+    ST(h, sel(r < h, vmax(2.0 * r, splat(DBL_MIN)), vmin(2.0 * h, LD(h_max))));
+    ST(away, (vd)awayn);
+    ST(x1, x1);
+    ST(x2, x2);
+    ST(v2, v2);
     vi on = LD(rc) == (double)STOP_SEARCH_ON;
-    vi keep = ~on | none;
-    ST(t, sel(keep, t, tn));
-    ST(g, sel(keep, g, gn));
-    ST(dg, sel(keep, dg, v1));
-    ST(ddg, sel(keep, LD(ddg), ddg));
-    ST(h, sel(keep, h, hn));
-    ST(away, (vd)sel(keep, (vd)away, (vd)awayn));
-    ST(x1, sel(keep, LD(x1), x1));
-    ST(v1, sel(keep, LD(v1), v1));
-    ST(x2, sel(keep, LD(x2), x2));
-    ST(v2, sel(keep, LD(v2), v2));
     vd ev = LD(evaluations);
-    ST(evaluations, sel(keep, ev, ev + 1.0));
-    vd rc = sel(hit, splat(STOP_SEARCH_HIT), splat(STOP_SEARCH_ON));
-    rc = sel(none, splat(STOP_SEARCH_NONE), rc);
+    ST(evaluations, sel(on & ~none, ev + 1.0, ev));
+    vd rc = sel(none, splat(STOP_SEARCH_NONE),
+                sel(hit, splat(STOP_SEARCH_HIT), splat(STOP_SEARCH_ON)));
     ST(rc, sel(on, rc, LD(rc)));
 }
 
@@ -251,8 +251,8 @@ static inline void step_lanes(lane_searches *L)
     vsincos(a2, s2, c2);
     EACH(u[k] = LD(u) * c1[k] + LD(u_a) * s1[k]; du[k] = LD(du) * c1[k] + LD(nu_w) * s1[k]);
     EACH(w[k] = LD(w) * c2[k] + LD(w_a) * s2[k]; dw[k] = LD(dw) * c2[k] + LD(nw_w) * s2[k]);
-    EACH(commit(L, k, t[k], g[k], dg[k], h[k], reach[k], away[k], r[k], tn[k], none[k], u[k],
-                du[k], w[k], dw[k]));
+    EACH(commit(L, k, away[k], r[k], h[k], reach[k], tn[k], none[k], u[k], du[k], w[k],
+                dw[k]));
 }
 /* A lane: the point it runs (its index in the batch), and the run. */
 typedef struct lane {
@@ -296,7 +296,7 @@ static void get_search(const lane_searches *L, int l, stop_search *S)
 {
     S->t = L->t[l];
     S->horizon = L->horizon[l];
-    S->at = (stop_state){L->x1[l], L->v1[l], L->x2[l], L->v2[l]};
+    S->at = (stop_state){L->x1[l], L->dg[l], L->x2[l], L->v2[l]};
     S->evaluations = (int64_t)L->evaluations[l];
 }
 

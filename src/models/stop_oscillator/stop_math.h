@@ -11,6 +11,8 @@
 #define IMPACTSWEEP_STOP_MATH_H
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 /* pi/2 in two parts (fdlibm's pio2_1, the first 33 bits, and pio2_1t, the rest): n pio2_1
  * is exact for |n| < 2^20, and x - n pio2_1 is exact (Sterbenz), so that the reduced
@@ -22,11 +24,13 @@
 
 /* sin and cos of x: the argument reduced to [-pi/4, pi/4] by the nearest multiple n of
  * pi/2, fdlibm's kernels there (as musl writes them, without the tail of a double-double
- * argument), and the quadrant n mod 4 (as q = n - 4 round(n / 4) in [-2, 2], in doubles:
- * selects that vectorise without 64-bit integer conversions) picking the signs. */
+ * argument), and the quadrant n mod 4 picking the signs: the low bits of n + 1.5 2^52,
+ * whose last bit is 1 (the unit of 2^52 .. 2^53), are n's own (2^51 is 0 mod 4), read as
+ * an integer and turned into sign bits (integer operations that vectorise). */
 static inline void stop_sincos(double x, double *sn, double *cs)
 {
-    double n = (x * STOP_2_OVER_PI + STOP_ROUND_MAGIC) + -STOP_ROUND_MAGIC;
+    double big = x * STOP_2_OVER_PI + STOP_ROUND_MAGIC;
+    double n = big + -STOP_ROUND_MAGIC;
     double r = (x + n * STOP_NPIO2_1) + n * STOP_NPIO2_1T;
     double z = r * r;
     double ps = 8.33333333332248946124e-03 + z * (-1.98412698298579493134e-04 +
@@ -38,12 +42,15 @@ static inline void stop_sincos(double x, double *sn, double *cs)
                 z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))));
     double nhz = -0.5 * z, w = 1.0 + nhz;
     double c = w + (((1.0 + -w) + nhz) + z * pc);
-    double n4 = 0.25 * n;
-    double q = n + -4.0 * ((n4 + STOP_ROUND_MAGIC) + -STOP_ROUND_MAGIC);
-    double aq = fabs(q);
-    double s1 = aq == 1.0 ? c : s, c1 = aq == 1.0 ? s : c; /* quadrants 1 and 3 swap */
-    *sn = q == -1.0 || aq == 2.0 ? -s1 : s1;                /* quadrants 2, 3 */
-    *cs = q == 1.0 || aq == 2.0 ? -c1 : c1;                 /* quadrants 1, 2 */
+    uint64_t q, bs, bc;
+    memcpy(&q, &big, sizeof q);
+    double s1 = q & 1 ? c : s, c1 = q & 1 ? s : c; /* quadrants 1 and 3 swap */
+    memcpy(&bs, &s1, sizeof bs);
+    memcpy(&bc, &c1, sizeof bc);
+    bs ^= (q & 2) << 62;       /* quadrants 2, 3: -sin */
+    bc ^= ((q + 1) & 2) << 62; /* quadrants 1, 2: -cos */
+    memcpy(sn, &bs, sizeof bs);
+    memcpy(cs, &bc, sizeof bc);
 }
 
 #endif
