@@ -46,6 +46,25 @@ static double root_value(const collision_problem *pb, int event, const double *y
     }
 }
 
+/* The state component that root `event` is (as root_value has it, where the root can
+ * cross), or -1 when it is a function of the whole state. */
+static int root_component(const collision_problem *pb, int event)
+{
+    int maxwell = pb->dimension == 4;
+    switch (event) {
+    case COLLISION_ROOT_VELOCITY:
+        return maxwell ? -1 : 1;
+    case COLLISION_ROOT_KINK_W:
+        return 3;
+    case COLLISION_ROOT_KINK_U:
+        return maxwell ? 1 : 0;
+    case COLLISION_ROOT_KINK_Z:
+        return 2;
+    default:
+        return -1;
+    }
+}
+
 /* How closely the interpolant's root is found, as a share of the step. Every event is
  * then corrected by a Newton step on the exact state (roots of F, V and the kinks) or
  * enters the outputs only squared (a maximum of F, where F' = 0), so the time is right
@@ -63,7 +82,7 @@ static double locate(const collision_problem *pb, const double *y, const double 
                      const double *y1, const double *f1, double h, int event, double g_lo,
                      double g_hi)
 {
-    const int d = pb->dimension;
+    const int d = pb->dimension, component = root_component(pb, event);
     double lo = 0.0, hi = 1.0, glo = g_lo, ghi = g_hi;
     int side = 0;
     for (int iter = 0; iter < 200 && hi - lo > LOCATE_TOLERANCE; iter++) {
@@ -73,10 +92,15 @@ static double locate(const collision_problem *pb, const double *y, const double 
         double s2 = s * s, s3 = s2 * s;
         double h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2,
                h11 = s3 - s2;
-        double ys[DOPRI5_MAX_DIM];
-        for (int i = 0; i < d; i++)
-            ys[i] = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
-        double g = root_value(pb, event, ys);
+        double ys[DOPRI5_MAX_DIM], g;
+        if (component >= 0) { /* the one component the root is */
+            int i = component;
+            g = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
+        } else {
+            for (int i = 0; i < d; i++)
+                ys[i] = h00 * y[i] + h10 * h * f0[i] + h01 * y1[i] + h11 * h * f1[i];
+            g = root_value(pb, event, ys);
+        }
         if (g == 0.0)
             return s * h;
         if ((g < 0.0) == (glo < 0.0)) {
@@ -100,12 +124,12 @@ static double locate(const collision_problem *pb, const double *y, const double 
  * point where the right-hand side has a kink (V for the Kelvin-Voigt type, W, X or Y,
  * Z), estimated on its interpolant; 0 if it crosses none. */
 static double kink_inside(const collision_problem *pb, const double *y, const double *f0,
-                          const double *y1, const double *f1, double h, const double *sign)
+                          const double *y1, const double *f1, const double *g1, double h,
+                          const double *sign)
 {
     static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
                                 COLLISION_ROOT_KINK_U, COLLISION_ROOT_KINK_Z};
-    double g1[COLLISION_EVENTS], nearest = 0.0;
-    collision_events(pb, y1, f1, g1, 1);
+    double nearest = 0.0;
     for (size_t k = 0; k < sizeof kinks / sizeof *kinks; k++) {
         int e = kinks[k];
         if (e == COLLISION_ROOT_VELOCITY && pb->dimension == 4)
@@ -188,10 +212,10 @@ void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
  * kink, and shrinking would creep up on it for a dozen steps: end the retry at the kink
  * instead (the next step then crosses it within a tiny distance, where the kink costs
  * nothing). Only if that is a real cut, so that the loop always makes progress. */
-double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1, double h,
-                          double shrunk)
+double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1,
+                          const double *g1, double h, double shrunk)
 {
-    double kink = kink_inside(&dp->problem, dp->y, dp->f, y1, f1, h, dp->sign);
+    double kink = kink_inside(&dp->problem, dp->y, dp->f, y1, f1, g1, h, dp->sign);
     return kink > 0.2 * h && kink < 0.99 * h ? fmax(kink, shrunk) : shrunk;
 }
 
@@ -222,13 +246,12 @@ static int first_root(const dopri5_point *dp, const double *y1, const double *f1
     return first;
 }
 
-int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, double h,
-                        double h_next)
+int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, const double *g1,
+                        double h, double h_next)
 {
     const collision_problem *pb = &dp->problem;
     const int d = pb->dimension;
-    double g1[COLLISION_EVENTS], t_event = 0.0;
-    collision_events(pb, y1, f1, g1, 1);
+    double t_event = 0.0;
     int first = first_root(dp, y1, f1, h, g1, &t_event, dp->event_time);
     if (first < 0) { /* none after all: the step as it is */
         for (int e = 0; e < COLLISION_EVENTS; e++)

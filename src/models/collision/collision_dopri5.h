@@ -68,18 +68,21 @@ typedef struct dopri5_point {
 void dopri5_point_start(dopri5_point *dp, const collision_problem *problem,
                         collision_result *result);
 
+/* g1 below: the roots at (y1, f1) as collision_events gives them with sign_only (the
+ * lanes compute them). */
+
 /* The first rejection of a step from (y, f) to (y1, f1) of length h: the step to retry,
  * shrunk to `shrunk` or ended at a kink of the right-hand side that the step crosses. */
-double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1, double h,
-                          double shrunk);
+double dopri5_point_retry(const dopri5_point *dp, const double *y1, const double *f1,
+                          const double *g1, double h, double shrunk);
 
 /* An accepted step of length h to (y1, f1) (h_next the step to try next) whose end has
  * crossed a root, as the lanes saw it: the first root is located on the step's
  * interpolant, and the point's next step is the exact step to it (stage
  * DOPRI5_TO_EVENT, h its length), or, if no root was crossed after all, the point takes
  * the step as it is. */
-int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, double h,
-                        double h_next);
+int dopri5_point_events(dopri5_point *dp, const double *y1, const double *f1, const double *g1,
+                        double h, double h_next);
 
 /* The exact step to the event came to (ye, fe): another one to the Newton-corrected time
  * (stage DOPRI5_TO_CORRECTED_EVENT, h its length), or the tracker acts on the event and

@@ -523,6 +523,18 @@ static vint crossings(const block *b, const vdouble *g)
     return hit;
 }
 
+/* Lane l of a step's end (y1, f1) and its roots g, as the scalar code takes them. */
+static void lane_point(const lane_kind *k, const vdouble *y1, const vdouble *f1, const vdouble *g,
+                       int l, double *y1l, double *f1l, double *gl)
+{
+    for (int i = 0; i < k->dimension; i++) {
+        y1l[i] = y1[i][l];
+        f1l[i] = f1[i][l];
+    }
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        gl[e] = g[e][l];
+}
+
 /* Rejected lanes: shrink (never by more than 5) and retry; the first rejection of a step
  * across a kink of the right-hand side (a kink root changed sign: V for the Kelvin-Voigt
  * type, W, U, Z) asks the scalar code where the kink is. */
@@ -543,13 +555,10 @@ static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor, 
     vint first = rejected & ~b->rejected & kink;
     for (int l = 0; l < LANES; l++)
         if (first[l]) {
-            double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM];
-            for (int i = 0; i < k->dimension; i++) {
-                y1l[i] = y1[i][l];
-                f1l[i] = f1[i][l];
-            }
+            double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM], gl[COLLISION_EVENTS];
+            lane_point(k, y1, f1, g, l, y1l, f1l, gl);
             lane_store(b, l, k->dimension);
-            shrunk[l] = dopri5_point_retry(&b->point[l], y1l, f1l, b->h[l], shrunk[l]);
+            shrunk[l] = dopri5_point_retry(&b->point[l], y1l, f1l, gl, b->h[l], shrunk[l]);
         }
     b->h = vsel(rejected, shrunk, b->h);
     b->rejected |= rejected;
@@ -585,13 +594,10 @@ static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor, 
         }
         if (!event[l])
             continue;
-        double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM];
-        for (int i = 0; i < d; i++) {
-            y1l[i] = y1[i][l];
-            f1l[i] = f1[i][l];
-        }
+        double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM], gl[COLLISION_EVENTS];
+        lane_point(k, y1, f1, g, l, y1l, f1l, gl);
         lane_store(b, l, d);
-        if (dopri5_point_events(dp, y1l, f1l, h[l], h_next[l]))
+        if (dopri5_point_events(dp, y1l, f1l, gl, h[l], h_next[l]))
             lane_finish(b, l, status, IS_POINT_DONE);
         else
             lane_load(b, l, d);
