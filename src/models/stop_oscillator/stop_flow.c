@@ -25,9 +25,7 @@ void stop_system_init(stop_system *sys, double k, double k12, double s, double e
 
 double stop_energy(const stop_system *sys, const stop_state *x)
 {
-    double d = x->x1 - x->x2;
-    return 0.5 * (x->v1 * x->v1 + x->v2 * x->v2) +
-           0.5 * (sys->k * x->x1 * x->x1 + sys->k12 * d * d + sys->k * x->x2 * x->x2);
+    return stop_energy_inline(sys, x);
 }
 
 double stop_contact_force(const stop_system *sys, double x2)

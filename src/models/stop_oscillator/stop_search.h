@@ -15,6 +15,14 @@
 static inline double stop_min(double a, double b) { return a < b || b != b ? a : b; }
 static inline double stop_max(double a, double b) { return a > b || b != b ? a : b; }
 
+/* stop_energy, for the event loop's own use (the same operations). */
+static inline double stop_energy_inline(const stop_system *sys, const stop_state *x)
+{
+    double d = x->x1 - x->x2;
+    return 0.5 * (x->v1 * x->v1 + x->v2 * x->v2) +
+           0.5 * (sys->k * x->x1 * x->x1 + sys->k12 * d * d + sys->k * x->x2 * x->x2);
+}
+
 /* GCC 12's SLP vectoriser fuses a lane pair {a b + c, a b - c} into one vfmaddsub
  * instruction even with -ffp-contract=off (found in this code at -O3 -march=native: a
  * contact state one ulp off the flow's). The flows and the search are therefore written

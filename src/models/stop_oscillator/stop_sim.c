@@ -62,7 +62,7 @@ static void after_event(stop_run *rn, double loss)
 {
     stop_result *r = rn->r;
     r->losses += loss;
-    rn->e_now = stop_energy(rn->sys, &rn->x);
+    rn->e_now = stop_energy_inline(rn->sys, &rn->x);
     if (isnan(r->t_below) && rn->e_now < r->e_stick)
         r->t_below = rn->t;
 }
@@ -259,7 +259,7 @@ static int rebound(stop_run *rn, double horizon)
     rn->x.x1 = sys->s;
     double v_in = rn->x.v1;
     r->v_in_last = v_in;
-    r->v_in_max = fmax(r->v_in_max, v_in);
+    r->v_in_max = stop_max(r->v_in_max, v_in);
     rn->x.v1 = -sys->epsilon * v_in;
     if (r->rebounds++ == 0)
         rn->t_first_rebound = rn->t;
@@ -270,7 +270,7 @@ static int rebound(stop_run *rn, double horizon)
         stop_trace_state(rn->opt->trace, rn->t, &rn->x);
         stop_trace_event(rn->opt->trace, STOP_EVENT_REBOUND);
     }
-    double force = stop_contact_force(sys, rn->x.x2);
+    double force = -(sys->k + sys->k12) * sys->s + sys->k12 * rn->x.x2; /* F1 */
     if (!(force > 0.0))
         return 0;
     double tail = zeno_tail(sys, rn->x.v1, force);
