@@ -18,6 +18,7 @@ started=0
 if ! sinfo -h >/dev/null 2>&1; then
     "$cluster" start
     started=1
+    eval "$("$cluster" env)" # its configuration, for sbatch and the tests
 fi
 stop() { [ "$started" -eq 0 ] || "$cluster" stop; }
 trap stop EXIT
