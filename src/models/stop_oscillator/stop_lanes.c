@@ -57,16 +57,28 @@ typedef struct lane_searches {
     _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
     _Alignas(32) double evaluations[LANES];
     _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step, or LANE_INIT */
+    /* The runs' own state while their searches are in the lanes (stop_run, stop_result:
+     * put_start gathers it, scatter gives it back before the scalar run goes on), so
+     * that a plain rebound is taken in the lanes too (rebound_lanes). */
+    _Alignas(32) double T[LANES], t_end[LANES], t_mark[LANES]; /* t; the next of t_mid,
+                                                                   t_3q still to record */
+    _Alignas(32) double rx1[LANES], rv1[LANES], rx2[LANES], rv2[LANES]; /* the run's x */
+    _Alignas(32) double v_in_last[LANES], v_in_max[LANES], t_last[LANES], losses[LANES];
+    _Alignas(32) double e_now[LANES], t_below[LANES], e_stick[LANES], eps[LANES];
+    _Alignas(32) double v_rest[LANES], zeno_tail[LANES], k[LANES], k12[LANES];
+    _Alignas(32) double piece[LANES], excursion_min[LANES];
+    _Alignas(32) int64_t rebounds[LANES], max_rebounds[LANES], since_release[LANES];
+    _Alignas(32) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
 } lane_searches;
 
-static inline vd ld(const double *p)
+static inline vd ld(const void *p)
 {
     vd v;
     memcpy(&v, p, sizeof v);
     return v;
 }
 
-static inline void st(double *p, vd v)
+static inline void st(void *p, vd v)
 {
     memcpy(p, &v, sizeof v);
 }
@@ -254,6 +266,69 @@ static inline void step_lanes(lane_searches *L)
     EACH(commit(L, k, away[k], r[k], h[k], reach[k], tn[k], none[k], u[k], du[k], w[k],
                 dw[k]));
 }
+/* The lanes of vector k whose search hit the stop, where the run would take a plain
+ * rebound and set up the next search (stop_run_searched, one pass of stop_run_advance,
+ * rebound and cod_segment_begin, with the same operations): that, for every lane where
+ * nothing else happens (no poll of the stop flag due, the budget left, no energy to
+ * record, not the first rebound, no Zeno reset, before t_end); the others are left to the
+ * scalar run. */
+static inline void rebound_vector(lane_searches *L, int k)
+{
+    vi hit = LD(rc) == (double)STOP_SEARCH_HIT;
+    if (!(hit[0] | hit[1] | hit[2] | hit[3]))
+        return;
+    vd T = LD(T) + LD(t), v_in = LD(dg), x2 = LD(x2), v2 = LD(v2), s = LD(s);
+    vd eps = LD(eps), k1 = LD(k), k12 = LD(k12);
+    vi polls = (vi)LD(polls) + 1, rebounds = (vi)LD(rebounds);
+    vi ok = hit & (T < LD(t_end)) & ((polls & 63) != 0) & (v_in > LD(v_rest)) &
+            (rebounds < (vi)LD(max_rebounds)) & (T < LD(t_mark)) & (rebounds != 0);
+    vd v1 = -eps * v_in;
+    vd losses = LD(losses) + ((0.5 * (1.0 - eps * eps)) * v_in) * v_in;
+    vd d = s - x2; /* stop_energy_inline at (s, v1, x2, v2) */
+    vd e_now = 0.5 * (v1 * v1 + v2 * v2) + 0.5 * (k1 * s * s + k12 * d * d + k1 * x2 * x2);
+    vd t_below = LD(t_below);
+    t_below = sel((t_below != t_below) & (e_now < LD(e_stick)), T, t_below);
+    vd force = -(k1 + k12) * s + k12 * x2;
+    vd tail = 2.0 * (vd)((vi)v1 & ~(vi)splat(-0.0)) / ((1.0 - eps) * force);
+    vd excursion = v1 * v1 / (2.0 * force);
+    vi reset = (force > 0.0) & ((tail * LD(w2) < LD(zeno_tail)) | (excursion < LD(excursion_min)));
+    ok &= ~reset;
+    if (!(ok[0] | ok[1] | ok[2] | ok[3]))
+        return;
+    vd horizon = LD(t_end) - T, piece = LD(piece);
+    vi more = horizon > piece;
+    vd ev = LD(evaluations);
+    vi evaluations = (vi)LD(evals) + __builtin_convertvector(ev, vi);
+    vd v_in_max = LD(v_in_max);
+    ST(evals, sel(ok, (vd)evaluations, LD(evals)));
+    ST(T, sel(ok, T, LD(T)));
+    ST(polls, sel(ok, (vd)polls, LD(polls)));
+    ST(rebounds, sel(ok, (vd)(rebounds + 1), (vd)rebounds));
+    ST(v_in_last, sel(ok, v_in, LD(v_in_last)));
+    ST(v_in_max, sel(ok, vmax(v_in_max, v_in), v_in_max));
+    ST(t_last, sel(ok, T, LD(t_last)));
+    ST(since_release, sel(ok, (vd)((vi)LD(since_release) + 1), LD(since_release)));
+    ST(losses, sel(ok, losses, LD(losses)));
+    ST(e_now, sel(ok, e_now, LD(e_now)));
+    ST(t_below, sel(ok, t_below, LD(t_below)));
+    ST(segments, sel(ok, (vd)((vi)LD(segments) + 1), LD(segments)));
+    ST(more, sel(ok, (vd)(more & 1), LD(more)));
+    ST(horizon, sel(ok, sel(more, piece, horizon), LD(horizon)));
+    ST(rx1, sel(ok, s, LD(rx1)));
+    ST(rv1, sel(ok, v1, LD(rv1)));
+    ST(rx2, sel(ok, x2, LD(rx2)));
+    ST(rv2, sel(ok, v2, LD(rv2)));
+    ST(x1, sel(ok, s, LD(x1)));
+    ST(v1, sel(ok, v1, LD(v1)));
+    ST(rc, sel(ok, splat(LANE_INIT), LD(rc)));
+}
+
+static inline void rebound_lanes(lane_searches *L)
+{
+    for (int k = 0; k < NVEC; k++)
+        rebound_vector(L, k);
+}
+
 /* A lane: the point it runs (its index in the batch), and the run. */
 typedef struct lane {
     size_t index;
@@ -286,9 +361,42 @@ static void put_system(lane_searches *L, int l, const stop_system *sys)
 /* A search from the run's state to the horizon, set up by the next round (init_lanes). */
 static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_search *S)
 {
+    const stop_result *r = rn->r;
+    const stop_system *sys = rn->sys;
     L->x1[l] = rn->x.x1, L->v1[l] = rn->x.v1, L->x2[l] = rn->x.x2, L->v2[l] = rn->x.v2;
+    L->rx1[l] = rn->x.x1, L->rv1[l] = rn->x.v1, L->rx2[l] = rn->x.x2, L->rv2[l] = rn->x.v2;
     L->horizon[l] = S->horizon;
     L->rc[l] = LANE_INIT;
+    L->T[l] = rn->t, L->t_end[l] = rn->opt->t_end;
+    L->t_mark[l] = !rn->mid_seen ? rn->t_mid : !rn->q3_seen ? rn->t_3q : INFINITY;
+    L->v_in_last[l] = r->v_in_last, L->v_in_max[l] = r->v_in_max;
+    L->t_last[l] = r->t_last_rebound, L->losses[l] = r->losses;
+    L->e_now[l] = rn->e_now, L->t_below[l] = r->t_below, L->e_stick[l] = r->e_stick;
+    L->eps[l] = sys->epsilon, L->v_rest[l] = rn->v_rest, L->zeno_tail[l] = rn->opt->zeno_tail;
+    L->k[l] = sys->k, L->k12[l] = sys->k12;
+    L->piece[l] = STOP_CHUNK * sys->inv_w1, L->excursion_min[l] = 1e-12 * sys->s;
+    L->rebounds[l] = r->rebounds, L->max_rebounds[l] = rn->opt->max_rebounds;
+    L->since_release[l] = rn->events_since_release;
+    L->evals[l] = r->evaluations, L->polls[l] = rn->polls, L->segments[l] = r->segments;
+    L->more[l] = rn->seg_more;
+}
+
+/* The run's state back from the lanes (rebound_lanes may have moved it on). */
+static void scatter(const lane_searches *L, int l, stop_run *rn)
+{
+    stop_result *r = rn->r;
+    rn->x = (stop_state){L->rx1[l], L->rv1[l], L->rx2[l], L->rv2[l]};
+    rn->t = L->T[l];
+    rn->seg_x0 = rn->x;
+    rn->seg_t0 = rn->t;
+    r->v_in_last = L->v_in_last[l], r->v_in_max = L->v_in_max[l];
+    r->t_last_rebound = L->t_last[l], r->losses = L->losses[l];
+    rn->e_now = L->e_now[l], r->t_below = L->t_below[l];
+    r->rebounds = L->rebounds[l];
+    rn->events_since_release = (int)L->since_release[l];
+    r->evaluations = L->evals[l], rn->polls = (unsigned)L->polls[l];
+    r->segments = L->segments[l];
+    rn->seg_more = (int)L->more[l];
 }
 
 /* What stop_run_searched reads of a finished search. */
@@ -367,6 +475,7 @@ static void fill_lane(lanes *ln, int l, int resume)
         }
         finish_point(ln, a);
     }
+    ln->S.rc[l] = STOP_SEARCH_NONE; /* idle: no rebound_lanes, no service */
 }
 
 /* The lanes whose search has ended take its outcome and go on. */
@@ -375,7 +484,7 @@ static void service(lanes *ln)
     for (int l = 0; l < LANES; l++) {
         lane *a = &ln->lane[l];
         int rc = (int)ln->S.rc[l];
-        if (!a->active || ln->stopping)
+        if (!a->active || ln->stopping || rc == (int)LANE_INIT) /* LANE_INIT: rebounded */
             continue;
         if (rc == STOP_SEARCH_ON && ln->S.evaluations[l] < STOP_SEARCH_LIMIT)
             continue;
@@ -383,6 +492,7 @@ static void service(lanes *ln)
             rc = STOP_SEARCH_STALLED;
         stop_search S;
         get_search(&ln->S, l, &S);
+        scatter(&ln->S, l, &a->rn);
         stop_run_searched(&a->rn, &S, rc);
         fill_lane(ln, l, 1);
     }
@@ -421,6 +531,7 @@ void stop_lanes_eval(stop_lanes *ln, void *workspace, const double *points, size
             break;
         init_lanes(&ln->S);
         step_lanes(&ln->S);
+        rebound_lanes(&ln->S);
         service(ln);
     }
     if (!ln->stopping)
