@@ -29,7 +29,7 @@ source "$ROOT/scripts/setup.sh"
 BUILD=${IMPACTSWEEP_SANITIZE_BUILD:-$ROOT/build-sanitize}
 REPORTS=$BUILD/sanitizer-reports
 SUPP=$ROOT/tests/sanitize/lsan.supp
-EXCLUDE=${SANITIZE_EXCLUDE:-'^integration\.(crash|scale|safety)$'}
+EXCLUDE=${SANITIZE_EXCLUDE:-'^integration\.(crash|scale|safety|readme)$'}
 
 t0=$(date +%s)
 # mpiexec hands its environment to the ranks it starts on this host; -x hands the
