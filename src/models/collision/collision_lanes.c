@@ -280,7 +280,15 @@ static inline vdouble vpower_less_one(const lane_kind *k, vdouble au, vdouble up
     return k->p_kind == 1 ? vsplat(1.0) : vsel(au > 0.0, up / au, vsplat(0.0));
 }
 
-static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f)
+/* |U|^p and |Z|^p (U = X, or Y for the Maxwell type) at a state, as the right-hand side
+ * computed them, for the force rate at the same state (the same bits, without computing
+ * them again). */
+typedef struct vpowers {
+    vdouble up, zp;
+} vpowers;
+
+static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f,
+                         vpowers *pw)
 {
     vdouble w = y[3], ay = vabs(y[1]), az = vabs(y[2]), zp, zn;
     vdouble yp = vpower(k->p_kind, ay, q->p);
@@ -296,17 +304,21 @@ static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble
     f[2] = z_rate;
     f[3] = -r_rate / q->pi1 - q->alpha * q->p * q->pi1 * y_p1 * w -
            q->alpha_c * q->p * q->pi1 * z_p1 * z_rate;
+    pw->up = yp;
+    pw->zp = zp;
 }
 
-static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f)
+static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f,
+                 vpowers *pw)
 {
     if (k->dimension == 4) {
-        vrhs_maxwell(k, q, y, f);
+        vrhs_maxwell(k, q, y, f, pw);
         return;
     }
     vdouble x = y[0], v = y[1], z = y[2];
     f[0] = v;
     f[2] = vsplat(0.0);
+    pw->up = pw->zp = vsplat(0.0); /* hooke, kelvin-voigt: not needed */
     switch (k->law) {
     case LAW_HOOKE:
         f[1] = -x;
@@ -315,11 +327,13 @@ static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdo
         f[1] = -x - q->pi1 * v;
         break;
     case LAW_HERTZ:
-        f[1] = -vsigned(x, vpower(k->p_kind, vabs(x), q->p));
+        pw->up = vpower(k->p_kind, vabs(x), q->p);
+        f[1] = -vsigned(x, pw->up);
         break;
     case LAW_HUNT_CROSSLEY: {
         vdouble xp = vpower(k->p_kind, vabs(x), q->p);
         f[1] = -vsigned(x, xp) - q->pi1 * xp * v;
+        pw->up = xp;
         break;
     }
     default: { /* LAW_BWSHC */
@@ -327,19 +341,22 @@ static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdo
         vpower_pair(k->p_kind, k->n_kind, vabs(z), q->p, q->n, &zp, &zn);
         f[1] = -q->alpha * vsigned(x, xp) - q->alpha_c * vsigned(z, zp) - q->pi1 * xp * v;
         f[2] = vbouc_wen(q, z, zn, v);
+        pw->up = xp;
+        pw->zp = zp;
         break;
     }
     }
 }
 
-/* The force F and its rate (the force-rate root) at (y, f = f(y)), as collision_events. */
+/* The force F and its rate (the force-rate root) at (y, f = f(y)), as collision_events
+ * (pw: the powers at y from f's right-hand side). */
 static void vforce(const lane_kind *k, const lane_params *q, const vdouble *y, const vdouble *f,
-                   vdouble *force, vdouble *rate)
+                   const vpowers *pw, vdouble *force, vdouble *rate)
 {
     if (k->dimension == 4) {
         vdouble ay = vabs(y[1]), az = vabs(y[2]);
-        vdouble y_p1 = vpower_less_one(k, ay, vpower(k->p_kind, ay, q->p));
-        vdouble z_p1 = vpower_less_one(k, az, vpower(k->p_kind, az, q->p));
+        vdouble y_p1 = vpower_less_one(k, ay, pw->up);
+        vdouble z_p1 = vpower_less_one(k, az, pw->zp);
         *force = -f[0] / q->pi1;
         *rate = -q->p * (q->alpha * y_p1 * f[1] + q->alpha_c * z_p1 * f[2]);
         return;
@@ -347,18 +364,20 @@ static void vforce(const lane_kind *k, const lane_params *q, const vdouble *y, c
     vdouble x = y[0], v = y[1], z = y[2], ax = vabs(x), az = vabs(z);
     *force = f[1];
     switch (k->law) {
-    case LAW_HOOKE:
+    case LAW_HOOKE: /* |X|^1 */
+        *rate = q->pi1 * x * ax - q->p * v;
+        break;
     case LAW_HERTZ:
     case LAW_HUNT_CROSSLEY:
-        *rate = q->pi1 * x * vpower(k->p_kind, ax, q->p) - q->p * v;
+        *rate = q->pi1 * x * pw->up - q->p * v;
         break;
     case LAW_KELVIN_VOIGT:
         *rate = -v - q->pi1 * *force;
         break;
     default: { /* LAW_BWSHC */
-        vdouble xp = vpower(k->p_kind, ax, q->p);
+        vdouble xp = pw->up;
         vdouble x_p1 = vpower_less_one(k, ax, xp);
-        vdouble z_p1 = vpower_less_one(k, az, vpower(k->p_kind, az, q->p));
+        vdouble z_p1 = vpower_less_one(k, az, pw->zp);
         vdouble sx = vsel(x < 0.0, vsplat(-1.0), vsel(x > 0.0, vsplat(1.0), vsplat(0.0)));
         *rate = -q->alpha * q->p * x_p1 * v - q->alpha_c * q->p * z_p1 * f[2] -
                 q->pi1 * (q->p * x_p1 * sx * v * v + xp * *force);
@@ -369,10 +388,10 @@ static void vforce(const lane_kind *k, const lane_params *q, const vdouble *y, c
 
 /* The roots at (y, f), with the force root's sign only (collision_events, sign_only). */
 static void vroots(const lane_kind *k, const lane_params *q, const vdouble *y, const vdouble *f,
-                   vdouble *g)
+                   const vpowers *pw, vdouble *g)
 {
     vdouble force, rate;
-    vforce(k, q, y, f, &force, &rate);
+    vforce(k, q, y, f, pw, &force, &rate);
     int maxwell = k->dimension == 4;
     int follows_x = k->law == LAW_HOOKE || k->law == LAW_HERTZ || k->law == LAW_HUNT_CROSSLEY;
     vdouble one = vsplat(1.0), velocity = maxwell ? f[0] + y[3] : y[1];
@@ -403,31 +422,33 @@ typedef struct block {
 
 /* One trial step of every lane from (y, f) by h: y1, f1 and the error norm (the RMS of
  * the error scaled by atol + rtol |y|, as CVODE weighs it). */
-static vdouble vstep(const lane_kind *k, const block *b, vdouble h, vdouble *y1, vdouble *f1)
+static vdouble vstep(const lane_kind *k, const block *b, vdouble h, vdouble *y1, vdouble *f1,
+                     vpowers *pw)
 {
     const int d = k->dimension;
     const lane_params *q = &b->q;
     const vdouble *y = b->y, *f0 = b->f;
     vdouble k2[DOPRI5_MAX_DIM], k3[DOPRI5_MAX_DIM], k4[DOPRI5_MAX_DIM], k5[DOPRI5_MAX_DIM],
         k6[DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM];
+    s[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
     for (int i = 0; i < d; i++)
         s[i] = y[i] + h * a21 * f0[i];
-    vrhs(k, q, s, k2);
+    vrhs(k, q, s, k2, pw);
     for (int i = 0; i < d; i++)
         s[i] = y[i] + h * (a31 * f0[i] + a32 * k2[i]);
-    vrhs(k, q, s, k3);
+    vrhs(k, q, s, k3, pw);
     for (int i = 0; i < d; i++)
         s[i] = y[i] + h * (a41 * f0[i] + a42 * k2[i] + a43 * k3[i]);
-    vrhs(k, q, s, k4);
+    vrhs(k, q, s, k4, pw);
     for (int i = 0; i < d; i++)
         s[i] = y[i] + h * (a51 * f0[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
-    vrhs(k, q, s, k5);
+    vrhs(k, q, s, k5, pw);
     for (int i = 0; i < d; i++)
         s[i] = y[i] + h * (a61 * f0[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
-    vrhs(k, q, s, k6);
+    vrhs(k, q, s, k6, pw);
     for (int i = 0; i < d; i++)
         y1[i] = y[i] + h * (b1 * f0[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);
-    vrhs(k, q, y1, f1);
+    vrhs(k, q, y1, f1, pw); /* last: the powers at y1 stay in pw */
     vdouble sum = vsplat(0.0), atol = ABSOLUTE_SAFETY * q->atol;
     for (int i = 0; i < d; i++) {
         vdouble error =
@@ -665,7 +686,8 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     b->h = vsel(stepping & (b->t + b->h > q->t_max), q->t_max - b->t, b->h);
     vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM];
     y1[DOPRI5_MAX_DIM - 1] = f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
-    vdouble err = vstep(k, b, b->h, y1, f1);
+    vpowers pw;
+    vdouble err = vstep(k, b, b->h, y1, f1, &pw);
     /* err^(-1/4) by two square roots: the controller needs no more precision */
     vdouble factor = 0.9 / vsqrt(vsqrt(vmax(err, vsplat(1e-12))));
     vint finite = err - err == 0.0;
@@ -675,7 +697,7 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     stepping &= b->active;
     vint rejected = stepping & (err > 1.0);
     vdouble g[COLLISION_EVENTS];
-    vroots(k, &b->q, y1, f1, g);
+    vroots(k, &b->q, y1, f1, &pw, g);
     if (vany(rejected))
         reject(k, b, rejected, factor, y1, f1, g);
     accept(k, b, stepping & ~rejected, factor, y1, f1, g, status);
