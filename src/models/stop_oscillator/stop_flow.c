@@ -52,9 +52,9 @@ void stop_mode_amplitudes(const stop_system *sys, const stop_modes *m, double *a
 void stop_cod_flow(const stop_system *sys, const stop_modes *m, double t, stop_state *x)
 {
     stop_cod c;
-    double acc;
+    double acc, jerk;
     stop_cod_init(sys, m, &c);
-    stop_cod_at(&c, t, x, &acc);
+    stop_cod_at(&c, t, x, &acc, &jerk);
 }
 
 int stop_first_contact(const stop_system *sys, const stop_modes *m, double horizon,

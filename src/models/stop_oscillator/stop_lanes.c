@@ -31,7 +31,7 @@
  * 1380 with one vector of 8 (GCC splits it through memory). */
 #define BLOCK 4 /* doubles a vector (AVX2: one register; SSE2: two) */
 #ifndef LANES_NVEC
-#define LANES_NVEC 3
+#define LANES_NVEC 4
 #endif
 #define NVEC LANES_NVEC
 #define LANES (BLOCK * NVEC)
@@ -53,6 +53,7 @@ typedef struct lane_searches {
     _Alignas(32) double s[LANES], m2[LANES], m3[LANES], reach[LANES], h_max[LANES];
     _Alignas(32) double inv_w2[LANES], w1c[LANES], w2c[LANES]; /* 1 / w2, w^3 */
     _Alignas(32) double horizon[LANES], t[LANES], g[LANES], dg[LANES], ddg[LANES], h[LANES];
+    _Alignas(32) double dddg[LANES], m4[LANES], w1q[LANES], w2q[LANES]; /* w1q = w1^4 */
     _Alignas(32) double away[LANES]; /* a mask's bits: all ones, or 0 */
     _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
     _Alignas(32) double evaluations[LANES];
@@ -178,6 +179,8 @@ static inline void init_vector(lane_searches *L, int k, vi m)
     ST(nw_w, sel(m, -(w * LD(w2)), LD(nw_w)));
     ST(m2, sel(m, (-LD(nw1)) * a1 + (-LD(nw2)) * a2, LD(m2)));
     ST(m3, sel(m, LD(w1c) * a1 + LD(w2c) * a2, LD(m3)));
+    ST(m4, sel(m, LD(w1q) * a1 + LD(w2q) * a2, LD(m4)));
+    ST(dddg, sel(m, LD(nw1) * du + LD(nw2) * dw, LD(dddg)));
     ST(reach, sel(m, reach, LD(reach)));
     ST(t, sel(m, splat(0.0), LD(t)));
     ST(g, sel(m, g, LD(g)));
@@ -209,6 +212,7 @@ static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach
 {
     vd x1 = u + w, v1 = du + dw, x2 = u + -w, v2 = du + -dw;
     vd ddg = LD(nw1) * u + LD(nw2) * w;
+    ST(dddg, LD(nw1) * du + LD(nw2) * dw);
     vd gn = x1 - LD(s);
     vi awayn = away | (gn < -reach);
     vi hit = ((gn > 0.0) & awayn) | ((tn > 0.0) & (gn >= -reach) & (awayn | (v1 > 0.0)));
@@ -243,6 +247,8 @@ static inline void step_lanes(lane_searches *L)
     EACH(t[k] = LD(t); g[k] = LD(g); dg[k] = LD(dg); h[k] = LD(h));
     EACH(reach[k] = LD(reach); horizon[k] = LD(horizon); away[k] = (vi)LD(away));
     EACH(c[k] = vmin(LD(m2), LD(ddg) + LD(m3) * h[k]));
+    EACH(c[k] = vmin(c[k], LD(ddg) + vmax(LD(dddg), splat(0.0)) * h[k] +
+                               0.5 * LD(m4) * h[k] * h[k]));
     EACH(g0[k] = sel(away[k], vmin(g[k], splat(-DBL_MIN)), vmin(g[k], splat(0.0)) - reach[k]));
     /* stop_first_root_of_bound */
     EACH(disc[k] = dg[k] * dg[k] - 2.0 * c[k] * g0[k]);
@@ -355,6 +361,7 @@ static void put_system(lane_searches *L, int l, const stop_system *sys)
     L->w1[l] = sys->w1, L->nw1[l] = -(sys->w1 * sys->w1);
     L->w2[l] = sys->w2, L->nw2[l] = -(sys->w2 * sys->w2);
     L->w1c[l] = sys->w1 * sys->w1 * sys->w1, L->w2c[l] = sys->w2 * sys->w2 * sys->w2;
+    L->w1q[l] = L->nw1[l] * L->nw1[l], L->w2q[l] = L->nw2[l] * L->nw2[l];
     L->h_max[l] = sys->inv_w1, L->inv_w2[l] = sys->inv_w2, L->s[l] = sys->s;
 }
 
