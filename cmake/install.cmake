@@ -4,7 +4,9 @@
 #
 #   bin/impactsweep                        the engine
 #   bin/impactplot                         analysis/impactplot.py, its #! line naming
-#                                          IMPACTSWEEP_PYTHON (below)
+#                                          IMPACTSWEEP_PYTHON (below), and the line
+#                                          after it where its package is
+#   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
 #   include/impactsweep/model.h, error.h   the model contract, for plug-in models
 #   lib/cmake/impactsweep/                 find_package(impactsweep): the targets
 #                                          impactsweep::model (INTERFACE: headers, C11, PIC)
@@ -122,8 +124,16 @@ else()
   set(impactplot_python "${IMPACTSWEEP_PYTHON}")
 endif()
 message(STATUS "The installed impactplot runs with ${impactplot_python}")
+# The command is a launcher of the package impactplot/, installed under DATADIR; the line
+# after its #! says where that is, relative to the command (so the tree may move).
+set(impactplot_package_dir ${CMAKE_INSTALL_DATADIR}/impactsweep/python)
+install(DIRECTORY analysis/impactplot DESTINATION ${impactplot_package_dir}
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+file(RELATIVE_PATH impactplot_package_rel ${CMAKE_INSTALL_FULL_BINDIR}
+     ${CMAKE_INSTALL_FULL_DATADIR}/impactsweep/python)
 impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
-  ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*" "#!${impactplot_python}")
+  ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*"
+  "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
 
 # --- the model contract ------------------------------------------------------------------
 # Only model.h and what it includes (error.h, by a relative #include "error.h"), under

@@ -216,25 +216,26 @@ def load(path):
     return ResultFile(path)
 
 
-def plane_values(ds, name, axes):
+def plane_values(ds, name, axes, selection=None):
     """Variable NAME (over all axes, in grid order) over AXES ([x] or [x, y]), the other
-    axes at their first index."""
+    axes at their SELECTION index (default the first)."""
     v = ds.values[name]
-    index = tuple(slice(None) if a in axes else 0 for a in ds.axes)
+    selection = selection or {}
+    index = tuple(slice(None) if a in axes else selection.get(a, 0) for a in ds.axes)
     kept = [a for a in ds.axes if a in axes]
     return np.transpose(v[index], [kept.index(a) for a in axes])
 
 
-def expected_classes(ds, axes, classes):
+def expected_classes(ds, axes, classes, selection=None):
     """Per cell the documented class name the figure must show there, or None."""
-    status = plane_values(ds, "status", axes)
+    status = plane_values(ds, "status", axes, selection)
     names = np.full(status.shape, None, dtype=object)
     if classes == "zeno":
-        z = plane_values(ds, "zeno_resets", axes)
+        z = plane_values(ds, "zeno_resets", axes, selection)
         names[np.isfinite(z)] = np.where(z[np.isfinite(z)] > 0, "zeno", "no_zeno")
     elif classes:
         words = ds.var_attrs[classes]["flag_meanings"].split()
-        codes = plane_values(ds, classes, axes)
+        codes = plane_values(ds, classes, axes, selection)
         for i, w in enumerate(words):
             names[codes == i] = w
     names[status == 0] = "not computed"
@@ -266,7 +267,7 @@ def near_contour(ds, panel, axes, i, j):
     c = panel.get("contours")
     if not c:
         return False
-    v = plane_values(ds, c["field"], axes)
+    v = plane_values(ds, c["field"], axes, panel.get("selection"))
     block = v[max(0, i - 1):i + 2, max(0, j - 1):j + 2]
     block = block[np.isfinite(block)]
     if block.size == 0:
@@ -274,13 +275,17 @@ def near_contour(ds, panel, axes, i, j):
     return any(block.min() <= level <= block.max() for level in c["levels"])
 
 
-def inside(panel, coords, i, j):
+def inside(panel, coords, i, j, texts=()):
     """Whether the patch around cell (i, j)'s centre lies within the panel, off its frame
-    (a filled-contour map ends at the outer grid values, so its edge cells are cut)."""
+    (a filled-contour map ends at the outer grid values, so its edge cells are cut) and
+    off every text drawn over it (notes, contour labels: their boxes are in the layout)."""
     left, top, right, bottom = panel["bbox_px"]
     y = coords[1][j] if len(coords) > 1 else None
     col, row = to_pixel(panel, coords[0][i], y)
     margin = PATCH + 2
+    if any(b[0] - margin <= col <= b[2] + margin and b[1] - margin <= row <= b[3] + margin
+           for b in (t["bbox_px"] for t in texts)):
+        return False
     return left + margin <= col <= right - margin and top + margin <= row <= bottom - margin
 
 
@@ -314,8 +319,13 @@ def patch_share(pixels, col, row, colour):
 def check_size(png, layout, dpi, inches):
     """The PNG's pixel size against --dpi and the figure size."""
     width, height = png_size(png)
+    if inches[1] is None:  # a preset: the width given, the height what fits the panels
+        check(abs(width - inches[0] * dpi) < 1 and 1.4 * dpi - 1 <= height <= 9.5 * dpi + 1,
+              f"{png}: {width} x {height} pixels, expected {round(inches[0] * dpi)} wide "
+              f"({inches[0]:g} in at {dpi:g} dpi) and 1.4 to 9.5 in high")
+        inches = (inches[0], height / dpi)
     want = (round(inches[0] * dpi), round(inches[1] * dpi))
-    check((width, height) == want,
+    check(abs(width - inches[0] * dpi) < 1 and abs(height - inches[1] * dpi) < 1,
           f"{png}: {width} x {height} pixels, expected {want[0]} x {want[1]} "
           f"({inches[0]:g} x {inches[1]:g} in at {dpi:g} dpi)")
     check(tuple(layout["size_px"]) == (width, height),
@@ -328,21 +338,24 @@ def command_map(png, layout_path, result, dpi, inches, classes, require):
     with open(layout_path) as f:
         layout = json.load(f)
     check_size(png, layout, dpi, inches)
-    ds = load(result)
+    files = {}
     pixels = png_pixels(png)
     for panel in layout["panels"]:
+        source = panel.get("source_file") or result
+        ds = files.setdefault(source, load(source))
         axes = panel["axes"]
         for name, colour in panel.get("classes", {}).items():
             if name in DOCUMENTED or name in ("not computed", "failed"):
                 check(colour.lower() == colour_of(name),
                       f"{layout_path}: class {name} is {colour}, documented {colour_of(name)}")
         categorical = panel["kind"] in ("classes", "strip")
-        names = expected_classes(ds, axes, classes if categorical else None)
+        names = expected_classes(ds, axes, classes if categorical else None,
+                                 panel.get("selection"))
         coords = [ds.values[a] for a in axes]
         checked = {}
         for name, cells in sorted(uniform_cells(names).items()):
             cells = [c for c in cells if not near_contour(ds, panel, axes, *c)
-                     and inside(panel, coords, *c)]
+                     and inside(panel, coords, *c, layout.get("texts", ()))]
             if not cells:
                 continue
             spread = np.linspace(0, len(cells) - 1, min(MAX_SAMPLES, len(cells))).astype(int)
@@ -363,7 +376,7 @@ def command_map(png, layout_path, result, dpi, inches, classes, require):
         for name in require:
             check(name in checked, f"{png} [{panel['field']}]: no cell of class {name} well "
                                    "inside a region of it (and away from contour lines) to check")
-        print(f"    {png} [{panel['field']}]: checked " +
+        print(f"    {png} [{panel['field']} {panel.get('title', '')}]: checked " +
               (", ".join(f"{n} at {k} cells" for n, k in checked.items()) or "nothing"))
 
 
@@ -416,6 +429,120 @@ def command_meta(png, pdf, result):
     print(f"    {png}, {pdf}: provenance of job {want['job_fingerprint']} present")
 
 
+def command_fonts(paths):
+    """See the module docstring."""
+    import subprocess
+    for path in paths:
+        if path.endswith(".eps"):
+            with open(path, "rb") as f:
+                raw = f.read()
+            check(raw.startswith(b"%!PS-Adobe-3.0 EPSF"), f"{path}: not an EPS file")
+            check(b"/FontType 42" in raw, f"{path}: no TrueType (Type 42) font embedded")
+            # matplotlib's Type 42 fonts carry a Type 3 fallback for printers without a
+            # TrueType rasterizer (after "resourcestatus"); no other Type 3 font may occur
+            for m in re.finditer(rb"/FontType 3 def", raw):
+                check(b"resourcestatus" in raw[max(0, m.start() - 300):m.start()],
+                      f"{path}: a Type 3 font at byte {m.start()}")
+            print(f"    {path}: Type 42 fonts, no Type 3")
+            continue
+        out = subprocess.run(["pdffonts", path], capture_output=True, text=True)
+        if not check(out.returncode == 0, f"{path}: pdffonts failed: {out.stderr.strip()}"):
+            continue
+        rows = out.stdout.splitlines()[2:]
+        check(bool(rows), f"{path}: pdffonts lists no font")
+        for row in rows:
+            check("Type 3" not in row, f"{path}: a Type 3 font: {row}")
+            check("TrueType" in row, f"{path}: not a TrueType font: {row}")
+            fields = row.split()
+            # name type... encoding emb sub uni object ID: emb is the 6th from the end
+            check(len(fields) >= 7 and fields[-5] == "yes", f"{path}: a font not embedded: {row}")
+        print(f"    {path}: {len(rows)} fonts, all TrueType and embedded")
+
+
+SIGNATURES = {"png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-", "eps": b"%!PS-Adobe-3.0 EPSF",
+              "svg": b"<?xml"}
+
+
+def command_formats(figure, formats):
+    """See the module docstring."""
+    for fmt in formats:
+        path = f"{figure}.{fmt}"
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        except OSError as e:
+            check(False, f"{path}: {e}")
+            continue
+        check(head.startswith(SIGNATURES[fmt]), f"{path}: does not start as a {fmt} file")
+        if fmt == "svg":
+            check(b"<svg" in head, f"{path}: no <svg> element")
+        print(f"    {path}: a {fmt} file")
+
+
+def boxes_overlap(a, b, pad=0.5):
+    """Whether pixel boxes A and B (left, top, right, bottom) overlap by more than PAD."""
+    return a[0] + pad < b[2] and b[0] + pad < a[2] and a[1] + pad < b[3] and b[1] + pad < a[3]
+
+
+def command_texts(figure):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    texts = layout["texts"]
+    width, height = layout["size_px"]
+    for t in texts:
+        r = (t["rotation"] + 180) % 360 - 180
+        check(-90 <= r <= 90, f"{figure}: text {t['text']!r} upside down ({t['rotation']:g} deg)")
+        b = t["bbox_px"]
+        check(b[0] >= -1 and b[1] >= -1 and b[2] <= width + 1 and b[3] <= height + 1,
+              f"{figure}: text {t['text']!r} leaves the figure: {b}")
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            check(not boxes_overlap(a["bbox_px"], b["bbox_px"]),
+                  f"{figure}: texts {a['text']!r} and {b['text']!r} overlap "
+                  f"({[round(v) for v in a['bbox_px']]}, {[round(v) for v in b['bbox_px']]})")
+    labels = [t for t in texts if t["role"] == "contour_label"]
+    for t in labels:
+        check(any(p["bbox_px"][0] <= t["bbox_px"][0] and t["bbox_px"][2] <= p["bbox_px"][2]
+                  and p["bbox_px"][1] <= t["bbox_px"][1] and t["bbox_px"][3] <= p["bbox_px"][3]
+                  for p in layout["panels"]),
+              f"{figure}: contour label {t['text']!r} is not inside a panel")
+    print(f"    {figure}: {len(texts)} texts, none overlapping or upside down "
+          f"({len(labels)} contour labels)")
+
+
+def command_panels(figure, count, colourbars, note, titles, grid):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    panels = layout["panels"]
+    check(len(panels) == count, f"{figure}: {len(panels)} panels, expected {count}")
+    if colourbars is not None:
+        bars = layout.get("colourbars", [])
+        check(len(bars) == colourbars, f"{figure}: {len(bars)} colour bars, expected {colourbars}")
+        check(all(b.strip() for b in bars), f"{figure}: a colour bar without a label: {bars}")
+    if note:
+        notes = [n for p in panels for n in p.get("notes", [])]
+        check(any(note in n for n in notes), f"{figure}: no panel note {note!r} (notes: {notes})")
+    if titles:
+        got = [p.get("title", "") for p in panels]
+        for t in titles:
+            check(any(t in g for g in got), f"{figure}: no panel titled {t!r} (titles: {got})")
+    if grid:
+        rows, cols = grid
+        lefts = sorted({round(p["bbox_px"][0]) for p in panels})
+        tops = sorted({round(p["bbox_px"][1]) for p in panels})
+        check((len(tops), len(lefts)) == (rows, cols),
+              f"{figure}: panels in {len(tops)} rows and {len(lefts)} columns, expected "
+              f"{rows} x {cols}")
+        sizes = {(round(p["bbox_px"][2] - p["bbox_px"][0]), round(p["bbox_px"][3] - p["bbox_px"][1]))
+                 for p in panels}
+        check(max(w for w, _ in sizes) - min(w for w, _ in sizes) <= 2 and
+              max(h for _, h in sizes) - min(h for _, h in sizes) <= 2,
+              f"{figure}: the panels differ in size: {sorted(sizes)}")
+    print(f"    {figure}: {len(panels)} panels as expected")
+
+
 def command_nonresult(path):
     """See the module docstring."""
     import h5py
@@ -449,9 +576,38 @@ def run(argv):
     mt.add_argument("result")
     nr = sub.add_parser("nonresult")
     nr.add_argument("path")
+    fo = sub.add_parser("fonts")
+    fo.add_argument("paths", nargs="+")
+    fm = sub.add_parser("formats")
+    fm.add_argument("figure")
+    fm.add_argument("formats")
+    tx = sub.add_parser("texts")
+    tx.add_argument("figure")
+    pa = sub.add_parser("panels")
+    pa.add_argument("figure")
+    pa.add_argument("--count", type=int, required=True)
+    pa.add_argument("--colourbars", type=int)
+    pa.add_argument("--note")
+    pa.add_argument("--titles", default="")
+    pa.add_argument("--grid", help="RxC")
     args = p.parse_args(argv)
+    if args.command == "fonts":
+        command_fonts(args.paths)
+        return
+    if args.command == "formats":
+        command_formats(args.figure, args.formats.split(","))
+        return
+    if args.command == "texts":
+        command_texts(args.figure)
+        return
+    if args.command == "panels":
+        grid = tuple(int(v) for v in args.grid.split("x")) if args.grid else None
+        command_panels(args.figure, args.count, args.colourbars, args.note,
+                       [t for t in args.titles.split(",") if t], grid)
+        return
     if args.command == "map":
-        w, h = (float(v) for v in args.inches.split("x"))
+        w, h = (float(v) for v in args.inches.split("x")) if "x" in args.inches else \
+            (float(args.inches), None)
         require = [r.strip() for r in args.require.split(",") if r.strip()]
         command_map(f"{args.figure}.png", f"{args.figure}.json", args.result, args.dpi, (w, h),
                     args.classes, require)

@@ -1,18 +1,34 @@
 # shellcheck shell=bash
-# test_analysis.sh: analysis/impactplot.py draws the right figures from real result files.
+# test_analysis.sh: analysis/impactplot.py (the command of the package analysis/impactplot/)
+# draws the right figures from real result files, in the forms a journal accepts.
 # Small result files are made with the engine itself (one process, no mpiexec), the
-# figures are rendered with --layout (a JSON file with every panel's pixel box and data
-# limits next to each PNG), and tests/integration/check_figures.py checks:
-#  - the PNG is the figure size times --dpi in pixels;
-#  - on the categorical maps (chatter regime and cone, collision outcome, stop-oscillator
-#    regime and Zeno region) the colour at sample cells well inside uniform regions is the
-#    documented colour of the class the data give there;
+# figures are rendered with --layout (a JSON file with every panel's pixel box, data
+# limits, facet and every text's box next to each PNG), and
+# tests/integration/check_figures.py checks:
+#  - sizes: the PNG is the figure size times --dpi in pixels: one journal column (3.5 in
+#    wide) by default for one panel across, two (7.2 in) for more, --size double, and a
+#    free size (7x5 in, 120x80 mm);
+#  - fonts: every font of the PDFs is TrueType and embedded (pdffonts: no Type 3), the EPS
+#    fonts are Type 42; PNG, PDF, SVG and EPS files are what they say;
+#  - a look at each figure kind: on the categorical maps (chatter regime and cone,
+#    collision outcome, stop-oscillator regime and Zeno region) the colour at sample cells
+#    well inside uniform regions (off contour lines and texts) is the documented colour of
+#    the class the data give there, panel by panel (facets, several files);
+#  - no two texts of a figure overlap, none stands upside down, contour labels lie inside
+#    their panel; no title or footer unless asked (--title, --footer), provenance in the
+#    PNG text chunks and the PDF Info dictionary all the same;
+#  - the fractions figure: three panels, one labelled colour bar; a one-colour panel (the
+#    bwshc outcome map, p_pcc = 0) carries a note;
 #  - a partial chatter file (a run stopped by SIGUSR1) shows its pending points in the
 #    "not computed" colour, a collision file with failed points (a small step budget)
 #    shows them in the "failed" colour, on categorical and on colour maps;
-#  - three axes give a 2-D slice at the first index of the third (said on stderr);
+#  - three axes: panels over the third (said on stderr), --sel n=5 the slice at n = 5;
+#    --facet law: a panel per law; n = 3, 4, 5 from three files side by side in one
+#    figure, one colour bar;
 #  - the e(v0) curves go through their data points;
-#  - the PNG text chunks and the PDF Info dictionary hold the provenance;
+#  - as a library: importing impactplot leaves matplotlib's backend alone and loads no
+#    pyplot, its functions take a Dataset and an Axes and return the artists; the
+#    README's `ds.p_cc.plot(x="rho")` puts rho on the x axis;
 #  - a non-impactsweep HDF5 file, a text file and a missing file are refused with exit
 #    status 2 and a one-line message naming the file, writing nothing;
 #  - scripts/figure.sh turns ./example.h5 (its default) into PNG and PDF pictures.
@@ -59,30 +75,77 @@ checks() { "$PYTHON" "$CHECK" - || die "the figures are not as expected (PROBLEM
 "$PYTHON" -c "import matplotlib, xarray, h5netcdf, h5py" 2>/dev/null ||
     die "$PYTHON cannot import matplotlib, xarray, h5netcdf and h5py"
 
+command -v pdffonts >/dev/null || die "pdffonts (poppler-utils) is missing: scripts/setup.sh installs it"
+
 say "chatter: regime map with impact-count level curves, impacts, fractions, cone map"
 engine chatter.h5 "$JOBS/example.ini" --set axis.rho.count=12 --set axis.gamma.count=12 \
     --set model.samples=20
-plot chatter.h5 chatter 100 --format png,pdf
+plot chatter.h5 chatter 100 --format png,pdf,svg,eps
 expect_files chatter regime impacts fractions cone
 grep -qx chatter_regime.pdf out.txt || die "no chatter_regime.pdf written"
 grep -q '"levels": \[' chatter_regime.json || die "the regime map has no impacts_mean level curves"
-say "class colours, figure sizes, provenance in the PNG text chunks and the PDF Info"
+! grep -q '"text": "Chattering square' chatter_regime.json || die "a title drawn without --title"
+say "sizes (one column, two, free), fonts, formats, texts, class colours, provenance"
+plot chatter.h5 free 100 --format png,pdf --size 7x5 --field regime --title --footer
+grep -q '"text": "Chattering square' free_regime.json || die "--title drew no title"
+grep -q '"text": "impactsweep .*job ' free_regime.json || die "--footer drew no footer"
+plot chatter.h5 wide 100 --format png --size double --field impacts
+plot chatter.h5 mm 100 --format png --size 120x80mm --field cone
 checks <<'END'
-map chatter_regime chatter.h5 --dpi 100 --inches 7x5 --classes regime --require icc,cc
-map chatter_cone chatter.h5 --dpi 100 --inches 7x5 --classes cone --require found,none
-map chatter_impacts chatter.h5 --dpi 100 --inches 7x5
+map chatter_regime chatter.h5 --dpi 100 --inches 3.5 --classes regime --require icc,cc
+map chatter_cone chatter.h5 --dpi 100 --inches 3.5 --classes cone --require found,none
+map chatter_impacts chatter.h5 --dpi 100 --inches 3.5
+map chatter_fractions chatter.h5 --dpi 100 --inches 7.2
+map free_regime chatter.h5 --dpi 100 --inches 7x5 --classes regime --require icc,cc
+map wide_impacts chatter.h5 --dpi 100 --inches 7.2
+map mm_cone chatter.h5 --dpi 100 --inches 4.724409449x3.149606299 --classes cone --require found,none
+fonts chatter_regime.pdf chatter_impacts.pdf chatter_fractions.pdf chatter_cone.pdf free_regime.pdf
+fonts chatter_regime.eps chatter_impacts.eps chatter_fractions.eps chatter_cone.eps
+formats chatter_regime png,pdf,svg,eps
+formats chatter_fractions png,pdf,svg,eps
+texts chatter_regime
+texts chatter_impacts
+texts chatter_fractions
+texts chatter_cone
+texts free_regime
+panels chatter_fractions --count 3 --colourbars 1 --titles ICC,CC,PCC --note "p_pcc = 0 at every" --grid 1x3
+panels chatter_impacts --count 1 --colourbars 1
 meta chatter_regime chatter.h5
+meta free_regime chatter.h5
 END
 
-say "three axes (rho, gamma, n): a 2-D slice at the first n, said on stderr"
+say "three axes (rho, gamma, n): panels over n (said on stderr), --sel n=5 the slice at n = 5"
 sed '/^n *=/d' "$JOBS/example.ini" >three_axes.ini
 printf '\n[axis.n]\nvalues = 3, 5\n' >>three_axes.ini
 engine three.h5 three_axes.ini --set axis.rho.count=10 --set axis.gamma.count=10 \
     --set model.samples=10
-plot three.h5 three 80 --format png --field regime
-grep -q "slices .* n = 3" err.txt || die "impactplot.py does not say which slice it draws"
+plot three.h5 three 80 --format png --field regime,impacts
+grep -q "panels over n" err.txt || die "impactplot.py does not say that it draws panels over n"
+plot three.h5 three_sel 80 --format png --field regime --sel n=5
 checks <<'END'
-map three_regime three.h5 --dpi 80 --inches 7x5 --classes regime --require icc,cc
+map three_regime three.h5 --dpi 80 --inches 7.2 --classes regime --require icc,cc
+panels three_regime --count 2 --titles "$n$ = 3,$n$ = 5" --grid 1x2
+panels three_impacts --count 2 --colourbars 1 --grid 1x2
+texts three_regime
+map three_sel_regime three.h5 --dpi 80 --inches 3.5 --classes regime --require icc,cc
+panels three_sel_regime --count 1 --titles "$n$ = 5"
+END
+
+say "several files in one figure: n = 3, 4, 5 side by side, one legend, one colour bar"
+for n in 3 4 5; do
+    engine "n$n.h5" "$JOBS/example.ini" --set axis.rho.count=10 --set axis.gamma.count=10 \
+        --set model.samples=10 --set model.n=$n
+done
+"$PYTHON" "$TOOL" n3.h5 n4.h5 n5.h5 --output n345 --dpi 80 --layout --format png,pdf \
+    --field regime,impacts >out.txt 2>err.txt || die "impactplot.py n3.h5 n4.h5 n5.h5 failed"
+expect_files n345 regime impacts
+checks <<'END'
+map n345_regime n3.h5 --dpi 80 --inches 7.2 --classes regime --require icc,cc
+panels n345_regime --count 3 --titles "$n$ = 3,$n$ = 4,$n$ = 5" --grid 1x3
+panels n345_impacts --count 3 --colourbars 1 --grid 1x3
+texts n345_regime
+texts n345_impacts
+fonts n345_regime.pdf
 END
 
 say "a partial chatter file (stopped by SIGUSR1): pending points drawn as not computed"
@@ -118,8 +181,8 @@ plot partial.h5 partial 100 --format png,pdf --field regime,impacts
 expect_files partial regime impacts
 grep -q "not computed" err.txt || die "impactplot.py does not say that points are not computed"
 checks <<'END'
-map partial_regime partial.h5 --dpi 100 --inches 7x5 --classes regime --require icc,cc,'not computed'
-map partial_impacts partial.h5 --dpi 100 --inches 7x5 --require 'not computed'
+map partial_regime partial.h5 --dpi 100 --inches 3.5 --classes regime --require icc,cc,'not computed'
+map partial_impacts partial.h5 --dpi 100 --inches 3.5 --require 'not computed'
 meta partial_regime partial.h5
 END
 
@@ -142,15 +205,30 @@ expect_files ev0 cor
 sed '/^pi1b *=/d' "$JOBS/collision_bwshc_v0.ini" >ev0_family.ini
 printf '\n[axis.pi1b]\nvalues = 0.2, 1\n' >>ev0_family.ini
 engine ev0_family.h5 ev0_family.ini --set axis.v0.count=12 --set model.integrator=dopri5
-plot ev0_family.h5 ev0_family 80 --format png --field cor_v0
+plot ev0_family.h5 ev0_family 80 --format png --field cor_v0 --size double
 expect_files ev0_family cor_v0
 checks <<'END'
-map surface_outcome surface.h5 --dpi 100 --inches 7x5 --classes outcome --require separated
+map surface_outcome surface.h5 --dpi 100 --inches 3.5 --classes outcome --require separated
+panels surface_outcome --count 1 --note "separated at every point"
+texts surface_cor
+texts surface_outcome
+fonts surface_cor.pdf
 meta surface_cor surface.h5
-map failed_outcome failed.h5 --dpi 100 --inches 7x5 --classes outcome --require separated,failed
-map failed_cor failed.h5 --dpi 100 --inches 7x5 --require failed
-line ev0_cor ev0.h5 --dpi 100 --field cor
+map failed_outcome failed.h5 --dpi 100 --inches 3.5 --classes outcome --require separated,failed
+map failed_cor failed.h5 --dpi 100 --inches 3.5 --require failed
+line ev0_cor ev0.h5 --dpi 100 --field cor --colour '#0072b2'
 line ev0_family_cor_v0 ev0_family.h5 --dpi 80 --field cor --colour '#440154'
+END
+
+say "collision: --facet law, a panel per law (e(v0) of bwshc and hunt-crossley)"
+sed '/^law *=/d' "$JOBS/collision_bwshc_v0.ini" >laws.ini
+printf '\n[axis.law]\nvalues = bwshc, hunt-crossley\n' >>laws.ini
+engine laws.h5 laws.ini --set axis.v0.count=10 --set model.integrator=dopri5
+plot laws.h5 laws 80 --format png --facet law --field cor
+expect_files laws cor
+checks <<'END'
+panels laws_cor --count 2 --titles "law = bwshc,law = hunt-crossley" --grid 1x2
+texts laws_cor
 END
 
 say "stop oscillator: regime maps (free / impacting at 72 dpi, only it; impacting / undecided) and Zeno-region map"
@@ -172,11 +250,50 @@ engine short.h5 "$JOBS/stop_regime_map.ini" --set axis.k12.count=12 \
 plot short.h5 short 100 --format png --field regime
 expect_files short regime
 checks <<'END'
-map stop_regime_regime stop_regime.h5 --dpi 72 --inches 7x5 --classes regime --require free,impacting
-map short_regime short.h5 --dpi 100 --inches 7x5 --classes regime --require impacting,undecided
-map zeno_zeno zeno.h5 --dpi 100 --inches 7x5 --classes zeno --require zeno,no_zeno
+map stop_regime_regime stop_regime.h5 --dpi 72 --inches 3.5 --classes regime --require free,impacting
+map short_regime short.h5 --dpi 100 --inches 3.5 --classes regime --require impacting,undecided
+map zeno_zeno zeno.h5 --dpi 100 --inches 3.5 --classes zeno --require zeno,no_zeno
 meta zeno_zeno zeno.h5
 END
+
+say "as a library: no backend switch on import, a Dataset and an Axes in, the artists out"
+MPLBACKEND=svg "$PYTHON" - "$ROOT/analysis" <<'PY' || die "impactplot as a library"
+import sys
+sys.path.insert(0, sys.argv[1])
+import matplotlib
+before = matplotlib.get_backend()
+import impactplot
+assert "matplotlib.pyplot" not in sys.modules, "importing impactplot loaded pyplot"
+assert matplotlib.get_backend() == before == "svg", (before, matplotlib.get_backend())
+from matplotlib.figure import Figure
+ds = impactplot.open_dataset("three.h5")
+fig = Figure()
+axes = fig.subplots(1, 3)
+d = impactplot.chatter.regime(ds.sel(n=5), axes[0])
+assert d.artists and d.handles and d.ax is axes[0], d
+assert any(h.get_label() == "ICC" for h in d.handles)
+c = impactplot.chatter.impacts(ds.isel(n=0), axes[1])
+assert c.mappable is not None and c.contours, c
+f = impactplot.chatter.fractions(ds.sel(n=3), [axes[2], fig.add_subplot(2, 3, 6),
+                                              fig.add_subplot(2, 3, 3)])
+assert len(f) == 3
+try:
+    impactplot.chatter.regime(ds, axes[0])
+    raise SystemExit("three axes were drawn without a selection")
+except ValueError as e:
+    assert "ds.sel(n=" in str(e), e
+with impactplot.journal_style():
+    assert matplotlib.rcParams["pdf.fonttype"] == 42
+assert matplotlib.get_backend() == "svg"
+# the README's example: rho on the x axis
+import xarray as xr
+ds = xr.open_dataset("chatter.h5", engine="h5netcdf")
+import matplotlib.pyplot as plt
+ds.p_cc.plot(x="rho")
+xlabel = " ".join(plt.gca().get_xlabel().split())  # xarray wraps long labels
+assert xlabel.startswith(ds.rho.attrs["long_name"]), xlabel
+print("    library: regime, impacts, fractions drawn into given Axes; backend untouched")
+PY
 
 say "refusals: a non-impactsweep HDF5 file, a text file, a missing file (exit 2)"
 "$PYTHON" "$CHECK" nonresult plain.h5

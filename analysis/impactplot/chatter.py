@@ -1,0 +1,129 @@
+"""chatter: the figures of the chatter model (Baranyai and Varkonyi): the most frequent
+outcome with the impact-count level curves (their Fig. 7), the mean impact count, the
+fractions of ICC, CC and PCC drops, and the invariant-cone certificate (their Fig. 6).
+
+Each figure kind has a panel function for the command's facets and a library function
+taking a Dataset and an Axes: regime(ds, ax), impacts(ds, ax), fractions(ds, axes),
+cone(ds, ax).
+"""
+
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+from matplotlib.colors import Normalize
+
+from .drawing import (Category, Drawn, classes_panel, colour_panel, categories_of,
+                      is_categorical, lines_panel, shared_norm)
+from .figures import Kind, library_panel
+from .reading import Facet, Result
+from .style import CLASS_COLOURS, class_label
+
+# Level curves of impacts_mean (the paper's Fig. 7 uses 10, 25, 50, 100, 200).
+IMPACT_LEVELS = (10, 25, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+FRACTIONS = ("p_icc", "p_cc", "p_pcc")
+
+
+def regime_codes(result: Result, plane):
+    """The regime classes: the `regime` variable, else the largest of the fractions."""
+    if result.has("regime"):
+        return plane.take(result.ds["regime"]), categories_of(result, "regime")
+    names = [n for n in FRACTIONS if result.has(n)]
+    stack = np.stack([plane.take(result.ds[n]) for n in names])
+    finite = np.all(np.isfinite(stack), axis=0)
+    codes = np.where(finite, np.argmax(np.where(np.isfinite(stack), stack, -1), axis=0), np.nan)
+    cats = [Category(n[2:], class_label(n[2:]), CLASS_COLOURS[n[2:]]) for n in names]
+    return codes, cats
+
+
+def regime_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
+    """The most frequent outcome, with the level curves of impacts_mean that exist."""
+    r, p = facet.result, facet.plane
+    codes, cats = regime_codes(r, p)
+    return classes_panel(ax, r, p, "regime", codes=codes, categories=cats,
+                         contour=("impacts_mean", IMPACT_LEVELS))
+
+
+def impacts_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
+    """impacts_mean as colour (shared scale) with its level curves."""
+    return colour_panel(ax, facet.result, facet.plane, "impacts_mean",
+                        norm=shared.get("norm"), levels=IMPACT_LEVELS)
+
+
+def impacts_prepare(facets: List[Facet]) -> Dict:
+    return {"norm": shared_norm([f.plane.take(f.result.ds["impacts_mean"]) for f in facets])}
+
+
+def fraction_panel(ax, facet: Facet, shared: Dict, sub: str) -> Drawn:
+    """One fraction (SUB) from 0 to 1 on the shared scale; on one axis the three
+    fractions as lines in the class colours."""
+    r, p = facet.result, facet.plane
+    if len(p.axes) == 1:
+        names = [n for n in FRACTIONS if r.has(n)]
+        return lines_panel(ax, r, p, names, colours=[CLASS_COLOURS[n[2:]] for n in names],
+                           labels=[class_label(n[2:]) for n in names], ylog=False,
+                           ylabel="fraction of the drops")
+    return colour_panel(ax, r, p, sub, norm=Normalize(0, 1), cmap="cividis",
+                        label="fraction of the drops")
+
+
+def cone_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
+    return classes_panel(ax, facet.result, facet.plane, "cone")
+
+
+def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
+    """The chatter figures this result can have."""
+    out = []
+    if result.has("regime") or result.has("p_icc"):
+        out.append(Kind("regime", regime_panel))
+    if result.has("impacts_mean"):
+        out.append(Kind("impacts", impacts_panel, prepare=impacts_prepare, colourbar=True))
+    fractions = [f for f in FRACTIONS if result.has(f)]
+    if fractions:
+        if len(plane_axes) == 1:
+            out.append(Kind("fractions", fraction_panel, subpanels=("all",)))
+        else:
+            out.append(Kind("fractions", fraction_panel, subpanels=tuple(fractions),
+                            sub_titles=tuple(class_label(f[2:]) for f in fractions),
+                            colourbar=True, colourbar_label="fraction of the drops"))
+    if result.has("cone") and is_categorical(result, "cone"):
+        out.append(Kind("cone", cone_panel))
+    return out
+
+
+# ------------------------------------------------------------------------- library
+
+
+def regime(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
+    """The ICC / CC / PCC map of a chatter Dataset (two axes, or a strip over one) with
+    the impacts_mean level curves, into AX (default: the current Axes)."""
+    return library_panel(Kind("regime", regime_panel), ds, ax, x, y, **kw)
+
+
+def impacts(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
+    """impacts_mean as colour with its level curves and a colour bar."""
+    return library_panel(Kind("impacts", impacts_panel, prepare=impacts_prepare), ds, ax,
+                         x, y, **kw)
+
+
+def fractions(ds, axes=None, x: Optional[str] = None, y: Optional[str] = None) -> List[Drawn]:
+    """p_icc, p_cc, p_pcc into AXES (three Axes, e.g. plt.subplots(1, 3)[1]), one shared
+    colour bar from 0 to 1."""
+    import matplotlib.pyplot as plt
+    from .drawing import add_colourbar
+    if axes is None:
+        axes = plt.gcf().subplots(1, 3, sharey=True)
+    out = []
+    for ax, name in zip(np.atleast_1d(axes), FRACTIONS):
+        d = library_panel(Kind("fractions", fraction_panel), ds, ax, x, y, legend=False,
+                          colourbar=False, sub=name)
+        ax.set_title(class_label(name[2:]))
+        out.append(d)
+    if out and out[0].mappable is not None:
+        add_colourbar(out[0].ax.figure, list(np.atleast_1d(axes)), out[0].mappable,
+                      "fraction of the drops")
+    return out
+
+
+def cone(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
+    """The invariant-cone certificate map."""
+    return library_panel(Kind("cone", cone_panel), ds, ax, x, y, **kw)

@@ -1,0 +1,186 @@
+"""style: the fixed colours, labels, symbols, sizes and fonts of impactplot's figures.
+
+The class colours are documented (README "Figures") and the tests rely on them. Nothing
+here touches matplotlib's global state: `rc()` is a dict for `matplotlib.rc_context`,
+applied while a figure is drawn and written (TrueType fonts in PDF and EPS).
+"""
+
+import re
+from typing import Dict, Optional, Tuple
+
+# ---------------------------------------------------------------------------- colours
+NOT_COMPUTED_COLOUR = "#d9d9d9"  # status 0: pending
+FAILED_COLOUR = "#c8102e"        # status >= 2: failed_*
+CLASS_COLOURS = {
+    # chatter: regime
+    "icc": "#56b4e9",            # sky blue: incomplete chatter (lift-off)
+    "cc": "#e69f00",             # orange: complete chatter
+    "pcc": "#009e73",            # bluish green: partial complete chatter
+    # chatter: cone (the complete-chatter certificate)
+    "found": "#e69f00",          # orange like CC: an effectively invariant cone
+    "none": "#0072b2",           # blue: no cone
+    "inconclusive": "#cc79a7",   # reddish purple: round or vertex limit reached
+    # collision: outcome
+    "separated": "#56b4e9",
+    "no_separation": "#e69f00",
+    "solver_failure": FAILED_COLOUR,
+    "horizon": "#cc79a7",        # reddish purple: still in contact and moving at t_max
+    # stop-oscillator: regime (what the run proved or detected about the long run)
+    "free": "#009e73",           # bluish green: proved never to reach the stop
+    "periodic": "#cc79a7",       # reddish purple: a 2-phase periodic orbit reached
+    "impacting": "#0072b2",      # blue: rebounds for ever, proved
+    "failed": FAILED_COLOUR,
+    "sticking": "#d55e00",       # vermillion: recurring Zeno sequences and sticking
+    "undecided": "#f0e442",      # yellow: the horizon does not settle it
+    # status itself (--field status); not computed and failed as everywhere
+    "pending": NOT_COMPUTED_COLOUR,
+    "done": "#56b4e9",
+    # stop-oscillator: the Zeno map (derived from zeno_resets)
+    "zeno": "#cc79a7",           # reddish purple: zeno_resets > 0
+    "no_zeno": "#f2e79a",        # pale yellow: zeno_resets == 0
+}
+# Classes not in the table (categoricals added later) take these by flag value.
+FALLBACK_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#f0e442", "#56b4e9",
+                    "#d55e00", "#000000", "#8c564b", "#7f7f7f")
+# Short legend labels (the README explains each class).
+CLASS_LABELS = {
+    "icc": "ICC", "cc": "CC", "pcc": "PCC",
+    "no_separation": "no separation", "solver_failure": "solver failure",
+    "horizon": "at t_max",
+    "zeno": "Zeno", "no_zeno": "no Zeno",
+    "found": "cone found", "none": "no cone",
+}
+NOT_COMPUTED_LABEL = "not computed"
+FAILED_LABEL = "failed"
+STATUS_CLASSES = {NOT_COMPUTED_LABEL: NOT_COMPUTED_COLOUR, FAILED_LABEL: FAILED_COLOUR}
+SEQUENTIAL_CMAP = "viridis"
+LINE_COLOUR = "#0072b2"
+SECOND_COLOUR = "#d55e00"
+
+
+def class_label(name: str) -> str:
+    """The legend label of class NAME."""
+    return CLASS_LABELS.get(name, name.replace("_", " "))
+
+
+def class_colour(name: str, value: int) -> str:
+    """The documented colour of class NAME (flag value VALUE if it is not in the table)."""
+    return CLASS_COLOURS.get(name, FALLBACK_COLOURS[value % len(FALLBACK_COLOURS)])
+
+
+# ------------------------------------------------------------------------------ sizes
+# Widths of the usual journal columns (Elsevier, Springer, APS, Nature: 84-90 mm and
+# 170-183 mm); the height follows from the figure's panels unless a free size is given.
+SIZE_PRESETS = {"single": 3.5, "double": 7.2}
+FONT_SIZE = 8.0        # points: labels; ticks and legends 7, contour labels 6.5
+MM_PER_INCH = 25.4
+
+
+def parse_size(text: str) -> Tuple[Optional[float], Optional[float]]:
+    """'single' | 'double' | 'auto' -> (width, None) or (None, None); 'WxH' with an
+    optional unit (in, cm, mm; default in) -> (width, height) in inches. ValueError if
+    malformed."""
+    text = text.strip().lower()
+    if text == "auto":
+        return None, None
+    if text in SIZE_PRESETS:
+        return SIZE_PRESETS[text], None
+    m = re.fullmatch(r"([0-9.]+)\s*x\s*([0-9.]+)\s*(in|cm|mm)?", text)
+    if not m:
+        raise ValueError(f"{text!r} is not single, double, auto or WxH[in|cm|mm]")
+    scale = {"in": 1.0, None: 1.0, "cm": 10 / MM_PER_INCH, "mm": 1 / MM_PER_INCH}[m.group(3)]
+    width, height = float(m.group(1)) * scale, float(m.group(2)) * scale
+    if not (0.8 <= width <= 40 and 0.8 <= height <= 40):
+        raise ValueError(f"{text!r}: width and height must lie within 0.8 .. 40 inches")
+    return width, height
+
+
+def rc(font_size: float = FONT_SIZE) -> Dict[str, object]:
+    """matplotlib settings of a journal figure: TrueType (Type 42) fonts embedded in PDF
+    and EPS, never Type 3; DejaVu for text and mathtext alike; small, consistent sizes."""
+    return {
+        "pdf.fonttype": 42,
+        "ps.fonttype": 42,
+        "svg.fonttype": "path",
+        "font.family": "sans-serif",
+        "font.sans-serif": ["DejaVu Sans"],
+        "mathtext.fontset": "dejavusans",
+        "font.size": font_size,
+        "axes.titlesize": font_size,
+        "axes.labelsize": font_size,
+        "xtick.labelsize": font_size - 1,
+        "ytick.labelsize": font_size - 1,
+        "legend.fontsize": font_size - 1,
+        "legend.title_fontsize": font_size - 1,
+        "figure.titlesize": font_size + 1,
+        "axes.linewidth": 0.6,
+        "xtick.major.width": 0.6,
+        "ytick.major.width": 0.6,
+        "xtick.minor.width": 0.4,
+        "ytick.minor.width": 0.4,
+        "lines.linewidth": 1.2,
+        "legend.frameon": False,
+        "legend.handlelength": 1.2,
+        "legend.handletextpad": 0.4,
+        "legend.columnspacing": 1.0,
+        "legend.borderaxespad": 0.3,
+        "savefig.pad_inches": 0.02,
+    }
+
+
+# ---------------------------------------------------------------------------- symbols
+GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
+         "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi",
+         "chi", "psi", "omega"}
+GREEK_VARIANTS = {"epsilon": r"\varepsilon", "phi": r"\varphi"}
+# Parameter symbols that the generic rule (a greek name or one letter, then digits and
+# _parts as subscripts) would not produce.
+SYMBOLS = {"t_end": r"$t_{\mathrm{end}}$"}
+# Output labels in the papers' notation (other outputs are labelled by their long_name).
+FIELD_LABELS = {
+    "cor": r"restitution coefficient $e$",
+    "t_sep": r"separation time $T_s$",
+    "x_max": r"largest compression $X_{\max}$",
+    "x_sep": r"final compression $X_s$",
+    "f_max": r"peak contact force $F_{\max}$",
+    "impacts_mean": "impacts per drop",
+}
+
+
+def symbol(name: str) -> Optional[str]:
+    """The model symbol of a parameter or output name as mathtext, or None.
+
+    rho -> $\\rho$, epsilon -> $\\varepsilon$, pi1 -> $\\pi_{1}$, k12 -> $k_{12}$,
+    x2_0 -> $x_{2,0}$, v0 -> $v_{0}$, A -> $A$; names that are words (samples) -> None.
+    """
+    if name in SYMBOLS:
+        return SYMBOLS[name]
+    m = re.fullmatch(r"([A-Za-z]+?)((?:\d+[a-z]?)?)((?:_[A-Za-z0-9]{1,3})*)", name)
+    if not m:
+        return None
+    base, digits, rest = m.groups()
+    if base in GREEK:
+        base_tex = GREEK_VARIANTS.get(base, "\\" + base)
+    elif len(base) == 1:
+        base_tex = base
+    else:
+        return None
+    subs = ([digits] if digits else []) + [p for p in rest.split("_") if p]
+    if any(len(p) > 1 and not p.isdigit() and not re.fullmatch(r"\d+[a-z]", p) for p in subs):
+        return None
+    return f"${base_tex}_{{{','.join(subs)}}}$" if subs else f"${base_tex}$"
+
+
+def units_suffix(units) -> str:
+    """' [units]' unless the quantity is dimensionless."""
+    units = str(units or "").strip()
+    return "" if units in ("", "1", "None") else f" [{units}]"
+
+
+def format_value(name: str, value) -> str:
+    """'symbol = value' for panel titles and legends (a choice by its name)."""
+    if isinstance(value, bytes):
+        value = value.decode()
+    if isinstance(value, str):
+        return f"{name} = {value}"
+    return f"{symbol(name) or name} = {float(value):.4g}"
