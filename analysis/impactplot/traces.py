@@ -75,8 +75,15 @@ def trace_result_text(trace: Trace, names: Sequence[str]) -> str:
         if isinstance(value, (bytes, str)):
             parts.append(f"{name} {value.decode() if isinstance(value, bytes) else value}")
         else:
-            parts.append(f"{name} = {float(np.asarray(value).item()):.6g}")
+            parts.append(f"{name} = {float(np.asarray(value).item()):.4g}")
     return ", ".join(parts)
+
+
+def set_title(ax, text: str) -> None:
+    """A small panel title, broken into lines that fit the figure's width."""
+    from .output import wrap
+    ax.set_title(wrap(text, ax.figure.get_size_inches()[0] * 0.9, 7, sep=", ")
+                 .replace("\n", ",\n"), fontsize=7)
 
 
 def legend_below(fig, axes, handles) -> None:
@@ -111,7 +118,7 @@ def draw_collision_loop(fig, trace: Trace) -> List[Drawn]:
     colours, handles = mark_events(ax, trace, "indentation", "force", skip=("kink",))
     ax.set_xlabel("indentation -X" + units_suffix(ds["indentation"].attrs.get("units")))
     ax.set_ylabel("contact force F" + units_suffix(ds["force"].attrs.get("units")))
-    ax.set_title(trace_result_text(trace, ("cor", "outcome")), fontsize=7)
+    set_title(ax, trace_result_text(trace, ("cor", "outcome")))
     _layout_with_legend(fig, handles)
     return [Drawn(ax, "force", "lines", ["indentation"], classes=colours)]
 
@@ -128,7 +135,7 @@ def draw_collision_history(fig, trace: Trace) -> List[Drawn]:
         handles += h
         ax.set_ylabel(trace_label(trace, name))
         out.append(Drawn(ax, name, "lines", ["t"]))
-    axes[0].set_title(trace_result_text(trace, ("cor", "t_sep", "outcome")), fontsize=7)
+    set_title(axes[0], trace_result_text(trace, ("cor", "t_sep", "outcome")))
     axes[-1].set_xlabel(trace_label(trace, "t"))
     _layout_with_legend(fig, handles)
     return out
@@ -162,8 +169,8 @@ def draw_chatter_impacts(fig, trace: Trace) -> List[Drawn]:
         out.append(Drawn(ax, name, "lines", ["impacts"], classes=colours))
     decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc")]
     drop = int(np.asarray(trace.ds.attrs.get("trace_option_drop", 0)).item())
-    axes[0].set_title(f"drop {drop}: {class_label(decision[-1]) if decision else '?'} after "
-                      f"{int(number[-1])} impacts", fontsize=7)
+    set_title(axes[0], f"drop {drop}: {class_label(decision[-1]) if decision else '?'} after "
+              f"{int(number[-1])} impacts")
     _layout_with_legend(fig, handles)
     return out
 
@@ -183,8 +190,7 @@ def draw_stop_phase(fig, trace: Trace) -> List[Drawn]:
         ax.set_xlabel(trace_label(trace, x))
         ax.set_ylabel(trace_label(trace, v))
         out.append(Drawn(ax, v, "lines", [x], classes=colours))
-    axes[0].set_title(trace_result_text(trace, ("regime", "rebounds", "zeno_resets")),
-                      fontsize=7, loc="left")
+    set_title(axes[0], trace_result_text(trace, ("regime", "rebounds", "zeno_resets")))
     _layout_with_legend(fig, handles)
     return out
 
@@ -196,7 +202,7 @@ def draw_stop_energy(fig, trace: Trace) -> List[Drawn]:
     colours, handles = mark_events(ax, trace, "t", "energy")
     ax.set_xlabel(trace_label(trace, "t"))
     ax.set_ylabel(trace_label(trace, "energy"))
-    ax.set_title(trace_result_text(trace, ("energy", "regime")), fontsize=7)
+    set_title(ax, trace_result_text(trace, ("energy", "regime")))
     _layout_with_legend(fig, handles)
     return [Drawn(ax, "energy", "lines", ["t"], classes=colours)]
 
