@@ -174,8 +174,8 @@ double collision_root_power(double x, double p);
  * either way, F' falling (a maximum), the kink points either way, coming to rest. */
 extern const int collision_root_direction[COLLISION_EVENTS];
 
-/* Laws whose force has the sign of -X exactly (hooke, hertz, hunt-crossley): their g[0]
- * is -X, with rate -V. */
+/* Laws whose force has the sign of -X exactly (hooke, hertz, hunt-crossley): their force
+ * root is -X, with rate -V. */
 static inline int collision_force_follows_x(const collision_problem *problem)
 {
     return problem->law == LAW_HOOKE || problem->law == LAW_HERTZ ||

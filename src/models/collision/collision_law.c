@@ -182,7 +182,7 @@ void collision_events(const collision_problem *pb, const double *y, const double
     if (maxwell_type(pb)) {
         /* F = -(alpha |Y|^(p-1) Y + alpha_c |Z|^(p-1) Z), so
          * F' = -p (alpha |Y|^(p-1) Y' + alpha_c |Z|^(p-1) Z') */
-        force = -maxwell_rate(pb, y) / pb->pi1;
+        force = -dydt[0] / pb->pi1; /* dydt[0] = R' is maxwell_rate, the same bits */
         double ay = fabs(y[1]), az = fabs(y[2]);
         double y_p1 = pb->p == 1.0 ? 1.0
                       : ay > 0.0   ? collision_power_eval(&pb->pow_p, ay) / ay
@@ -199,8 +199,9 @@ void collision_events(const collision_problem *pb, const double *y, const double
          * are then rounding noise, often exactly 0. With F's own sign the separation was
          * found at noise level (t_sep 3.9 instead of 23.1 at pi1 = 100), and exact zeros
          * of F' stopped CVODE's root finding (CV_ILL_INPUT). So both events use the
-         * factors that carry the sign: g[0] = -X, and, from F' = -(1 - pi1 V) |X|^(p-1)
-         * (p V - pi1 X |X|^p) (derived here, X < 0), g[2] = pi1 X |X|^p - p V. */
+         * factors that carry the sign: the force root is -X, and, from
+         * F' = -(1 - pi1 V) |X|^(p-1) (p V - pi1 X |X|^p) (derived here, X < 0), the
+         * force-rate root is pi1 X |X|^p - p V. */
         force = dydt[1];
         force_rate = pb->pi1 * y[0] * collision_power_eval(&pb->pow_p, fabs(y[0])) -
                      pb->p * y[1];
@@ -211,13 +212,11 @@ void collision_events(const collision_problem *pb, const double *y, const double
         if (pb->law == LAW_KELVIN_VOIGT) {
             force_rate = -v - pb->pi1 * force;
         } else { /* LAW_BWSHC */
-            double x_p1 = pb->p == 1.0 ? 1.0
-                          : ax > 0.0   ? collision_power_eval(&pb->pow_p, ax) / ax
-                                       : 0.0;
+            double xp = collision_power_eval(&pb->pow_p, ax);
+            double x_p1 = pb->p == 1.0 ? 1.0 : ax > 0.0 ? xp / ax : 0.0;
             double z_p1 = pb->p == 1.0 ? 1.0
                           : az > 0.0   ? collision_power_eval(&pb->pow_p, az) / az
                                        : 0.0;
-            double xp = collision_power_eval(&pb->pow_p, ax);
             double sx = x < 0.0 ? -1.0 : x > 0.0 ? 1.0 : 0.0;
             force_rate = -pb->alpha * pb->p * x_p1 * v - pb->alpha_c * pb->p * z_p1 * dydt[2] -
                          pb->pi1 * (pb->p * x_p1 * sx * v * v + xp * force);
@@ -230,7 +229,7 @@ void collision_events(const collision_problem *pb, const double *y, const double
                                                      : collision_root_power(fabs(force), pb->p);
         g[COLLISION_ROOT_FORCE] = force < 0.0 ? -magnitude : magnitude;
     }
-    double velocity = collision_velocity(pb, y);
+    double velocity = maxwell_type(pb) ? dydt[0] + y[3] : y[1]; /* collision_velocity */
     g[COLLISION_ROOT_VELOCITY] = velocity;
     g[COLLISION_ROOT_FORCE_RATE] = force_rate;
     g[COLLISION_ROOT_KINK_W] = pb->law == LAW_BWM ? y[3] : 1.0;
