@@ -521,6 +521,29 @@ static void lane_start(block *b, int l, const collision_problem *pb, collision_r
     b->active[l] = -1;
 }
 
+/* Lane `to` gets lane `from`'s vector state and parameters (not its scalar point). */
+static void lane_copy(block *b, int from, int to)
+{
+    lane_params *q = &b->q;
+    vdouble *params[] = {&q->pi1,     &q->pi2,       &q->pi3,
+                         &q->p,       &q->n,         &q->alpha,
+                         &q->alpha_c, &q->A,         &q->rest_velocity,
+                         &q->rtol,    &q->atol,      &q->t_max,
+                         &q->h_start, &q->max_steps, &b->t,
+                         &b->h,       &b->t_rough,   &b->steps};
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++)
+        (*params[i])[to] = (*params[i])[from];
+    for (int i = 0; i < DOPRI5_MAX_DIM; i++) {
+        b->y[i][to] = b->y[i][from];
+        b->f[i][to] = b->f[i][from];
+    }
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        b->sign[e][to] = b->sign[e][from];
+    b->rejected[to] = b->rejected[from];
+    b->exact[to] = b->exact[from];
+    b->active[to] = 0;
+}
+
 /* Lane l's point is over with this status. */
 static void lane_finish(block *b, int l, uint8_t *status, int point_status)
 {
@@ -733,12 +756,13 @@ static int run_group(const collision_problem *problems, collision_result *result
     if (!b)
         return 0; /* the points stay pending */
     memset(b, 0, sizeof *b);
-    /* every lane holds a point's parameters, even when idle, so that idle lanes
-     * compute harmless numbers */
-    for (int l = 0; l < LANES; l++) {
-        lane_start(b, l, first, &results[order[0]], order[0]);
-        b->active[l] = 0;
-    }
+    /* every lane holds a point's parameters and state, even when idle, so that idle
+     * lanes compute harmless numbers: the first point's, started in lane 0 (and started
+     * again there as the first point to run) */
+    lane_start(b, 0, first, &results[order[0]], order[0]);
+    for (int l = 1; l < LANES; l++)
+        lane_copy(b, 0, l);
+    b->active[0] = 0;
     size_t next = 0;
     int64_t tries = 0, stopped = 0;
     for (;;) {
