@@ -47,12 +47,19 @@ rate_of() {
     [ -n "$m" ] || m=$(grep -oE "median $num" <<<"$1" | head -1 || true)
     grep -oE "$num" <<<"${m#median }" | head -1 || true
 }
+# The aim of a line: the number after "aim >=" in it; empty when other lines of FILE name
+# aims and this one does not; "none" when no line does (then bench.sh knows the aims).
+aim_of() {
+    local a
+    a=$(grep -oE "aim >= *$num" <<<"$1" | grep -oE "$num\$" | head -1 || true)
+    if [ -n "$a" ]; then echo "$a"; elif grep -q "aim >=" "$2"; then echo; else echo none; fi
+}
 error_of() { grep -oE "error in e[|: =]*$num" <<<"$1" | grep -oE "$num\$" | head -1 || true; }
 # figure NAME VALUE UNIT AIM [NOTE]: one line of the summary, the figure against its aim
 # (AIM empty: none).
 figure() {
     awk -v name="$1" -v v="$2" -v unit="$3" -v aim="$4" -v note="${5:-}" 'BEGIN {
-        line = sprintf("%-40s %10.3g %-16s", name, v, unit)
+        line = sprintf("%-44s %10.3g %-16s", name, v, unit)
         if (aim != "")
             line = line sprintf(" aim >= %-8.3g %s (%.2f of it)", aim,
                                 v >= aim ? "met    " : "NOT met", v / aim)
@@ -94,19 +101,21 @@ else
 fi
 if [ -n "$bench_collision" ]; then
     echo "== collision: CoR evaluations per second per core"
-    "$bench_collision" bwshc 1e-8 20000 5 | tee "$work/collision"
+    "$bench_collision" bwshc 1e-8 4000 5 | tee "$work/collision"
     while IFS= read -r line; do
         r=$(rate_of "$line")
         [ -n "$r" ] || continue
         e=$(error_of "$line")
-        name=$(sed -E "s/^ *//; s/ *$num *[A-Za-z]+\/s.*//; s/ *:\$//; s/  +/ /g" <<<"$line" |
-            cut -c1-28)
-        if grep -qi general <<<"$line"; then aim=1e5; else aim=2.5e5; fi
+        name=$(sed -E "s/^ *//; s/ +rtol .*//; s/ *$num *[A-Za-z]+\/s.*//; s/ *:\$//; s/  +/ /g" \
+            <<<"$line" | cut -c1-34)
+        aim=$(aim_of "$line" "$work/collision")
+        [ "$aim" != none ] || { grep -qi general <<<"$line" && aim=1e5 || aim=2.5e5; }
+        [ "$aim" != "" ] || aim=none
         note=${e:+|error in e| $e}
-        if [ -n "$gsl_rate" ] && [ "$aim" = 2.5e5 ]; then
+        if [ -n "$gsl_rate" ] && ! grep -qi general <<<"$line"; then
             note="$note; $(ratio "$r" "$gsl_rate")x GSL (aim ~30x)"
         fi
-        figure "collision $name" "$r" "CoR/s/core" "$aim" "$note"
+        figure "collision $name" "$r" "CoR/s/core" "${aim#none}" "$note"
     done <"$work/collision"
 fi
 
@@ -117,22 +126,26 @@ if [ -n "$bench_stop" ]; then
     while IFS= read -r line; do
         r=$(rate_of "$line")
         [ -n "$r" ] || continue
-        aim=
-        grep -qi zeno <<<"$line" && aim=2e7
-        grep -qi impacting <<<"$line" && aim=4e6
+        aim=$(aim_of "$line" "$work/stop")
+        if [ "$aim" = none ]; then
+            aim=
+            grep -qi zeno <<<"$line" && aim=2e7
+            grep -qi impacting <<<"$line" && aim=4e6
+        fi
         name=$(sed 's/^stop oscillator, *//; s/ *[(:].*//' <<<"$line" | cut -c1-26)
         figure "stop $name" "$r" "rebounds/s/core" "$aim"
     done <"$work/stop"
 fi
 
 # --- (4) 2 ranks against 1 --------------------------------------------------------------
-# A chattering sweep (every drop takes its whole budget), ~4 s on one core. Each round runs
+# A chattering sweep, ~4 s on one core: every drop takes its whole budget (early_stop = 0:
+# no drop stops where complete chatter is proven). Each round runs
 # 1 rank, 2 ranks, and two 1-rank runs at once (the ceiling), so that the drifts of a
 # shared machine hit all three alike; the ratio to the ceiling is taken within each round
 # (two 1-rank runs at once take tc each: 2 ranks at the ceiling take tc / 2), and its
 # median reported. The two runs of the ceiling are pinned to cores 0 and 1, as mpiexec
 # binds its two ranks (where taskset and two cores are there).
-job=(run "$JOBS/bench_chatter.ini" --overwrite --progress lines)
+job=(run "$JOBS/bench_chatter.ini" --set model.early_stop=0 --overwrite --progress lines)
 seconds_of() { sed -n 's/.* in \([0-9.]*\) s on .*/\1/p' "$1"; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 one_rank() { # one_rank NAME [CPU]
