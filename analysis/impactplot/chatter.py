@@ -1,6 +1,7 @@
 """chatter: the figures of the chatter model (Baranyai and Varkonyi): the most frequent
 outcome with the impact-count level curves (their Fig. 7), the mean impact count, the
-fractions of ICC, CC and PCC drops, and the invariant-cone certificate (their Fig. 6).
+fractions of ICC, CC and PCC drops, the share of drops CC only by the impact budget
+(p_undecided, where the file has it), and the invariant-cone certificate (their Fig. 6).
 
 Each figure kind has a panel function for the command's facets and a library function
 taking a Dataset and an Axes: regime(ds, ax), impacts(ds, ax), fractions(ds, axes),
@@ -14,7 +15,7 @@ from matplotlib.colors import Normalize
 
 from .drawing import (Category, Drawn, classes_panel, colour_panel, categories_of,
                       is_categorical, lines_panel, shared_norm)
-from .figures import Kind, library_panel
+from .figures import STRIP, Kind, library_panel
 from .reading import Facet, Result
 from .style import CLASS_COLOURS, class_label
 
@@ -66,6 +67,13 @@ def fraction_panel(ax, facet: Facet, shared: Dict, sub: str) -> Drawn:
                         label="fraction of the drops")
 
 
+def undecided_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
+    """p_undecided: the share of drops counted CC only because they reached max_impacts
+    without a certificate (p_cc = p_certified + p_undecided), from 0 to 1."""
+    return colour_panel(ax, facet.result, facet.plane, "p_undecided", norm=Normalize(0, 1),
+                        cmap="cividis", label="CC drops not certified (fraction)")
+
+
 def cone_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     return classes_panel(ax, facet.result, facet.plane, "cone")
 
@@ -74,7 +82,7 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
     """The chatter figures this result can have."""
     out = []
     if result.has("regime") or result.has("p_icc"):
-        out.append(Kind("regime", regime_panel))
+        out.append(Kind("regime", regime_panel, one_axis_aspect=STRIP))
     if result.has("impacts_mean"):
         out.append(Kind("impacts", impacts_panel, prepare=impacts_prepare, colourbar=True))
     fractions = [f for f in FRACTIONS if result.has(f)]
@@ -85,8 +93,10 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
             out.append(Kind("fractions", fraction_panel, subpanels=tuple(fractions),
                             sub_titles=tuple(class_label(f[2:]) for f in fractions),
                             colourbar=True, colourbar_label="fraction of the drops"))
+    if result.has("p_undecided"):
+        out.append(Kind("undecided", undecided_panel, colourbar=True))
     if result.has("cone") and is_categorical(result, "cone"):
-        out.append(Kind("cone", cone_panel))
+        out.append(Kind("cone", cone_panel, one_axis_aspect=STRIP))
     return out
 
 
@@ -122,6 +132,11 @@ def fractions(ds, axes=None, x: Optional[str] = None, y: Optional[str] = None) -
         add_colourbar(out[0].ax.figure, list(np.atleast_1d(axes)), out[0].mappable,
                       "fraction of the drops")
     return out
+
+
+def undecided(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
+    """p_undecided (drops CC only by the impact budget) from 0 to 1."""
+    return library_panel(Kind("undecided", undecided_panel), ds, ax, x, y, **kw)
 
 
 def cone(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:

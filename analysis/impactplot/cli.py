@@ -18,7 +18,7 @@ from typing import Dict, List, Optional, Sequence
 
 from . import chatter, collision, stop_oscillator
 from .drawing import Drawn, classes_panel, colour_panel, is_categorical, shared_norm
-from .figures import Kind, auto_width, draw_kind
+from .figures import STRIP, Kind, auto_width, draw_kind
 from .output import FORMATS, provenance, write_figure
 from .reading import (BadInput, FigurePlan, Result, is_trace_file, note, open_result,
                       open_trace, plan_figures)
@@ -40,7 +40,8 @@ def generic_kind(result: Result, name: str) -> Kind:
     """The figure of any variable NAME: a categorical map or a colour map (lines on one
     axis), panels sharing one scale."""
     if is_categorical(result, name):
-        return Kind(name, lambda ax, f, s, sub: classes_panel(ax, f.result, f.plane, name))
+        return Kind(name, lambda ax, f, s, sub: classes_panel(ax, f.result, f.plane, name),
+                    one_axis_aspect=STRIP)
 
     def prepare(facets):
         return {"norm": shared_norm([f.plane.take(f.result.ds[name]) for f in facets])}

@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from .drawing import (Drawn, axis_label, classes_panel, colour_panel, draw_status,
                       field_label, lines_panel, log_ticks, mesh, note_if_uniform,
                       setup_axes, status_rug)
-from .figures import Kind, library_panel
+from .figures import STRIP, Kind, library_panel
 from .reading import Facet, Result, axis_scale, note
 from .style import SEQUENTIAL_CMAP, STATUS_CLASSES, format_value
 
@@ -119,7 +119,7 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
         if len(plane_axes) == 2 and "v0" in plane_axes:
             out.append(Kind("cor_v0", cor_v0_panel, aspect=0.62))
     if result.has("outcome") and len(plane_axes) == 2:
-        out.append(Kind("outcome", outcome_panel))
+        out.append(Kind("outcome", outcome_panel, one_axis_aspect=STRIP))
     return out
 
 

@@ -103,7 +103,7 @@ def log_ticks(axis, scale: str, values: np.ndarray) -> None:
         return
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v) & (v > 0)]
-    if v.size and np.log10(v.max() / v.min()) <= 1.3:
+    if v.size and np.log10(v.max() / v.min()) <= 2:
         axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         axis.set_major_formatter(FuncFormatter(lambda t, _: f"{t:g}"))
         axis.set_minor_formatter(NullFormatter())

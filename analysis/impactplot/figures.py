@@ -13,6 +13,9 @@ from .drawing import (Drawn, dedupe, finish_grid, figure_size, label_panels,
 from .reading import Facet, FigurePlan, Result, dataset_plane
 
 
+STRIP = 0.18  # panel height / width of a categorical strip over one axis
+
+
 @dataclass
 class Kind:
     """One figure kind of a model: PANEL(ax, facet, shared, sub) draws one panel;

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 
 from .drawing import Category, Drawn, classes_panel, lines_panel, nice_levels
-from .figures import Kind, library_panel
+from .figures import STRIP, Kind, library_panel
 from .reading import Facet, Result
 from .style import CLASS_COLOURS, class_label
 
@@ -47,7 +47,7 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
     """The stop-oscillator figures this result can have."""
     out = []
     if result.has("regime"):
-        out.append(Kind("regime", regime_panel))
+        out.append(Kind("regime", regime_panel, one_axis_aspect=STRIP))
     if result.has("zeno_resets"):
         out.append(Kind("zeno", zeno_panel, prepare=zeno_prepare))
     return out
