@@ -55,6 +55,14 @@ static double maxwell_rate(const collision_problem *pb, const double *y)
                       pb->alpha_c * signed_power(&pb->pow_p, y[2]));
 }
 
+/* BWSHC's F from xp = |X|^p, zp = |Z|^p. */
+static double bwshc_force(const collision_problem *pb, const double *y, double xp, double zp)
+{
+    double x = y[0], v = y[1], z = y[2];
+    return -pb->alpha * (x < 0.0 ? -xp : xp) - pb->alpha_c * (z < 0.0 ? -zp : zp) -
+           pb->pi1 * xp * v;
+}
+
 /* V' = F of the Kelvin-Voigt type (X, V, Z). */
 static double kelvin_voigt_force(const collision_problem *pb, const double *y)
 {
@@ -70,11 +78,9 @@ static double kelvin_voigt_force(const collision_problem *pb, const double *y)
         double xp = collision_power_eval(&pb->pow_p, fabs(x));
         return -(x < 0.0 ? -xp : xp) - pb->pi1 * xp * v;
     }
-    default: { /* LAW_BWSHC */
-        double xp = collision_power_eval(&pb->pow_p, fabs(x));
-        return -pb->alpha * (x < 0.0 ? -xp : xp) - pb->alpha_c * signed_power(&pb->pow_p, z) -
-               pb->pi1 * xp * v;
-    }
+    default: /* LAW_BWSHC */
+        return bwshc_force(pb, y, collision_power_eval(&pb->pow_p, fabs(x)),
+                           collision_power_eval(&pb->pow_p, fabs(z)));
     }
 }
 
@@ -173,7 +179,16 @@ void collision_events(const collision_problem *pb, const double *y, const double
 {
     double computed[4];
     const double *dydt = given;
-    if (!dydt) {
+    /* BWSHC: |X|^p and |Z|^p once, for f and F' */
+    int bwshc = pb->law == LAW_BWSHC;
+    double xp = bwshc ? collision_power_eval(&pb->pow_p, fabs(y[0])) : 0.0;
+    double zp = bwshc ? collision_power_eval(&pb->pow_p, fabs(y[2])) : 0.0;
+    if (!dydt && bwshc) { /* collision_rhs, the same bits */
+        computed[0] = y[1];
+        computed[1] = bwshc_force(pb, y, xp, zp);
+        computed[2] = bouc_wen_rate(pb, y[2], y[1]);
+        dydt = computed;
+    } else if (!dydt) {
         collision_rhs(pb, y, computed);
         dydt = computed;
     }
@@ -212,11 +227,8 @@ void collision_events(const collision_problem *pb, const double *y, const double
         if (pb->law == LAW_KELVIN_VOIGT) {
             force_rate = -v - pb->pi1 * force;
         } else { /* LAW_BWSHC */
-            double xp = collision_power_eval(&pb->pow_p, ax);
             double x_p1 = pb->p == 1.0 ? 1.0 : ax > 0.0 ? xp / ax : 0.0;
-            double z_p1 = pb->p == 1.0 ? 1.0
-                          : az > 0.0   ? collision_power_eval(&pb->pow_p, az) / az
-                                       : 0.0;
+            double z_p1 = pb->p == 1.0 ? 1.0 : az > 0.0 ? zp / az : 0.0;
             double sx = x < 0.0 ? -1.0 : x > 0.0 ? 1.0 : 0.0;
             force_rate = -pb->alpha * pb->p * x_p1 * v - pb->alpha_c * pb->p * z_p1 * dydt[2] -
                          pb->pi1 * (pb->p * x_p1 * sx * v * v + xp * force);
