@@ -225,13 +225,15 @@ stop_within() {
     [ $((t1 - t0)) -le 5 ] || die "$what took $((t1 - t0)) s to stop after SIG$signal"
 }
 # rho = 0.3, gamma = 0.1: every drop chatters to the impact cap, here 1e9 impacts a drop
+# (early_stop = 0: else each stops at impact 16, proven CC)
 "$IMPACTSWEEP" eval chatter rho=0.3 gamma=0.1 max_impacts=1000000000 samples=1000 \
-    >long.out 2>long.err &
+    early_stop=0 >long.out 2>long.err &
 sleep 1
 stop_within $! INT eval
 grep -q '"status": "PENDING"' long.out || die "the interrupted eval's point is not PENDING: $(cat long.out)"
 printf '%s\n' "[sweep]" "model = chatter" "output = long.h5" "[model]" "rho = 0.3" \
-    "max_impacts = 1000000000" "samples = 1000" "[axis.gamma]" "values = 0.1" >long.ini
+    "max_impacts = 1000000000" "samples = 1000" "early_stop = 0" "[axis.gamma]" \
+    "values = 0.1" >long.ini
 "$IMPACTSWEEP" run long.ini >run.out 2>run.err &
 long_pid=$!
 for _ in $(seq 1 100); do [ -e long.h5 ] && break; sleep 0.1; done

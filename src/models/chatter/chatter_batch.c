@@ -5,7 +5,11 @@
  * registers for the whole round (a pair of blocks side by side), with masked selects
  * instead of branches. A lane that finishes (lift-off or impact budget) is refilled at
  * the next round boundary from the queue of the batch's drops, so slow and fast drops
- * share the pool.
+ * share the pool. Where the point's certificate gives a region (chatter_region), a drop
+ * also pauses every CHATTER_CERTIFY_EVERY impacts of its own (its lane's limit), and at
+ * the round boundary its velocity is tested: in the region, it ends as proven CC; else it
+ * goes on. So the stop is the same impact whatever the lane and round, and the inner loop
+ * does not change.
  * Each drop's arithmetic is elementwise and rescaling is by powers of two, so a drop's
  * result is bitwise the same whatever lane, round or batch it runs in. Per-point
  * reductions run in drop order, for the same reason: finished drops wait in a window of
@@ -678,7 +682,8 @@ static int region_take(chatter_workspace *ws)
     return -1; /* not reached */
 }
 
-/* A point whose drops are all folded in: its outputs, its certificate, its checks. */
+/* A point whose drops are all folded in: its outputs and its checks (its certificate was
+ * written when its first drop started). */
 static void finish_point(const double *points, const point_sums *sums, size_t count,
                          double *outputs, uint8_t *status)
 {
