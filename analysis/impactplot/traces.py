@@ -21,6 +21,7 @@ TRACE_EVENT_COLOURS = {
     "solver_failure": FAILED_COLOUR,
     # chatter (the decisions take the class colours)
     "pcc_seen": "#009e73", "energy_rose": FAILED_COLOUR,
+    "certified": "#e69f00",  # CC like "cc", proven: the velocity in the certificate's region
     # stop oscillator
     "rebound": "#0072b2", "zeno_reset": "#cc79a7", "contact_start": "#d55e00",
     "contact_end": "#e69f00", "graze": "#f0e442", "periodic_detected": "#009e73",
@@ -167,7 +168,7 @@ def draw_chatter_impacts(fig, trace: Trace) -> List[Drawn]:
         ax.set_ylabel({"log2_height": "log$_2$ height of the centre of mass",
                        "log2_energy": "log$_2$ kinetic energy"}[name])
         out.append(Drawn(ax, name, "lines", ["impacts"], classes=colours))
-    decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc")]
+    decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc", "certified")]
     drop = int(np.asarray(trace.ds.attrs.get("trace_option_drop", 0)).item())
     set_title(axes[0], f"drop {drop}: {class_label(decision[-1]) if decision else '?'} after "
               f"{int(number[-1])} impacts")
