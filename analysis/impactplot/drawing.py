@@ -231,6 +231,51 @@ def _overlaps(box, boxes, pad=2.0) -> bool:
                for b in boxes)
 
 
+def _display_paths(to_display, segs, min_length: float):
+    """The segments (in display coordinates) longer than MIN_LENGTH, longest first, each
+    as (points, arc length at each point, length)."""
+    paths = []
+    for seg in segs:
+        if len(seg) < 2:
+            continue
+        p = to_display.transform(np.asarray(seg, dtype=float))
+        p = p[np.all(np.isfinite(p), axis=1)]
+        if len(p) < 2:
+            continue
+        s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
+        if s[-1] > min_length:
+            paths.append((p, s, s[-1]))
+    return sorted(paths, key=lambda t: -t[2])
+
+
+def _label_spot(p, s, length, f, width, height, straight, bbox, taken):
+    """(x, y, angle, box) of a label centred at fraction F of a path, turned along it and
+    upright, if the path is straight enough under it (chord >= STRAIGHT * width), the box
+    inside BBOX and clear of TAKEN; else None."""
+    at = f * length
+    lo, hi = at - 0.5 * width, at + 0.5 * width
+    if lo < 0 or hi > length:
+        return None
+    a, b = np.interp([lo, hi], s, p[:, 0]), np.interp([lo, hi], s, p[:, 1])
+    cx, cy = float(np.interp(at, s, p[:, 0])), float(np.interp(at, s, p[:, 1]))
+    if math.hypot(a[1] - a[0], b[1] - b[0]) < straight * width:
+        return None
+    angle = math.degrees(math.atan2(b[1] - b[0], a[1] - a[0]))
+    if angle > 90:
+        angle -= 180
+    elif angle <= -90:
+        angle += 180
+    c, sn = abs(math.cos(math.radians(angle))), abs(math.sin(math.radians(angle)))
+    hw, hh = 0.5 * (width * c + height * sn), 0.5 * (width * sn + height * c)
+    box = (cx - hw, cy - hh, cx + hw, cy + hh)
+    if not (bbox.x0 + 2 <= box[0] and box[2] <= bbox.x1 - 2
+            and bbox.y0 + 2 <= box[1] and box[3] <= bbox.y1 - 2):
+        return None
+    if _overlaps(box, taken):
+        return None
+    return cx, cy, angle, box
+
+
 def place_contour_labels(ax, cs, colour: str = "black", taken: Optional[List] = None,
                          per_level: int = 2) -> List:
     """Labels of the contour set CS written along its lines, at most PER_LEVEL per level:
@@ -249,57 +294,49 @@ def place_contour_labels(ax, cs, colour: str = "black", taken: Optional[List] = 
         text = f"{level:g}"
         width = (0.62 * len(text) + 0.3) * LABEL_SIZE / 72 * dpi
         placed = 0
-        paths = []
-        for seg in segs:
-            if len(seg) < 2:
-                continue
-            p = to_display.transform(np.asarray(seg, dtype=float))
-            p = p[np.all(np.isfinite(p), axis=1)]
-            if len(p) < 2:
-                continue
-            step = np.hypot(*np.diff(p, axis=0).T)
-            s = np.concatenate([[0.0], np.cumsum(step)])
-            if s[-1] > 1.5 * width:
-                paths.append((s[-1], p, s))
-        paths.sort(key=lambda t: -t[0])
-        for length, p, s in paths:
-            if placed >= per_level:
+        # strict first (long, nearly straight stretches, away from the line's ends), then,
+        # for a level that got no label, anywhere the label fits along the line
+        for min_length, straight, span in ((1.5, 0.85, (0.1, 0.9)), (1.05, 0.6, (0.0, 1.0))):
+            if placed:
                 break
-            # candidate positions along the line, middle first
-            n = max(3, int(length / (0.5 * width)))
-            fractions = sorted(np.linspace(0.1, 0.9, n), key=lambda f: abs(f - 0.5))
-            for f in fractions:
-                at = f * length
-                lo, hi = at - 0.5 * width, at + 0.5 * width
-                if lo < 0 or hi > length:
-                    continue
-                a, b = np.interp([lo, hi], s, p[:, 0]), np.interp([lo, hi], s, p[:, 1])
-                cx, cy = np.interp(at, s, p[:, 0]), np.interp(at, s, p[:, 1])
-                chord = math.hypot(a[1] - a[0], b[1] - b[0])
-                if chord < 0.85 * width:  # too curved under the label
-                    continue
-                angle = math.degrees(math.atan2(b[1] - b[0], a[1] - a[0]))
-                if angle > 90:
-                    angle -= 180
-                elif angle <= -90:
-                    angle += 180
-                c, sn = abs(math.cos(math.radians(angle))), abs(math.sin(math.radians(angle)))
-                hw, hh = 0.5 * (width * c + height * sn), 0.5 * (width * sn + height * c)
-                box = (cx - hw, cy - hh, cx + hw, cy + hh)
-                if not (bbox.x0 + 2 <= box[0] and box[2] <= bbox.x1 - 2
-                        and bbox.y0 + 2 <= box[1] and box[3] <= bbox.y1 - 2):
-                    continue
+            for p, s, length in _display_paths(to_display, segs, min_length * width):
+                if placed >= per_level:
+                    break
+                n = max(3, int(length / (0.25 * width)))
+                fractions = sorted(np.linspace(span[0], span[1], n), key=lambda f: abs(f - 0.5))
+                for f in fractions:
+                    spot = _label_spot(p, s, length, f, width, height, straight, bbox, taken)
+                    if spot is None:
+                        continue
+                    cx, cy, angle, box = spot
+                    xd, yd = ax.transData.inverted().transform((cx, cy))
+                    t = ax.text(xd, yd, text, rotation=angle, rotation_mode="anchor",
+                                ha="center", va="center", fontsize=LABEL_SIZE, color="black",
+                                path_effects=HALO, zorder=5, clip_on=True)
+                    t._impactplot_role = "contour_label"
+                    taken.append(box)
+                    texts.append(t)
+                    placed += 1
+                    break
+        if not placed:  # a short piece (a small loop): the label level, on or inside it
+            spots = []
+            for p, s, length in _display_paths(to_display, segs, 0.0)[:3]:
+                spots.append(p.mean(axis=0))
+                spots += [(np.interp(f * length, s, p[:, 0]), np.interp(f * length, s, p[:, 1]))
+                          for f in (0.5, 0.0, 0.25, 0.75)]
+            for cx, cy in spots:
+                # moved inside the panel if the piece lies at its edge
+                cx = min(max(float(cx), bbox.x0 + 3 + 0.5 * width), bbox.x1 - 3 - 0.5 * width)
+                cy = min(max(float(cy), bbox.y0 + 3 + 0.5 * height), bbox.y1 - 3 - 0.5 * height)
+                box = (cx - 0.5 * width, cy - 0.5 * height, cx + 0.5 * width, cy + 0.5 * height)
                 if _overlaps(box, taken):
                     continue
                 xd, yd = ax.transData.inverted().transform((cx, cy))
-                t = ax.text(xd, yd, text, rotation=angle, rotation_mode="anchor",
-                            ha="center", va="center", fontsize=LABEL_SIZE, color="black",
-                            path_effects=HALO, zorder=5,
-                            clip_on=True)
+                t = ax.text(xd, yd, text, ha="center", va="center", fontsize=LABEL_SIZE,
+                            color="black", path_effects=HALO, zorder=5, clip_on=True)
                 t._impactplot_role = "contour_label"
                 taken.append(box)
                 texts.append(t)
-                placed += 1
                 break
     return texts
 

@@ -94,10 +94,80 @@ def draw_kind(fig, kind: Kind, plan: FigurePlan, width: float, height: Optional[
 
 
 def finalize_labels(fig, drawns: List[Drawn]) -> None:
-    """Run the layout, freeze it, then place the contour labels where the lines are."""
+    """Run the layout, thin tick labels that would touch, freeze the layout, then place
+    the contour labels where the lines are."""
     fig.canvas.draw()
+    if wrap_long_labels(fig) | declutter_ticks(fig):
+        fig.canvas.draw()
     fig.set_layout_engine("none")
     label_panels(drawns)
+
+
+def wrap_text(text: str, chars: int) -> str:
+    """TEXT in lines of about CHARS characters, never broken inside $...$ (mathtext)."""
+    import re
+    import textwrap
+    protected = re.sub(r"\$[^$]*\$", lambda m: m.group(0).replace(" ", "\0"), text)
+    lines = textwrap.wrap(protected, max(8, chars), break_long_words=False)
+    return "\n".join(lines).replace("\0", " ")
+
+
+def wrap_long_labels(fig) -> bool:
+    """Axis labels longer than their axes (a long description beside a short panel)
+    broken into lines; whether anything changed."""
+    from .drawing import renderer_of
+    renderer = renderer_of(fig)
+    changed = False
+    for ax in fig.axes:
+        box = ax.get_window_extent(renderer)
+        for label, room in ((ax.yaxis.label, box.height), (ax.xaxis.label, box.width)):
+            text = label.get_text()
+            if not text or not label.get_visible() or "\n" in text:
+                continue
+            b = label.get_window_extent(renderer)
+            length = max(b.width, b.height)
+            if length > room * 1.02 and room > 0:
+                label.set_text(wrap_text(text, int(len(text) * room / length * 0.95)))
+                changed = True
+    return changed
+
+
+def _crowded(labels, renderer, pad: float = 3.0) -> bool:
+    boxes = sorted((t.get_window_extent(renderer) for t in labels if t.get_visible()
+                    and t.get_text()), key=lambda b: (b.x0, b.y0))
+    for a, b in zip(boxes, boxes[1:]):
+        if (a.x0 - pad < b.x1 and b.x0 - pad < a.x1 and a.y0 - pad < b.y1 and b.y0 - pad < a.y1):
+            return True
+    return False
+
+
+def declutter_ticks(fig) -> bool:
+    """Where the tick labels of an axis would touch (narrow panels, long numbers), label
+    only every second (third, ...) tick; whether anything changed."""
+    from matplotlib.ticker import FuncFormatter
+    from .drawing import renderer_of
+    renderer = renderer_of(fig)
+    changed = False
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        for axis in (ax.xaxis, ax.yaxis):
+            drawn = axis._update_ticks()
+            labels = [t.label1 for t in drawn] + [t.label2 for t in drawn]
+            if not _crowded(labels, renderer):
+                continue
+            base = axis.get_major_formatter()
+            locs = list(axis.get_majorticklocs())
+            for step in (2, 3, 4, 5):
+                keep = {round(v, 12) for v in locs[::step]}
+                axis.set_major_formatter(FuncFormatter(
+                    lambda x, pos, base=base, keep=keep:
+                    base(x, pos) if round(x, 12) in keep else ""))
+                drawn = axis._update_ticks()
+                if not _crowded([t.label1 for t in drawn] + [t.label2 for t in drawn], renderer):
+                    break
+            changed = True
+    return changed
 
 
 # ------------------------------------------------------------------ library helpers

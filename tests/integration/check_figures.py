@@ -3,8 +3,9 @@
 FIGURE is a figure's path without its extension: FIGURE.png, FIGURE.pdf and the layout
 file FIGURE.json written by impactplot.py --layout.
 
-    check_figures.py map FIGURE RESULT --dpi N --inches WxH [--classes NAME] [--require A,B]
-        the PNG is N dpi and W x H inches (the layout agrees); in every panel of the layout
+    check_figures.py map FIGURE RESULT --dpi N --inches WxH|W [--classes NAME] [--require A,B]
+        the PNG is N dpi and W x H inches (W wide and 1.4 to 9.5 in high: a preset; the
+        layout agrees); in every panel of the layout (its own file and slice: facets)
         the colour at the centre of sample cells (cells whose 3 x 3 neighbourhood is one
         class and that no contour line comes near) is the documented colour of the class
         the data give there: with --classes NAME the classes of categorical NAME (`zeno`:
@@ -17,6 +18,20 @@ file FIGURE.json written by impactplot.py --layout.
         the PNG text chunks hold the file's job fingerprint, git commit, engine version,
         model and path; the PDF Info dictionary has Title (the file's title), Subject and
         Keywords naming the source and the fingerprint, and a Creator.
+    check_figures.py fonts FILE.pdf|FILE.eps ...
+        every font of the PDF (pdffonts) is TrueType and embedded, none Type 3; the EPS
+        fonts are Type 42 (their Type 3 fallback for printers without TrueType aside)
+    check_figures.py formats FIGURE png,pdf,svg,eps
+        FIGURE.FORMAT exists and starts as such a file does
+    check_figures.py texts FIGURE
+        no two texts of the figure (tick labels drawn, axis labels, titles, legend,
+        colour bar, notes, contour labels) overlap, none is upside down or leaves the
+        figure, contour labels lie inside a panel
+    check_figures.py panels FIGURE --count N [--colourbars K] [--note TEXT] [--titles A,B]
+                            [--grid RxC] [--labelled]
+        the figure has N panels (in R rows and C columns of one size), K labelled colour
+        bars, a panel note containing TEXT, panels titled A, B; --labelled: every level
+        curve drawn is labelled
     check_figures.py nonresult PATH
         writes an HDF5 file (with h5py) that is not an impactsweep result file.
 
@@ -511,11 +526,20 @@ def command_texts(figure):
           f"({len(labels)} contour labels)")
 
 
-def command_panels(figure, count, colourbars, note, titles, grid):
+def command_panels(figure, count, colourbars, note, titles, grid, labelled=False):
     """See the module docstring."""
     with open(f"{figure}.json") as f:
         layout = json.load(f)
     panels = layout["panels"]
+    if labelled:
+        for p in panels:
+            c = p.get("contours")
+            if not check(bool(c and c["levels"]), f"{figure}: a panel without level curves"):
+                continue
+            missing = sorted({f"{v:g}" for v in c["levels"]} - {l["text"] for l in p["labels"]},
+                             key=float)
+            check(not missing, f"{figure}: level curves {', '.join(missing)} drawn but not "
+                               f"labelled ({p.get('title', '')})")
     check(len(panels) == count, f"{figure}: {len(panels)} panels, expected {count}")
     if colourbars is not None:
         bars = layout.get("colourbars", [])
@@ -590,6 +614,8 @@ def run(argv):
     pa.add_argument("--note")
     pa.add_argument("--titles", default="")
     pa.add_argument("--grid", help="RxC")
+    pa.add_argument("--labelled", action="store_true",
+                    help="every panel has level curves, each level labelled")
     args = p.parse_args(argv)
     if args.command == "fonts":
         command_fonts(args.paths)
@@ -603,7 +629,7 @@ def run(argv):
     if args.command == "panels":
         grid = tuple(int(v) for v in args.grid.split("x")) if args.grid else None
         command_panels(args.figure, args.count, args.colourbars, args.note,
-                       [t for t in args.titles.split(",") if t], grid)
+                       [t for t in args.titles.split(",") if t], grid, args.labelled)
         return
     if args.command == "map":
         w, h = (float(v) for v in args.inches.split("x")) if "x" in args.inches else \

@@ -109,10 +109,18 @@ texts chatter_fractions
 texts chatter_cone
 texts free_regime
 panels chatter_fractions --count 3 --colourbars 1 --titles ICC,CC,PCC --note "p_pcc = 0 at every" --grid 1x3
-panels chatter_impacts --count 1 --colourbars 1
+panels chatter_impacts --count 1 --colourbars 1 --labelled
+panels chatter_regime --count 1 --labelled
 meta chatter_regime chatter.h5
 meta free_regime chatter.h5
 END
+if [ -f chatter_undecided.json ]; then # p_undecided, where the model has it
+    checks <<'END'
+map chatter_undecided chatter.h5 --dpi 100 --inches 3.5
+panels chatter_undecided --count 1 --colourbars 1
+texts chatter_undecided
+END
+fi
 
 say "three axes (rho, gamma, n): panels over n (said on stderr), --sel n=5 the slice at n = 5"
 sed '/^n *=/d' "$JOBS/example.ini" >three_axes.ini
@@ -145,6 +153,7 @@ panels n345_regime --count 3 --titles "$n$ = 3,$n$ = 4,$n$ = 5" --grid 1x3
 panels n345_impacts --count 3 --colourbars 1 --grid 1x3
 texts n345_regime
 texts n345_impacts
+panels n345_regime --count 3 --labelled
 fonts n345_regime.pdf
 END
 
@@ -253,6 +262,9 @@ checks <<'END'
 map stop_regime_regime stop_regime.h5 --dpi 72 --inches 3.5 --classes regime --require free,impacting
 map short_regime short.h5 --dpi 100 --inches 3.5 --classes regime --require impacting,undecided
 map zeno_zeno zeno.h5 --dpi 100 --inches 3.5 --classes zeno --require zeno,no_zeno
+panels zeno_zeno --count 1 --labelled
+texts zeno_zeno
+texts short_regime
 meta zeno_zeno zeno.h5
 END
 
