@@ -1313,8 +1313,8 @@ static int solve_direct(const double *point, collision_problem *pb, collision_re
     size_t order;
     if (pb->integrator == INTEGRATOR_CVODE)
         solved = (uint8_t)collision_solve_cvode(cv, pb, r);
-    else
-        collision_solve_dopri5(pb, 1, r, &solved, &order);
+    else if (collision_solve_dopri5(pb, 1, r, &solved, &order) != 0)
+        solved = IS_POINT_PENDING;
     collision_cvode_free(&cv);
     return solved == IS_POINT_DONE ? 0 : -1;
 }

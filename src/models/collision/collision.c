@@ -450,10 +450,11 @@ int collision_evaluate_point(void *workspace, const double *point, collision_hoo
         collision_hook_attach(hook, &pb, ws->stop);
     uint8_t solved;
     size_t order;
+    /* dopri5: the lanes with this one point (no memory for them: pending) */
     if (pb.integrator == INTEGRATOR_CVODE)
         solved = (uint8_t)collision_solve_cvode(ws->cvode, &pb, &r);
-    else /* the lanes with this one point: eval_batch's own code */
-        collision_solve_dopri5(&pb, 1, &r, &solved, &order);
+    else if (collision_solve_dopri5(&pb, 1, &r, &solved, &order) != 0)
+        return 1;
     if (solved == IS_POINT_PENDING)
         return 1; /* interrupted: no result, pending like the rest of the batch */
     write_result(&pb, &r, solved, hook, out, status);
@@ -526,7 +527,10 @@ is_code collision_eval_batch(void *workspace, const double *points, size_t count
         if (pb->integrator == INTEGRATOR_DOPRI5)
             s.index[lanes++] = i;
     }
-    collision_solve_dopri5(s.problems, lanes, s.results, s.solved, s.order);
+    if (collision_solve_dopri5(s.problems, lanes, s.results, s.solved, s.order) != 0) {
+        scratch_free(&s);
+        return is_error_set(err, IS_NOMEM, "collision: no memory for the integrator's lanes");
+    }
     double *out[COLLISION_OUTPUT_COUNT];
     for (size_t j = 0; j < lanes; j++) {
         if (s.solved[j] == IS_POINT_PENDING)

@@ -229,9 +229,10 @@ int collision_solve_cvode(collision_cvode *cvode, const collision_problem *probl
  * (as above) are filled in for each; `order` is scratch for count entries. A point's
  * result is the same bits whatever its lane and the other points. The stop flag is the
  * problems' (the same for all); when it is raised, the points not finished stay
- * IS_POINT_PENDING. */
-void collision_solve_dopri5(const collision_problem *problems, size_t count,
-                            collision_result *results, uint8_t *status, size_t *order);
+ * IS_POINT_PENDING. Returns 0, or -1 when there was no memory for the lanes (the points
+ * not finished stay pending). */
+int collision_solve_dopri5(const collision_problem *problems, size_t count,
+                           collision_result *results, uint8_t *status, size_t *order);
 
 /* The trace's side of the hook (collision_trace.c): an accepted step of the integrator
  * (state y at time t), and the events the tracker recognises. */

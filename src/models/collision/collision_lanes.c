@@ -6,8 +6,15 @@
  * own step size, and the steps of all lanes are taken together, with accept/reject, the
  * step size control and the detection of root crossings as masked lane updates. What is
  * rare runs in scalar code for the one lane it concerns (collision_dopri5.c): locating
- * an event and stepping to it exactly, retrying a rejected step up to a kink, failing,
- * finishing. A lane whose point is over is refilled from the group's queue.
+ * an event on the step's interpolant and its Newton correction, retrying a rejected step
+ * up to a kink, failing, finishing; the exact steps to an event are lane steps like the
+ * others (the lane's stage says what its step is). A lane whose point is over is refilled
+ * from the group's queue.
+ *
+ * Cost (callgrind, the bench point bwshc p = 1.5, n = 1 at rtol 1e-8): 57,000
+ * instructions a CoR, 60% in the lanes (about 25 block steps a CoR: 75 accepted steps,
+ * 9 rejected, 12 exact steps to 6 events, over 4 lanes) and 40% in the scalar event code;
+ * with general exponents (p = 1.7, n = 1.3) 146,000, two thirds in the power.
  *
  * Determinism: every lane operation is elementwise IEEE arithmetic (contraction is off),
  * there is no reduction across lanes, and the one power without a fast path is the plain
@@ -745,7 +752,7 @@ static size_t group_key(const collision_problem *pb)
 }
 
 /* Runs the points order[0..count) of one group; returns 1 if the stop flag ended it
- * (the points not finished stay pending). */
+ * (the points not finished stay pending), -1 if there was no memory for the lanes. */
 static int run_group(const collision_problem *problems, collision_result *results, uint8_t *status,
                      const size_t *order, size_t count)
 {
@@ -754,7 +761,7 @@ static int run_group(const collision_problem *problems, collision_result *result
     const volatile sig_atomic_t *stop = first->stop;
     block *b = aligned_alloc(64, (sizeof *b + 63) / 64 * 64); /* the vectors' alignment */
     if (!b)
-        return 0; /* the points stay pending */
+        return -1;
     memset(b, 0, sizeof *b);
     /* every lane holds a point's parameters and state, even when idle, so that idle
      * lanes compute harmless numbers: the first point's, started in lane 0 (and started
@@ -789,8 +796,8 @@ static int compare_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void collision_solve_dopri5(const collision_problem *problems, size_t count,
-                            collision_result *results, uint8_t *status, size_t *order)
+int collision_solve_dopri5(const collision_problem *problems, size_t count,
+                           collision_result *results, uint8_t *status, size_t *order)
 {
     /* groups in the order of their keys, each in batch order (the key in the high bits,
      * the index in the low 40) */
@@ -807,8 +814,10 @@ void collision_solve_dopri5(const collision_problem *problems, size_t count,
             order[end] &= index_mask;
             end++;
         }
-        if (run_group(problems, results, status, order + start, end - start))
-            return;
+        int rc = run_group(problems, results, status, order + start, end - start);
+        if (rc != 0)
+            return rc < 0 ? -1 : 0;
         start = end;
     }
+    return 0;
 }
