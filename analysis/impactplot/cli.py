@@ -14,10 +14,10 @@ A file that is not an impactsweep result file is refused with exit status 2.
 import argparse
 import os
 import sys
-from typing import Dict, List, Optional, Sequence
+from typing import List, Optional, Sequence
 
 from . import chatter, collision, stop_oscillator
-from .drawing import Drawn, classes_panel, colour_panel, is_categorical, shared_norm
+from .drawing import classes_panel, colour_panel, is_categorical, shared_norm
 from .figures import STRIP, Kind, auto_width, draw_kind
 from .output import FORMATS, provenance, write_figure
 from .reading import (BadInput, FigurePlan, Result, is_trace_file, note, open_result,
@@ -148,13 +148,22 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         for f in args.files:
             root, ext = os.path.splitext(f)
             stems.append(root if ext.lower() in (".h5", ".hdf5", ".nc") else f)
-        if len(stems) == 1:
-            args.output = stems[0]
-        else:
-            common = os.path.commonprefix(stems).rstrip("_-. ")
-            args.output = common if common and not common.endswith("/") else \
-                os.path.join(os.path.dirname(stems[0]), "combined")
+        args.output = combined_prefix(stems)
     return args
+
+
+def combined_prefix(stems: List[str]) -> str:
+    """The default output prefix of the files STEMS (without .h5): the one stem, or their
+    common start and what differs (chatter_fig67_n3, _n4, _n5 -> chatter_fig67_n3-4-5),
+    or DIR/combined."""
+    if len(stems) == 1:
+        return stems[0]
+    common = os.path.commonprefix(stems)
+    rests = [s[len(common):] for s in stems]
+    if common and not common.endswith("/") and all(rests) and \
+            all(len(r) <= 12 and "/" not in r for r in rests):
+        return common + "-".join(rests)
+    return os.path.join(os.path.dirname(stems[0]), "combined")
 
 
 def draw_trace_file(args: argparse.Namespace) -> int:

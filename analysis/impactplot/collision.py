@@ -66,7 +66,8 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     if lines:
         cs = ax.contour(x, y, np.ma.masked_invalid(e.T), levels=lines, colors="black",
                         linewidths=0.5)
-        drawn = [float(lv) for lv, segs in zip(cs.levels, cs.allsegs) if any(len(s) >= 2 for s in segs)]
+        drawn = [float(lv) for lv, segs in zip(cs.levels, cs.allsegs)
+                 if any(len(s) >= 2 for s in segs)]
         if drawn:
             d.contours = {"field": "cor", "levels": drawn}
             d.contour_sets.append((cs, "black"))

@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-import matplotlib
 import numpy as np
 from matplotlib import patheffects
 from matplotlib.colors import BoundaryNorm, ListedColormap, LogNorm, Normalize
@@ -20,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from .reading import Facet, FigurePlan, Plane, Result, cell_edges
+from .reading import Facet, Plane, Result, cell_edges
 from .style import (CLASS_COLOURS, FAILED_COLOUR, FAILED_LABEL, FIELD_LABELS, FONT_SIZE,
                     NOT_COMPUTED_COLOUR, NOT_COMPUTED_LABEL, SEQUENTIAL_CMAP, STATUS_CLASSES,
                     class_colour, class_label, symbol, units_suffix)
@@ -276,9 +275,9 @@ def _label_spot(p, s, length, f, width, height, straight, bbox, taken):
     return cx, cy, angle, box
 
 
-def place_contour_labels(ax, cs, colour: str = "black", taken: Optional[List] = None,
-                         per_level: int = 2) -> List:
-    """Labels of the contour set CS written along its lines, at most PER_LEVEL per level:
+def place_contour_labels(ax, cs, taken: Optional[List] = None, per_level: int = 2) -> List:
+    """Labels of the contour set CS written along its lines (black on a white halo, legible
+    on any colour), at most PER_LEVEL per level:
     each on a nearly straight stretch of the line, turned along it but never upside down
     (the angle within -90..90 degrees), inside the axes and clear of every label placed
     before (TAKEN: display boxes, updated). Positions are found in display coordinates,
@@ -355,8 +354,8 @@ def label_panels(drawns: Sequence[Drawn]) -> None:
         for t in d.labels:
             t.remove()
         d.labels = []
-        for cs, colour in d.contour_sets:
-            d.labels += place_contour_labels(d.ax, cs, colour, taken)
+        for cs, _colour in d.contour_sets:
+            d.labels += place_contour_labels(d.ax, cs, taken)
 
 
 # ---------------------------------------------------------------------------- panels
@@ -495,7 +494,7 @@ def lines_panel(ax, result: Result, plane: Plane, names: Sequence[str],
         ylog = v.size > 0 and v.min() > 0 and v.max() / v.min() > 100
     if ylog:
         ax.set_yscale("log")
-    ax.set_xlabel(plane_axis_label(result, plane))
+    ax.set_xlabel(axis_label(result, plane.axes[0]))
     ax.set_ylabel(ylabel if ylabel is not None else
                   (field_label(result, names[0]) if len(names) == 1 else ""))
     ax.grid(True, which="major", alpha=0.3, linewidth=0.5)
@@ -503,10 +502,6 @@ def lines_panel(ax, result: Result, plane: Plane, names: Sequence[str],
     if v.size == 0:
         d.notes.append(panel_note(ax, "no point computed yet"))
     return d
-
-
-def plane_axis_label(result: Result, plane: Plane) -> str:
-    return axis_label(result, plane.axes[0])
 
 
 # ---------------------------------------------------------------------- the figure
@@ -580,7 +575,7 @@ def make_grid(fig, rows: int, cols: int, legend_rows: int, sharex: bool = True,
 
 
 def finish_grid(fig, grid: Grid, drawns: List[Drawn], colourbar_label: str = "",
-                shared_classes: bool = True, sharey: bool = True, sharex: bool = True) -> None:
+                sharey: bool = True, sharex: bool = True) -> None:
     """One colour bar for the panels that share a scale, one legend below, inner tick
     labels of shared axes hidden."""
     axes = [ax for ax in grid.panels.ravel()]

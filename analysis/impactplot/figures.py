@@ -3,10 +3,9 @@ facets of a plan: panels side by side, one colour bar, one legend, a height that
 the width.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
-import numpy as np
 
 from .drawing import (Drawn, dedupe, finish_grid, figure_size, label_panels,
                       legend_columns, make_grid)
@@ -58,8 +57,7 @@ def draw_kind(fig, kind: Kind, plan: FigurePlan, width: float, height: Optional[
     guess_rows = 1
     fig.set_size_inches(width, height or figure_size(width, rows, cols, aspect, kind.colourbar,
                                                      guess_rows, titled, footer, labelled))
-    grid = make_grid(fig, rows, cols, legend_rows=guess_rows, sharex=True,
-                     sharey=not (one_axis and len(kind.subpanels) == 1 and False))
+    grid = make_grid(fig, rows, cols, legend_rows=guess_rows)
     shared = kind.prepare(plan.facets)
     drawns = []
     for k, facet in enumerate(plan.facets):

@@ -7,7 +7,7 @@ dictionary, SVG Dublin Core, the EPS header); drawing it is optional (--footer).
 
 import json
 import os
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Sequence
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg

@@ -408,10 +408,11 @@ def plan_figures(results: List[Result], sel: Dict[str, str], facets: List[str],
                 per_dim.append([(d, i) for i in idx])
         plan.cols = len(per_dim[0]) if per_dim else 1
         plan.rows = len(per_dim[1]) if len(per_dim) > 1 else 1
-        for cell in itertools.product(*per_dim) if per_dim else [()]:
+        for place in itertools.product(*[range(len(d)) for d in per_dim]):
+            cell = [per_dim[n][i] for n, i in enumerate(place)]  # (dimension, index)
             k = next((i for d, i in cell if d == "file"), 0)
             r = results[k]
-            selection = dict(fixed[k])
+            selection = dict(fixed[k])  # --sel, and axes left over at their first value
             selection.update({a: i for a, i in zip(choices, index)})
             labels = []
             for d, i in cell:
@@ -420,19 +421,16 @@ def plan_figures(results: List[Result], sel: Dict[str, str], facets: List[str],
                 else:
                     selection[d] = i
                     labels.append(format_value(d, r.ds[d].values[i]))
+            labels += [format_value(a, r.ds[a].values[i]) for a, i in fixed[k].items()]
             for a in r.axes:
                 if a not in plane_axes and a not in selection:
                     selection[a] = 0  # one-value axes
-            shown = [a for a in selection if a in sel or (a in fixed[k] and a not in sel)]
-            extra = [format_value(a, r.ds[a].values[selection[a]]) for a in shown
-                     if a not in [d for d, _ in cell]]
-            col = cell[0][1] if cell else 0
-            row = cell[1][1] if len(cell) > 1 else 0
-            col = [i for _, i in per_dim[0]].index(col) if per_dim else 0
-            row = [i for _, i in per_dim[1]].index(row) if len(per_dim) > 1 else 0
-            plane = Plane(axes=plane_axes, selection=selection, fixed=", ".join(extra))
-            plan.facets.append(Facet(result=r, plane=plane, row=row, col=col,
-                                     label=", ".join(labels + extra)))
+            plane = Plane(axes=plane_axes, selection=selection,
+                          fixed=", ".join(format_value(a, r.ds[a].values[i])
+                                          for a, i in fixed[k].items()))
+            plan.facets.append(Facet(result=r, plane=plane, col=place[0] if place else 0,
+                                     row=place[1] if len(place) > 1 else 0,
+                                     label=", ".join(labels)))
         plans.append(plan)
     return plans
 

@@ -559,8 +559,7 @@ def command_panels(figure, count, colourbars, note, titles, grid, labelled=False
         check((len(tops), len(lefts)) == (rows, cols),
               f"{figure}: panels in {len(tops)} rows and {len(lefts)} columns, expected "
               f"{rows} x {cols}")
-        sizes = {(round(p["bbox_px"][2] - p["bbox_px"][0]), round(p["bbox_px"][3] - p["bbox_px"][1]))
-                 for p in panels}
+        sizes = {(round(b[2] - b[0]), round(b[3] - b[1])) for b in (p["bbox_px"] for p in panels)}
         check(max(w for w, _ in sizes) - min(w for w, _ in sizes) <= 2 and
               max(h for _, h in sizes) - min(h for _, h in sizes) <= 2,
               f"{figure}: the panels differ in size: {sorted(sizes)}")
