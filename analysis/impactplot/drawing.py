@@ -264,6 +264,8 @@ def _label_spot(p, s, length, f, width, height, straight, bbox, taken):
         angle -= 180
     elif angle <= -90:
         angle += 180
+    if abs(angle) > 82:  # (nearly) vertical: read upwards, as a y label is
+        angle = 90.0
     c, sn = abs(math.cos(math.radians(angle))), abs(math.sin(math.radians(angle)))
     hw, hh = 0.5 * (width * c + height * sn), 0.5 * (width * sn + height * c)
     box = (cx - hw, cy - hh, cx + hw, cy + hh)
