@@ -53,12 +53,12 @@ const char *chatter_check_result(const double *point, const double *outputs, siz
     if (point[CHATTER_N] == 2.0 && OUT(CHATTER_P_PCC_HI) != 0.0)
         return "the rod is PCC";
     /* p_cc split into proven and capped: two correctly rounded quotients of counts that
-     * add up to p_cc's count; drops are proven only where the search found a certificate */
+     * add up to p_cc's count; drops are proven only where the search did not rule a cone out */
     double certified = OUT(CHATTER_P_CERTIFIED), undecided = OUT(CHATTER_P_UNDECIDED);
     if (!(certified >= 0.0 && undecided >= 0.0 &&
           fabs(certified + undecided - OUT(CHATTER_P_CC)) <= 2.0 * DBL_EPSILON))
         return "p_certified + p_undecided is not p_cc";
-    if (certified > 0.0 && (OUT(CHATTER_CONE) != CHATTER_CONE_FOUND ||
+    if (certified > 0.0 && (OUT(CHATTER_CONE) == CHATTER_CONE_NONE ||
                             point[CHATTER_EARLY_STOP] == 0.0))
         return "drops certified without a certificate or with early_stop = 0";
     /* Every drop impacts at least once: it starts with p_3 = -1, so the mean of the f_i.p

@@ -524,7 +524,9 @@ double chatter_point_certificate(const double *point, chatter_cone_work *work, i
     chatter_geometry_init(&geometry, (int)point[CHATTER_N]);
     chatter_cone_answer answer =
         chatter_cone_search(&geometry, rho, gamma, max_rounds, work, rounds);
-    if (answer == CHATTER_CONE_FOUND && early_stop)
+    /* The region's check is a proof of its own: it may also pass around the last cone of
+     * a search that ran out of rounds (its cone still growing, slowly) */
+    if (answer != CHATTER_CONE_NONE && early_stop)
         chatter_cone_region(&geometry, rho, gamma, work, region);
     return answer;
 }
