@@ -509,14 +509,26 @@ def lines_panel(ax, result: Result, plane: Plane, names: Sequence[str],
 # ---------------------------------------------------------------------- the figure
 
 
+def text_width(text: str, size: float) -> float:
+    """The width of TEXT at SIZE points, in inches (measured, mathtext included)."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+    ismath = text.count("$") >= 2
+    width, _, _ = TextToPath().get_text_width_height_descent(
+        text, FontProperties(family="sans-serif", size=size), ismath=ismath)
+    return width / 72
+
+
 def legend_columns(handles: Sequence, width_in: float) -> int:
-    """How many legend entries fit side by side in WIDTH_IN inches."""
-    size = (FONT_SIZE - 1) / 72
-    widths = [0.6 * size * len(h.get_label()) + 0.45 for h in handles]
+    """How many legend entries fit side by side in WIDTH_IN inches (a legend row holds
+    the handle, 0.4 em of space and the label per entry, 1 em between columns)."""
+    size = FONT_SIZE - 1
+    em = size / 72
+    widths = [text_width(h.get_label(), size) + 1.6 * em for h in handles]
     cols = len(handles)
     while cols > 1:
         rows = [widths[i::cols] for i in range(cols)]
-        if sum(max(r) for r in rows if r) + 0.15 * (cols - 1) <= width_in:
+        if sum(max(r) for r in rows if r) + em * (cols - 1) + 0.1 <= width_in:
             break
         cols -= 1
     return max(cols, 1)
@@ -606,9 +618,6 @@ def finish_grid(fig, grid: Grid, drawns: List[Drawn], colourbar_label: str = "",
 def add_colourbar(fig, axes, mappable, label: str):
     """A labelled colour bar right of AXES; on log colours ticked at 1-2-5 values written
     plainly."""
-    import textwrap
-    room = max(1.0, fig.get_size_inches()[1] - 0.8) * 72 / (0.58 * FONT_SIZE)
-    label = "\n".join(textwrap.wrap(label, max(16, int(room)))[:3])
     bar = fig.colorbar(mappable, ax=axes, label=label, pad=0.02, fraction=0.06, aspect=25)
     norm = mappable.norm
     if isinstance(norm, LogNorm) and norm.vmin > 0:

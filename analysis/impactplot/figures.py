@@ -3,6 +3,7 @@ facets of a plan: panels side by side, one colour bar, one legend, a height that
 the width.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
@@ -125,7 +126,8 @@ def wrap_long_labels(fig) -> bool:
             b = label.get_window_extent(renderer)
             length = max(b.width, b.height)
             if length > room * 1.02 and room > 0:
-                label.set_text(wrap_text(text, int(len(text) * room / length * 0.95)))
+                lines = math.ceil(length / (room * 0.95))  # balanced: no word left alone
+                label.set_text(wrap_text(text, math.ceil(len(text) / lines) + 2))
                 changed = True
     return changed
 
