@@ -1,15 +1,17 @@
 /* stop_lanes.c: eval_batch's points run in lanes. Each lane holds one point's run
- * (stop_run, scalar: events, rebounds, resets, contact phases, the bookkeeping); the
- * contact searches, where the time goes, step all lanes at once as vectors of BLOCK
- * doubles with masked updates (a lane whose search has ended keeps its state), NVEC
- * vectors a round so that their dependency chains overlap. When a lane's search ends, its
- * run takes the outcome and goes on to its next search, or the point is finished and the
- * lane takes the batch's next point.
+ * (stop_run, stop_sim.c). A round, for all lanes at once as vectors of BLOCK doubles with
+ * masked updates, NVEC vectors side by side so that their dependency chains overlap:
+ * init_lanes sets up the searches handed over since the last round (stop_search_init),
+ * step_lanes takes one step of every search (stop_search_step), rebound_lanes takes the
+ * plain rebounds where searches hit the stop and hands the next searches over; then
+ * service gives every other ended search to its lane's scalar run (stop_run_searched and
+ * stop_run_advance: first rebounds, Zeno resets, contact phases, releases, CVODE, the end
+ * of the run), and a lane whose point is finished takes the batch's next point.
  *
- * Determinism: the vector step below makes, lane by lane, the decisions of
- * stop_search_step (stop_search.h) with the same operations in the same order (fp
- * contraction is off; stop_sincos is plain C; sqrt and division are correctly rounded in
- * every ISA), so that a point's result is the same bits in any lane, batch, order and
+ * Determinism: the vector code makes, lane by lane, the scalar code's decisions with the
+ * same operations in the same order (fp contraction is off; stop_sincos is plain C; sqrt
+ * and division are correctly rounded in every ISA; a lane's values never depend on
+ * another's), so that a point's result is the same bits in any lane, batch, order and
  * build, and the same as stop_simulate's (the trace's): tests/unit/test_stop.c checks it. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,8 +29,10 @@
 /* A round steps NVEC vectors of BLOCK doubles, statement by statement side by side
  * (EACH), so that their dependency chains overlap: the search is a chain of dependent
  * operations (sin, cos, sqrt, a division), which one vector leaves mostly idle. Measured
- * (CPU time, bench_stop's impacting runs): 357 ns a rebound with two vectors in turn,
- * 1380 with one vector of 8 (GCC splits it through memory). */
+ * (CPU time, bench_stop's impacting runs, the searches alone in the lanes): 357 ns a
+ * rebound with two vectors one after the other, 308 side by side, 278 with three or
+ * four; 1380 with one vector of 8 doubles (GCC splits it through memory). Four (16
+ * lanes) is the best for both workloads now. */
 #define BLOCK 4 /* doubles a vector (AVX2: one register; SSE2: two) */
 #ifndef LANES_NVEC
 #define LANES_NVEC 4

@@ -298,7 +298,7 @@ void stop_point_end(const double *p, const stop_task *point, double *const *out,
 void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status);
 /* eval_batch's points in lanes (stop_lanes.c): the same bits as stop_evaluate_point gives
  * each of them; on the stop flag, every point not finished stays pending. The lanes' memory
- * (some 30 kB) is part of the workspace. */
+ * (some 20 kB) is part of the workspace. */
 typedef struct stop_lanes stop_lanes;
 stop_lanes *stop_lanes_create(void);
 void stop_lanes_free(stop_lanes *lanes);
