@@ -26,6 +26,7 @@
 #    --facet law: a panel per law; n = 3, 4, 5 from three files side by side in one
 #    figure, one colour bar;
 #  - the e(v0) curves go through their data points;
+#  - trace files: no text overlapping or leaving the figure, TrueType fonts;
 #  - as a library: importing impactplot leaves matplotlib's backend alone and loads no
 #    pyplot, its functions take a Dataset and an Axes and return the artists; the
 #    README's `ds.p_cc.plot(x="rho")` puts rho on the x axis;
@@ -266,6 +267,26 @@ panels zeno_zeno --count 1 --labelled
 texts zeno_zeno
 texts short_regime
 meta zeno_zeno zeno.h5
+END
+
+say "trace files (impactsweep trace): loop, history, impacts, phase, energy"
+"$IMPACTSWEEP" trace collision law=bwshc pi1=0.5 pi2=1 pi3=0.5 n=1 p=1.5 alpha=0.5 A=1 \
+    --output tr_collision.h5 >out.txt 2>err.txt || die "impactsweep trace collision failed"
+"$IMPACTSWEEP" trace chatter rho=0.3 gamma=0.1 samples=8 --drop 5 --output tr_chatter.h5 \
+    >out.txt 2>err.txt || die "impactsweep trace chatter failed"
+"$IMPACTSWEEP" trace stop-oscillator k=1 k12=1 s=1 epsilon=0.7 x1_0=1 v1_0=-0.1 x2_0=3 \
+    v2_0=-0.5 t_end=20 --output tr_stop.h5 >out.txt 2>err.txt ||
+    die "impactsweep trace stop-oscillator failed"
+for t in tr_collision tr_chatter tr_stop; do
+    plot "$t.h5" "$t" 100 --format png,pdf
+done
+checks <<'END'
+texts tr_collision_loop
+texts tr_collision_history
+texts tr_chatter_impacts
+texts tr_stop_phase
+texts tr_stop_energy
+fonts tr_collision_loop.pdf tr_chatter_impacts.pdf tr_stop_phase.pdf
 END
 
 say "as a library: no backend switch on import, a Dataset and an Axes in, the artists out"
