@@ -237,7 +237,7 @@ static is_code check_results(const is_model *m, const double *out, const uint8_t
                              size_t count, is_error *err)
 {
     for (size_t i = 0; i < count; i++) {
-        if (status[i] >= IS_POINT_STATUS_COUNT)
+        if (status[i] >= IS_POINT_STATUS_COUNT || status[i] == IS_POINT_INFERRED)
             return is_error_set(err, IS_PLUGIN, "model %s: eval_batch left point %zu without a "
                                 "valid status (%d)", m->name, i, status[i]);
         if (status[i] != IS_POINT_DONE)

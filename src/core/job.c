@@ -601,6 +601,43 @@ static is_code set_master_computes(is_job *job, const entry *e, is_error *err)
     return IS_OK;
 }
 
+/* The refine keys are kept as given and resolved once the model and the axes are known
+ * (refine_resolve, below). */
+static is_code keep_refine(is_job *job, int which, const entry *e, is_error *err)
+{
+    free(job->refine_spec[which]);
+    job->refine_spec[which] = copy_string(e->value);
+    snprintf(job->refine_origin[which], sizeof job->refine_origin[which], "%s", e->origin);
+    return job->refine_spec[which] ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+}
+
+static is_code set_refine(is_job *job, const entry *e, is_error *err)
+{
+    return keep_refine(job, 0, e, err);
+}
+
+static is_code set_refine_threshold(is_job *job, const entry *e, is_error *err)
+{
+    return keep_refine(job, 1, e, err);
+}
+
+static is_code set_refine_axes(is_job *job, const entry *e, is_error *err)
+{
+    return keep_refine(job, 2, e, err);
+}
+
+static is_code set_refine_levels(is_job *job, const entry *e, is_error *err)
+{
+    double v;
+    if (!parse_real(e->value, &v) || v < 1 || v > 30 || v != floor(v))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_levels = '%s': expected an integer from 1 to 30",
+                            e->origin, e->value);
+    job->refine_levels = (unsigned)v;
+    snprintf(job->refine_origin[3], sizeof job->refine_origin[3], "%s", e->origin);
+    return IS_OK;
+}
+
 static is_code set_model_checked(is_job *job, const entry *e, is_error *err)
 {
     (void)job, (void)e, (void)err; /* resolved before the other keys, see find_model */
@@ -626,6 +663,15 @@ static const struct sweep_key {
      "seconds between progress lines when stderr is not a terminal (default 5)"},
     {"master_computes", set_master_computes,
      "rank 0 computes between serving work requests (default true)"},
+    {"refine", set_refine,
+     "an output whose class decides a coarse-to-fine sweep: only cells whose corners "
+     "disagree are refined, the other points are inferred (default: none, every point)"},
+    {"refine_levels", set_refine_levels,
+     "levels of refinement L: the first pass computes every 2^L-th point (default 4)"},
+    {"refine_threshold", set_refine_threshold,
+     "with refine naming a real or integer output: its class is value >= threshold"},
+    {"refine_axes", set_refine_axes,
+     "the axes refined, by name (default: every axis that is not a choice)"},
 };
 
 /* Where section `name` starts ("job.ini:3"), or the file's name if it has none. */
@@ -955,6 +1001,174 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
     return IS_OK;
 }
 
+/* --- refinement (the run itself is refine.c) --------------------------------------------------------------------- */
+
+static const char *axis_name(const is_job *job, size_t k)
+{
+    return job->model->params[job->grid.axes[k].param].name;
+}
+
+static int is_choice_axis(const is_job *job, size_t k)
+{
+    return job->model->params[job->grid.axes[k].param].type == IS_PARAM_CHOICE;
+}
+
+static is_code resolve_axes(is_job *job, is_error *err)
+{
+    const char *spec = job->refine_spec[2], *origin = job->refine_origin[2];
+    job->refine_axes = 0;
+    if (!spec) { /* every axis with an order */
+        for (size_t k = 0; k < job->grid.axis_count; k++)
+            if (!is_choice_axis(job, k) && job->grid.axes[k].count > 1)
+                job->refine_axes |= 1u << k;
+        return IS_OK;
+    }
+    char known[1024] = "";
+    size_t used = 0;
+    for (size_t k = 0; k < job->grid.axis_count && used < sizeof known; k++)
+        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
+                                 axis_name(job, k));
+    for (const char *p = spec; *p;) {
+        size_t skip = strspn(p, ", \t"), len;
+        p += skip;
+        if (!*p)
+            break;
+        len = strcspn(p, ", \t");
+        size_t k = 0;
+        while (k < job->grid.axis_count &&
+               !(strlen(axis_name(job, k)) == len && strncmp(axis_name(job, k), p, len) == 0))
+            k++;
+        if (k == job->grid.axis_count)
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine_axes: '%.*s' is not an axis of the sweep "
+                                "(axes: %s)",
+                                origin, (int)len, p, *known ? known : "none");
+        if (is_choice_axis(job, k))
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine_axes: '%s' is a choice axis: its values "
+                                "have no order to refine between (it is swept in full)",
+                                origin, axis_name(job, k));
+        job->refine_axes |= 1u << k;
+        p += len;
+    }
+    return IS_OK;
+}
+
+/* Turns the refine keys kept by the setters (job->refine_spec) into refine_output,
+ * refine_threshold, refine_levels and refine_axes, once the model and the axes are known;
+ * refine_levels stays 0 without [sweep] refine. IS_JOB (file:line: key: why) for an
+ * unknown output, a threshold missing (real or integer output) or given (categorical
+ * one), an unknown or choice axis, levels too many for an axis, or job-array pieces. */
+static is_code refine_resolve(is_job *job, is_error *err)
+{
+    static const char *const keys[4] = {"refine", "refine_threshold", "refine_axes",
+                                        "refine_levels"};
+    const is_model *model = job->model;
+    const char *spec = job->refine_spec[0], *origin = job->refine_origin[0];
+    unsigned given_levels = job->refine_levels;
+    job->refine_levels = 0;
+    job->refine_output = -1;
+    job->refine_threshold = NAN;
+    if (!spec || !*spec) { /* refine = (empty): none */
+        for (int i = 1; i < 4; i++)
+            if (*job->refine_origin[i])
+                return is_error_set(err, IS_JOB,
+                                    "%s: [sweep] %s: only with [sweep] refine (the output "
+                                    "whose class decides where to refine)",
+                                    job->refine_origin[i], keys[i]);
+        return IS_OK;
+    }
+    int o = is_model_output_index(model, spec);
+    if (o < 0) {
+        char known[2048] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < model->output_count && used < sizeof known; i++)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                     model->outputs[i].name);
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': model %s has no such output (outputs: "
+                            "%s)",
+                            origin, spec, model->name, known);
+    }
+    const is_output *out = &model->outputs[o];
+    const char *threshold = job->refine_spec[1];
+    if (out->type == IS_OUTPUT_CATEGORY && threshold)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_threshold: %s is categorical (its categories "
+                            "are the classes); remove the threshold",
+                            job->refine_origin[1], out->name);
+    if (out->type != IS_OUTPUT_CATEGORY) {
+        if (!threshold)
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine = '%s': %s is %s output: give "
+                                "[sweep] refine_threshold too (its class is value >= "
+                                "threshold), or refine on a categorical output",
+                                origin, spec, out->name,
+                                out->type == IS_OUTPUT_REAL ? "a real" : "an integer");
+        char *end = NULL;
+        double t = strtod(threshold, &end);
+        while (end && (*end == ' ' || *end == '\t'))
+            end++;
+        if (end == threshold || !end || *end || !isfinite(t))
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine_threshold = '%s': expected a finite number",
+                                job->refine_origin[1], threshold);
+        job->refine_threshold = t;
+    }
+    is_code rc = resolve_axes(job, err);
+    if (rc != IS_OK)
+        return rc;
+    const char *where = job->refine_origin[2][0] ? job->refine_origin[2] : origin;
+    int refined = 0;
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        refined += (job->refine_axes >> k) & 1;
+    if (refined == 0)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: no axis to refine (it needs an axis of real "
+                            "or integer values with two values or more)",
+                            where);
+    if (refined > IS_REFINE_MAX_AXES)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: %d axes refined; at most %d (name them with "
+                            "refine_axes: the others are swept in full)",
+                            where, refined, IS_REFINE_MAX_AXES);
+    unsigned levels = given_levels ? given_levels : IS_REFINE_DEFAULT_LEVELS;
+    for (size_t k = 0; k < job->grid.axis_count; k++) {
+        if (!((job->refine_axes >> k) & 1))
+            continue;
+        uint64_t cells = job->grid.axes[k].count - 1;
+        if (cells >= (UINT64_C(1) << levels))
+            continue;
+        int most = 0;
+        while (most < 30 && (UINT64_C(2) << most) <= cells)
+            most++;
+        if (given_levels)
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine_levels = %u: the first pass takes every "
+                                "%llu-th value, but axis %s has %zu values (at least %llu "
+                                "needed; at most %d levels here)",
+                                job->refine_origin[3], levels,
+                                (unsigned long long)(UINT64_C(1) << levels), axis_name(job, k),
+                                job->grid.axes[k].count,
+                                (unsigned long long)(UINT64_C(1) << levels) + 1, most);
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: axis %s has %zu values, too few for the "
+                            "default refine_levels = %u (at least %llu); set refine_levels "
+                            "(at most %d here) or refine_axes",
+                            origin, axis_name(job, k), job->grid.axes[k].count, levels,
+                            (unsigned long long)(UINT64_C(1) << levels) + 1, most);
+    }
+    if (job->piece_count > 1)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: a refined sweep cannot be split into "
+                            "job-array pieces (its passes read neighbouring cells across the "
+                            "whole grid); run it as one job, on as many ranks as you like",
+                            origin);
+    job->refine_output = o;
+    job->refine_levels = levels;
+    return IS_OK;
+}
+
 /* --- canonical text and fingerprint ---------------------------------------------- */
 
 typedef struct text_buffer {
@@ -1045,6 +1259,12 @@ static uint64_t job_fingerprint(const is_job *job)
             double ends[2] = {a->from, a->to};
             h = fnv1a(h, ends, sizeof ends);
         }
+    }
+    if (job->refine_levels) { /* which points are computed (a sweep without: as before) */
+        double refine[4] = {(double)job->refine_output, job->refine_threshold,
+                            (double)job->refine_levels, (double)job->refine_axes};
+        h = fnv1a(h, "refine", 7);
+        h = fnv1a(h, refine, sizeof refine);
     }
     return h;
 }
@@ -1245,6 +1465,9 @@ static is_code interpret(parse_state *ps, is_job *job)
     }
     is_grid_piece(&job->grid, job->piece_count, job->piece_index, &job->piece_box,
                   &job->piece_first, &job->piece_last);
+    is_code refine_rc = refine_resolve(job, ps->err);
+    if (refine_rc != IS_OK)
+        return refine_rc;
 
     text_buffer text = {0};
     append_section(&text, ps, "sweep");
@@ -1300,6 +1523,8 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
     job->master_computes = 1;
     job->unit_seconds = 30.0;
     job->piece_count = 1;
+    job->refine_output = -1;
+    job->refine_threshold = NAN;
     is_code rc = scan_sections(&ps, text);
     if (rc == IS_OK) {
         int bad_line = ini_parse_stream(read_line, &ps, on_key, &ps);
@@ -1336,6 +1561,8 @@ void is_job_free(is_job **job)
     free(j->source);
     free(j->output);
     free(j->title);
+    for (int i = 0; i < 3; i++)
+        free(j->refine_spec[i]);
     free(j->fixed);
     free(j->param_origin);
     free(j->text);

@@ -12,6 +12,11 @@
 #include "model.h"
 #include "plugin.h"
 
+/* Refinement ([sweep] refine, see refine.h): the default of refine_levels, and at most
+ * this many refined axes (a cell has 2^d corners, and a point up to 4^d cells around it). */
+#define IS_REFINE_DEFAULT_LEVELS 4
+#define IS_REFINE_MAX_AXES 6
+
 typedef struct is_job {
     const is_model *model;
     const char *model_library; /* a plug-in's absolute path (NULL: built in), and the */
@@ -35,6 +40,14 @@ typedef struct is_job {
     char axis_origin[IS_GRID_MAX_AXES][400]; /* "job.ini:14: [axis.rho]", for messages */
     char (*param_origin)[400]; /* per parameter, where it was given ("job.ini:7: [model] pi2",
                                   an axis), "" for a default: for messages */
+    /* Refinement ([sweep] refine, see refine.h): refine_levels 0 means none. */
+    unsigned refine_levels;    /* L: level 0 computes every 2^L-th point of refined axes */
+    int refine_output;         /* the output whose class decides (-1: no refinement) */
+    double refine_threshold;   /* a real or integer output: class = value >= threshold;
+                                  NAN for a categorical one (class = the category) */
+    unsigned refine_axes;      /* bit k: axis k is refined (the others are swept in full) */
+    char *refine_spec[3];      /* as given: refine, refine_threshold, refine_axes (or NULL) */
+    char refine_origin[4][400]; /* where refine, _threshold, _axes, _levels were given */
     char *text;                /* the job after overrides, as canonical INI text */
     uint64_t fingerprint;      /* digest of all that determines the results (model,
                                   parameter values, axes); compared on --resume */

@@ -71,7 +71,15 @@ typedef struct is_output {
     X(FAILED_SOLVER, 3, "failed: solver error")                   \
     X(FAILED_BUDGET, 4, "failed: work budget exhausted")          \
     X(FAILED_NONFINITE, 5, "failed: non-finite result")                \
-    X(FAILED_CHECK, 6, "failed: the result failed a physical check")
+    X(FAILED_CHECK, 6, "failed: the result failed a physical check")   \
+    X(INFERRED, 7, "not computed: inferred from the corners of its refinement cell")
+
+/* The failures are the statuses FAILED_FIRST .. FAILED_LAST. INFERRED is set by the engine
+ * alone, in files of a refined sweep ([sweep] refine, see README "Refinement"): a model
+ * never returns it (the conformance checks refuse it), and the file of a sweep without
+ * refinement lists only the statuses before it. */
+#define IS_POINT_FAILED_FIRST IS_POINT_FAILED_INVALID
+#define IS_POINT_FAILED_LAST IS_POINT_FAILED_CHECK
 
 typedef enum {
 #define IS_POINT_ENUM(name, value, text) IS_POINT_##name = value,

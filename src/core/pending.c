@@ -27,6 +27,13 @@ void is_pending_free(is_pending_map *map)
 is_code is_pending_scan(is_results *results, MPI_Comm comm, is_pending_map *map,
                         uint64_t tally[IS_POINT_STATUS_COUNT], is_error *err)
 {
+    return is_pending_scan_filtered(results, comm, NULL, map, tally, err);
+}
+
+is_code is_pending_scan_filtered(is_results *results, MPI_Comm comm,
+                                 const is_pending_filter *filter, is_pending_map *map,
+                                 uint64_t tally[IS_POINT_STATUS_COUNT], is_error *err)
+{
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -53,7 +60,10 @@ is_code is_pending_scan(is_results *results, MPI_Comm comm, is_pending_map *map,
         for (uint64_t i = 0; rc == IS_OK && i < m; i++) {
             uint8_t s = status[i];
             mine[s < IS_POINT_STATUS_COUNT ? s : IS_POINT_STATUS_COUNT]++;
-            counts[(at + i) / map->segment_length] += s == IS_POINT_PENDING;
+            int wanted = s == IS_POINT_PENDING;
+            if (wanted && filter)
+                rc = filter->pick(filter->context, at + i, &wanted, err);
+            counts[(at + i) / map->segment_length] += wanted && rc == IS_OK;
         }
     }
     free(status);

@@ -28,6 +28,20 @@ typedef struct is_pending_map {
 is_code is_pending_scan(is_results *results, MPI_Comm comm, is_pending_map *map,
                         uint64_t tally[IS_POINT_STATUS_COUNT], is_error *err);
 
+/* A selection among the pending points (a pass of a refined sweep, refine.h): pick sets
+ * *wanted to 1 when pending point `point` (an index of the file) is to be computed now.
+ * Each rank passes its own context; pick may read the file. */
+typedef struct is_pending_filter {
+    is_code (*pick)(void *context, uint64_t point, int *wanted, is_error *err);
+    void *context;
+} is_pending_filter;
+
+/* is_pending_scan where the map counts only the pending points the filter picks (NULL:
+ * every pending point). */
+is_code is_pending_scan_filtered(is_results *results, MPI_Comm comm,
+                                 const is_pending_filter *filter, is_pending_map *map,
+                                 uint64_t tally[IS_POINT_STATUS_COUNT], is_error *err);
+
 void is_pending_free(is_pending_map *map);
 
 /* Points in segment s, and the segment holding point i. */

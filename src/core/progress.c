@@ -61,9 +61,10 @@ static void show(is_progress *p, double now, int final)
         for (int i = 0; i < width; i++)
             bar[i] = i < filled ? '#' : '.';
         bar[width] = '\0';
-        fprintf(p->stream, "\r[%s] %s\033[K%s", bar, line, final ? "\n" : "");
+        fprintf(p->stream, "\r[%s] %s%s\033[K%s", bar, p->label ? p->label : "", line,
+                final ? "\n" : "");
     } else {
-        fprintf(p->stream, "impactsweep: %s\n", line);
+        fprintf(p->stream, "impactsweep: %s%s\n", p->label ? p->label : "", line);
     }
     fflush(p->stream);
     p->last_shown = now;

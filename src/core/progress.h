@@ -15,6 +15,7 @@ typedef struct is_progress {
     uint64_t total;        /* points in the grid */
     uint64_t done_before;  /* already stored when this run started (resume) */
     uint64_t done, failed; /* computed in this run */
+    const char *label;     /* put before each line (e.g. "level 2/5: "); NULL: none */
 } is_progress;
 
 /* live: 1 a bar redrawn in place, 0 a line per interval, IS_PROGRESS_AUTO ask isatty(),

@@ -32,6 +32,8 @@ struct is_results {
     hid_t file_space;             /* the variables' dataspace, reused for every selection */
     hid_t run[IS_LAYOUT_RUN_COUNT]; /* the /run datasets */
     int sync_fd;                  /* writing: this rank's descriptor for fdatasync */
+    int tally_length;             /* statuses the tally holds: a refined sweep's file has
+                                     inferred too (is_results_set_state writes no more) */
     void *convert;                /* scratch for int32 / int8 outputs */
     size_t convert_capacity;      /* in bytes */
 };
@@ -153,6 +155,13 @@ static is_code open_variables(is_results *r, is_error *err)
         if (r->run[d] < 0)
             return is_h5_fail(err, r->path, "opening the run state");
     }
+    hid_t tally_space = H5Dget_space(r->run[IS_LAYOUT_RUN_TALLY]);
+    hssize_t tally_length = tally_space < 0 ? -1 : H5Sget_simple_extent_npoints(tally_space);
+    if (tally_space >= 0)
+        H5Sclose(tally_space);
+    r->tally_length = tally_length < 0                       ? 0
+                      : tally_length > IS_POINT_STATUS_COUNT ? IS_POINT_STATUS_COUNT
+                                                             : (int)tally_length;
     return r->file_space < 0 ? is_h5_fail(err, r->path, "reading the shape") : IS_OK;
 }
 
@@ -361,12 +370,11 @@ is_code is_results_sync(is_results *r, is_error *err)
                         strerror(errno));
 }
 
-is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
-                         size_t stride, const uint8_t *status, is_error *err)
+/* The outputs of points first .. first + count - 1 (as is_results_write), not flushed. */
+static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
+                             const double *outputs, size_t stride, is_error *err)
 {
     size_t output_count = r->variable_count - 1;
-    if (count == 0)
-        return IS_OK;
     if (count * sizeof(int32_t) > r->convert_capacity) {
         void *bigger = realloc(r->convert, count * sizeof(int32_t));
         if (!bigger)
@@ -391,11 +399,44 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
         }
         rc = transfer(r, o, first, count, stored_memory_type(var), r->convert, 1, err);
     }
+    return rc;
+}
+
+is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
+                         size_t stride, const uint8_t *status, is_error *err)
+{
+    size_t output_count = r->variable_count - 1;
+    if (count == 0)
+        return IS_OK;
+    is_code rc = write_outputs(r, first, count, outputs, stride, err);
     /* the outputs reach stable storage before the status that vouches for them */
     if (rc == IS_OK)
         rc = is_results_sync(r, err);
     if (rc == IS_OK)
         rc = transfer(r, output_count, first, count, H5T_NATIVE_UINT8, (void *)status, 1, err);
+    return rc;
+}
+
+is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
+                                const double *outputs, size_t stride, const uint8_t *status,
+                                is_error *err)
+{
+    size_t output_count = r->variable_count - 1;
+    is_code rc = IS_OK;
+    for (int phase = 0; phase < 2 && rc == IS_OK; phase++) {
+        for (uint64_t i = 0; i < count && rc == IS_OK;) {
+            uint64_t j = i + 1;
+            while (j < count && points[j] == points[j - 1] + 1)
+                j++;
+            rc = phase == 0 ? write_outputs(r, points[i], j - i, outputs + i, stride, err)
+                            : transfer(r, output_count, points[i], j - i, H5T_NATIVE_UINT8,
+                                       (void *)(status + i), 1, err);
+            i = j;
+        }
+        /* every output reaches stable storage before the statuses that vouch for them */
+        if (phase == 0 && rc == IS_OK && count)
+            rc = is_results_sync(r, err);
+    }
     return rc;
 }
 
@@ -566,7 +607,7 @@ is_code is_results_set_state(is_results *r, const char *state,
     if (ended)
         is_provenance_now(now, sizeof now);
     is_code rc = IS_OK;
-    for (int s = 0; s < IS_POINT_STATUS_COUNT && rc == IS_OK && tally; s++) {
+    for (int s = 0; s < r->tally_length && rc == IS_OK && tally; s++) {
         uint64_t n = tally[s];
         rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &n, 1, err);
     }
@@ -586,7 +627,9 @@ is_code is_results_get_state(is_results *r, char *state, size_t state_size,
     if (rc == IS_OK && end_time)
         rc = read_text(r, IS_LAYOUT_RUN_END_TIME, 0, end_time, end_size, IS_LAYOUT_STATE_TEXT,
                        err);
-    for (int s = 0; s < IS_POINT_STATUS_COUNT && rc == IS_OK && tally; s++)
+    for (int s = 0; s < IS_POINT_STATUS_COUNT && tally; s++)
+        tally[s] = 0;
+    for (int s = 0; s < r->tally_length && rc == IS_OK && tally; s++)
         rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &tally[s], 0,
                           err);
     return rc;

@@ -115,6 +115,12 @@ char *is_results_job_text(const is_results *r);
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
                          size_t stride, const uint8_t *status, is_error *err);
 
+/* The same for points[0] < points[1] < ... (any gaps; runs of consecutive points are
+ * written together), with one flush before the statuses (a pass of a refined sweep). */
+is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
+                                const double *outputs, size_t stride, const uint8_t *status,
+                                is_error *err);
+
 /* Variable v of points first .. first + count - 1: as doubles, or as the stored bytes
  * (element_size each). */
 is_code is_results_read_doubles(is_results *r, size_t v, uint64_t first, uint64_t count,

@@ -95,12 +95,19 @@ static herr_t describe_output(hid_t ds, const is_output *out)
     return rc;
 }
 
-static herr_t describe_status(hid_t ds)
+/* Statuses a file of `job` can hold: inferred only in a refined sweep's (so that the
+ * files of other sweeps stay as they were). */
+static int status_count(const is_job *job)
+{
+    return job->refine_levels ? IS_POINT_STATUS_COUNT : IS_POINT_INFERRED;
+}
+
+static herr_t describe_status(hid_t ds, int count)
 {
     uint8_t values[IS_POINT_STATUS_COUNT];
     char meanings[512] = "";
     size_t used = 0;
-    for (int s = 0; s < IS_POINT_STATUS_COUNT; s++) {
+    for (int s = 0; s < count; s++) {
         values[s] = (uint8_t)s;
         char name[64];
         snprintf(name, sizeof name, "%s", is_point_status_name(s));
@@ -115,7 +122,7 @@ static herr_t describe_status(hid_t ds)
     herr_t rc = is_h5_attr_string(ds, "long_name", "computation status of the point");
     rc |= is_h5_attr_string(ds, "units", "1");
     rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_UINT8, 1, &fill);
-    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, IS_POINT_STATUS_COUNT, values);
+    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, (size_t)count, values);
     rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
     return rc;
 }
@@ -178,6 +185,20 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
              (unsigned long long)job->piece_count);
     rc |= is_h5_attr_string(file, "piece", piece);
+    if (job->refine_levels) { /* a refined sweep (refine.h); the job text has the keys too */
+        const is_output *out = &model->outputs[job->refine_output];
+        char refined[1024] = "";
+        size_t n = 0;
+        for (size_t k = 0; k < job->grid.axis_count; k++)
+            if (job->refine_axes & 1u << k)
+                n += (size_t)snprintf(refined + n, sizeof refined - n, "%s%s", n ? " " : "",
+                                      model->params[job->grid.axes[k].param].name);
+        rc |= is_h5_attr_string(file, "refine", out->name);
+        rc |= is_h5_attr_int64(file, "refine_levels", (int64_t)job->refine_levels);
+        rc |= is_h5_attr_string(file, "refine_axes", refined);
+        if (out->type != IS_OUTPUT_CATEGORY)
+            rc |= is_h5_attr_double(file, "refine_threshold", job->refine_threshold);
+    }
     if (job->grid.axis_count) {
         int64_t start[IS_GRID_MAX_AXES];
         for (size_t k = 0; k < job->grid.axis_count; k++)
@@ -204,7 +225,8 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
 }
 
 /* /run: the mutable run state, allocated and written whole now. */
-static herr_t create_run_group(hid_t file, const char *first_line, uint64_t points)
+static herr_t create_run_group(hid_t file, const char *first_line, uint64_t points,
+                               int statuses)
 {
     hid_t group = H5Gcreate2(file, "/run", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (group < 0)
@@ -213,7 +235,7 @@ static herr_t create_run_group(hid_t file, const char *first_line, uint64_t poin
     hid_t state_type = is_layout_text_type(IS_LAYOUT_STATE_TEXT);
     hid_t line_type = H5Tcopy(H5T_C_S1); /* the log: rows of characters (netCDF char) */
     hid_t scalar = H5Screate(H5S_SCALAR);
-    hsize_t tally_dims = IS_POINT_STATUS_COUNT;
+    hsize_t tally_dims = (hsize_t)statuses;
     hsize_t log_dims[2] = {IS_RESULTS_LOG_CAPACITY, IS_RESULTS_LOG_LINE};
     hid_t tally_space = H5Screate_simple(1, &tally_dims, NULL);
     hid_t log_space = H5Screate_simple(2, log_dims, NULL);
@@ -341,7 +363,7 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
                                                          : (const void *)&fill_category;
         hid_t ds = create_dataset(file, is_status ? "status" : out->name,
                                   is_status ? H5T_STD_U8LE : stored_type(out->type), space, fill);
-        herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds) : describe_output(ds, out);
+        herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds, status_count(job)) : describe_output(ds, out);
         for (size_t k = 0; !bad && k < grid->axis_count; k++)
             bad = H5DSattach_scale(ds, scales[k], (unsigned)k);
         if (ds >= 0)
@@ -352,7 +374,8 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
     H5Sclose(space);
     for (size_t k = 0; k < made; k++)
         H5Dclose(scales[k]);
-    if (rc == IS_OK && create_run_group(file, first_line, job->piece_last - job->piece_first) < 0)
+    if (rc == IS_OK && create_run_group(file, first_line, job->piece_last - job->piece_first,
+                                       status_count(job)) < 0)
         rc = is_h5_fail(err, path, "creating the run state");
     if (rc == IS_OK && write_provenance(file, job, prov, first_line) < 0)
         rc = is_h5_fail(err, path, "writing the provenance attributes");

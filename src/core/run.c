@@ -15,6 +15,7 @@
 #include "lock.h"
 #include "pending.h"
 #include "provenance.h"
+#include "refine.h"
 #include "results.h"
 
 /* Room the longest sibling name needs beyond the result file's own: ".partial", and
@@ -141,8 +142,9 @@ static is_code record_end(is_results *results, is_code rc, is_run_summary *summa
         computed += s->tally[i];
     }
     summary->tally[IS_POINT_PENDING] -= computed;
+    computed -= s->tally[IS_POINT_INFERRED]; /* a refined sweep's last pass */
     uint64_t failed = 0;
-    for (int i = IS_POINT_FAILED_INVALID; i < IS_POINT_STATUS_COUNT; i++)
+    for (int i = IS_POINT_FAILED_FIRST; i <= IS_POINT_FAILED_LAST; i++)
         failed += summary->tally[i];
     summary->counts[0] = summary->tally[IS_POINT_DONE];
     summary->counts[1] = failed;
@@ -153,11 +155,16 @@ static is_code record_end(is_results *results, is_code rc, is_run_summary *summa
                                                      : "complete";
     char now[32], line[IS_RESULTS_LOG_LINE];
     is_provenance_now(now, sizeof now);
+    char inferred[64] = "";
+    if (summary->tally[IS_POINT_INFERRED])
+        snprintf(inferred, sizeof inferred, ", %llu inferred",
+                 (unsigned long long)summary->tally[IS_POINT_INFERRED]);
     snprintf(line, sizeof line,
-             "%s %s: %llu done, %llu failed, %llu pending; this run computed %llu points in "
+             "%s %s: %llu done, %llu failed, %llu pending%s; this run computed %llu points in "
              "%.1f s",
              now, state, (unsigned long long)summary->counts[0], (unsigned long long)failed,
-             (unsigned long long)summary->counts[2], (unsigned long long)computed, s->seconds);
+             (unsigned long long)summary->counts[2], inferred, (unsigned long long)computed,
+             s->seconds);
     /* the state first: it is what --resume and info trust; the log line is history */
     is_code rc_state = is_results_set_state(results, state, summary->tally, 1, err);
     return rc_state == IS_OK ? is_results_log(results, line, err) : rc_state;
@@ -214,8 +221,10 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
 
     if (rc == IS_OK) {
         is_sched_options sched = {resumed, &map, summary->tally[IS_POINT_PENDING], points,
-                                  options->live_progress};
-        is_code sched_rc = is_sched_run(job, comm, results, &sched, &summary->sched, err);
+                                  options->live_progress, NULL, NULL};
+        is_code sched_rc = job->refine_levels /* coarse to fine, pass by pass */
+                               ? is_refine_run(job, comm, results, &sched, &summary->sched, err)
+                               : is_sched_run(job, comm, results, &sched, &summary->sched, err);
         rc = is_collective_agree(sched_rc, comm, err);
         if (rank == 0) {
             is_error end_err;

@@ -85,6 +85,10 @@ typedef struct compute {
     uint8_t *buffer_status;
     uint64_t buffer_max, buffer_first, buffered;
     uint8_t *status;            /* resumed: status of points status_first .. + status_count - 1 */
+    const is_pending_filter *filter; /* resumed: which pending points to compute (NULL: all) */
+    uint64_t *buffer_index;     /* with a filter: the point of each buffered result (the
+                                   points picked are gathered into batches, gaps and all) */
+    uint64_t *batch_index;      /* with a filter: the points of one batch */
     uint64_t status_first, status_count;
     uint64_t tally[IS_POINT_STATUS_COUNT]; /* since the last report */
     double seconds;
@@ -136,25 +140,33 @@ static void compute_free(compute *c)
     free(c->buffer);
     free(c->buffer_status);
     free(c->status);
+    free(c->buffer_index);
+    free(c->batch_index);
 }
 
 static is_code flush(compute *c, is_error *err)
 {
     if (c->buffered == 0)
         return IS_OK;
-    is_code rc = is_results_write(c->results, c->buffer_first, c->buffered, c->buffer,
-                                  c->buffer_max, c->buffer_status, err);
+    is_code rc = c->buffer_index
+                     ? is_results_write_points(c->results, c->buffer_index, c->buffered,
+                                               c->buffer, c->buffer_max, c->buffer_status, err)
+                     : is_results_write(c->results, c->buffer_first, c->buffered, c->buffer,
+                                        c->buffer_max, c->buffer_status, err);
     c->buffered = 0;
     return rc;
 }
 
-/* Evaluates points at .. at + n - 1 into the buffer, which must have room and continue
- * at `at`; adapts the batch size to the time it took. */
-static is_code evaluate(compute *c, uint64_t at, uint64_t n, is_error *err)
+/* Evaluates points at .. at + n - 1 (or, given, index[0 .. n - 1]) into the buffer, which
+ * must have room and continue at `at` (given an index: have room); adapts the batch size
+ * to the time it took. */
+static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *index,
+                        is_error *err)
 {
     const is_job *job = c->job;
     for (uint64_t i = 0; i < n; i++)
-        is_grid_point(&job->grid, job->piece_first + at + i, c->points + i * c->param_count);
+        is_grid_point(&job->grid, job->piece_first + (index ? index[i] : at + i),
+                      c->points + i * c->param_count);
     for (uint64_t i = 0; i < n * c->output_count; i++)
         c->scratch[i] = NAN;
     double started = now_seconds();
@@ -169,9 +181,11 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, is_error *err)
         memcpy(c->buffer + o * c->buffer_max + c->buffered, c->scratch + o * n,
                n * sizeof *c->scratch);
     memcpy(c->buffer_status + c->buffered, c->batch_status, n);
+    if (index)
+        memcpy(c->buffer_index + c->buffered, index, n * sizeof *index);
     c->buffered += n;
     for (uint64_t i = 0; i < n; i++)
-        c->tally[c->batch_status[i] < IS_POINT_STATUS_COUNT ? c->batch_status[i]
+        c->tally[c->batch_status[i] <= IS_POINT_FAILED_LAST ? c->batch_status[i]
                                                             : IS_POINT_FAILED_INVALID]++;
     c->seconds += took;
     /* next batch: about batch_seconds, growing at most GROWTH-fold */
@@ -180,6 +194,13 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, is_error *err)
     uint64_t limit = GROWTH * n < c->batch_max ? GROWTH * n : c->batch_max;
     c->batch = want < 1 ? 1 : want > (double)limit ? limit : (uint64_t)want;
     return IS_OK;
+}
+
+/* Is point `at` (inside the status window) to be computed? */
+static is_code wanted(compute *c, uint64_t at, int *yes, is_error *err)
+{
+    *yes = c->status[at - c->status_first] == IS_POINT_PENDING;
+    return *yes && c->filter ? c->filter->pick(c->filter->context, at, yes, err) : IS_OK;
 }
 
 /* The next run of pending points in [from, end): [*first, *last); 0 when there is none. */
@@ -204,15 +225,19 @@ static is_code next_run(compute *c, uint64_t from, uint64_t end, uint64_t *first
             c->status_count = n;
         }
         uint64_t stop = c->status_first + c->status_count;
-        while (at < stop && c->status[at - c->status_first] != IS_POINT_PENDING)
+        int yes = 0;
+        is_code rc = IS_OK;
+        while (at < stop && (rc = wanted(c, at, &yes, err)) == IS_OK && !yes)
             at++;
+        if (rc != IS_OK)
+            return rc;
         if (at == stop)
             continue;
         *first = at;
-        while (at < stop && c->status[at - c->status_first] == IS_POINT_PENDING)
+        while (at < stop && (rc = wanted(c, at, &yes, err)) == IS_OK && yes)
             at++;
         *last = at;
-        return IS_OK;
+        return rc;
     }
     return IS_OK;
 }
@@ -220,9 +245,14 @@ static is_code next_run(compute *c, uint64_t from, uint64_t end, uint64_t *first
 /* Computes the pending points of first .. first + count - 1, calling between() before
  * each batch; *stopped when it asked to stop (the rest stays pending). Everything
  * computed is written before this returns. */
+static is_code compute_unit_picked(compute *c, uint64_t first, uint64_t count,
+                                   between_fn between, void *ctx, int *stopped, is_error *err);
+
 static is_code compute_unit(compute *c, uint64_t first, uint64_t count, between_fn between,
                             void *ctx, int *stopped, is_error *err)
 {
+    if (c->filter)
+        return compute_unit_picked(c, first, count, between, ctx, stopped, err);
     *stopped = 0;
     is_code rc = IS_OK;
     uint64_t end = first + count;
@@ -242,12 +272,49 @@ static is_code compute_unit(compute *c, uint64_t first, uint64_t count, between_
             n = n < c->batch ? n : c->batch;
             n = n < room ? n : room;
             if (rc == IS_OK)
-                rc = evaluate(c, at, n, err);
+                rc = evaluate(c, at, n, NULL, err);
             at += n;
             if (rc == IS_OK && c->buffered == c->buffer_max)
                 rc = flush(c, err);
         }
         pos = run_last;
+    }
+    is_code flush_rc = flush(c, err);
+    return rc != IS_OK ? rc : flush_rc;
+}
+
+/* compute_unit with a filter: the points it picks, wherever they are in the unit, are
+ * gathered into full batches (a pass of a refined sweep picks scattered points). */
+static is_code compute_unit_picked(compute *c, uint64_t first, uint64_t count,
+                                   between_fn between, void *ctx, int *stopped, is_error *err)
+{
+    *stopped = 0;
+    is_code rc = IS_OK;
+    uint64_t end = first + count, pos = first, run_first = end, run_last = end;
+    while (rc == IS_OK) {
+        uint64_t room = c->buffer_max - c->buffered, want = c->batch < room ? c->batch : room;
+        uint64_t n = 0;
+        while (n < want && rc == IS_OK) {
+            if (run_first >= run_last) { /* the current run is used up */
+                if (pos >= end)
+                    break;
+                rc = next_run(c, pos, end, &run_first, &run_last, err);
+                pos = run_last;
+                if (rc != IS_OK || run_first == end)
+                    break;
+            }
+            while (n < want && run_first < run_last)
+                c->batch_index[n++] = run_first++;
+        }
+        if (rc != IS_OK || n == 0)
+            break;
+        if (between && between(ctx, err)) {
+            *stopped = 1;
+            break;
+        }
+        rc = evaluate(c, 0, n, c->batch_index, err);
+        if (rc == IS_OK && c->buffered == c->buffer_max)
+            rc = flush(c, err);
     }
     is_code flush_rc = flush(c, err);
     return rc != IS_OK ? rc : flush_rc;
@@ -607,6 +674,13 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
     memset(&c, 0, sizeof c);
     double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
     rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
+    c.filter = options->resumed ? options->filter : NULL;
+    if (rc == IS_OK && c.filter) {
+        c.buffer_index = malloc(c.buffer_max * sizeof *c.buffer_index);
+        c.batch_index = malloc(c.batch_max * sizeof *c.batch_index);
+        if (!c.buffer_index || !c.batch_index)
+            rc = is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
+    }
     if (rank == 0) {
         master m = {.comm = comm, .job = job, .ranks = size, .workers = size - 1,
                     .unit_seconds = result->unit_seconds, .result = result};
@@ -616,8 +690,14 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
         m.last_unit = calloc((size_t)size, sizeof *m.last_unit);
         if (rc == IS_OK && (!m.ended || !m.last_unit))
             rc = is_error_set(err, IS_NOMEM, "out of memory");
-        is_progress_init(&m.progress, stderr, options->live_progress, job->progress_interval,
-                         options->points, options->points - options->pending, started);
+        if (options->filter) /* a pass: its own points */
+            is_progress_init(&m.progress, stderr, options->live_progress,
+                             job->progress_interval, options->pending, 0, started);
+        else
+            is_progress_init(&m.progress, stderr, options->live_progress,
+                             job->progress_interval, options->points,
+                             options->points - options->pending, started);
+        m.progress.label = options->label;
         int computes = job->master_computes || size == 1;
         if (rc != IS_OK) { /* cannot compute: still serve "stop" so the workers can end */
             m.stop = 1;

@@ -33,6 +33,10 @@ typedef struct is_sched_options {
     uint64_t pending;           /* rank 0: points pending at the start */
     uint64_t points;            /* points in the file */
     int live_progress;          /* 1 bar, 0 lines, -1 decide by isatty(stderr) */
+    const is_pending_filter *filter; /* resumed: compute only the pending points it picks
+                                        (this rank's; NULL: all) and count progress over
+                                        `pending` alone (a pass of a refined sweep) */
+    const char *label;          /* put before each progress line (NULL: nothing) */
 } is_sched_options;
 
 typedef struct is_sched_result {

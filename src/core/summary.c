@@ -236,12 +236,15 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
                     (unsigned long long)a->count, a->first, a->last, a->scale);
     }
     double failed = 0;
-    for (int st = IS_POINT_FAILED_INVALID; st < IS_POINT_STATUS_COUNT; st++)
+    for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
         failed += s->tally[st];
-    fprintf(out, "points:  %llu total, %.0f done, %.0f failed, %.0f pending\n",
+    fprintf(out, "points:  %llu total, %.0f done, %.0f failed, %.0f pending",
             (unsigned long long)s->points, s->tally[IS_POINT_DONE], failed,
             s->tally[IS_POINT_PENDING]);
-    for (int st = IS_POINT_FAILED_INVALID; st < IS_POINT_STATUS_COUNT; st++)
+    if (s->tally[IS_POINT_INFERRED]) /* a refined sweep's points left to their cell */
+        fprintf(out, ", %.0f inferred", s->tally[IS_POINT_INFERRED]);
+    fprintf(out, "\n");
+    for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
         if (s->tally[st])
             fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
     fprintf(out, "fields (over computed points):\n  %-14s %14s %14s %14s\n", "name", "min",

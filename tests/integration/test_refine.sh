@@ -1,0 +1,316 @@
+# test_refine.sh: refined sweeps ([sweep] refine, src/core/refine.h) on the test-only disc
+# model (tests/models/synthetic/disc.c), whose classes are known in closed form:
+#  1. a disc in a 129 x 97 box, refine = region, 4 levels: the map matches the exact one
+#     except within one fine cell (its diagonal) of the circle; every point is computed
+#     or inferred; inferred points hold NaN in the real output; far fewer points computed
+#     than the grid; the file records the settings; 1, 2 and 3 ranks give the same file;
+#  2. a ball in a 3-D box, refine = dist with a threshold: the class (dist >= 0) matches
+#     except within a fine cell; dist at inferred points interpolated, on the right side;
+#  3. failures (x < fail_below): every failed point is computed (cells with a failed
+#     corner are refined), the others are as in 1;
+#  4. a 2-D refinement of a 3-axis grid (refine_axes = x, y; z swept in full, each z slice
+#     refined on its own): each slice as its own 2-D run;
+#  5. kills: a run killed (SIGKILL, crashpoint shim) before a sample of its I/O events,
+#     then --resume: the same file as the uninterrupted run; a 2-rank run stopped by
+#     SIGUSR1 in the middle, resumed on 3 ranks: the same file;
+#  6. refusals (exit 2, file:line: [sweep] key): unknown output, categorical output with a
+#     threshold, real output without one, a bad threshold, levels too many for an axis,
+#     unknown or choice axes, refine keys without refine, pieces, a resume with other
+#     refine settings.
+# shellcheck source=lib.sh
+source "$TESTS/integration/lib.sh"
+# shellcheck source=crash_lib.sh
+source "$TESTS/integration/crash_lib.sh"
+
+[ -n "${IMPACTSWEEP_TEST:-}" ] || die "environment variable IMPACTSWEEP_TEST is not set (run through ctest)"
+"$PYTHON" -c "import h5py, numpy" 2>/dev/null || die "$PYTHON cannot import h5py and numpy"
+WORK=$(pwd -P) # the shim compares absolute paths
+T=$IMPACTSWEEP_TEST
+mpin() {
+    local n=$1
+    shift
+    $MPIEXEC $MPIEXEC_FLAGS -n "$n" "$T" "$@"
+}
+
+cat >disc.ini <<'EOF'
+[sweep]
+model = disc
+output = disc.h5
+refine = region
+refine_levels = 4
+
+[model]
+cx = 0.1
+cy = -0.05
+r = 0.6
+
+[axis.x]
+from = -1
+to = 1
+count = 129
+
+[axis.y]
+from = -1
+to = 1
+count = 97
+EOF
+
+# check.py FILE KIND ...: the checks of a finished file against the closed form
+cat >check.py <<'EOF'
+import sys
+import h5py
+import numpy as np
+
+path, kind = sys.argv[1], sys.argv[2]
+f = h5py.File(path, "r")
+st = f["status"][...]
+problems = []
+def check(ok, what):
+    if not ok:
+        problems.append(what)
+
+meanings = f["status"].attrs["flag_meanings"]
+meanings = meanings.decode() if isinstance(meanings, bytes) else meanings
+check(meanings.split()[-1] == "inferred", "status flag_meanings lacks inferred: %s" % meanings)
+check(list(f["status"].attrs["flag_values"]) == list(range(8)), "status flag_values")
+check(not (st == 0).any(), "%d points pending" % (st == 0).sum())
+inferred = st == 7
+computed = (st != 7).sum()
+check(inferred.sum() > 0, "nothing inferred")
+axes = [f[a][...] for a in f.attrs["axes"].decode().split()] if isinstance(
+    f.attrs["axes"], bytes) else [f[a][...] for a in f.attrs["axes"].split()]
+grids = np.meshgrid(*axes, indexing="ij")
+def get(name, default):
+    key = "parameter_" + name
+    return float(f.attrs[key]) if key in f.attrs else default
+cx, cy, cz, r = get("cx", 0), get("cy", 0), get("cz", 0), get("r", 0.5)
+names = f.attrs["axes"]
+names = (names.decode() if isinstance(names, bytes) else names).split()
+coords = {n: g for n, g in zip(names, grids)}
+X = coords.get("x", get("x", 0)); Y = coords.get("y", get("y", 0)); Z = coords.get("z", get("z", 0))
+D = np.sqrt((X - cx) ** 2 + (Y - cy) ** 2 + (Z - cz) ** 2) - r
+# one fine cell: its diagonal over the refined axes
+refined = f.attrs["refine_axes"]
+refined = (refined.decode() if isinstance(refined, bytes) else refined).split()
+cell = np.sqrt(sum((coords[n].max() - coords[n].min()) ** 2 /
+                   (len(f[n]) - 1) ** 2 for n in refined))
+if kind == "region":
+    region = f["region"][...]
+    ok = st != 3
+    wrong = ok & (region != (D < 0))
+    check(not (wrong & (np.abs(D) > cell)).any(),
+          "%d points wrong beyond one fine cell of the boundary (max |d| %.4g, cell %.4g)"
+          % ((wrong & (np.abs(D) > cell)).sum(), np.abs(D[wrong]).max() if wrong.any() else 0, cell))
+    check(np.isnan(f["dist"][...][inferred]).all(), "dist is not NaN at inferred points")
+    print("    %d of %d points computed (%.1f%%), %d inferred, %d differ from the exact map "
+          "(all within one fine cell)" % (computed, st.size, 100.0 * computed / st.size,
+                                          inferred.sum(), wrong.sum()))
+elif kind == "dist":
+    dist = f["dist"][...]
+    wrong = (dist >= 0) != (D >= 0)
+    check(not (wrong & (np.abs(D) > cell)).any(),
+          "%d classes wrong beyond one fine cell" % (wrong & (np.abs(D) > cell)).sum())
+    check(np.isfinite(dist[inferred]).all(), "dist not interpolated at inferred points")
+    check((f["region"][...][inferred] == -1).all(), "region given at inferred points")
+    print("    %d of %d points computed (%.1f%%), %d classes differ (all within one fine cell), "
+          "interpolation error at most %.3g"
+          % (computed, st.size, 100.0 * computed / st.size, wrong.sum(),
+             np.abs(dist[inferred] - D[inferred]).max()))
+if len(sys.argv) > 3:  # the most computed, as a fraction of the grid
+    check(computed <= float(sys.argv[3]) * st.size,
+          "%d points computed, more than %s of %d" % (computed, sys.argv[3], st.size))
+if len(sys.argv) > 4:  # points below this x fail
+    fail = float(sys.argv[4])
+    check(((st == 3) == (X < fail)).all(), "failed points: %d, expected %d"
+          % ((st == 3).sum(), (X < fail).sum()))
+for p in problems:
+    print("PROBLEM:", p)
+sys.exit(1 if problems else 0)
+EOF
+
+check_file() {
+    "$PYTHON" check.py "$@" >check.txt 2>&1 || {
+        sed 's/^/    /' check.txt >&2
+        die "$1 does not hold the map expected"
+    }
+    cat check.txt
+}
+
+say "1. a disc, refine = region, 4 levels, on 1, 2 and 3 ranks"
+expect_status 0 "1 rank" "$T" run disc.ini --output d1.h5
+check_file d1.h5 region 0.35
+"$T" info d1.h5 | grep -Eq '^points: .* [0-9]+ inferred' || die "info does not count the inferred points"
+grep -q "level 4/4: " err.txt || die "the progress lines do not name the level"
+h5dump -a /refine -a /refine_levels d1.h5 | grep -q '"region"' || die "no refine attribute"
+for n in 2 3; do
+    expect_status 0 "$n ranks" mpin "$n" run disc.ini --output "d$n.h5"
+    same_results d1.h5 "d$n.h5" "$n ranks against 1"
+done
+
+say "2. a ball in 3-D, refine = dist >= 0, 3 levels, on 2 ranks"
+cat >ball.ini <<'EOF'
+[sweep]
+model = disc
+refine = dist
+refine_threshold = 0
+refine_levels = 3
+
+[model]
+cx = 0.1
+cy = -0.05
+cz = 0.2
+r = 0.6
+
+[axis.x]
+from = -1
+to = 1
+count = 41
+
+[axis.y]
+from = -1
+to = 1
+count = 33
+
+[axis.z]
+from = -1
+to = 1
+count = 25
+EOF
+expect_status 0 "the ball" mpin 2 run ball.ini --output ball.h5
+check_file ball.h5 dist 0.6
+
+say "3. failures at x < -0.3: computed, every one"
+expect_status 0 "failures" mpin 2 run disc.ini --output fail.h5 --set model.fail_below=-0.3
+check_file fail.h5 region 0.6 -0.3
+
+say "4. x and y refined, z swept in full: each z slice as its own 2-D run"
+sed -e '/refine_threshold/d' -e 's/^refine = dist$/refine = region\nrefine_axes = x y/' \
+    ball.ini >slices.ini
+expect_status 0 "slices" "$T" run slices.ini --output slices.h5
+"$PYTHON" - <<'EOF' || die "a slice of the 3-axis run differs from its own 2-D run"
+import subprocess, sys, os
+import h5py, numpy as np
+t = os.environ["IMPACTSWEEP_TEST"]
+f = h5py.File("slices.h5", "r")
+z = f["z"][...]
+for k in (0, len(z) // 2, len(z) - 1):
+    out = "slice%d.h5" % k
+    subprocess.run([t, "run", "slices.ini", "--output", out, "--set",
+                    "axis.z.from=%r" % float(z[k]), "--set", "axis.z.to=%r" % float(z[k]),
+                    "--set", "axis.z.count=1"], check=True, capture_output=True)
+    g = h5py.File(out, "r")
+    for v in ("status", "region", "dist"):
+        a, b = f[v][:, :, k], g[v][:, :, 0]
+        if not np.array_equal(a, b, equal_nan=True):
+            print("slice z[%d]: %s differs" % (k, v))
+            sys.exit(1)
+print("    3 slices equal their own runs")
+EOF
+
+say "5a. killed before a sample of its I/O events, then --resume"
+cat >small.ini <<'EOF'
+[sweep]
+model = disc
+refine = region
+refine_levels = 3
+unit_size = 16
+
+[model]
+cx = 0.1
+cy = -0.05
+r = 0.6
+
+[axis.x]
+from = -1
+to = 1
+count = 33
+
+[axis.y]
+from = -1
+to = 1
+count = 41
+EOF
+expect_status 0 "reference" "$T" run small.ini --output small_ref.h5
+mkdir -p count
+st=$(shim "$WORK/count" "$WORK/count/out.h5" 0 before "$T" run "$WORK/small.ini" --output out.h5)
+[ "$st" -eq 0 ] || die "the count-only run exited $st"
+E=$(event_count "$WORK/count")
+[ "$E" -gt 20 ] || die "only $E events counted: is the shim working?"
+kills=0
+for n in $(seq 1 $((E / 12 + 1)) "$E") $((RANDOM % E + 1)) $((RANDOM % E + 1)); do
+    d="$WORK/k$n"
+    mkdir -p "$d"
+    st=$(shim "$d" "$d/out.h5" "$n" before "$T" run "$WORK/small.ini" --output out.h5)
+    [ "$st" -eq 137 ] || die "the run killed before event $n of $E exited $st"
+    if [ -e "$d/out.h5" ]; then
+        (cd "$d" && "$T" run "$WORK/small.ini" --output out.h5 --resume >resume.out 2>resume.err) ||
+            die "the resume after a kill before event $n exited $?: $(tail -n 2 "$d/resume.err")"
+    else # killed before the file was published: a fresh run
+        (cd "$d" && "$T" run "$WORK/small.ini" --output out.h5 >resume.out 2>resume.err) ||
+            die "the rerun after a kill before event $n failed"
+    fi
+    same_results small_ref.h5 "$d/out.h5" "killed before event $n of $E, then resumed"
+    kills=$((kills + 1))
+    rm -rf "$d"
+done
+echo "    $kills kills out of $E events: every resumed file equals the uninterrupted one"
+
+say "5b. 2 ranks stopped by SIGUSR1 in the middle, resumed on 3"
+expect_status 0 "reference" "$T" run disc.ini --output slow_ref.h5 --set model.cost=0
+$MPIEXEC $MPIEXEC_FLAGS -n 2 "$T" run disc.ini --output slow.h5 --set model.cost=0.002 \
+    --progress lines >slow.h5.out 2>slow.h5.err &
+run_pid=$!
+wait_for_done slow.h5 600 "$run_pid"
+interrupt "$run_pid" slow.h5
+[ "$(points slow.h5 pending)" -gt 0 ] || die "the stopped run left nothing pending"
+expect_status 0 "the resume on 3 ranks" mpin 3 run disc.ini --output slow.h5 \
+    --set model.cost=0.002 --resume
+h5dump -d /status slow.h5 >/dev/null || die "h5dump cannot read the resumed file"
+"$PYTHON" - <<'EOF' || die "the stopped and resumed run differs from the uninterrupted one"
+import h5py, numpy as np, sys
+a, b = h5py.File("slow_ref.h5", "r"), h5py.File("slow.h5", "r")
+for v in ("status", "region", "dist"):
+    if not np.array_equal(a[v][...], b[v][...], equal_nan=True):
+        print(v, "differs"); sys.exit(1)
+EOF
+
+say "6. refusals"
+# refuse WHAT PATTERN SED [ARGS...]: disc.ini edited by SED is refused (exit 2, no file)
+# with a message matching PATTERN
+refuse() {
+    local what=$1 pattern=$2 edit=$3
+    shift 3
+    sed -e "$edit" disc.ini >bad.ini
+    expect_status 2 "$what" "$T" run bad.ini --output refused.h5 "$@"
+    grep -Eq "$pattern" err.txt || die "$what: the message does not match '$pattern': $(cat err.txt)"
+    [ ! -e refused.h5 ] || die "$what: a file was written"
+}
+refuse "an unknown output" \
+    "bad.ini:4: \[sweep\] refine = 'nothing': model disc has no such output \(outputs: region, dist\)" \
+    's/^refine = region/refine = nothing/'
+refuse "a threshold on a categorical output" \
+    "bad.ini:5: \[sweep\] refine_threshold: region is categorical" \
+    's/^refine_levels = 4/refine_threshold = 0.5/'
+refuse "a real output without a threshold" \
+    "bad.ini:4: \[sweep\] refine = 'dist': dist is a real output: give \[sweep\] refine_threshold" \
+    's/^refine = region/refine = dist/'
+refuse "a bad threshold" "bad.ini:5: \[sweep\] refine_threshold = 'abc': expected a finite number" \
+    's/^refine = region/refine = dist/; s/^refine_levels = 4/refine_threshold = abc/'
+refuse "levels too many" \
+    "bad.ini:5: \[sweep\] refine_levels = 7: .* axis y has 97 values .* at most 6 levels here" \
+    's/^refine_levels = 4/refine_levels = 7/'
+refuse "levels out of range" "bad.ini:5: \[sweep\] refine_levels = '0': expected an integer from 1 to 30" \
+    's/^refine_levels = 4/refine_levels = 0/'
+refuse "an unknown axis" "bad.ini:5: \[sweep\] refine_axes: 'w' is not an axis of the sweep \(axes: x, y\)" \
+    's/^refine_levels = 4/refine_axes = x, w/'
+refuse "keys without refine" "bad.ini:4: \[sweep\] refine_levels: only with \[sweep\] refine" \
+    '/^refine = region/d'
+refuse "pieces" "bad.ini:4: \[sweep\] refine: a refined sweep cannot be split into job-array pieces" \
+    's/^refine_levels = 4/piece = 1\/4/'
+refuse "pieces on the command line" "refine: a refined sweep cannot be split" "" --set sweep.piece=0/2
+sed '/^refine/d' disc.ini >plain.ini
+expect_status 2 "a resume with other levels" "$T" run disc.ini --output d1.h5 --resume \
+    --set sweep.refine_levels=3
+grep -q "another job" err.txt || grep -qi "job" err.txt || die "the resume with other levels: $(cat err.txt)"
+expect_status 2 "a resume of a refined file without refinement" "$T" run plain.ini --output d1.h5 --resume
+same_results d1.h5 d2.h5 "the refused resumes left d1.h5"
