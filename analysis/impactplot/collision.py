@@ -102,7 +102,7 @@ def cor_v0_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     log_ticks(ax.xaxis, scale, v0)
     ax.set_xlabel(axis_label(r, "v0"))
     ax.set_ylabel(field_label(r, "cor"))
-    ax.grid(True, which="major", alpha=0.3, linewidth=0.5)
+    ax.grid(True, which="major", color="0.88", linewidth=0.5)  # opaque: EPS
     d.handles += status_rug(ax, v0, np.where((status == 0).all(axis=1), 0,
                                              np.where((status >= 2).any(axis=1), 2, 1)))
     return d

@@ -174,7 +174,7 @@ def panel_note(ax, text: str):
     t = ax.text(0.5, 0.97, text, transform=ax.transAxes, ha="center", va="top",
                 fontsize=LABEL_SIZE, zorder=6, wrap=False,
                 bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="0.5",
-                          linewidth=0.5, alpha=0.9))
+                          linewidth=0.5))
     return t
 
 
@@ -499,7 +499,7 @@ def lines_panel(ax, result: Result, plane: Plane, names: Sequence[str],
     ax.set_xlabel(axis_label(result, plane.axes[0]))
     ax.set_ylabel(ylabel if ylabel is not None else
                   (field_label(result, names[0]) if len(names) == 1 else ""))
-    ax.grid(True, which="major", alpha=0.3, linewidth=0.5)
+    ax.grid(True, which="major", color="0.88", linewidth=0.5)  # opaque: EPS
     d.handles += status_rug(ax, x, status)
     if v.size == 0:
         d.notes.append(panel_note(ax, "no point computed yet"))

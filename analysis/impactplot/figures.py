@@ -152,6 +152,8 @@ def declutter_ticks(fig) -> bool:
         if not ax.axison:
             continue
         for axis in (ax.xaxis, ax.yaxis):
+            if not hasattr(axis, "_update_ticks"):  # matplotlib's own: the ticks drawn
+                return changed
             drawn = axis._update_ticks()
             labels = [t.label1 for t in drawn] + [t.label2 for t in drawn]
             if not _crowded(labels, renderer):

@@ -104,7 +104,8 @@ def text_records(fig, renderer, height_px: float) -> List[dict]:
         for axis in (ax.xaxis, ax.yaxis):
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
                 tick_labels.update({id(tick.label1), id(tick.label2)})
-            if ax.axison and axis.get_visible():  # the ticks drawn: inside the view
+            if ax.axison and axis.get_visible() and hasattr(axis, "_update_ticks"):
+                # the ticks drawn: those inside the view
                 for tick in axis._update_ticks():
                     drawn.update({id(tick.label1), id(tick.label2)})
     out = []
