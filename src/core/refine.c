@@ -12,9 +12,9 @@
 #include "signals.h"
 
 #define MAX_REFINED IS_REFINE_MAX_AXES
-/* A window holds, beyond the reach around a point, this many points ahead (the scans go
- * forward: a window is read again about once per this many points). */
-#define AHEAD (UINT64_C(1) << 16)
+/* Rows (see refiner) kept beyond 2 per level: a pass reads at most 5 rows around a point,
+ * the inferring pass 2 per level. */
+#define SPARE_ROWS 8
 /* Points the inferring pass reads, and writes, at a time. */
 #define INFER_BLOCK (UINT64_C(1) << 18)
 /* A key that is no class: the point is not stored (pending, or inferred). */
@@ -22,31 +22,45 @@
 
 /* --- the selection ---------------------------------------------------------------- */
 
+/* A row: the points that share their indices along every axis up to the slowest refined
+ * one included (a contiguous run of the file, as long as that axis's stride). A pass
+ * reads only rows of the lattices before it, a few around each point: the refiner keeps
+ * the classes of the last rows it read, never more than (2 L + 8) rows. */
+typedef struct row {
+    uint64_t first;                     /* its first point; UINT64_MAX: empty */
+    uint64_t used;                      /* when last used (the oldest is replaced) */
+    int32_t *key;                       /* per point: its class, a failure, or KEY_NONE */
+    double *value;                      /* per point: the refine output */
+} row;
+
 typedef struct refiner {
     const is_job *job;
     is_results *results;
     size_t d;                           /* refined axes */
     uint64_t n[MAX_REFINED];            /* their lengths */
     uint64_t stride[MAX_REFINED];       /* points per step along them */
-    uint64_t stride_sum;
     unsigned levels;                    /* L */
     unsigned level;                     /* the pass: 0 .. L computing, L + 1 inferring */
     int output;                         /* the refine output */
     int category, real;                 /* its type */
     double threshold;
     uint64_t points;
-    uint64_t pad;                       /* the reach of the pass, in points */
-    uint64_t cap;                       /* the window's room */
-    uint64_t win_first, win_count;      /* the window: keys of these points */
-    int32_t *key;
-    double *value;
-    uint8_t *status;
+    uint64_t row_length;                /* the stride of the slowest refined axis */
+    size_t row_count;
+    row *rows;
+    uint64_t clock;
+    uint8_t *status;                    /* scratch: a row's status */
+    is_code rc;                         /* the first failure to read a row (err says why) */
+    is_error *err;
 } refiner;
 
 static void refiner_free(refiner *r)
 {
-    free(r->key);
-    free(r->value);
+    for (size_t i = 0; r->rows && i < r->row_count; i++) {
+        free(r->rows[i].key);
+        free(r->rows[i].value);
+    }
+    free(r->rows);
     free(r->status);
 }
 
@@ -55,6 +69,7 @@ static is_code refiner_init(refiner *r, const is_job *job, is_results *results, 
     memset(r, 0, sizeof *r);
     r->job = job;
     r->results = results;
+    r->err = err;
     r->levels = job->refine_levels;
     r->output = job->refine_output;
     const is_output *out = &job->model->outputs[r->output];
@@ -66,37 +81,32 @@ static is_code refiner_init(refiner *r, const is_job *job, is_results *results, 
         if ((job->refine_axes >> k) & 1) {
             r->n[r->d] = job->grid.axes[k].count;
             r->stride[r->d] = job->grid.stride[k];
-            r->stride_sum += job->grid.stride[k];
             r->d++;
         }
-    /* the widest reach: two cells of level 0 (pass 1) */
-    uint64_t reach = (UINT64_C(2) << r->levels) * r->stride_sum;
-    r->cap = 2 * reach + 1 + AHEAD;
-    if (r->cap > r->points)
-        r->cap = r->points;
-    r->key = malloc(r->cap * sizeof *r->key);
-    r->value = malloc(r->cap * sizeof *r->value);
-    r->status = malloc(r->cap);
-    if (!r->key || !r->value || !r->status)
+    r->row_length = r->stride[0];
+    r->row_count = 2 * (size_t)r->levels + SPARE_ROWS;
+    r->rows = calloc(r->row_count, sizeof *r->rows);
+    r->status = malloc(r->row_length);
+    int ok = r->rows && r->status;
+    for (size_t i = 0; ok && i < r->row_count; i++) {
+        r->rows[i].first = UINT64_MAX;
+        r->rows[i].key = malloc(r->row_length * sizeof *r->rows[i].key);
+        r->rows[i].value = malloc(r->row_length * sizeof *r->rows[i].value);
+        ok = r->rows[i].key && r->rows[i].value;
+    }
+    if (!ok)
         return is_error_set(err, IS_NOMEM,
-                            "cannot allocate the refinement window (%llu points)",
-                            (unsigned long long)r->cap);
+                            "cannot allocate the refinement rows (%zu of %llu points)",
+                            r->row_count, (unsigned long long)r->row_length);
     return IS_OK;
 }
 
-/* Pass `level` starts: what the window holds may have changed. */
+/* Pass `level` starts: the rows kept may have changed since they were read. */
 static void refiner_set_level(refiner *r, unsigned level)
 {
     r->level = level;
-    r->win_count = 0;
-    /* pass l reads two level-(l - 1) cells (of 2^(L - l + 1) steps) around a point; the
-     * inferring pass the cell of each level that holds it */
-    if (level == 0)
-        r->pad = 0;
-    else if (level <= r->levels)
-        r->pad = (UINT64_C(2) << (r->levels - level + 1)) * r->stride_sum;
-    else
-        r->pad = (UINT64_C(1) << r->levels) * r->stride_sum;
+    for (size_t i = 0; i < r->row_count; i++)
+        r->rows[i].first = UINT64_MAX;
 }
 
 /* The class of a stored point (>= 0), a failure (< 0), or KEY_NONE. */
@@ -112,26 +122,47 @@ static int32_t point_key(const refiner *r, uint8_t status, double v)
     return KEY_NONE;
 }
 
-/* Makes the window hold points p - pad .. p + pad. */
-static is_code window_cover(refiner *r, uint64_t p, is_error *err)
+/* The row holding point q, read if need be; NULL after a failure (r->rc). */
+static const row *row_of(refiner *r, uint64_t q)
 {
-    uint64_t lo = p > r->pad ? p - r->pad : 0;
-    uint64_t hi = r->points - p > r->pad ? p + r->pad + 1 : r->points;
-    if (r->win_count && lo >= r->win_first && hi <= r->win_first + r->win_count)
-        return IS_OK;
-    uint64_t count = r->points - lo < r->cap ? r->points - lo : r->cap;
+    uint64_t first = q - q % r->row_length;
+    row *oldest = &r->rows[0];
+    for (size_t i = 0; i < r->row_count; i++) {
+        row *w = &r->rows[i];
+        if (w->first == first) {
+            w->used = ++r->clock;
+            return w;
+        }
+        if (w->used < oldest->used)
+            oldest = w;
+    }
+    if (r->rc != IS_OK)
+        return NULL;
     size_t status_var = is_results_variable_count(r->results) - 1;
-    r->win_count = 0;
-    is_code rc = is_results_read_raw(r->results, status_var, lo, count, r->status, err);
-    if (rc == IS_OK)
-        rc = is_results_read_doubles(r->results, (size_t)r->output, lo, count, r->value, err);
-    if (rc != IS_OK)
-        return rc;
-    for (uint64_t i = 0; i < count; i++)
-        r->key[i] = point_key(r, r->status[i], r->value[i]);
-    r->win_first = lo;
-    r->win_count = count;
-    return IS_OK;
+    oldest->first = UINT64_MAX;
+    r->rc = is_results_read_raw(r->results, status_var, first, r->row_length, r->status, r->err);
+    if (r->rc == IS_OK)
+        r->rc = is_results_read_doubles(r->results, (size_t)r->output, first, r->row_length,
+                                        oldest->value, r->err);
+    if (r->rc != IS_OK)
+        return NULL;
+    for (uint64_t i = 0; i < r->row_length; i++)
+        oldest->key[i] = point_key(r, r->status[i], oldest->value[i]);
+    oldest->first = first;
+    oldest->used = ++r->clock;
+    return oldest;
+}
+
+static int32_t key_at(refiner *r, uint64_t q)
+{
+    const row *w = row_of(r, q);
+    return w ? w->key[q - w->first] : KEY_NONE;
+}
+
+static double value_at(refiner *r, uint64_t q)
+{
+    const row *w = row_of(r, q);
+    return w ? w->value[q - w->first] : NAN;
 }
 
 /* Indices of point p along the refined axes. */
@@ -152,9 +183,9 @@ static int on_lattice(const refiner *r, const uint64_t *i, uint64_t spacing)
 enum { CELL_UNKNOWN = -2, CELL_DISAGREE = -1 };
 
 /* The cell c (its lower corner c[k] * S along each refined axis) seen from point p (at
- * indices i, inside the window): CELL_UNKNOWN when a corner is not stored,
+ * indices i): CELL_UNKNOWN when a corner is not stored,
  * CELL_DISAGREE when their classes differ or one failed, else their class. */
-static int32_t cell_class(const refiner *r, uint64_t p, const uint64_t *i, const uint64_t *c,
+static int32_t cell_class(refiner *r, uint64_t p, const uint64_t *i, const uint64_t *c,
                           uint64_t S)
 {
     int32_t first = KEY_NONE;
@@ -166,7 +197,7 @@ static int32_t cell_class(const refiner *r, uint64_t p, const uint64_t *i, const
             uint64_t x = (mask >> k) & 1 ? b : a;
             offset += ((int64_t)x - (int64_t)i[k]) * (int64_t)r->stride[k];
         }
-        int32_t key = r->key[(uint64_t)((int64_t)p + offset) - r->win_first];
+        int32_t key = key_at(r, (uint64_t)((int64_t)p + offset));
         if (key == KEY_NONE)
             return CELL_UNKNOWN;
         disagree |= key < 0 || (mask && key != first);
@@ -218,9 +249,6 @@ static is_code pick(void *context, uint64_t p, int *wanted, is_error *err)
     }
     if (on_lattice(r, i, S)) /* a point of an earlier pass */
         return IS_OK;
-    is_code rc = window_cover(r, p, err);
-    if (rc != IS_OK)
-        return rc;
     uint64_t lo[MAX_REFINED], hi[MAX_REFINED], c[MAX_REFINED];
     for (size_t k = 0; k < r->d; k++) {
         cells_around(r, k, i[k], S, 1, &lo[k], &hi[k]);
@@ -229,10 +257,12 @@ static is_code pick(void *context, uint64_t p, int *wanted, is_error *err)
     do {
         if (cell_class(r, p, i, c, S) == CELL_DISAGREE) {
             *wanted = 1;
-            return IS_OK;
+            break;
         }
     } while (next_cell(r->d, c, lo, hi));
-    return IS_OK;
+    if (r->rc != IS_OK && err && err != r->err)
+        *err = *r->err;
+    return r->rc;
 }
 
 /* The inferred results of pending point p: outputs[o * stride] (the refine output its
@@ -275,7 +305,7 @@ static int infer(refiner *r, uint64_t p, double *outputs, size_t stride)
                     w *= (mask >> k) & 1 ? t : 1 - t;
                     offset += ((int64_t)x - (int64_t)i[k]) * (int64_t)r->stride[k];
                 }
-                sum += w * r->value[(uint64_t)((int64_t)p + offset) - r->win_first];
+                sum += w * value_at(r, (uint64_t)((int64_t)p + offset));
             }
             /* rounding must not carry it across */
             if ((sum >= r->threshold) != (key == 2))
@@ -319,11 +349,11 @@ static is_code infer_pass(refiner *r, MPI_Comm comm, uint64_t *inferred, int *si
         for (uint64_t i = 0; i < m && rc == IS_OK; i++) {
             if (status[i] != IS_POINT_PENDING)
                 continue;
-            rc = window_cover(r, at + i, err);
-            if (rc == IS_OK && infer(r, at + i, values + found, INFER_BLOCK)) {
+            if (infer(r, at + i, values + found, INFER_BLOCK)) {
                 out_status[found] = IS_POINT_INFERRED;
                 index[found++] = at + i;
             }
+            rc = r->rc;
         }
         if (rc == IS_OK)
             rc = is_results_write_points(r->results, index, found, values, INFER_BLOCK,

@@ -17,10 +17,11 @@
  * what a pass computes depends on stored values alone, never on the rank count, the
  * order of the units or where an earlier run was stopped, and --resume runs the same
  * passes again (a finished pass costs a scan). Each pass is a resumed schedule (sched.h)
- * filtered by the pass's selection, evaluated by the rank that owns the unit from a
- * window of the file around the point: its reach is two level-(l - 1) cells along each
- * refined axis, so a rank holds O(2^(L+2) x the stride of the slowest refined axis)
- * values at most, whatever the size of the grid. */
+ * filtered by the pass's selection, evaluated by the rank that owns the unit from the
+ * rows of the file around the point (a row: the points that share their indices up to
+ * the slowest refined axis, one stride of it long); a rank keeps 2 L + 8 rows at most
+ * (for a map over the two slowest axes of 1025 x 1025 x 1000 points, 18 rows of 10^6
+ * points: 216 MB; nothing scales with the other axes). */
 #ifndef IMPACTSWEEP_REFINE_H
 #define IMPACTSWEEP_REFINE_H
 
