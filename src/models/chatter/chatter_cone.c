@@ -176,8 +176,11 @@ static int cone_facets(const double g[4][3], half_plane *facets)
 static void map_velocity(const chatter_geometry *g, double rho, double gamma, double angle,
                          const double p[3], double out[3])
 {
-    double cs = cos(angle), sn = sin(angle);
-    out[0] = cs * p[0] - sn * p[1];
+    /* cs p0 + (-sn) p1 is cs p0 - sn p1 bit for bit; written as a difference, GCC 12's
+     * vectoriser fuses the pair into one FMADDSUB despite -ffp-contract=off, which
+     * changes the rounding (and so the bits) between builds with and without FMA */
+    double cs = cos(angle), sn = sin(angle), minus_sn = -sn;
+    out[0] = cs * p[0] + minus_sn * p[1];
     out[1] = sn * p[0] + cs * p[1];
     out[2] = p[2];
     chatter_apply_impact(g, rho, gamma, 0, out);
