@@ -3,16 +3,11 @@
  * created on first use and re-initialised for every point (no allocation per point). */
 #include "collision.h"
 
-#include <cvode/cvode.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
-#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include "../shared/model_cvode.h"
 
 /* CVODE's error in e is 1e2 to 1e3 times its local tolerance on these problems
  * (measured against the exact Hunt-Crossley, Hertz, Kelvin-Voigt and Maxwell results,
@@ -21,20 +16,10 @@
 #define TOLERANCE_SAFETY 1e-3
 #define TIGHTEST_RTOL 1e-14
 
-/* One CVODE memory for a (method, state size) pair. */
-typedef struct solver {
-    void *mem;
-    N_Vector y;
-    SUNMatrix matrix;
-    SUNLinearSolver linear;
-    SUNNonlinearSolver fixed_point;
-} solver;
-
 struct collision_cvode {
     SUNContext context;
-    solver solvers[2][2]; /* [bdf][dimension == 4] */
+    model_cvode solvers[2][2]; /* [bdf][dimension == 4], each made on first use */
     const collision_problem *problem;
-    int last_error;
 };
 
 /* A non-finite derivative is reported (CVODE's recoverable error: it retries with a
@@ -59,13 +44,6 @@ static int roots(realtype t, N_Vector y, realtype *g, void *data)
     return 0;
 }
 
-/* CVODE would print its failures; they become the point's status instead. */
-static void quiet(int code, const char *module, const char *function, char *message, void *data)
-{
-    (void)module, (void)function, (void)message;
-    ((collision_cvode *)data)->last_error = code;
-}
-
 int collision_cvode_create(collision_cvode **out)
 {
     collision_cvode *cv = calloc(1, sizeof *cv);
@@ -79,21 +57,6 @@ int collision_cvode_create(collision_cvode **out)
     return 0;
 }
 
-static void solver_free(solver *s)
-{
-    if (s->mem)
-        CVodeFree(&s->mem);
-    if (s->fixed_point)
-        SUNNonlinSolFree(s->fixed_point);
-    if (s->linear)
-        SUNLinSolFree(s->linear);
-    if (s->matrix)
-        SUNMatDestroy(s->matrix);
-    if (s->y)
-        N_VDestroy(s->y);
-    memset(s, 0, sizeof *s);
-}
-
 void collision_cvode_free(collision_cvode **cvode)
 {
     if (!cvode || !*cvode)
@@ -101,52 +64,32 @@ void collision_cvode_free(collision_cvode **cvode)
     collision_cvode *cv = *cvode;
     for (int b = 0; b < 2; b++)
         for (int d = 0; d < 2; d++)
-            solver_free(&cv->solvers[b][d]);
+            model_cvode_free(&cv->solvers[b][d]);
     SUNContext_Free(&cv->context);
     free(cv);
     *cvode = NULL;
 }
 
-/* Creates the CVODE memory for this method and size on first use: 0, SOLVER_SETUP when
- * SUNDIALS could not allocate, or CVODE's (negative) flag. */
-static int solver_get(collision_cvode *cv, int bdf, int dimension, solver **out)
+/* The CVODE memory for this method and size, made on first use: 0, SOLVER_SETUP when
+ * SUNDIALS could not allocate, or CVODE's (negative) flag. Adams runs with functional
+ * iteration (nonstiff: no Jacobian), BDF with a dense Newton solve. Rising F' and F
+ * roots mean nothing here (collision_root_direction). */
+static int solver_get(collision_cvode *cv, int bdf, int dimension, model_cvode **out)
 {
-    solver *s = &cv->solvers[bdf][dimension == 4];
+    model_cvode *s = &cv->solvers[bdf][dimension == 4];
     *out = s;
     if (s->mem)
         return 0;
-    s->y = N_VNew_Serial(dimension, cv->context);
-    s->mem = CVodeCreate(bdf ? CV_BDF : CV_ADAMS, cv->context);
-    if (!s->y || !s->mem)
-        return SOLVER_SETUP;
-    N_VConst(0.0, s->y);
-    int rc = CVodeInit(s->mem, rhs, 0.0, s->y);
-    rc = rc ? rc : CVodeSetUserData(s->mem, cv);
-    rc = rc ? rc : CVodeSetErrHandlerFn(s->mem, quiet, cv);
-    rc = rc ? rc : CVodeRootInit(s->mem, COLLISION_EVENTS, roots);
-    rc = rc ? rc : CVodeSetNoInactiveRootWarn(s->mem);
-    if (rc)
-        return rc;
-    if (bdf) {
-        s->matrix = SUNDenseMatrix(dimension, dimension, cv->context);
-        s->linear = s->matrix ? SUNLinSol_Dense(s->y, s->matrix, cv->context) : NULL;
-        if (!s->linear)
-            return SOLVER_SETUP;
-        rc = CVodeSetLinearSolver(s->mem, s->linear, s->matrix); /* difference Jacobian */
-    } else {
-        /* Adams on a nonstiff system: functional iteration, no Jacobian */
-        s->fixed_point = SUNNonlinSol_FixedPoint(s->y, 0, cv->context);
-        if (!s->fixed_point)
-            return SOLVER_SETUP;
-        rc = CVodeSetNonlinearSolver(s->mem, s->fixed_point);
+    model_cvode_config config = {.size = dimension, .bdf = bdf, .rhs = rhs,
+                                 .root_count = COLLISION_EVENTS, .roots = roots,
+                                 .root_directions = collision_root_direction,
+                                 .user_data = cv};
+    int rc = model_cvode_init(s, cv->context, &config);
+    if (rc) {
+        model_cvode_free(s); /* made again, whole, at the next point */
+        return rc == MODEL_CVODE_NO_MEMORY ? SOLVER_SETUP : rc;
     }
-    if (rc)
-        return rc;
-    /* rising F' roots and rising F roots mean nothing here */
-    int directions[COLLISION_EVENTS];
-    for (int e = 0; e < COLLISION_EVENTS; e++)
-        directions[e] = collision_root_direction[e];
-    return CVodeSetRootDirection(s->mem, directions);
+    return 0;
 }
 
 /* A failure with CVODE's flag (negative) or one of solver_status.h's (positive): the
@@ -172,9 +115,8 @@ static int fail(collision_result *r, int flag)
 
 int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb, collision_result *r)
 {
-    solver *s;
+    model_cvode *s;
     cv->problem = pb;
-    cv->last_error = 0;
     double *y = NULL;
     collision_tracker tracker;
     int rc = solver_get(cv, pb->bdf, pb->dimension, &s);
@@ -184,11 +126,8 @@ int collision_solve_cvode(collision_cvode *cv, const collision_problem *pb, coll
     collision_initial_state(pb, y);
     collision_tracker_start(&tracker, pb, r, y);
     double t = 0.0;
-    rc = CVodeReInit(s->mem, 0.0, s->y);
-    rc = rc ? rc
-            : CVodeSStolerances(s->mem, fmax(TIGHTEST_RTOL, TOLERANCE_SAFETY * pb->rtol),
-                                TOLERANCE_SAFETY * pb->atol);
-    rc = rc ? rc : CVodeSetStopTime(s->mem, pb->t_max);
+    rc = model_cvode_restart(s, 0.0, fmax(TIGHTEST_RTOL, TOLERANCE_SAFETY * pb->rtol),
+                             TOLERANCE_SAFETY * pb->atol, pb->t_max);
     if (rc)
         return fail(r, rc);
     /* CVODE counts steps since the last (re)initialisation, and its step limit is per call:

@@ -18,7 +18,7 @@ static void record_error(int code, const char *module, const char *function, cha
 }
 
 /* A null handle from a SUNDIALS constructor: it could not allocate. */
-#define NO_MEMORY (-1)
+#define NO_MEMORY MODEL_CVODE_NO_MEMORY
 
 static int attach_solvers(model_cvode *s, SUNContext context, const model_cvode_config *c)
 {

@@ -34,9 +34,12 @@ typedef struct model_cvode {
     int last_error; /* the code of CVODE's last error message (CVODE prints none) */
 } model_cvode;
 
-/* Creates the integrator (y = 0 at t = 0; callers set y and call CVodeReInit per
- * problem). Returns 0, or a negative CVODE flag (-1 when SUNDIALS could not allocate);
- * on failure *solver holds what was made, for model_cvode_free. */
+/* What model_cvode_init returns when a SUNDIALS constructor could not allocate. */
+#define MODEL_CVODE_NO_MEMORY (-1000)
+
+/* Creates the integrator (y = 0 at t = 0; callers set y and call model_cvode_restart per
+ * problem). Returns 0, a negative CVODE flag, or MODEL_CVODE_NO_MEMORY; on failure
+ * *solver holds what was made, for model_cvode_free. */
 int model_cvode_init(model_cvode *solver, SUNContext context, const model_cvode_config *config);
 
 /* Frees what model_cvode_init made and zeroes *solver (safe on a zeroed one). */
