@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.colors import BoundaryNorm
 from matplotlib.ticker import MaxNLocator
 
-from .drawing import (Drawn, axis_label, classes_panel, colour_panel, draw_status,
+from .drawing import (Drawn, axis_label, visible_levels, classes_panel, colour_panel, draw_status,
                       field_label, lines_panel, log_ticks, mesh, note_if_uniform,
                       setup_axes, status_rug)
 from .figures import STRIP, Kind, library_panel
@@ -31,8 +31,8 @@ def cor_prepare(facets: List[Facet]) -> Dict:
         return {}
     lo, hi = float(finite.min()), float(finite.max())
     levels = MaxNLocator(nbins=20, steps=[1, 2, 5, 10]).tick_values(lo, hi)
-    lines = [float(v) for v in MaxNLocator(nbins=8, steps=[1, 2, 5, 10]).tick_values(lo, hi)
-             if lo < v < hi]
+    ticks = MaxNLocator(nbins=8, steps=[1, 2, 5, 10]).tick_values(lo, hi)
+    lines = [round(float(v), 10) for v in ticks if lo < v < hi]
     return {"levels": levels, "lines": lines}
 
 
@@ -66,8 +66,7 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     if lines:
         cs = ax.contour(x, y, np.ma.masked_invalid(e.T), levels=lines, colors="black",
                         linewidths=0.5)
-        drawn = [float(lv) for lv, segs in zip(cs.levels, cs.allsegs)
-                 if any(len(s) >= 2 for s in segs)]
+        drawn = visible_levels(cs, r, p)
         if drawn:
             d.contours = {"field": "cor", "levels": drawn}
             d.contour_sets.append((cs, "black"))

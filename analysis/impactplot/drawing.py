@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
-from .reading import Facet, Plane, Result, cell_edges
+from .reading import Facet, Plane, Result, cell_edges, note
 from .style import (CLASS_COLOURS, FAILED_COLOUR, FAILED_LABEL, FIELD_LABELS, FONT_SIZE,
                     NOT_COMPUTED_COLOUR, NOT_COMPUTED_LABEL, SEQUENTIAL_CMAP, STATUS_CLASSES,
                     class_colour, class_label, symbol, units_suffix)
@@ -211,9 +211,38 @@ def level_curves(ax, result: Result, plane: Plane, values: np.ndarray,
     x, y = plane.coords(result)
     cs = ax.contour(x, y, np.ma.masked_invalid(values.T), levels=levels, colors=colour,
                     linewidths=linewidth)
-    drawn = [float(lv) for lv, segs in zip(cs.levels, cs.allsegs)
-             if any(len(s) >= 2 for s in segs)]
-    return cs, drawn
+    return cs, visible_levels(cs, result, plane)
+
+
+MIN_CURVE = 0.04  # a level curve shorter than this share of the panel's size is a speck
+
+
+def visible_levels(cs, result: Result, plane: Plane) -> List[float]:
+    """The levels of the contour set CS whose lines are long enough to see and label
+    (together at least MIN_CURVE of the panel, measured on the axes' scales); the lines
+    of the others (specks around a single grid value) are hidden."""
+    coords, scales = plane.coords(result), plane.scales(result)
+
+    def norm(v, c, scale):
+        if scale == "log":
+            v, c = np.log10(np.maximum(v, 1e-300)), np.log10(c)
+        span = float(c.max() - c.min()) or 1.0
+        return (v - c.min()) / span
+    drawn = []
+    for i, (level, segs) in enumerate(zip(cs.levels, cs.allsegs)):
+        total = 0.0
+        for seg in segs:
+            if len(seg) < 2:
+                continue
+            seg = np.asarray(seg, dtype=float)
+            u = norm(seg[:, 0], coords[0], scales[0])
+            w = norm(seg[:, 1], coords[1], scales[1])
+            total += float(np.nansum(np.hypot(np.diff(u), np.diff(w))))
+        if total >= MIN_CURVE:
+            drawn.append(float(level))
+        elif i < len(cs.collections):
+            cs.collections[i].set_visible(False)
+    return drawn
 
 
 def renderer_of(fig):
@@ -277,68 +306,88 @@ def _label_spot(p, s, length, f, width, height, straight, bbox, taken):
     return cx, cy, angle, box
 
 
+def _add_label(ax, text: str, cx: float, cy: float, angle: float, box, taken, texts) -> None:
+    """A contour label at display point (CX, CY), turned by ANGLE; its BOX taken."""
+    xd, yd = ax.transData.inverted().transform((cx, cy))
+    t = ax.text(xd, yd, text, rotation=angle, rotation_mode="anchor", ha="center",
+                va="center", fontsize=LABEL_SIZE, color="black", path_effects=HALO,
+                zorder=5, clip_on=True)
+    t._impactplot_role = "contour_label"
+    taken.append(box)
+    texts.append(t)
+
+
 def place_contour_labels(ax, cs, taken: Optional[List] = None, per_level: int = 2) -> List:
     """Labels of the contour set CS written along its lines (black on a white halo, legible
-    on any colour), at most PER_LEVEL per level:
-    each on a nearly straight stretch of the line, turned along it but never upside down
-    (the angle within -90..90 degrees), inside the axes and clear of every label placed
-    before (TAKEN: display boxes, updated). Positions are found in display coordinates,
-    so call this once the figure's layout is final. Returns the Text artists."""
+    on any colour), at most PER_LEVEL per level: each on a nearly straight stretch of the
+    line, turned along it but never upside down (the angle within -90..90 degrees), inside
+    the axes and clear of every label placed before (TAKEN: display boxes, updated).
+    Every level gets one label before any gets a second: first on long straight
+    stretches, then anywhere along the line it fits, then level on, inside or just
+    beside a small piece (a loop, a corner cut), moved into the panel at its edge.
+    Positions are found in display coordinates, so call this once the figure's layout
+    is final. Returns the Texts."""
     taken = [] if taken is None else taken
     renderer = renderer_of(ax.figure)
     bbox = ax.get_window_extent(renderer)
-    to_display = ax.transData
     dpi = ax.figure.dpi
-    texts = []
     height = LABEL_SIZE / 72 * dpi * 1.25
+    texts = []
+    levels = []
     for level, segs in zip(cs.levels, cs.allsegs):
         text = f"{level:g}"
         width = (0.62 * len(text) + 0.3) * LABEL_SIZE / 72 * dpi
-        placed = 0
-        # strict first (long, nearly straight stretches, away from the line's ends), then,
-        # for a level that got no label, anywhere the label fits along the line
-        for min_length, straight, span in ((1.5, 0.85, (0.1, 0.9)), (1.05, 0.6, (0.0, 1.0))):
-            if placed:
-                break
-            for p, s, length in _display_paths(to_display, segs, min_length * width):
-                if placed >= per_level:
-                    break
-                n = max(3, int(length / (0.25 * width)))
-                fractions = sorted(np.linspace(span[0], span[1], n), key=lambda f: abs(f - 0.5))
-                for f in fractions:
-                    spot = _label_spot(p, s, length, f, width, height, straight, bbox, taken)
-                    if spot is None:
-                        continue
+        levels.append((text, width, _display_paths(ax.transData, segs, 0.0), [0]))
+    passes = ((1.5, 0.85, (0.1, 0.9)), (1.05, 0.6, (0.0, 1.0)))
+
+    def along(text, width, paths, count, strict):
+        min_length, straight, span = passes[strict]
+        for p, s, length in paths:
+            if length < min_length * width:
+                continue
+            n = max(3, int(length / (0.25 * width)))
+            for f in sorted(np.linspace(span[0], span[1], n), key=lambda f: abs(f - 0.5)):
+                spot = _label_spot(p, s, length, f, width, height, straight, bbox, taken)
+                if spot is not None:
                     cx, cy, angle, box = spot
-                    xd, yd = ax.transData.inverted().transform((cx, cy))
-                    t = ax.text(xd, yd, text, rotation=angle, rotation_mode="anchor",
-                                ha="center", va="center", fontsize=LABEL_SIZE, color="black",
-                                path_effects=HALO, zorder=5, clip_on=True)
-                    t._impactplot_role = "contour_label"
-                    taken.append(box)
-                    texts.append(t)
-                    placed += 1
-                    break
-        if not placed:  # a short piece (a small loop): the label level, on or inside it
-            spots = []
-            for p, s, length in _display_paths(to_display, segs, 0.0)[:3]:
-                spots.append(p.mean(axis=0))
-                spots += [(np.interp(f * length, s, p[:, 0]), np.interp(f * length, s, p[:, 1]))
-                          for f in (0.5, 0.0, 0.25, 0.75)]
+                    _add_label(ax, text, cx, cy, angle, box, taken, texts)
+                    count[0] += 1
+                    return True
+        return False
+
+    def level_on(text, width, paths, count):
+        for p, s, length in paths[:3]:
+            spots = [p.mean(axis=0)] + [
+                (np.interp(f * length, s, p[:, 0]), np.interp(f * length, s, p[:, 1]))
+                for f in (0.5, 0.0, 0.25, 0.75, 0.1, 0.4, 0.6, 0.9)]
+            # on the piece, else just beside it
+            spots += [(x + k * dx * (width + 4), y + k * dy * (height + 4))
+                      for x, y in spots[:1] for k in (0.6, 1.2)
+                      for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1),
+                                     (1, -1), (-1, 1))]
             for cx, cy in spots:
-                # moved inside the panel if the piece lies at its edge
                 cx = min(max(float(cx), bbox.x0 + 3 + 0.5 * width), bbox.x1 - 3 - 0.5 * width)
                 cy = min(max(float(cy), bbox.y0 + 3 + 0.5 * height), bbox.y1 - 3 - 0.5 * height)
                 box = (cx - 0.5 * width, cy - 0.5 * height, cx + 0.5 * width, cy + 0.5 * height)
-                if _overlaps(box, taken):
-                    continue
-                xd, yd = ax.transData.inverted().transform((cx, cy))
-                t = ax.text(xd, yd, text, ha="center", va="center", fontsize=LABEL_SIZE,
-                            color="black", path_effects=HALO, zorder=5, clip_on=True)
-                t._impactplot_role = "contour_label"
-                taken.append(box)
-                texts.append(t)
-                break
+                if not _overlaps(box, taken):
+                    _add_label(ax, text, cx, cy, 0.0, box, taken, texts)
+                    count[0] += 1
+                    return True
+        return False
+
+    # one label per level: strict everywhere first, then looser, then level
+    for strict in (0, 1):
+        for text, width, paths, count in levels:
+            if not count[0]:
+                along(text, width, paths, count, strict)
+    for text, width, paths, count in levels:
+        if not count[0] and paths:
+            level_on(text, width, paths, count)
+    # then more labels on long lines
+    for _ in range(per_level - 1):
+        for text, width, paths, count in levels:
+            if count[0] and count[0] < per_level:
+                along(text, width, paths, count, 0)
     return texts
 
 
@@ -358,6 +407,18 @@ def label_panels(drawns: Sequence[Drawn]) -> None:
         d.labels = []
         for cs, _colour in d.contour_sets:
             d.labels += place_contour_labels(d.ax, cs, taken)
+            # a line without a label would be a level curve nobody can read: left out
+            named = {t.get_text() for t in d.labels}
+            for i, level in enumerate(cs.levels):
+                if f"{level:g}" not in named and i < len(cs.collections) \
+                        and cs.collections[i].get_visible() and any(
+                            len(seg) >= 2 for seg in cs.allsegs[i]):
+                    cs.collections[i].set_visible(False)
+                    if d.contours and float(level) in d.contours["levels"]:
+                        d.contours["levels"].remove(float(level))
+                    note(f"{d.variable}: the level curve {level:g} of "
+                         f"{d.contours['field'] if d.contours else 'the field'} left out: "
+                         "no room for its label")
 
 
 # ---------------------------------------------------------------------------- panels
