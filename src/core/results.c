@@ -417,26 +417,71 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
     return rc;
 }
 
+/* Points this close are written as one block, the points between them written again with
+ * what the file holds (a pass of a refined sweep takes every 2nd, 4th, ... point: a write
+ * per point would cost a system call per variable each). The caller guarantees that no
+ * other process writes between its points meanwhile; what is written again is the same
+ * bytes, so a kill in the middle changes nothing there. */
+#define GAP_MAX 64
+#define SEGMENT_MAX (UINT64_C(1) << 16)
+
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
                                 is_error *err)
 {
     size_t output_count = r->variable_count - 1;
+    double *block = NULL;
+    uint8_t *block_status = NULL;
     is_code rc = IS_OK;
     for (int phase = 0; phase < 2 && rc == IS_OK; phase++) {
         for (uint64_t i = 0; i < count && rc == IS_OK;) {
             uint64_t j = i + 1;
-            while (j < count && points[j] == points[j - 1] + 1)
+            int consecutive = 1;
+            while (j < count && points[j] - points[j - 1] <= GAP_MAX + 1 &&
+                   points[j] - points[i] < SEGMENT_MAX) {
+                consecutive &= points[j] == points[j - 1] + 1;
                 j++;
-            rc = phase == 0 ? write_outputs(r, points[i], j - i, outputs + i, stride, err)
-                            : transfer(r, output_count, points[i], j - i, H5T_NATIVE_UINT8,
-                                       (void *)(status + i), 1, err);
+            }
+            uint64_t first = points[i], n = points[j - 1] - first + 1;
+            if (consecutive) {
+                rc = phase == 0 ? write_outputs(r, first, n, outputs + i, stride, err)
+                                : transfer(r, output_count, first, n, H5T_NATIVE_UINT8,
+                                           (void *)(status + i), 1, err);
+                i = j;
+                continue;
+            }
+            if (!block) {
+                block = malloc(SEGMENT_MAX * (output_count ? output_count : 1) * sizeof *block);
+                block_status = malloc(SEGMENT_MAX);
+                if (!block || !block_status) {
+                    rc = is_error_set(err, IS_NOMEM, "out of memory");
+                    break;
+                }
+            }
+            if (phase == 0) {
+                for (size_t o = 0; o < output_count && rc == IS_OK; o++)
+                    rc = is_results_read_doubles(r, o, first, n, block + o * SEGMENT_MAX, err);
+                for (uint64_t k = i; k < j; k++)
+                    for (size_t o = 0; o < output_count; o++)
+                        block[o * SEGMENT_MAX + points[k] - first] = outputs[o * stride + k];
+                if (rc == IS_OK)
+                    rc = write_outputs(r, first, n, block, SEGMENT_MAX, err);
+            } else {
+                rc = is_results_read_raw(r, output_count, first, n, block_status, err);
+                for (uint64_t k = i; k < j; k++)
+                    block_status[points[k] - first] = status[k];
+                if (rc == IS_OK)
+                    rc = transfer(r, output_count, first, n, H5T_NATIVE_UINT8, block_status, 1,
+                                  err);
+            }
             i = j;
         }
         /* every output reaches stable storage before the statuses that vouch for them */
         if (phase == 0 && rc == IS_OK && count)
             rc = is_results_sync(r, err);
     }
+    free(block);
+    free(block_status);
     return rc;
 }
 

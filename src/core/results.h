@@ -115,8 +115,10 @@ char *is_results_job_text(const is_results *r);
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
                          size_t stride, const uint8_t *status, is_error *err);
 
-/* The same for points[0] < points[1] < ... (any gaps; runs of consecutive points are
- * written together), with one flush before the statuses (a pass of a refined sweep). */
+/* The same for points[0] < points[1] < ... (any gaps), with one flush before the
+ * statuses (a pass of a refined sweep). Points a few apart are written as one block with
+ * the points between them rewritten as the file holds them: no other process may write
+ * between points[0] and points[count - 1] meanwhile. */
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
                                 is_error *err);

@@ -11,7 +11,8 @@
 #  4. a 2-D refinement of a 3-axis grid (refine_axes = x, y; z swept in full, each z slice
 #     refined on its own): each slice as its own 2-D run;
 #  5. kills: a run killed (SIGKILL, crashpoint shim) before a sample of its I/O events,
-#     then --resume: the same file as the uninterrupted run; a 2-rank run stopped by
+#     or in the middle of a data write (torn), then --resume: the same file as the
+#     uninterrupted run; a 2-rank run stopped by
 #     SIGUSR1 in the middle, resumed on 3 ranks: the same file;
 #  6. refusals (exit 2, file:line: [sweep] key): unknown output, categorical output with a
 #     threshold, real output without one, a bad threshold, levels too many for an axis,
@@ -237,11 +238,16 @@ st=$(shim "$WORK/count" "$WORK/count/out.h5" 0 before "$T" run "$WORK/small.ini"
 E=$(event_count "$WORK/count")
 [ "$E" -gt 20 ] || die "only $E events counted: is the shim working?"
 kills=0
-for n in $(seq 1 $((E / 12 + 1)) "$E") $((RANDOM % E + 1)) $((RANDOM % E + 1)); do
-    d="$WORK/k$n"
+# before the event, and torn (a data write cut in the middle: the blocks a pass writes
+# again around its points must come out the same)
+for kill in $(seq 1 $((E / 40 + 1)) "$E") $((RANDOM % E + 1)) \
+    $(seq 2 $((E / 10 + 1)) "$E" | sed 's/$/:torn/'); do
+    n=${kill%:*} mode=before
+    [[ $kill != *:torn ]] || mode=torn
+    d="$WORK/k$n$mode"
     mkdir -p "$d"
-    st=$(shim "$d" "$d/out.h5" "$n" before "$T" run "$WORK/small.ini" --output out.h5)
-    [ "$st" -eq 137 ] || die "the run killed before event $n of $E exited $st"
+    st=$(shim "$d" "$d/out.h5" "$n" "$mode" "$T" run "$WORK/small.ini" --output out.h5)
+    [ "$st" -eq 137 ] || die "the run killed ($mode) at event $n of $E exited $st"
     if [ -e "$d/out.h5" ]; then
         (cd "$d" && "$T" run "$WORK/small.ini" --output out.h5 --resume >resume.out 2>resume.err) ||
             die "the resume after a kill before event $n exited $?: $(tail -n 2 "$d/resume.err")"
@@ -249,7 +255,7 @@ for n in $(seq 1 $((E / 12 + 1)) "$E") $((RANDOM % E + 1)) $((RANDOM % E + 1)); 
         (cd "$d" && "$T" run "$WORK/small.ini" --output out.h5 >resume.out 2>resume.err) ||
             die "the rerun after a kill before event $n failed"
     fi
-    same_results small_ref.h5 "$d/out.h5" "killed before event $n of $E, then resumed"
+    same_results small_ref.h5 "$d/out.h5" "killed ($mode) at event $n of $E, then resumed"
     kills=$((kills + 1))
     rm -rf "$d"
 done
