@@ -203,9 +203,13 @@ def draw_results(args: argparse.Namespace) -> int:
              f"{', '.join(plan.suffix[1:] for plan in plans)})")
     for r in results:
         total, done, failed, pending = r.points()
-        if pending or failed:
-            note(f"{r.path}: {done} of {total} points done, {failed} failed, {pending} "
-                 "not computed (drawn as such)")
+        inferred = r.inferred()
+        if inferred:
+            note(f"{r.path}: {inferred} of {total} points inferred by the refinement (drawn "
+                 "in their class where the output holds it, else as not computed)")
+        if pending - inferred or failed:
+            note(f"{r.path}: {done} of {total} points done, {failed} failed, "
+                 f"{pending - inferred} not computed (drawn as such)")
     prov = provenance(results)
     title = args.title if args.title else \
         (" ; ".join(dict.fromkeys(r.attr("title") for r in results)) if args.title == ""

@@ -13,7 +13,7 @@ import numpy as np
 from matplotlib.colors import BoundaryNorm
 from matplotlib.ticker import MaxNLocator
 
-from .drawing import (Drawn, axis_label, visible_levels, classes_panel, colour_panel, draw_status,
+from .drawing import (Drawn, axis_label, point_status, visible_levels, classes_panel, colour_panel, draw_status,
                       field_label, lines_panel, log_ticks, mesh, note_if_uniform,
                       setup_axes, status_rug)
 from .figures import STRIP, Kind, library_panel
@@ -43,7 +43,7 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     if len(p.axes) == 1:
         return lines_panel(ax, r, p, ["cor"])
     e = p.take(r.ds["cor"])
-    status = p.take(r.status)
+    status = point_status(r, p, e)
     levels = shared.get("levels")
     finite = e[np.isfinite(e)]
     if levels is None or min(e.shape) < 2 or finite.size < 4 or finite.max() <= finite.min():
@@ -82,7 +82,7 @@ def cor_v0_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     other = [a for a in p.axes if a != "v0"][0]
     sub_plane = dataclasses.replace(p, axes=["v0", other])
     e = sub_plane.take(r.ds["cor"])
-    status = sub_plane.take(r.status)
+    status = point_status(r, sub_plane, e)
     v0, w = sub_plane.coords(r)
     picks = np.unique(np.round(np.linspace(0, w.size - 1, min(w.size, MAX_CURVES))).astype(int))
     if picks.size < w.size:

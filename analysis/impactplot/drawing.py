@@ -424,6 +424,17 @@ def label_panels(drawns: Sequence[Drawn]) -> None:
 # ---------------------------------------------------------------------------- panels
 
 
+INFERRED = 7  # status of a point a refinement inferred from its cell's corners
+
+
+def point_status(result: Result, plane: Plane, values: np.ndarray) -> np.ndarray:
+    """Per point of the plane 0 (not computed), 1 (done) or >= 2 (failed), as drawn for
+    VALUES: a point a refinement inferred (status 7) counts as done where VALUES holds its
+    inferred value (the refined output), as not computed where it holds none."""
+    status = plane.take(result.status)
+    return np.where(status == INFERRED, np.where(np.isfinite(values), 1, 0), status)
+
+
 def display_codes(codes: np.ndarray, status: np.ndarray, n_classes: int) -> np.ndarray:
     """Class index per point, n_classes where not computed, n_classes + 1 where failed,
     NaN where a done point has no class."""
@@ -440,10 +451,10 @@ def classes_panel(ax, result: Result, plane: Plane, name: str,
     CATEGORIES), with not computed and failed points in their colours, optionally the
     level curves of another field (CONTOUR = (name, levels)); a note when one class
     fills it."""
-    status = plane.take(result.status)
     if codes is None:
         codes = plane.take(result.ds[name])
         categories = categories_of(result, name)
+    status = point_status(result, plane, codes)
     strip = codes.ndim == 1
     setup_axes(ax, result, plane, strip=strip)
     n = len(categories)
@@ -497,7 +508,7 @@ def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
         return lines_panel(ax, result, plane, [name])
     setup_axes(ax, result, plane)
     values = plane.take(result.ds[name])
-    status = plane.take(result.status)
+    status = point_status(result, plane, values)
     norm = norm or shared_norm([values], log)
     m = mesh(ax, result, plane, values, cmap=cmap, norm=norm)
     d = Drawn(ax=ax, variable=name, kind="colour", axes=plane.axes, artists=[m], mappable=m,
@@ -537,7 +548,7 @@ def lines_panel(ax, result: Result, plane: Plane, names: Sequence[str],
     scale = plane.scales(result)[0]
     ax.set_xscale(scale)
     log_ticks(ax.xaxis, scale, x)
-    status = plane.take(result.status)
+    status = point_status(result, plane, plane.take(result.ds[names[0]]))
     d = Drawn(ax=ax, variable=",".join(names), kind="lines", axes=plane.axes[:1],
               classes=dict(STATUS_CLASSES))
     values = []

@@ -91,9 +91,16 @@ class Result:
         return name in self.ds.data_vars
 
     def points(self) -> Tuple[int, int, int, int]:
-        """(total, done, failed, pending) counted from `status`."""
+        """(total, done, failed, pending) counted from `status`; a point a refinement
+        inferred (status 7) counts as pending here (not computed), see inferred()."""
         s = self.status.values
-        return int(s.size), int((s == 1).sum()), int((s >= 2).sum()), int((s == 0).sum())
+        failed = (s >= 2) & (s != 7)
+        return (int(s.size), int((s == 1).sum()), int(failed.sum()),
+                int(((s == 0) | (s == 7)).sum()))
+
+    def inferred(self) -> int:
+        """Points a refinement inferred from the corners of their cell (status 7)."""
+        return int((self.status.values == 7).sum())
 
     def isel(self, pick: Dict[str, object]) -> "Result":
         """The result restricted by an isel dict (lists keep the dimension)."""

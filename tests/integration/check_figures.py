@@ -253,8 +253,12 @@ def expected_classes(ds, axes, classes, selection=None):
         codes = plane_values(ds, classes, axes, selection)
         for i, w in enumerate(words):
             names[codes == i] = w
+    # a point a refinement inferred (status 7) shows the class its output holds, else
+    # "not computed" (its other outputs are not computed)
+    inferred = status == 7
+    names[inferred & np.equal(names, None)] = "not computed"
     names[status == 0] = "not computed"
-    names[status >= 2] = "failed"
+    names[(status >= 2) & ~inferred] = "failed"
     return names
 
 
@@ -366,6 +370,10 @@ def command_map(png, layout_path, result, dpi, inches, classes, require):
         categorical = panel["kind"] in ("classes", "strip")
         names = expected_classes(ds, axes, classes if categorical else None,
                                  panel.get("selection"))
+        if not categorical:  # a colour map: an inferred point's value, if any, is drawn
+            v = plane_values(ds, panel["field"].split(",")[0], axes, panel.get("selection"))
+            status = plane_values(ds, "status", axes, panel.get("selection"))
+            names[(status == 7) & np.isfinite(v)] = None
         coords = [ds.values[a] for a in axes]
         checked = {}
         for name, cells in sorted(uniform_cells(names).items()):

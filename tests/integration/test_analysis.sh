@@ -19,6 +19,8 @@
 #    PNG text chunks and the PDF Info dictionary all the same;
 #  - the fractions figure: three panels, one labelled colour bar; a one-colour panel (the
 #    bwshc outcome map, p_pcc = 0) carries a note;
+#  - a refined file: the points a refinement inferred (status 7) drawn in their class on
+#    the map of the refined output, as not computed on the others;
 #  - a partial chatter file (a run stopped by SIGUSR1) shows its pending points in the
 #    "not computed" colour, a collision file with failed points (a small step budget)
 #    shows them in the "failed" colour, on categorical and on colour maps;
@@ -156,6 +158,17 @@ texts n345_regime
 texts n345_impacts
 panels n345_regime --count 3 --labelled
 fonts n345_regime.pdf
+END
+
+say "a refined file (status 7, inferred): classes on the regime map, not computed elsewhere"
+engine refined.h5 "$JOBS/example.ini" --set sweep.refine=regime --set sweep.refine_levels=3 \
+    --set axis.rho.count=17 --set axis.gamma.count=17 --set model.samples=10
+plot refined.h5 refined 100 --format png --field regime,impacts
+grep -q "inferred by the refinement" err.txt || die "impactplot.py does not say that points are inferred"
+checks <<'END'
+map refined_regime refined.h5 --dpi 100 --inches 3.5 --classes regime --require icc,cc
+map refined_impacts refined.h5 --dpi 100 --inches 3.5 --require 'not computed'
+texts refined_regime
 END
 
 say "a partial chatter file (stopped by SIGUSR1): pending points drawn as not computed"
