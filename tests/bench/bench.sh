@@ -128,6 +128,17 @@ if [ -n "$bench_collision" ]; then
         fi
         figure "collision $name" "$r" "CoR/s/core" "${aim#none}" "$note"
     done <"$work/collision"
+    # The lanes alone on the bench point, timed by CPU (5 x 4000 evaluations; the two
+    # reference points and the set-up count too), where bench_collision offers it.
+    if grep -q "lanes" "$work/collision"; then
+        { time "$bench_collision" bwshc 1e-8 4000 5 lanes-bench >"$work/lanes"; } \
+            2>"$work/lanes.time" || true
+        if [ "$(grep -c "/s" "$work/lanes")" = 1 ]; then
+            lanes_cpu=$(awk 'END { print 5 * 4000 / ($1 + $2) }' "$work/lanes.time")
+            figure "collision dopri5 lanes, per CPU second" "$lanes_cpu" "CoR/s/core" 2.5e5 \
+                "${gsl_cpu:+$(ratio "$lanes_cpu" "$gsl_cpu")x GSL per CPU second (aim ~30x)}"
+        fi
+    fi
 fi
 
 # --- (3) stop oscillator ----------------------------------------------------------------
