@@ -16,7 +16,7 @@ from matplotlib.colors import Normalize
 from .drawing import (Category, Drawn, classes_panel, colour_panel, categories_of,
                       is_categorical, lines_panel, shared_norm)
 from .figures import STRIP, Kind, library_panel
-from .reading import Facet, Result
+from .reading import Facet, Result, dataset_plane
 from .style import CLASS_COLOURS, class_label
 
 # Level curves of impacts_mean (the paper's Fig. 7 uses 10, 25, 50, 100, 200).
@@ -117,9 +117,13 @@ def impacts(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw)
 
 def fractions(ds, axes=None, x: Optional[str] = None, y: Optional[str] = None) -> List[Drawn]:
     """p_icc, p_cc, p_pcc into AXES (three Axes, e.g. plt.subplots(1, 3)[1]), one shared
-    colour bar from 0 to 1."""
+    colour bar from 0 to 1; over one axis the three as lines in the first Axes."""
     import matplotlib.pyplot as plt
     from .drawing import add_colourbar
+    result = Result.from_dataset(ds)
+    if len(dataset_plane(result, x, y).axes) == 1:  # one axis: the three as lines
+        ax = np.atleast_1d(axes)[0] if axes is not None else None
+        return [library_panel(Kind("fractions", fraction_panel), ds, ax, x, y, sub="all")]
     if axes is None:
         axes = plt.gcf().subplots(1, 3, sharey=True)
     out = []
