@@ -67,7 +67,13 @@ figure() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 
-echo "== load average at the start: $(load) ($(nproc) cores)"
+# The share of the CPUs that other work keeps busy, over one second before anything runs.
+cpu_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }
+b0=$(cpu_busy); sleep 1; b1=$(cpu_busy)
+busy_start=$(awk -v a="$b0" -v b="$b1" 'BEGIN { split(a, x, " "); split(b, y, " ")
+    d = (y[1] - x[1]) + (y[2] - x[2]); print (d > 0 ? (y[1] - x[1]) / d : 0) }')
+echo "== load average at the start: $(load) ($(nproc) cores; $(awk -v b="$busy_start" \
+    'BEGIN { printf "%.0f%%", 100 * b }') of the CPUs busy over the last second)"
 
 # --- (1) chatter ------------------------------------------------------------------------
 echo "== chatter: impacts per second per core"
@@ -211,3 +217,6 @@ echo "== load average at the end: $(load)"
 
 echo "== issue 13: each figure against its aim"
 cat "$summary"
+awk -v busy="$busy_start" 'BEGIN { if (busy > 0.25)
+    printf "(other work kept %.0f%% of the CPUs busy as this began: the wall-clock figures " \
+           "and the efficiency are unreliable; trust the per-CPU-second lines)\n", 100 * busy }'
