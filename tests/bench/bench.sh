@@ -15,9 +15,12 @@
 # (4) 2 ranks against 1 on jobs/bench_chatter.ini, from the engine's own "computed N in T s"
 #     line. Aim: parallel efficiency >= 0.95 of the machine's ceiling, measured in the same
 #     rounds: two 1-rank runs at once, pinned to the cores mpiexec binds its two ranks to.
+# Rates are per second of wall-clock time, as the benchmarks print them, and where they
+# can be had per second of CPU time too (the peers; bench_chatter's and the collision
+# lanes' processes): on a shared machine only the latter are comparable between runs.
 # bench_collision and bench_stop are parsed loosely (any "<number> <word>/s" is a rate,
-# "error in e| <number>" an error; "general", "Zeno", "impacting" in a line name its aim),
-# so that their own output can change; it is printed in full first.
+# "error in e| <number>" an error, "aim >= <number>" the line's aim, else "general",
+# "Zeno", "impacting" name it), so that their own output can change; it is printed first.
 # Usage: bench.sh PATH/TO/bench_chatter [PATH/TO/bench_collision [PATH/TO/bench_stop]]
 #   from the environment: IMPACTSWEEP, MPIEXEC, JOBS (required); MPIEXEC_FLAGS, H5COMPARE;
 #   PEER_GSL (the peer_gsl_collision binary; empty or unset: skipped), PEER_NUMBA
