@@ -75,10 +75,13 @@ expect_status 0 "run --help" impactsweep run --help
 mirror "impactsweep --version"
 expect_status 0 "--version" impactsweep --version
 
-mirror "/usr/bin/python3 analysis/impactplot.py FILE [--output PREFIX] [--format png,pdf] [--field NAME[,NAME]] [--dpi N] [--layout]"
+mirror "/usr/bin/python3 analysis/impactplot.py FILE [FILE ...] [--output PREFIX] [--format png,pdf,svg,eps] [--size single|double|auto|WxH[in|cm|mm]] [--dpi N] [--field NAME[,NAME]] [--sel AXIS=VALUE ...] [--facet AXIS ...] [--axes X[,Y]] [--title [TEXT]] [--footer] [--layout]"
 expect_status 0 "impactplot" /usr/bin/python3 "$ROOT/analysis/impactplot.py" readme.h5 \
-    --output fig/readme --format png
-ls fig/readme_*.png >/dev/null 2>&1 || die "impactplot drew nothing"
+    --output fig/readme --format png,svg --size single --dpi 100 --field regime --title --footer
+ls fig/readme_*.png fig/readme_*.svg >/dev/null 2>&1 || die "impactplot drew nothing"
+expect_status 0 "impactplot, two files" /usr/bin/python3 "$ROOT/analysis/impactplot.py" \
+    readme.h5 run3.h5 --output fig/two --format png --size 7x5 --field regime
+ls fig/two_*.png >/dev/null 2>&1 || die "impactplot drew nothing of two files"
 expect_status 0 "scripts/figure.sh" "$ROOT/scripts/figure.sh"
 ls example_*.png >/dev/null 2>&1 || die "scripts/figure.sh drew nothing"
 
