@@ -46,8 +46,9 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
     [CHATTER_IMPACTS_MAX] = {"impacts_max", "1", "largest number of impacts of a drop",
                              IS_OUTPUT_INT, NULL},
     [CHATTER_TIME_MEAN] = {"time_mean", "1",
-                           "mean accumulated time of the impact sequence, in units of "
-                           "circumradius / initial sink speed of the centre of mass",
+                           "mean accumulated time of the impacts simulated (to lift-off, "
+                           "the early stop or max_impacts), in units of circumradius / "
+                           "initial sink speed of the centre of mass",
                            IS_OUTPUT_REAL, NULL},
     [CHATTER_REGIME] = {"regime", "1", "most frequent outcome of the drops", IS_OUTPUT_CATEGORY,
                         chatter_regimes},
