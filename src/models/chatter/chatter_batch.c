@@ -348,38 +348,12 @@ static inline vdouble vlookup(vdouble table, vdouble j)
 {
     return _mm512_permutexvar_pd(_mm512_cvttpd_epi64(j), table);
 }
-#elif defined(__AVX__)
-/* AVX: the masks are vectors (0 or -1 per lane), selects are BLENDVPD (one instruction
- * where the and/andnot/or of the generic path is three) and x > 0 ? x : 0 is MAXPD:
- * 1.65e8 impacts/s against 1.20e8 with the generic path (AVX2, bench point, medians
- * of 5). */
-typedef vint vmask; /* lane l: 0 or -1 */
-static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
-static inline vmask vgt(vdouble a, vdouble b) { return (vmask)(a > b); }
-static inline vmask vge(vdouble a, vdouble b) { return (vmask)(a >= b); }
-static inline vmask veq(vdouble a, vdouble b) { return (vmask)(a == b); }
-static inline vmask vne(vdouble a, vdouble b) { return (vmask)(a != b); }
-static inline vmask vnot(vmask m) { return ~m; }
-static inline vmask vmask_if(int all) { return (vmask){0} + (all ? -1 : 0); }
-static inline vmask vmask_of(vint m) { return m; }
-static inline int vlane(vmask m, int l) { return m[l] != 0; }
-static inline int vany(vmask m) { return _mm256_movemask_pd((__m256d)m) != 0; }
-static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
-{
-    return _mm256_blendv_pd(b, a, (__m256d)m);
-}
-static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
-{
-    return _mm256_max_pd(x, _mm256_setzero_pd());
-}
-#define VLOOKUP 0 /* (VPERMPS on the doubles' halves, AVX2's nearest: 6 % slower than
-                        carrying the normal with BLENDVPD) */
-static inline vdouble vlookup(vdouble table, vdouble j) /* not used: VLOOKUP is 0 */
-{
-    (void)j;
-    return table;
-}
 #else
+/* Without AVX-512 the masks are vectors, 0 or -1 per lane. With AVX, selects are BLENDVPD
+ * (one instruction where the and/andnot/or below is three) and x > 0 ? x : 0 is MAXPD:
+ * 1.65e8 impacts/s against 1.20e8 with the generic selects (AVX2, bench point, medians
+ * of 5). A VPERMPS lookup of the normal (AVX2's nearest to the AVX-512 one) was 6 %
+ * slower than carrying it with selects: VLOOKUP is 0. */
 #define VLOOKUP 0
 typedef vint vmask; /* lane l: 0 or -1 */
 static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
@@ -391,6 +365,17 @@ static inline vmask vnot(vmask m) { return ~m; }
 static inline vmask vmask_if(int all) { return (vmask){0} + (all ? -1 : 0); }
 static inline vmask vmask_of(vint m) { return m; }
 static inline int vlane(vmask m, int l) { return m[l] != 0; }
+#if defined(__AVX__)
+static inline int vany(vmask m) { return _mm256_movemask_pd((__m256d)m) != 0; }
+static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
+{
+    return _mm256_blendv_pd(b, a, (__m256d)m);
+}
+static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
+{
+    return _mm256_max_pd(x, _mm256_setzero_pd());
+}
+#else
 static inline int vany(vmask m)
 {
     int64_t any = 0;
@@ -406,6 +391,7 @@ static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
 {
     return vsel(vgt(x, (vdouble){0}), x, (vdouble){0});
 }
+#endif
 static inline vdouble vlookup(vdouble table, vdouble j) /* not used: VLOOKUP is 0 */
 {
     (void)j;
