@@ -13,7 +13,8 @@
 #  5. kills: a run killed (SIGKILL, crashpoint shim) before a sample of its I/O events,
 #     or in the middle of a data write (torn), then --resume: the same file as the
 #     uninterrupted run; a 2-rank run stopped by
-#     SIGUSR1 in the middle, resumed on 3 ranks: the same file;
+#     SIGUSR1 in the middle, resumed on 3 ranks, and one killed by SIGKILL, resumed: the
+#     same file;
 #  6. refusals (exit 2, file:line: [sweep] key): unknown output, categorical output with a
 #     threshold, real output without one, a bad threshold, levels too many for an axis,
 #     unknown or choice axes, refine keys without refine, pieces, a resume with other
@@ -275,6 +276,34 @@ h5dump -d /status slow.h5 >/dev/null || die "h5dump cannot read the resumed file
 "$PYTHON" - <<'EOF' || die "the stopped and resumed run differs from the uninterrupted one"
 import h5py, numpy as np, sys
 a, b = h5py.File("slow_ref.h5", "r"), h5py.File("slow.h5", "r")
+for v in ("status", "region", "dist"):
+    if not np.array_equal(a[v][...], b[v][...], equal_nan=True):
+        print(v, "differs"); sys.exit(1)
+EOF
+
+say "5c. 2 ranks killed (SIGKILL) in the middle of a pass, resumed on 2"
+$MPIEXEC $MPIEXEC_FLAGS -n 2 "$T" run disc.ini --output killed.h5 --set model.cost=0.002 \
+    --progress lines >killed.h5.out 2>killed.h5.err &
+run_pid=$!
+wait_for_done killed.h5 700 "$run_pid"
+ranks=$(pgrep -P "$run_pid" || true)
+[ -n "$ranks" ] || die "found no rank processes under mpiexec (pid $run_pid)"
+# shellcheck disable=SC2086
+kill -9 "$run_pid" $ranks
+wait "$run_pid" 2>/dev/null || true
+for _ in $(seq 1 50); do
+    alive=""
+    for pid in $ranks; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
+    [ -z "$alive" ] && break
+    sleep 0.1
+done
+[ -z "$alive" ] || die "ranks$alive survived kill -9"
+[ "$(points killed.h5 pending)" -gt 0 ] || die "the killed run left nothing pending"
+expect_status 0 "the resume after SIGKILL" mpin 2 run disc.ini --output killed.h5 \
+    --set model.cost=0.002 --resume
+"$PYTHON" - <<'EOF' || die "the killed and resumed run differs from the uninterrupted one"
+import h5py, numpy as np, sys
+a, b = h5py.File("slow_ref.h5", "r"), h5py.File("killed.h5", "r")
 for v in ("status", "region", "dist"):
     if not np.array_equal(a[v][...], b[v][...], equal_nan=True):
         print(v, "differs"); sys.exit(1)
