@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2086 # $MPIEXEC_FLAGS is split into words on purpose
 # test_refine.sh: refined sweeps ([sweep] refine, src/core/refine.h) on the test-only disc
 # model (tests/models/synthetic/disc.c), whose classes are known in closed form:
 #  1. a disc in a 129 x 97 box, refine = region, 4 levels: the map matches the exact one
