@@ -677,12 +677,16 @@ static void report_run(const run_args *a, const is_job *job, const is_run_summar
     const is_sched_result *r = &s->sched;
     if (rc != IS_OK && rc != IS_INTERRUPTED)
         return;
+    char inferred[64] = "";
+    if (job->refine_levels > 0)
+        snprintf(inferred, sizeof inferred, ", %llu inferred by the refinement",
+                 (unsigned long long)s->tally[IS_POINT_INFERRED]);
     fprintf(stderr,
-            "impactsweep: %s %s: %llu points done, %llu failed, %llu pending; "
+            "impactsweep: %s %s: %llu points done, %llu failed, %llu pending%s; "
             "this run computed %llu in %.2f s on %d rank%s (%llu units, target %.3g s each)\n",
             rc == IS_OK ? "wrote" : "stopped, kept", job->output,
             (unsigned long long)s->counts[0], (unsigned long long)s->counts[1],
-            (unsigned long long)s->counts[2], (unsigned long long)(r->done + r->failed),
+            (unsigned long long)s->counts[2], inferred, (unsigned long long)(r->done + r->failed),
             r->seconds, size, size == 1 ? "" : "s", (unsigned long long)r->units,
             r->unit_seconds);
     fprintf(stderr,
@@ -729,6 +733,10 @@ static int cmd_run(int argc, char **argv)
                 rc = is_estimate_cost(job, ESTIMATE_SECONDS, ESTIMATE_POINTS, &estimate, &err);
             if (rc == IS_OK)
                 is_estimate_print(&estimate, job->piece_last - job->piece_first, size, stdout);
+            if (rc == IS_OK && job->refine_levels > 0)
+                printf("refinement:   %u levels: the estimate is for every point, an upper "
+                       "bound (a refined map computes a fraction of them, 1 to 15 %% on the "
+                       "README's maps)\n", job->refine_levels);
         }
         rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
     } else if (rc == IS_OK) {
