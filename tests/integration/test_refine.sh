@@ -234,6 +234,11 @@ to = 1
 count = 41
 EOF
 expect_status 0 "reference" "$T" run small.ini --output small_ref.h5
+# (Under the sanitizers the crash-point shim, preloaded into the run, is left out, as
+# sanitize-tests.sh leaves integration.crash out: its interposed calls show as leaks.)
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    echo "    skipped under the sanitizers (the crash-point shim is preloaded)"
+else
 mkdir -p count
 st=$(shim "$WORK/count" "$WORK/count/out.h5" 0 before "$T" run "$WORK/small.ini" --output out.h5)
 [ "$st" -eq 0 ] || die "the count-only run exited $st"
@@ -262,6 +267,7 @@ for kill in $(seq 1 $((E / 40 + 1)) "$E") $((RANDOM % E + 1)) \
     rm -rf "$d"
 done
 echo "    $kills kills out of $E events: every resumed file equals the uninterrupted one"
+fi
 
 say "5b. 2 ranks stopped by SIGUSR1 in the middle, resumed on 3"
 expect_status 0 "reference" "$T" run disc.ini --output slow_ref.h5 --set model.cost=0
