@@ -31,7 +31,9 @@ grep -q "^setup: sourced on" "slurm-impactsweep-test-$id.out" || die "the setup 
 [ "$(attribute srun.h5 ranks)" = 2 ] || die "srun started $(attribute srun.h5 ranks) ranks, not 2"
 
 say "a stop signal under srun: requeued, resumed, the same file"
-work=(--set model.samples=400000 --set sweep.unit_size=1)
+# early_stop = 0: every drop runs its whole budget (with the early stop this chattering
+# sweep ends within seconds, before the signal)
+work=(--set model.samples=400000 --set model.early_stop=0 --set sweep.unit_size=1)
 out=$("$SLURM_SUBMIT" --job-name impactsweep-test --ntasks 2 --time 00:10:00 --launcher srun \
       --output "$WORK/signalled.h5" "$job" -- "${work[@]}") || die "submit failed: $out"
 id=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\).*/\1/p')
