@@ -6,9 +6,9 @@
  * x < fail_below fail, to test failures at cell corners. Registered in the test builds
  * only (tests/models/test_registry.c). */
 #include "disc.h"
+#include "synthetic.h"
 
 #include <math.h>
-#include <time.h>
 
 enum { X, Y, Z, CX, CY, CZ, R, COST, FAIL_BELOW, PARAM_COUNT };
 enum { REGION, DIST, OUTPUT_COUNT };
@@ -33,15 +33,6 @@ static const is_output outputs[OUTPUT_COUNT] = {
     [DIST] = {"dist", "1", "distance to the centre minus r", IS_OUTPUT_REAL, NULL},
 };
 
-static void busy_wait(double seconds)
-{
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    do
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < seconds);
-}
-
 static is_code eval_batch(void *workspace, const double *points, size_t count, double *out,
                           uint8_t *status, is_error *err)
 {
@@ -49,7 +40,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
     for (size_t i = 0; i < count; i++) {
         const double *p = points + i * PARAM_COUNT;
         if (p[COST] > 0)
-            busy_wait(p[COST]);
+            synthetic_busy_wait(p[COST]);
         if (p[X] < p[FAIL_BELOW]) {
             status[i] = IS_POINT_FAILED_SOLVER;
             continue;

@@ -49,7 +49,7 @@ static is_code validate(const double *point, is_error *err)
     return IS_OK;
 }
 
-static void busy_wait(double seconds)
+void synthetic_busy_wait(double seconds)
 {
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -65,7 +65,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
     for (size_t i = 0; i < count; i++) {
         const double *p = points + i * PARAM_COUNT;
         if (p[COST] > 0)
-            busy_wait(p[COST]);
+            synthetic_busy_wait(p[COST]);
         if (p[X] < p[FAIL_BELOW]) {
             status[i] = IS_POINT_FAILED_SOLVER;
             continue;

@@ -7,4 +7,7 @@
 
 extern const is_model is_model_synthetic;
 
+/* Spends `seconds` of wall time busy (a point's cost; also the disc model's). */
+void synthetic_busy_wait(double seconds);
+
 #endif
