@@ -506,18 +506,40 @@ static is_code parse_param_text(const is_param *param, const char *where, const 
     return IS_OK;
 }
 
+/* The names that an "unknown ..." message lists: name(context, i) for i < count. */
+typedef const char *name_getter(const void *context, size_t i);
+
+/* "a, b, c" into out, cut short to fit its size; returns out. */
+static const char *list_names(char *out, size_t size, size_t count, name_getter *name,
+                              const void *context)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < count && used < size; i++)
+        used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ", " : "",
+                                 name(context, i));
+    return out;
+}
+
+static const char *param_name(const void *model, size_t i)
+{
+    return ((const is_model *)model)->params[i].name;
+}
+
+static const char *output_name(const void *model, size_t i)
+{
+    return ((const is_model *)model)->outputs[i].name;
+}
+
 is_code is_job_parse_param_value(const is_model *model, const char *origin, const char *name,
                                  const char *value, double *out, is_error *err)
 {
     int p = is_model_param_index(model, name);
     if (p < 0) {
-        char known[512] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < model->param_count && used < sizeof known; i++)
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                     model->params[i].name);
-        return is_error_set(err, IS_JOB, "%s: unknown parameter '%s' of model %s (known: %s)",
-                            origin, name, model->name, known);
+        char known[512];
+        return is_error_set(
+            err, IS_JOB, "%s: unknown parameter '%s' of model %s (known: %s)", origin, name,
+            model->name, list_names(known, sizeof known, model->param_count, param_name, model));
     }
     return parse_param_text(&model->params[p], origin, value, out, err);
 }
@@ -674,6 +696,12 @@ static const struct sweep_key {
      "the axes refined, by name (default: every axis that is not a choice)"},
 };
 
+static const char *sweep_key_name(const void *unused, size_t i)
+{
+    (void)unused;
+    return sweep_keys[i].name;
+}
+
 /* Where section `name` starts ("job.ini:3"), or the file's name if it has none. */
 static const char *section_origin(const parse_state *ps, const char *name)
 {
@@ -683,13 +711,18 @@ static const char *section_origin(const parse_state *ps, const char *name)
     return ps->source;
 }
 
+static const char *model_name(const void *list, size_t i)
+{
+    return ((const is_model *const *)list)[i]->name;
+}
+
 static void list_models(const is_models *models, char *known, size_t size)
 {
-    size_t used = 0;
-    known[0] = '\0';
-    for (const is_model *const *m = is_models_list(models); *m && used < size; m++)
-        used += (size_t)snprintf(known + used, size - used, "%s%s", used ? ", " : "",
-                                 (*m)->name);
+    const is_model *const *list = is_models_list(models);
+    size_t count = 0;
+    while (list[count])
+        count++;
+    list_names(known, size, count, model_name, list);
 }
 
 /* `model = path/to/libmodel.so`: a relative path is taken from the job file's directory
@@ -750,11 +783,9 @@ static is_code interpret_sweep(parse_state *ps, is_job *job)
             if (strcmp(sweep_keys[j].name, e->key) == 0)
                 k = &sweep_keys[j];
         if (!k) {
-            char known[256] = "";
-            size_t used = 0;
-            for (size_t j = 0; j < sizeof sweep_keys / sizeof *sweep_keys; j++)
-                used += (size_t)snprintf(known + used, sizeof known - used, "%s%s",
-                                         j ? ", " : "", sweep_keys[j].name);
+            char known[256];
+            list_names(known, sizeof known, sizeof sweep_keys / sizeof *sweep_keys,
+                       sweep_key_name, NULL);
             return is_error_set(ps->err, IS_JOB, "%s: [sweep] %s: unknown key (known: %s)",
                                 e->origin, e->key, known);
         }
@@ -1008,6 +1039,11 @@ static const char *axis_name(const is_job *job, size_t k)
     return job->model->params[job->grid.axes[k].param].name;
 }
 
+static const char *axis_name_of(const void *job, size_t k)
+{
+    return axis_name(job, k);
+}
+
 static int is_choice_axis(const is_job *job, size_t k)
 {
     return job->model->params[job->grid.axes[k].param].type == IS_PARAM_CHOICE;
@@ -1023,11 +1059,8 @@ static is_code resolve_axes(is_job *job, is_error *err)
                 job->refine_axes |= 1u << k;
         return IS_OK;
     }
-    char known[1024] = "";
-    size_t used = 0;
-    for (size_t k = 0; k < job->grid.axis_count && used < sizeof known; k++)
-        used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", k ? ", " : "",
-                                 axis_name(job, k));
+    char known[1024];
+    list_names(known, sizeof known, job->grid.axis_count, axis_name_of, job);
     for (const char *p = spec; *p;) {
         size_t skip = strspn(p, ", \t"), len;
         p += skip;
@@ -1080,11 +1113,8 @@ static is_code refine_resolve(is_job *job, is_error *err)
     }
     int o = is_model_output_index(model, spec);
     if (o < 0) {
-        char known[2048] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < model->output_count && used < sizeof known; i++)
-            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
-                                     model->outputs[i].name);
+        char known[2048];
+        list_names(known, sizeof known, model->output_count, output_name, model);
         return is_error_set(err, IS_JOB,
                             "%s: [sweep] refine = '%s': model %s has no such output (outputs: "
                             "%s)",

@@ -48,6 +48,13 @@ void collision_initial_state(const collision_problem *pb, double *y)
         y[1] = -1.0; /* V(0) = -1 */
 }
 
+/* |u|^(p-1), u >= 0, as |u|^p / |u|: 0 at u = 0 for p > 1, 1 for p = 1 (the lanes'
+ * vpower_less_one, the same bits). */
+static double power_less_one(const collision_problem *pb, double u)
+{
+    return pb->p == 1.0 ? 1.0 : u > 0.0 ? collision_power_eval(&pb->pow_p, u) / u : 0.0;
+}
+
 /* The Maxwell-type spring-dashpot rate R' = alpha pi1 |Y|^(p-1) Y + alpha_c pi1 |Z|^(p-1) Z. */
 static double maxwell_rate(const collision_problem *pb, const double *y)
 {
@@ -90,14 +97,7 @@ void collision_rhs(const collision_problem *pb, const double *y, double *dydt)
         double w = y[3];
         double r_rate = maxwell_rate(pb, y);
         double z_rate = pb->law == LAW_BWM ? bouc_wen_rate(pb, y[2], w) : 0.0;
-        /* |Y|^(p-1) via |Y|^p / |Y|, which is 0 at Y = 0 for p > 1 and 1 for p = 1 */
-        double ay = fabs(y[1]), az = fabs(y[2]);
-        double y_p1 = pb->p == 1.0 ? 1.0
-                      : ay > 0.0   ? collision_power_eval(&pb->pow_p, ay) / ay
-                                   : 0.0;
-        double z_p1 = pb->p == 1.0 ? 1.0
-                      : az > 0.0   ? collision_power_eval(&pb->pow_p, az) / az
-                                   : 0.0;
+        double y_p1 = power_less_one(pb, fabs(y[1])), z_p1 = power_less_one(pb, fabs(y[2]));
         dydt[0] = r_rate;
         dydt[1] = w;
         dydt[2] = z_rate;
@@ -198,13 +198,7 @@ void collision_events(const collision_problem *pb, const double *y, const double
         /* F = -(alpha |Y|^(p-1) Y + alpha_c |Z|^(p-1) Z), so
          * F' = -p (alpha |Y|^(p-1) Y' + alpha_c |Z|^(p-1) Z') */
         force = -dydt[0] / pb->pi1; /* dydt[0] = R' is maxwell_rate, the same bits */
-        double ay = fabs(y[1]), az = fabs(y[2]);
-        double y_p1 = pb->p == 1.0 ? 1.0
-                      : ay > 0.0   ? collision_power_eval(&pb->pow_p, ay) / ay
-                                   : 0.0;
-        double z_p1 = pb->p == 1.0 ? 1.0
-                      : az > 0.0   ? collision_power_eval(&pb->pow_p, az) / az
-                                   : 0.0;
+        double y_p1 = power_less_one(pb, fabs(y[1])), z_p1 = power_less_one(pb, fabs(y[2]));
         force_rate = -pb->p * (pb->alpha * y_p1 * dydt[1] + pb->alpha_c * z_p1 * dydt[2]);
     } else if (follows_x) {
         /* hooke, hertz, hunt-crossley: F = |X|^p (1 - pi1 V) for X < 0 (pi1 = 0 for hooke
