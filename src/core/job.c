@@ -888,6 +888,140 @@ static size_t repeated_choice(const is_axis *axis)
     return 0;
 }
 
+/* The keys of an [axis.NAME] section. */
+typedef struct axis_keys {
+    entry *from, *to, *count, *scale, *values;
+} axis_keys;
+
+static is_code collect_axis_keys(parse_state *ps, const section_header *h, axis_keys *keys)
+{
+    *keys = (axis_keys){0};
+    for (size_t i = 0; i < ps->entry_count; i++) {
+        entry *e = &ps->entries[i];
+        if (strcmp(e->section, h->name) != 0)
+            continue;
+        entry **slot = strcmp(e->key, "from") == 0     ? &keys->from
+                       : strcmp(e->key, "to") == 0     ? &keys->to
+                       : strcmp(e->key, "count") == 0  ? &keys->count
+                       : strcmp(e->key, "scale") == 0  ? &keys->scale
+                       : strcmp(e->key, "values") == 0 ? &keys->values
+                                                       : NULL;
+        if (!slot)
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [%s] %s: unknown key (known: from, to, count, scale, "
+                                "values)",
+                                e->origin, h->name, e->key);
+        *slot = e;
+        e->used = 1;
+    }
+    return IS_OK;
+}
+
+/* An axis given by `values`: choices in the order given, numbers monotonic. */
+static is_code axis_from_values(parse_state *ps, const section_header *h, const is_param *param,
+                                const axis_keys *k, is_axis *axis)
+{
+    const entry *values = k->values;
+    const entry *extra = k->from ? k->from : k->to ? k->to : k->count ? k->count : k->scale;
+    if (extra)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] %s: give either 'values' (at %s) or from/to/count, "
+                            "not both",
+                            extra->origin, h->name, extra->key, values->origin);
+    is_code rc = parse_value_list(param, values, axis, ps->err);
+    if (rc != IS_OK)
+        return rc;
+    /* a choice axis is in the order given (its coordinate holds the names); a number
+     * axis must be monotonic, to be a coordinate */
+    size_t bad = param->type == IS_PARAM_CHOICE ? repeated_choice(axis) : out_of_order(axis);
+    if (bad && param->type == IS_PARAM_CHOICE)
+        return is_error_set(ps->err, IS_JOB, "%s: [%s] values: item %zu (%s) is given twice",
+                            values->origin, h->name, bad,
+                            param->choices[(int)axis->values[bad - 1]]);
+    if (bad)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] values: item %zu (%.15g) %s item %zu (%.15g): an axis "
+                            "must be strictly increasing or strictly decreasing",
+                            values->origin, h->name, bad, axis->values[bad - 1],
+                            axis->values[bad - 1] == axis->values[bad - 2] ? "repeats"
+                                                                            : "turns back after",
+                            bad - 1, axis->values[bad - 2]);
+    return IS_OK;
+}
+
+/* An axis given by from, to, count and scale. */
+static is_code axis_from_range(parse_state *ps, const section_header *h, const is_param *param,
+                               const axis_keys *k, is_axis *axis)
+{
+    const entry *from = k->from, *to = k->to, *count = k->count, *scale = k->scale;
+    const char *name = param->name;
+    if (!from || !count)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s]: needs 'from', 'to' and 'count', or 'values'",
+                            h->origin, h->name);
+    double n;
+    if (!parse_real(count->value, &n) || n < 1 || n != floor(n) || n > 1e9)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] count = '%s': expected an integer from 1 to 1e9",
+                            count->origin, h->name, count->value);
+    if (!to && n > 1)
+        return is_error_set(ps->err, IS_JOB, "%s: [%s]: 'to' is missing (count is %g)",
+                            h->origin, h->name, n);
+    is_axis_scale sc = IS_SCALE_LINEAR;
+    if (scale && strcmp(scale->value, "log") == 0)
+        sc = IS_SCALE_LOG;
+    else if (scale && strcmp(scale->value, "linear") != 0)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] scale = '%s': expected linear or log", scale->origin,
+                            h->name, scale->value);
+    if (param->type == IS_PARAM_CHOICE)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s]: %s is a choice; sweep it with 'values'", h->origin,
+                            h->name, name);
+    double lo, hi;
+    char where[ORIGIN_MAX + 64];
+    snprintf(where, sizeof where, "%s: [%s] from", from->origin, h->name);
+    is_code rc = parse_param_text(param, where, from->value, &lo, ps->err);
+    if (rc != IS_OK)
+        return rc;
+    hi = lo;
+    if (to) {
+        snprintf(where, sizeof where, "%s: [%s] to", to->origin, h->name);
+        rc = parse_param_text(param, where, to->value, &hi, ps->err);
+        if (rc != IS_OK)
+            return rc;
+    }
+    is_error detail;
+    rc = is_axis_fill(axis, sc, lo, hi, (size_t)n, &detail);
+    if (rc != IS_OK)
+        return is_error_set(ps->err, rc, "%s: [%s]: %s", (scale ? scale : from)->origin,
+                            h->name, detail.message);
+    if (param->type == IS_PARAM_INT)
+        is_axis_set_integral(axis);
+    /* Short axes are checked value by value here, with the line to blame; the
+     * values of a long one are checked by all ranks together (is_validate_grid). */
+    for (size_t i = 0; axis->values && i < axis->count; i++) {
+        rc = is_param_check(param, axis->values[i], &detail);
+        if (rc != IS_OK)
+            return is_error_set(ps->err, rc, "%s: [%s]: value %zu of the axis: %s",
+                                h->origin, h->name, i + 1, detail.message);
+    }
+    if (n > 1 && lo == hi)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] to: from = to = %.15g with count %g: the axis would "
+                            "repeat one value; give count = 1 (or fix it in [model])",
+                            to->origin, h->name, lo, n);
+    size_t bad = out_of_order(axis);
+    if (bad)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] count: values %zu and %zu of the axis are both %.15g "
+                            "(too many steps between %.15g and %.15g%s): an axis must be "
+                            "strictly monotonic",
+                            count->origin, h->name, bad - 1, bad, axis->values[bad - 1], lo,
+                            hi, param->type == IS_PARAM_INT ? " for an integer" : "");
+    return IS_OK;
+}
+
 static is_code interpret_axis(parse_state *ps, is_job *job, const section_header *h,
                               const int *fixed_by)
 {
@@ -910,121 +1044,18 @@ static is_code interpret_axis(parse_state *ps, is_job *job, const section_header
         return is_error_set(ps->err, IS_JOB, "%s: [%s]: more than %d axes", h->origin, h->name,
                             IS_GRID_MAX_AXES);
 
-    entry *from = NULL, *to = NULL, *count = NULL, *scale = NULL, *values = NULL;
-    for (size_t i = 0; i < ps->entry_count; i++) {
-        entry *e = &ps->entries[i];
-        if (strcmp(e->section, h->name) != 0)
-            continue;
-        entry **slot = strcmp(e->key, "from") == 0     ? &from
-                       : strcmp(e->key, "to") == 0     ? &to
-                       : strcmp(e->key, "count") == 0  ? &count
-                       : strcmp(e->key, "scale") == 0  ? &scale
-                       : strcmp(e->key, "values") == 0 ? &values
-                                                       : NULL;
-        if (!slot)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] %s: unknown key (known: from, to, count, scale, "
-                                "values)",
-                                e->origin, h->name, e->key);
-        *slot = e;
-        e->used = 1;
-    }
+    axis_keys keys;
+    is_code rc = collect_axis_keys(ps, h, &keys);
+    if (rc != IS_OK)
+        return rc;
     is_axis *axis = &job->grid.axes[job->grid.axis_count];
     memset(axis, 0, sizeof *axis);
     axis->param = p;
     job->grid.axis_count++;
-
-    if (values) {
-        const entry *extra = from ? from : to ? to : count ? count : scale;
-        if (extra)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] %s: give either 'values' (at %s) or from/to/count, "
-                                "not both",
-                                extra->origin, h->name, extra->key, values->origin);
-        is_code rc = parse_value_list(param, values, axis, ps->err);
-        if (rc != IS_OK)
-            return rc;
-        /* a choice axis is in the order given (its coordinate holds the names); a number
-         * axis must be monotonic, to be a coordinate */
-        size_t bad = param->type == IS_PARAM_CHOICE ? repeated_choice(axis) : out_of_order(axis);
-        if (bad && param->type == IS_PARAM_CHOICE)
-            return is_error_set(ps->err, IS_JOB, "%s: [%s] values: item %zu (%s) is given twice",
-                                values->origin, h->name, bad,
-                                param->choices[(int)axis->values[bad - 1]]);
-        if (bad)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] values: item %zu (%.15g) %s item %zu (%.15g): an axis "
-                                "must be strictly increasing or strictly decreasing",
-                                values->origin, h->name, bad, axis->values[bad - 1],
-                                axis->values[bad - 1] == axis->values[bad - 2] ? "repeats"
-                                                                                : "turns back after",
-                                bad - 1, axis->values[bad - 2]);
-    } else {
-        if (!from || !count)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s]: needs 'from', 'to' and 'count', or 'values'",
-                                h->origin, h->name);
-        double n;
-        if (!parse_real(count->value, &n) || n < 1 || n != floor(n) || n > 1e9)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] count = '%s': expected an integer from 1 to 1e9",
-                                count->origin, h->name, count->value);
-        if (!to && n > 1)
-            return is_error_set(ps->err, IS_JOB, "%s: [%s]: 'to' is missing (count is %g)",
-                                h->origin, h->name, n);
-        is_axis_scale sc = IS_SCALE_LINEAR;
-        if (scale && strcmp(scale->value, "log") == 0)
-            sc = IS_SCALE_LOG;
-        else if (scale && strcmp(scale->value, "linear") != 0)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] scale = '%s': expected linear or log", scale->origin,
-                                h->name, scale->value);
-        if (param->type == IS_PARAM_CHOICE)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s]: %s is a choice; sweep it with 'values'", h->origin,
-                                h->name, name);
-        double lo, hi;
-        char where[ORIGIN_MAX + 64];
-        snprintf(where, sizeof where, "%s: [%s] from", from->origin, h->name);
-        is_code rc = parse_param_text(param, where, from->value, &lo, ps->err);
-        if (rc != IS_OK)
-            return rc;
-        hi = lo;
-        if (to) {
-            snprintf(where, sizeof where, "%s: [%s] to", to->origin, h->name);
-            rc = parse_param_text(param, where, to->value, &hi, ps->err);
-            if (rc != IS_OK)
-                return rc;
-        }
-        is_error detail;
-        rc = is_axis_fill(axis, sc, lo, hi, (size_t)n, &detail);
-        if (rc != IS_OK)
-            return is_error_set(ps->err, rc, "%s: [%s]: %s", (scale ? scale : from)->origin,
-                                h->name, detail.message);
-        if (param->type == IS_PARAM_INT)
-            is_axis_set_integral(axis);
-        /* Short axes are checked value by value here, with the line to blame; the
-         * values of a long one are checked by all ranks together (is_validate_grid). */
-        for (size_t i = 0; axis->values && i < axis->count; i++) {
-            rc = is_param_check(param, axis->values[i], &detail);
-            if (rc != IS_OK)
-                return is_error_set(ps->err, rc, "%s: [%s]: value %zu of the axis: %s",
-                                    h->origin, h->name, i + 1, detail.message);
-        }
-        if (n > 1 && lo == hi)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] to: from = to = %.15g with count %g: the axis would "
-                                "repeat one value; give count = 1 (or fix it in [model])",
-                                to->origin, h->name, lo, n);
-        size_t bad = out_of_order(axis);
-        if (bad)
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] count: values %zu and %zu of the axis are both %.15g "
-                                "(too many steps between %.15g and %.15g%s): an axis must be "
-                                "strictly monotonic",
-                                count->origin, h->name, bad - 1, bad, axis->values[bad - 1], lo,
-                                hi, param->type == IS_PARAM_INT ? " for an integer" : "");
-    }
+    rc = keys.values ? axis_from_values(ps, h, param, &keys, axis)
+                     : axis_from_range(ps, h, param, &keys, axis);
+    if (rc != IS_OK)
+        return rc;
     snprintf(job->axis_origin[job->grid.axis_count - 1], sizeof job->axis_origin[0], "%s: [%s]",
              h->origin, h->name);
     snprintf(job->param_origin[p], sizeof job->param_origin[p], "%s: [%s]", h->origin, h->name);
@@ -1087,6 +1118,85 @@ static is_code resolve_axes(is_job *job, is_error *err)
     return IS_OK;
 }
 
+/* The threshold of a real or integer refine output (its class is value >= threshold);
+ * none for a categorical one. */
+static is_code resolve_threshold(is_job *job, const is_output *out, is_error *err)
+{
+    const char *threshold = job->refine_spec[1];
+    if (out->type == IS_OUTPUT_CATEGORY && threshold)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_threshold: %s is categorical (its categories "
+                            "are the classes); remove the threshold",
+                            job->refine_origin[1], out->name);
+    if (out->type != IS_OUTPUT_CATEGORY) {
+        if (!threshold)
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine = '%s': %s is %s output: give "
+                                "[sweep] refine_threshold too (its class is value >= "
+                                "threshold), or refine on a categorical output",
+                                job->refine_origin[0], job->refine_spec[0], out->name,
+                                out->type == IS_OUTPUT_REAL ? "a real" : "an integer");
+        char *end = NULL;
+        double t = strtod(threshold, &end);
+        while (end && (*end == ' ' || *end == '\t'))
+            end++;
+        if (end == threshold || !end || *end || !isfinite(t))
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine_threshold = '%s': expected a finite number",
+                                job->refine_origin[1], threshold);
+        job->refine_threshold = t;
+    }
+    return IS_OK;
+}
+
+/* One axis refined at least and IS_REFINE_MAX_AXES at most, each with 2^levels + 1
+ * values at least (so that the first pass, every 2^levels-th value, has two of it). */
+static is_code check_refined_axes(const is_job *job, unsigned levels, int levels_given,
+                                  is_error *err)
+{
+    const char *origin = job->refine_origin[0];
+    const char *where = job->refine_origin[2][0] ? job->refine_origin[2] : origin;
+    int refined = 0;
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        refined += (job->refine_axes >> k) & 1;
+    if (refined == 0)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: no axis to refine (it needs an axis of real "
+                            "or integer values with two values or more)",
+                            where);
+    if (refined > IS_REFINE_MAX_AXES)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: %d axes refined; at most %d (name them with "
+                            "refine_axes: the others are swept in full)",
+                            where, refined, IS_REFINE_MAX_AXES);
+    for (size_t k = 0; k < job->grid.axis_count; k++) {
+        if (!((job->refine_axes >> k) & 1))
+            continue;
+        uint64_t cells = job->grid.axes[k].count - 1;
+        if (cells >= (UINT64_C(1) << levels))
+            continue;
+        int most = 0;
+        while (most < 30 && (UINT64_C(2) << most) <= cells)
+            most++;
+        if (levels_given)
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine_levels = %u: the first pass takes every "
+                                "%llu-th value, but axis %s has %zu values (at least %llu "
+                                "needed; at most %d levels here)",
+                                job->refine_origin[3], levels,
+                                (unsigned long long)(UINT64_C(1) << levels), axis_name(job, k),
+                                job->grid.axes[k].count,
+                                (unsigned long long)(UINT64_C(1) << levels) + 1, most);
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine: axis %s has %zu values, too few for the "
+                            "default refine_levels = %u (at least %llu); set refine_levels "
+                            "(at most %d here) or refine_axes",
+                            origin, axis_name(job, k), job->grid.axes[k].count, levels,
+                            (unsigned long long)(UINT64_C(1) << levels) + 1, most);
+    }
+    return IS_OK;
+}
+
 /* Turns the refine keys kept by the setters (job->refine_spec) into refine_output,
  * refine_threshold, refine_levels and refine_axes, once the model and the axes are known;
  * refine_levels stays 0 without [sweep] refine. IS_JOB (file:line: key: why) for an
@@ -1121,73 +1231,16 @@ static is_code refine_resolve(is_job *job, is_error *err)
                             origin, spec, model->name, known);
     }
     const is_output *out = &model->outputs[o];
-    const char *threshold = job->refine_spec[1];
-    if (out->type == IS_OUTPUT_CATEGORY && threshold)
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine_threshold: %s is categorical (its categories "
-                            "are the classes); remove the threshold",
-                            job->refine_origin[1], out->name);
-    if (out->type != IS_OUTPUT_CATEGORY) {
-        if (!threshold)
-            return is_error_set(err, IS_JOB,
-                                "%s: [sweep] refine = '%s': %s is %s output: give "
-                                "[sweep] refine_threshold too (its class is value >= "
-                                "threshold), or refine on a categorical output",
-                                origin, spec, out->name,
-                                out->type == IS_OUTPUT_REAL ? "a real" : "an integer");
-        char *end = NULL;
-        double t = strtod(threshold, &end);
-        while (end && (*end == ' ' || *end == '\t'))
-            end++;
-        if (end == threshold || !end || *end || !isfinite(t))
-            return is_error_set(err, IS_JOB,
-                                "%s: [sweep] refine_threshold = '%s': expected a finite number",
-                                job->refine_origin[1], threshold);
-        job->refine_threshold = t;
-    }
-    is_code rc = resolve_axes(job, err);
+    is_code rc = resolve_threshold(job, out, err);
     if (rc != IS_OK)
         return rc;
-    const char *where = job->refine_origin[2][0] ? job->refine_origin[2] : origin;
-    int refined = 0;
-    for (size_t k = 0; k < job->grid.axis_count; k++)
-        refined += (job->refine_axes >> k) & 1;
-    if (refined == 0)
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine: no axis to refine (it needs an axis of real "
-                            "or integer values with two values or more)",
-                            where);
-    if (refined > IS_REFINE_MAX_AXES)
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine: %d axes refined; at most %d (name them with "
-                            "refine_axes: the others are swept in full)",
-                            where, refined, IS_REFINE_MAX_AXES);
+    rc = resolve_axes(job, err);
+    if (rc != IS_OK)
+        return rc;
     unsigned levels = given_levels ? given_levels : IS_REFINE_DEFAULT_LEVELS;
-    for (size_t k = 0; k < job->grid.axis_count; k++) {
-        if (!((job->refine_axes >> k) & 1))
-            continue;
-        uint64_t cells = job->grid.axes[k].count - 1;
-        if (cells >= (UINT64_C(1) << levels))
-            continue;
-        int most = 0;
-        while (most < 30 && (UINT64_C(2) << most) <= cells)
-            most++;
-        if (given_levels)
-            return is_error_set(err, IS_JOB,
-                                "%s: [sweep] refine_levels = %u: the first pass takes every "
-                                "%llu-th value, but axis %s has %zu values (at least %llu "
-                                "needed; at most %d levels here)",
-                                job->refine_origin[3], levels,
-                                (unsigned long long)(UINT64_C(1) << levels), axis_name(job, k),
-                                job->grid.axes[k].count,
-                                (unsigned long long)(UINT64_C(1) << levels) + 1, most);
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine: axis %s has %zu values, too few for the "
-                            "default refine_levels = %u (at least %llu); set refine_levels "
-                            "(at most %d here) or refine_axes",
-                            origin, axis_name(job, k), job->grid.axes[k].count, levels,
-                            (unsigned long long)(UINT64_C(1) << levels) + 1, most);
-    }
+    rc = check_refined_axes(job, levels, given_levels != 0, err);
+    if (rc != IS_OK)
+        return rc;
     if (job->piece_count > 1)
         return is_error_set(err, IS_JOB,
                             "%s: [sweep] refine: a refined sweep cannot be split into "
@@ -1369,36 +1422,24 @@ static int applies_somewhere(const is_job *job, size_t p)
     return applies;
 }
 
-static is_code interpret(parse_state *ps, is_job *job)
+/* Every section is [sweep], [model] or [axis.PARAMETER]. */
+static is_code check_sections(parse_state *ps)
 {
-    is_code rc = find_model(ps, job);
-    if (rc != IS_OK)
-        return rc;
-    const is_model *model = job->model;
-    job->fixed = malloc(model->param_count * sizeof *job->fixed);
-    job->param_origin = calloc(model->param_count, sizeof *job->param_origin);
-    int *fixed_by = malloc(model->param_count * sizeof *fixed_by);
-    if (!job->fixed || !job->param_origin || !fixed_by) {
-        free(fixed_by);
-        return is_error_set(ps->err, IS_NOMEM, "out of memory");
-    }
-    for (size_t p = 0; p < model->param_count; p++) {
-        job->fixed[p] = model->params[p].default_value;
-        fixed_by[p] = -1;
-    }
-    for (size_t i = 0; i < ps->section_count && rc == IS_OK; i++) {
+    for (size_t i = 0; i < ps->section_count; i++) {
         const section_header *h = &ps->sections[i];
         if (strcmp(h->name, "sweep") && strcmp(h->name, "model") &&
             strncmp(h->name, "axis.", 5) != 0)
-            rc = is_error_set(ps->err, IS_JOB,
-                              "%s: [%s]: unknown section (known: [sweep], [model], "
-                              "[axis.PARAMETER])",
-                              h->origin, h->name);
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [%s]: unknown section (known: [sweep], [model], "
+                                "[axis.PARAMETER])",
+                                h->origin, h->name);
     }
-    if (rc == IS_OK)
-        rc = interpret_sweep(ps, job);
-    if (rc == IS_OK)
-        rc = interpret_model(ps, job, fixed_by);
+    return IS_OK;
+}
+
+static is_code interpret_axes(parse_state *ps, is_job *job, int *fixed_by)
+{
+    is_code rc = IS_OK;
     for (size_t i = 0; i < ps->section_count && rc == IS_OK; i++) {
         const section_header *h = &ps->sections[i];
         if (strncmp(h->name, "axis.", 5) != 0)
@@ -1411,64 +1452,78 @@ static is_code interpret(parse_state *ps, is_job *job)
                               h->name);
         else
             rc = interpret_axis(ps, job, h, fixed_by);
-        int p = is_model_param_index(model, h->name + 5);
+        int p = is_model_param_index(job->model, h->name + 5);
         for (size_t k = 0; rc == IS_OK && k + 1 < job->grid.axis_count; k++)
             if (job->grid.axes[k].param == p)
                 rc = is_error_set(ps->err, IS_JOB, "%s: [%s]: axis given twice", h->origin,
                                   h->name);
     }
-    for (size_t p = 0; p < model->param_count && rc == IS_OK; p++) {
-        if (!isnan(job->fixed[p]))
+    return rc;
+}
+
+/* A value given for a parameter that the choices made leave unused would be silently
+ * ignored: a flat map over an axis that changes nothing (with choices swept, it must
+ * apply with one of their combinations at least). */
+static is_code check_param_applies(parse_state *ps, const is_job *job, size_t p)
+{
+    const is_model *model = job->model;
+    int applies = applies_somewhere(job, p);
+    if (applies < 0)
+        return is_error_set(ps->err, IS_NOMEM, "out of memory");
+    if (applies != 0)
+        return IS_OK;
+    char when[512], now[512] = "";
+    is_param_format_when(model, p, when, sizeof when);
+    size_t used = 0;
+    for (const is_param_when *w = model->params[p].when; w && w->choice; w++) {
+        int c = is_model_param_index(model, w->choice);
+        if (c < 0 || used >= sizeof now)
             continue;
-        rc = is_error_set(ps->err, IS_JOB,
-                          "%s: [model] %s: missing: parameter %s of model %s has no default: "
-                          "give it in [model] or sweep it in [axis.%s]",
-                          section_origin(ps, "model"), model->params[p].name,
-                          model->params[p].name, model->name, model->params[p].name);
+        const is_axis *axis = choice_axis(job, c);
+        used += (size_t)snprintf(now + used, sizeof now - used, "%s%s %s ", used ? ", " : "",
+                                 w->choice, axis ? "in" : "=");
+        for (size_t i = 0; i < (axis ? axis->count : 1) && used < sizeof now; i++)
+            used += (size_t)snprintf(
+                now + used, sizeof now - used, "%s%s", i ? " | " : "",
+                model->params[c].choices[(int)(axis ? axis->values[i] : job->fixed[c])]);
     }
-    /* a value given for a parameter that the choices made leave unused would be
-     * silently ignored: a flat map over an axis that changes nothing (with choices swept,
-     * it must apply with one of their combinations at least) */
-    for (size_t p = 0; p < model->param_count && rc == IS_OK; p++) {
-        if (!*job->param_origin[p])
-            continue;
-        int applies = applies_somewhere(job, p);
-        if (applies < 0)
-            rc = is_error_set(ps->err, IS_NOMEM, "out of memory");
-        if (applies != 0)
-            continue;
-        char when[512], now[512] = "";
-        is_param_format_when(model, p, when, sizeof when);
-        size_t used = 0;
-        for (const is_param_when *w = model->params[p].when; w && w->choice; w++) {
-            int c = is_model_param_index(model, w->choice);
-            if (c < 0 || used >= sizeof now)
-                continue;
-            const is_axis *axis = choice_axis(job, c);
-            used += (size_t)snprintf(now + used, sizeof now - used, "%s%s %s ", used ? ", " : "",
-                                     w->choice, axis ? "in" : "=");
-            for (size_t i = 0; i < (axis ? axis->count : 1) && used < sizeof now; i++)
-                used += (size_t)snprintf(
-                    now + used, sizeof now - used, "%s%s", i ? " | " : "",
-                    model->params[c].choices[(int)(axis ? axis->values[i] : job->fixed[c])]);
-        }
-        rc = is_error_set(ps->err, IS_PARAM,
-                          "%s: %s does not apply with %s (it is used with %s); remove it, or "
-                          "choose accordingly",
-                          job->param_origin[p], model->params[p].name, now, when);
+    return is_error_set(ps->err, IS_PARAM,
+                        "%s: %s does not apply with %s (it is used with %s); remove it, or "
+                        "choose accordingly",
+                        job->param_origin[p], model->params[p].name, now, when);
+}
+
+/* Every parameter has a value, every value given applies, every key was used. */
+static is_code check_params(parse_state *ps, const is_job *job)
+{
+    const is_model *model = job->model;
+    for (size_t p = 0; p < model->param_count; p++)
+        if (isnan(job->fixed[p]))
+            return is_error_set(ps->err, IS_JOB,
+                                "%s: [model] %s: missing: parameter %s of model %s has no "
+                                "default: give it in [model] or sweep it in [axis.%s]",
+                                section_origin(ps, "model"), model->params[p].name,
+                                model->params[p].name, model->name, model->params[p].name);
+    for (size_t p = 0; p < model->param_count; p++) {
+        is_code rc = *job->param_origin[p] ? check_param_applies(ps, job, p) : IS_OK;
+        if (rc != IS_OK)
+            return rc;
     }
-    free(fixed_by);
-    if (rc != IS_OK)
-        return rc;
     for (size_t i = 0; i < ps->entry_count; i++)
         if (!ps->entries[i].used)
             return is_error_set(ps->err, IS_JOB, "%s: [%s] %s: unknown section or key",
                                 ps->entries[i].origin, ps->entries[i].section,
                                 ps->entries[i].key);
+    return IS_OK;
+}
+
+/* The grid from the axes, the output's name and this piece's part of the grid. */
+static is_code finish_grid(parse_state *ps, is_job *job)
+{
     job->grid.base = job->fixed;
-    job->grid.param_count = model->param_count;
+    job->grid.param_count = job->model->param_count;
     is_error detail;
-    rc = is_grid_finish(&job->grid, &detail);
+    is_code rc = is_grid_finish(&job->grid, &detail);
     if (rc != IS_OK) { /* name the axes whose counts multiply beyond the limit */
         char counts[1024] = "";
         size_t used = 0;
@@ -1495,10 +1550,12 @@ static is_code interpret(parse_state *ps, is_job *job)
     }
     is_grid_piece(&job->grid, job->piece_count, job->piece_index, &job->piece_box,
                   &job->piece_first, &job->piece_last);
-    is_code refine_rc = refine_resolve(job, ps->err);
-    if (refine_rc != IS_OK)
-        return refine_rc;
+    return IS_OK;
+}
 
+/* The job's own text (its sections in a fixed order) and its fingerprint. */
+static is_code store_text(parse_state *ps, is_job *job)
+{
     text_buffer text = {0};
     append_section(&text, ps, "sweep");
     int has_model_keys = 0;
@@ -1510,7 +1567,8 @@ static is_code interpret(parse_state *ps, is_job *job)
     }
     for (size_t k = 0; k < job->grid.axis_count; k++) {
         char section[128];
-        snprintf(section, sizeof section, "axis.%s", model->params[job->grid.axes[k].param].name);
+        snprintf(section, sizeof section, "axis.%s",
+                 job->model->params[job->grid.axes[k].param].name);
         append(&text, "\n");
         append_section(&text, ps, section);
     }
@@ -1521,6 +1579,40 @@ static is_code interpret(parse_state *ps, is_job *job)
     job->text = text.data;
     job->fingerprint = job_fingerprint(job);
     return IS_OK;
+}
+
+static is_code interpret(parse_state *ps, is_job *job)
+{
+    is_code rc = find_model(ps, job);
+    if (rc != IS_OK)
+        return rc;
+    const is_model *model = job->model;
+    job->fixed = malloc(model->param_count * sizeof *job->fixed);
+    job->param_origin = calloc(model->param_count, sizeof *job->param_origin);
+    int *fixed_by = malloc(model->param_count * sizeof *fixed_by);
+    if (!job->fixed || !job->param_origin || !fixed_by) {
+        free(fixed_by);
+        return is_error_set(ps->err, IS_NOMEM, "out of memory");
+    }
+    for (size_t p = 0; p < model->param_count; p++) {
+        job->fixed[p] = model->params[p].default_value;
+        fixed_by[p] = -1;
+    }
+    rc = check_sections(ps);
+    if (rc == IS_OK)
+        rc = interpret_sweep(ps, job);
+    if (rc == IS_OK)
+        rc = interpret_model(ps, job, fixed_by);
+    if (rc == IS_OK)
+        rc = interpret_axes(ps, job, fixed_by);
+    free(fixed_by);
+    if (rc == IS_OK)
+        rc = check_params(ps, job);
+    if (rc == IS_OK)
+        rc = finish_grid(ps, job);
+    if (rc == IS_OK)
+        rc = refine_resolve(job, ps->err);
+    return rc == IS_OK ? store_text(ps, job) : rc;
 }
 
 /* `key =;x` gives the value ";x", but the stored job text `key = ;x` would read back as an
