@@ -169,10 +169,13 @@ static is_code parse_option(const is_param *param, const char *origin, const cha
 }
 
 /* Takes the options out of args (NULL where taken): --output, --overwrite, --max-samples,
- * and the trace's own options as --NAME VALUE or NAME=VALUE. */
+ * and the trace's own options as --NAME VALUE or NAME=VALUE (the others at their
+ * defaults). */
 static is_code take_options(trace_args *a, const is_model_trace *trace, double *options,
                             is_error *err)
 {
+    for (size_t o = 0; o < trace->option_count; o++)
+        options[o] = trace->options[o].default_value;
     for (int i = 2; i < a->argc; i++) {
         char *arg = a->args[i], origin[64];
         if (!arg)
@@ -299,27 +302,12 @@ typedef struct stored_point {
     double *outputs;
 } stored_point;
 
-/* The point of result file `path` at the coordinates in args: the model from its
- * `model` attribute, the fixed parameters from parameter_NAME, the axes from args. */
-static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
-                             double **point, stored_point *stored, is_error *err)
+/* The fixed parameters as file r records them (parameter_NAME attributes; a choice by
+ * its name, in older files by its index); NaN for the swept ones. */
+static is_code fixed_of_file(is_results *r, const char *path, const is_model *m,
+                             const int *axis_param, size_t axes, double *p, is_error *err)
 {
-    is_results *r = NULL;
-    is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
-    if (rc != IS_OK)
-        return rc;
-    double *p = *point = malloc(m->param_count * sizeof *p);
-    stored->outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *stored->outputs);
-    if (!p || !stored->outputs) {
-        is_results_close(&r, NULL);
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    }
-    size_t axes = is_results_axis_count(r);
-    int axis_param[64], given[64] = {0};
-    uint64_t at[64];
-    for (size_t k = 0; k < axes && k < 64; k++)
-        axis_param[k] = is_model_param_index(m, is_results_axis_name(r, k));
-    /* the fixed parameters as the file records them */
+    is_code rc = IS_OK;
     for (size_t q = 0; q < m->param_count && rc == IS_OK; q++) {
         int swept = 0;
         for (size_t k = 0; k < axes; k++)
@@ -327,7 +315,6 @@ static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
         p[q] = NAN;
         if (swept)
             continue;
-        /* a number, or a choice by its name (older files: by its index) */
         char attribute[160], text[256], origin[400];
         snprintf(attribute, sizeof attribute, "parameter_%s", m->params[q].name);
         snprintf(origin, sizeof origin, "%s: %s", path, attribute);
@@ -340,80 +327,118 @@ static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
         else
             rc = is_job_parse_param_value(m, origin, m->params[q].name, text, &p[q], err);
     }
-    /* the coordinates */
-    size_t used = 0;
-    char where[2048] = "";
+    return rc;
+}
+
+/* The point's place on the file's axes. */
+typedef struct file_place {
+    int given[64];
+    uint64_t at[64];
+    char where[2048]; /* " axis=value" for each, as given */
+} file_place;
+
+/* One argument axis=value (argument i): the coordinate on that axis of file r. */
+static is_code coordinate_of_arg(is_results *r, const char *path, const is_model *m,
+                                 const char *arg, int i, double *p, file_place *place,
+                                 is_error *err)
+{
+    size_t axes = is_results_axis_count(r);
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || eq - arg >= 128)
+        return is_error_set(err, IS_USAGE, "argument %d: '%s': expected axis=value", i, arg);
+    char key[128], origin[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);
+    snprintf(origin, sizeof origin, "argument %d", i);
+    size_t k = 0;
+    while (k < axes && strcmp(is_results_axis_name(r, k), key) != 0)
+        k++;
+    int q = is_model_param_index(m, key);
+    if (k == axes && q >= 0) {
+        char value[64];
+        snprintf(value, sizeof value, "%.17g", p[q]);
+        return is_error_set(err, IS_PARAM,
+                            "%s: %s is fixed in %s (%s = %s): only its axes are coordinates",
+                            origin, key, path, key, value);
+    }
+    if (k == axes)
+        return is_error_set(err, IS_USAGE, "%s: %s is no axis of %s (a %s result file)", origin,
+                            key, path, m->name);
+    if (place->given[k])
+        return is_error_set(err, IS_USAGE, "%s: axis %s given twice", origin, key);
+    double value;
+    is_code rc = is_job_parse_param_value(m, origin, key, eq + 1, &value, err);
+    if (rc == IS_OK)
+        rc = find_on_axis(r, path, k, &m->params[q], value, &place->at[k], err);
+    if (rc != IS_OK)
+        return rc;
+    p[q] = value;
+    place->given[k] = 1;
+    size_t used = strlen(place->where);
+    snprintf(place->where + used, sizeof place->where - used, " %s=%s", key, eq + 1);
+    return IS_OK;
+}
+
+/* What file r stores at point `index`: stored->have says whether it could be read. */
+static void read_stored(is_results *r, const is_model *m, uint64_t index, stored_point *stored,
+                        is_error *err)
+{
+    size_t variables = is_results_variable_count(r);
+    stored->have = variables == m->output_count + 1;
+    for (size_t v = 0; v < variables && stored->have; v++) {
+        const is_results_variable *var = is_results_variable_at(r, v);
+        is_code read = var->is_status
+                           ? is_results_read_raw(r, v, index, 1, &stored->status, err)
+                           : is_results_read_doubles(r, v, index, 1, &stored->outputs[v], err);
+        stored->have = read == IS_OK;
+    }
+}
+
+/* The point of result file `path` at the coordinates in args: the model from its
+ * `model` attribute, the fixed parameters from parameter_NAME, the axes from args. */
+static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
+                             double **point, stored_point *stored, is_error *err)
+{
+    is_results *r = NULL;
+    is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
+    if (rc != IS_OK)
+        return rc;
+    double *p = *point = malloc(m->param_count * sizeof *p);
+    stored->outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *stored->outputs);
+    file_place *place = calloc(1, sizeof *place);
+    if (!p || !stored->outputs || !place) {
+        free(place);
+        is_results_close(&r, NULL);
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    }
+    size_t axes = is_results_axis_count(r);
+    int axis_param[64];
+    for (size_t k = 0; k < axes && k < 64; k++)
+        axis_param[k] = is_model_param_index(m, is_results_axis_name(r, k));
+    rc = fixed_of_file(r, path, m, axis_param, axes, p, err);
     for (int i = 2; i < a->argc && rc == IS_OK; i++) {
-        char *arg = a->args[i];
-        if (!arg)
+        if (!a->args[i])
             continue;
-        const char *eq = strchr(arg, '=');
-        if (!eq || eq == arg || eq - arg >= 128) {
-            rc = is_error_set(err, IS_USAGE, "argument %d: '%s': expected axis=value", i, arg);
-            break;
-        }
-        char key[128], origin[64];
-        snprintf(key, sizeof key, "%.*s", (int)(eq - arg), arg);
-        snprintf(origin, sizeof origin, "argument %d", i);
-        size_t k = 0;
-        while (k < axes && strcmp(is_results_axis_name(r, k), key) != 0)
-            k++;
-        int q = is_model_param_index(m, key);
-        if (k == axes && q >= 0) {
-            char value[64];
-            snprintf(value, sizeof value, "%.17g", p[q]);
-            rc = is_error_set(err, IS_PARAM,
-                              "%s: %s is fixed in %s (%s = %s): only its axes are coordinates",
-                              origin, key, path, key, value);
-        } else if (k == axes) {
-            rc = is_error_set(err, IS_USAGE, "%s: %s is no axis of %s (a %s result file)",
-                              origin, key, path, m->name);
-        } else if (given[k]) {
-            rc = is_error_set(err, IS_USAGE, "%s: axis %s given twice", origin, key);
-        } else {
-            double value;
-            rc = is_job_parse_param_value(m, origin, key, eq + 1, &value, err);
-            if (rc == IS_OK)
-                rc = find_on_axis(r, path, k, &m->params[q], value, &at[k], err);
-            if (rc == IS_OK) {
-                p[q] = value;
-                given[k] = 1;
-                used += (size_t)snprintf(where + used, used < sizeof where ? sizeof where - used
-                                                                          : 0,
-                                         " %s=%s", key, eq + 1);
-            }
-        }
+        rc = coordinate_of_arg(r, path, m, a->args[i], i, p, place, err);
         a->args[i] = NULL;
     }
     for (size_t k = 0; k < axes && rc == IS_OK; k++)
-        if (!given[k])
+        if (!place->given[k])
             rc = is_error_set(err, IS_USAGE,
                               "give the point's coordinate on every axis of %s: %s=VALUE is "
                               "missing",
                               path, is_results_axis_name(r, k));
-    /* the point's index in the file (C order), and what the file stores there */
-    if (rc == IS_OK) {
+    if (rc == IS_OK) { /* the point's index in the file (C order) */
         uint64_t index = 0;
         for (size_t k = 0; k < axes; k++)
-            index = index * is_results_axis_length(r, k) + at[k];
-        size_t variables = is_results_variable_count(r);
-        stored->have = variables == m->output_count + 1;
-        for (size_t v = 0; v < variables && stored->have; v++) {
-            const is_results_variable *var = is_results_variable_at(r, v);
-            if (var->is_status) {
-                is_code read = is_results_read_raw(r, v, index, 1, &stored->status, err);
-                stored->have = read == IS_OK;
-            } else {
-                is_code read = is_results_read_doubles(r, v, index, 1, &stored->outputs[v], err);
-                stored->have = read == IS_OK;
-            }
-        }
-        size_t n = strlen(path) + strlen(where) + 64;
+            index = index * is_results_axis_length(r, k) + place->at[k];
+        read_stored(r, m, index, stored, err);
+        size_t n = strlen(path) + strlen(place->where) + 64;
         a->source = malloc(n);
         if (a->source)
-            snprintf(a->source, n, "%s at%s (point %llu of the file)", path, where,
+            snprintf(a->source, n, "%s at%s (point %llu of the file)", path, place->where,
                      (unsigned long long)index);
     }
+    free(place);
     is_results_close(&r, NULL);
     if (rc == IS_OK && m->validate)
         rc = m->validate(p, err);
@@ -482,6 +507,66 @@ static int is_hdf5_file(const char *path)
     return n == sizeof head && memcmp(head, signature, sizeof head) == 0;
 }
 
+/* The model to trace: named by arg, or result file's (a plug-in's by its library); it
+ * must have a trace table and meet the contract's checks (a plug-in met them as it was
+ * loaded; a built-in model is held to the same). */
+static is_code trace_model(const char *arg, const char *file, is_cli_model_finder find,
+                           void *context, const is_model **m, is_error *err)
+{
+    is_code rc;
+    if (!file) {
+        rc = find(context, arg, m, err);
+    } else {
+        is_results *r = NULL;
+        rc = is_results_open(file, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
+        if (rc != IS_OK)
+            return rc;
+        char name[4096], library[4096];
+        is_results_attribute(r, "model", name, sizeof name);
+        is_results_attribute(r, "model_library", library, sizeof library);
+        is_results_close(&r, NULL);
+        rc = find(context, *library ? library : name, m, err);
+        if (rc != IS_OK) {
+            char message[IS_ERROR_MESSAGE_MAX];
+            snprintf(message, sizeof message, "%s", err->message);
+            return is_error_set(err, rc, "%s (the model of %s)", message, file);
+        }
+    }
+    if (rc == IS_OK && !(*m)->trace)
+        return is_error_set(err, IS_USAGE,
+                            "model %s has no trajectory to trace (its table has no trace)",
+                            (*m)->name);
+    return rc == IS_OK ? is_conformance_table(*m, err) : rc;
+}
+
+/* Runs the model's trace of the point into collector c (its own workspace). A signal
+ * stops it with nothing written. */
+static is_code run_trace(const is_model *m, const double *point, const double *options,
+                         double *outputs, uint8_t *status, collector *c, size_t max_samples,
+                         is_error *err)
+{
+    const is_model_trace *trace = m->trace;
+    void *ws = NULL;
+    is_code rc = m->workspace_create ? m->workspace_create(&ws, err) : IS_OK;
+    if (rc == IS_OK) {
+        is_signals_install(); /* ^C on a long point: nothing is written, exit 75 */
+        if (m->workspace_watch)
+            m->workspace_watch(ws, is_signals_flag());
+        c->channels = trace->channel_count;
+        c->max_samples = max_samples;
+        c->err = err;
+        while (trace->events && trace->events[c->kinds])
+            c->kinds++;
+        is_trace_sink sink = {collect_sample, collect_event, c};
+        rc = trace->run(ws, point, options, &sink, outputs, status, err);
+    }
+    if (ws && m->workspace_free)
+        m->workspace_free(ws);
+    if (rc == IS_OK && *status == IS_POINT_PENDING)
+        rc = is_error_set(err, IS_INTERRUPTED, "stopped by a signal: no trace written");
+    return rc;
+}
+
 int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
 {
     is_error err;
@@ -499,51 +584,20 @@ int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
     collector c = {0};
     char *history = command_line(argc, argv);
     uint8_t status = IS_POINT_PENDING;
-    void *ws = NULL;
     is_code rc = IS_OK;
     a.args = calloc((size_t)argc + 1, sizeof *a.args);
     if (!a.args || !history)
         rc = is_error_set(&err, IS_NOMEM, "out of memory");
     for (int i = 0; rc == IS_OK && i < argc; i++)
         a.args[i] = argv[i];
-    /* the model: named, or the result file's (a plug-in's by its library) */
-    if (rc == IS_OK && !file) {
-        rc = find(context, argv[1], &m, &err);
-    } else if (rc == IS_OK) {
-        is_results *r = NULL;
-        rc = is_results_open(file, MPI_COMM_NULL, IS_RESULTS_READ, &r, &err);
-        if (rc == IS_OK) {
-            char name[4096], library[4096];
-            is_results_attribute(r, "model", name, sizeof name);
-            is_results_attribute(r, "model_library", library, sizeof library);
-            is_results_close(&r, NULL);
-            rc = find(context, *library ? library : name, &m, &err);
-            if (rc != IS_OK) {
-                char message[IS_ERROR_MESSAGE_MAX];
-                snprintf(message, sizeof message, "%s", err.message);
-                rc = is_error_set(&err, rc, "%s (the model of %s)", message, file);
-            }
-        }
-    }
-    if (rc == IS_OK && !m->trace)
-        rc = is_error_set(&err, IS_USAGE,
-                          "model %s has no trajectory to trace (its table has no trace)",
-                          m->name);
-    const is_model_trace *trace = rc == IS_OK ? m->trace : NULL;
-    /* the contract's own checks, trace table included (a plug-in met them as it was
-     * loaded; a built-in model is held to the same) */
     if (rc == IS_OK)
-        rc = is_conformance_table(m, &err);
+        rc = trace_model(argv[1], file, find, context, &m, &err);
     if (rc == IS_OK) {
-        options = malloc((trace->option_count ? trace->option_count : 1) * sizeof *options);
+        options = malloc((m->trace->option_count ? m->trace->option_count : 1) * sizeof *options);
         outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *outputs);
-        if (!options || !outputs)
-            rc = is_error_set(&err, IS_NOMEM, "out of memory");
-        for (size_t o = 0; rc == IS_OK && o < trace->option_count; o++)
-            options[o] = trace->options[o].default_value;
+        rc = options && outputs ? take_options(&a, m->trace, options, &err)
+                                : is_error_set(&err, IS_NOMEM, "out of memory");
     }
-    if (rc == IS_OK)
-        rc = take_options(&a, trace, options, &err);
     /* the point: as eval takes it, or a result file's */
     if (rc == IS_OK && !file) {
         if (!(point = malloc((m->param_count ? m->param_count : 1) * sizeof *point)))
@@ -553,31 +607,14 @@ int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
     } else if (rc == IS_OK) {
         rc = point_of_file(file, &a, m, &point, &stored, &err);
     }
-    for (size_t o = 0; rc == IS_OK && o < trace->option_count; o++)
+    for (size_t o = 0; rc == IS_OK && o < m->trace->option_count; o++)
         if (isnan(options[o]))
             rc = is_error_set(&err, IS_USAGE, "the trace of %s needs %s=VALUE (%s)", m->name,
-                              trace->options[o].name, trace->options[o].meaning);
+                              m->trace->options[o].name, m->trace->options[o].meaning);
     if (rc == IS_OK)
         rc = is_trace_file_check(a.output, a.overwrite, &err);
-    /* the trace */
-    if (rc == IS_OK && m->workspace_create)
-        rc = m->workspace_create(&ws, &err);
-    if (rc == IS_OK) {
-        is_signals_install(); /* ^C on a long point: nothing is written, exit 75 */
-        if (m->workspace_watch)
-            m->workspace_watch(ws, is_signals_flag());
-        c.channels = trace->channel_count;
-        c.max_samples = (size_t)a.max_samples;
-        c.err = &err;
-        while (trace->events && trace->events[c.kinds])
-            c.kinds++;
-        is_trace_sink sink = {collect_sample, collect_event, &c};
-        rc = trace->run(ws, point, options, &sink, outputs, &status, &err);
-    }
-    if (ws && m->workspace_free)
-        m->workspace_free(ws);
-    if (rc == IS_OK && status == IS_POINT_PENDING)
-        rc = is_error_set(&err, IS_INTERRUPTED, "stopped by a signal: no trace written");
+    if (rc == IS_OK)
+        rc = run_trace(m, point, options, outputs, &status, &c, (size_t)a.max_samples, &err);
     if (rc == IS_OK) {
         is_trace_data data = {.model = m, .point = point, .options = options,
                               .outputs = outputs, .status = status,

@@ -218,125 +218,163 @@ static is_code copy_input(copier *c, const char *path, const input *in, MPI_Comm
     return rc;
 }
 
-is_code is_merge(const char *output, const char *const *paths, size_t n, int overwrite,
-                 is_models *models, MPI_Comm comm, uint64_t counts[3], is_error *err)
+/* Rank 0 surveys the inputs (their order and overlaps) and every rank parses the same
+ * whole job from the text rank 0 read. */
+static is_code share_job(const char *output, const char *const *paths, size_t n, input *inputs,
+                         is_models *models, MPI_Comm comm, is_job **job, is_error *err)
 {
-    int rank, size;
+    int rank;
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (n < 1)
-        return is_error_set(err, IS_USAGE, "merge needs at least one input file");
-    input *inputs = calloc(n, sizeof *inputs);
     char *text = NULL;
     is_code rc = inputs ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
     if (rc == IS_OK && rank == 0)
         rc = survey(output, paths, n, inputs, &text, err);
     rc = is_collective_share(rc, 0, comm, err);
-    /* every rank parses the same job */
     long long length = rank == 0 && text ? (long long)strlen(text) : 0;
     MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, comm);
     if (rc == IS_OK && rank != 0 && !(text = calloc(1, (size_t)length + 1)))
         rc = is_error_set(err, IS_NOMEM, "out of memory");
     rc = is_collective_agree(rc, comm, err);
-    is_job *job = NULL;
     if (rc == IS_OK) {
         MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
         MPI_Bcast(inputs, (int)(n * sizeof *inputs), MPI_BYTE, 0, comm);
-        rc = whole_job(paths[0], text, output, models, &job, err);
+        rc = whole_job(paths[0], text, output, models, job, err);
     }
     free(text);
-    rc = is_collective_agree(rc, comm, err);
+    return is_collective_agree(rc, comm, err);
+}
 
-    is_lock *lock = NULL;
-    if (rc == IS_OK && rank == 0) {
-        rc = is_run_check_output(job, NULL, overwrite, err);
-        if (rc == IS_OK)
-            rc = is_results_check_space(job, output, err);
-        if (rc == IS_OK)
-            rc = is_lock_acquire(output, &lock, err);
-        if (rc == IS_OK && !overwrite && access(output, F_OK) == 0) {
-            char fingerprint[32];
-            snprintf(fingerprint, sizeof fingerprint, "%016llx",
-                     (unsigned long long)job->fingerprint);
-            if (earlier_merge(output, fingerprint))
-                overwrite = 1;
-            else
-                rc = is_error_set(err, IS_EXISTS,
-                                  "%s exists and is not an earlier merge of these pieces; use "
-                                  "--overwrite to replace it",
-                                  output);
-        }
-    }
-    rc = is_collective_share(rc, 0, comm, err);
-    char *partial = rc == IS_OK ? is_results_partial_path(output) : NULL;
-    if (rc == IS_OK && !partial)
-        rc = is_error_set(err, IS_NOMEM, "out of memory");
-    rc = is_collective_agree(rc, comm, err);
+/* On rank 0: the output may be written (room, the lock, and an existing file only as an
+ * earlier merge of these pieces or with --overwrite, which *overwrite then says). */
+static is_code claim_output(const is_job *job, const char *output, int *overwrite,
+                            is_lock **lock, is_error *err)
+{
+    is_code rc = is_run_check_output(job, NULL, *overwrite, err);
+    if (rc == IS_OK)
+        rc = is_results_check_space(job, output, err);
+    if (rc == IS_OK)
+        rc = is_lock_acquire(output, lock, err);
+    if (rc != IS_OK || *overwrite || access(output, F_OK) != 0)
+        return rc;
+    char fingerprint[32];
+    snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)job->fingerprint);
+    if (!earlier_merge(output, fingerprint))
+        return is_error_set(err, IS_EXISTS,
+                            "%s exists and is not an earlier merge of these pieces; use "
+                            "--overwrite to replace it",
+                            output);
+    *overwrite = 1;
+    return IS_OK;
+}
+
+/* The merged file built empty at `partial`, open for writing, with the copy buffers. */
+static is_code start_copier(copier *c, const is_job *job, const char *partial, size_t n,
+                            MPI_Comm comm, is_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     is_provenance prov;
     is_provenance_collect(&prov, size);
     char line[IS_RESULTS_LOG_LINE];
     snprintf(line, sizeof line, "%s merged from %zu files by impactsweep %s (%s) on %s, %d ranks",
              prov.start_time, n, prov.engine_version, prov.git_commit, prov.host, size);
-    if (rc == IS_OK) {
-        if (rank == 0)
-            unlink(partial);
-        MPI_Barrier(comm);
-        rc = is_results_build(job, &prov, partial, line, comm, err);
-    }
-    copier c = {0};
+    if (rank == 0)
+        unlink(partial);
+    MPI_Barrier(comm);
+    is_code rc = is_results_build(job, &prov, partial, line, comm, err);
     if (rc == IS_OK)
-        rc = is_collective_agree(is_results_open(partial, comm, IS_RESULTS_WRITE, &c.out, err),
+        rc = is_collective_agree(is_results_open(partial, comm, IS_RESULTS_WRITE, &c->out, err),
                                  comm, err);
     if (rc == IS_OK) {
-        c.variables = is_results_variable_count(c.out);
-        c.data = malloc(MERGE_BLOCK * 8);
-        c.merged = malloc(MERGE_BLOCK * 8);
-        c.status = malloc(MERGE_BLOCK);
-        c.out_status = malloc(MERGE_BLOCK);
-        rc = c.data && c.merged && c.status && c.out_status
+        c->variables = is_results_variable_count(c->out);
+        c->data = malloc(MERGE_BLOCK * 8);
+        c->merged = malloc(MERGE_BLOCK * 8);
+        c->status = malloc(MERGE_BLOCK);
+        c->out_status = malloc(MERGE_BLOCK);
+        rc = c->data && c->merged && c->status && c->out_status
                  ? IS_OK
                  : is_error_set(err, IS_NOMEM, "out of memory");
-        c.tally[IS_POINT_PENDING] = rank == 0 ? job->grid.point_count : 0;
+        c->tally[IS_POINT_PENDING] = rank == 0 ? job->grid.point_count : 0;
     }
-    rc = is_collective_agree(rc, comm, err);
-    for (size_t i = 0; i < n && rc == IS_OK; i++)
-        rc = copy_input(&c, paths[inputs[i].position], &inputs[i], comm, err);
+    return is_collective_agree(rc, comm, err);
+}
+
+/* The points' tally summed on rank 0, logged and stored as the file's state; counts:
+ * done (computed or inferred by a refinement), failed, pending. */
+static is_code finish_tally(copier *c, uint64_t counts[3], MPI_Comm comm, is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
     uint64_t tally[IS_POINT_STATUS_COUNT] = {0};
-    if (rc == IS_OK) {
-        /* pending counts go negative on ranks other than 0: uint64 sums wrap back */
-        MPI_Reduce(c.tally, tally, IS_POINT_STATUS_COUNT, MPI_UINT64_T, MPI_SUM, 0, comm);
-        if (rank == 0) {
-            uint64_t failed = 0;
-            for (int s = IS_POINT_FAILED_INVALID; s < IS_POINT_STATUS_COUNT; s++)
-                failed += tally[s];
-            counts[0] = tally[IS_POINT_DONE];
-            counts[1] = failed;
-            counts[2] = tally[IS_POINT_PENDING];
-            char end[IS_RESULTS_LOG_LINE], now[32];
-            is_provenance_now(now, sizeof now);
-            snprintf(end, sizeof end, "%s merged: %llu done, %llu failed, %llu pending", now,
-                     (unsigned long long)counts[0], (unsigned long long)failed,
-                     (unsigned long long)counts[2]);
-            rc = is_results_log(c.out, end, err);
-            if (rc == IS_OK)
-                rc = is_results_set_state(c.out, counts[2] ? "incomplete" : "complete", tally, 1,
-                                          err);
-        }
-        rc = is_collective_share(rc, 0, comm, err);
+    /* pending counts go negative on ranks other than 0: uint64 sums wrap back */
+    MPI_Reduce(c->tally, tally, IS_POINT_STATUS_COUNT, MPI_UINT64_T, MPI_SUM, 0, comm);
+    is_code rc = IS_OK;
+    if (rank == 0) {
+        uint64_t failed = 0;
+        for (int s = IS_POINT_FAILED_FIRST; s <= IS_POINT_FAILED_LAST; s++)
+            failed += tally[s];
+        counts[0] = tally[IS_POINT_DONE] + tally[IS_POINT_INFERRED];
+        counts[1] = failed;
+        counts[2] = tally[IS_POINT_PENDING];
+        char end[IS_RESULTS_LOG_LINE], now[32];
+        is_provenance_now(now, sizeof now);
+        snprintf(end, sizeof end, "%s merged: %llu done, %llu failed, %llu pending", now,
+                 (unsigned long long)counts[0], (unsigned long long)failed,
+                 (unsigned long long)counts[2]);
+        rc = is_results_log(c->out, end, err);
+        if (rc == IS_OK)
+            rc = is_results_set_state(c->out, counts[2] ? "incomplete" : "complete", tally, 1,
+                                      err);
     }
-    free(c.data);
-    free(c.merged);
-    free(c.status);
-    free(c.out_status);
-    if (c.out) {
+    return is_collective_share(rc, 0, comm, err);
+}
+
+/* Frees the buffers and closes the merged file (its error kept if rc was IS_OK). */
+static is_code end_copier(copier *c, is_code rc, MPI_Comm comm, is_error *err)
+{
+    free(c->data);
+    free(c->merged);
+    free(c->status);
+    free(c->out_status);
+    if (c->out) {
         is_error close_err;
-        is_code close_rc = is_collective_agree(is_results_close(&c.out, &close_err), comm,
+        is_code close_rc = is_collective_agree(is_results_close(&c->out, &close_err), comm,
                                                &close_err);
         if (rc == IS_OK && close_rc != IS_OK) {
             rc = close_rc;
             *err = close_err;
         }
     }
+    return rc;
+}
+
+is_code is_merge(const char *output, const char *const *paths, size_t n, int overwrite,
+                 is_models *models, MPI_Comm comm, uint64_t counts[3], is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (n < 1)
+        return is_error_set(err, IS_USAGE, "merge needs at least one input file");
+    input *inputs = calloc(n, sizeof *inputs);
+    is_job *job = NULL;
+    is_code rc = share_job(output, paths, n, inputs, models, comm, &job, err);
+    is_lock *lock = NULL;
+    if (rc == IS_OK && rank == 0)
+        rc = claim_output(job, output, &overwrite, &lock, err);
+    rc = is_collective_share(rc, 0, comm, err);
+    char *partial = rc == IS_OK ? is_results_partial_path(output) : NULL;
+    if (rc == IS_OK && !partial)
+        rc = is_error_set(err, IS_NOMEM, "out of memory");
+    rc = is_collective_agree(rc, comm, err);
+    copier c = {0};
+    if (rc == IS_OK)
+        rc = start_copier(&c, job, partial, n, comm, err);
+    for (size_t i = 0; i < n && rc == IS_OK; i++)
+        rc = copy_input(&c, paths[inputs[i].position], &inputs[i], comm, err);
+    if (rc == IS_OK)
+        rc = finish_tally(&c, counts, comm, err);
+    rc = end_copier(&c, rc, comm, err);
     if (rank == 0 && partial) {
         if (rc == IS_OK)
             rc = is_results_publish(partial, output, overwrite, err);
