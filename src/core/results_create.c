@@ -135,6 +135,85 @@ static int is_swept(const is_job *job, size_t p)
     return 0;
 }
 
+/* Where and how the file was made: the engine, its libraries, the machine and job. */
+static herr_t write_build(hid_t file, const is_provenance *prov)
+{
+    herr_t rc = is_h5_attr_string(file, "engine_version", prov->engine_version);
+    rc |= is_h5_attr_string(file, "git_commit", prov->git_commit);
+    rc |= is_h5_attr_string(file, "build", prov->build);
+    rc |= is_h5_attr_string(file, "hdf5_version", prov->hdf5_version);
+    rc |= is_h5_attr_string(file, "mpi_library", prov->mpi_library);
+    rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
+    rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
+    rc |= is_h5_attr_string(file, "host", prov->host);
+    rc |= is_h5_attr_string(file, "slurm", prov->slurm);
+    rc |= is_h5_attr_string(file, "start_time", prov->start_time);
+    rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
+    return rc;
+}
+
+/* The file's piece of the grid (the whole grid: piece 0/1). */
+static herr_t write_piece(hid_t file, const is_job *job)
+{
+    herr_t rc = is_h5_attr_int64(file, "points_total",
+                                 (int64_t)(job->piece_last - job->piece_first));
+    rc |= is_h5_attr_int64(file, "grid_points", (int64_t)job->grid.point_count);
+    rc |= is_h5_attr_int64(file, "piece_first", (int64_t)job->piece_first);
+    char piece[64];
+    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
+             (unsigned long long)job->piece_count);
+    rc |= is_h5_attr_string(file, "piece", piece);
+    if (job->grid.axis_count) {
+        int64_t start[IS_GRID_MAX_AXES];
+        for (size_t k = 0; k < job->grid.axis_count; k++)
+            start[k] = (int64_t)job->piece_box.start[k];
+        rc |= is_h5_attr_array(file, "piece_start", H5T_NATIVE_INT64, job->grid.axis_count,
+                               start);
+    }
+    return rc;
+}
+
+/* A refined sweep's keys (refine.h; the job text has them too). */
+static herr_t write_refinement(hid_t file, const is_job *job)
+{
+    const is_model *model = job->model;
+    const is_output *out = &model->outputs[job->refine_output];
+    char refined[1024] = "";
+    size_t n = 0;
+    for (size_t k = 0; k < job->grid.axis_count; k++)
+        if (job->refine_axes & 1u << k)
+            n += (size_t)snprintf(refined + n, sizeof refined - n, "%s%s", n ? " " : "",
+                                  model->params[job->grid.axes[k].param].name);
+    herr_t rc = is_h5_attr_string(file, "refine", out->name);
+    rc |= is_h5_attr_int64(file, "refine_levels", (int64_t)job->refine_levels);
+    rc |= is_h5_attr_string(file, "refine_axes", refined);
+    if (out->type != IS_OUTPUT_CATEGORY)
+        rc |= is_h5_attr_double(file, "refine_threshold", job->refine_threshold);
+    return rc;
+}
+
+/* parameter_NAME for each fixed parameter (a swept one is a coordinate), and the seed. */
+static herr_t write_parameters(hid_t file, const is_job *job)
+{
+    const is_model *model = job->model;
+    herr_t rc = 0;
+    for (size_t p = 0; p < model->param_count; p++) {
+        int swept = is_swept(job, p);
+        if (!swept) {
+            char name[128];
+            snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
+            rc |= model->params[p].type == IS_PARAM_CHOICE /* by name, never by position */
+                      ? is_h5_attr_string(file, name,
+                                          model->params[p].choices[(int)job->fixed[p]])
+                      : is_h5_attr_double(file, name, job->fixed[p]);
+        }
+        if (model->params[p].flags & IS_PARAM_SEED)
+            rc |= swept ? is_h5_attr_string(file, "seed", "swept")
+                        : is_h5_attr_int64(file, "seed", (int64_t)job->fixed[p]);
+    }
+    return rc;
+}
+
 static herr_t write_provenance(hid_t file, const is_job *job, const is_provenance *prov,
                                const char *first_line)
 {
@@ -166,60 +245,11 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     rc |= is_h5_attr_string(file, "job", job->text);
     rc |= is_h5_attr_string(file, "job_source", job->source);
     rc |= is_h5_attr_string(file, "job_fingerprint", fingerprint);
-    rc |= is_h5_attr_string(file, "engine_version", prov->engine_version);
-    rc |= is_h5_attr_string(file, "git_commit", prov->git_commit);
-    rc |= is_h5_attr_string(file, "build", prov->build);
-    rc |= is_h5_attr_string(file, "hdf5_version", prov->hdf5_version);
-    rc |= is_h5_attr_string(file, "mpi_library", prov->mpi_library);
-    rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
-    rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
-    rc |= is_h5_attr_string(file, "host", prov->host);
-    rc |= is_h5_attr_string(file, "slurm", prov->slurm);
-    rc |= is_h5_attr_string(file, "start_time", prov->start_time);
-    rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
-    rc |= is_h5_attr_int64(file, "points_total",
-                           (int64_t)(job->piece_last - job->piece_first));
-    rc |= is_h5_attr_int64(file, "grid_points", (int64_t)job->grid.point_count);
-    rc |= is_h5_attr_int64(file, "piece_first", (int64_t)job->piece_first);
-    char piece[64];
-    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
-             (unsigned long long)job->piece_count);
-    rc |= is_h5_attr_string(file, "piece", piece);
-    if (job->refine_levels) { /* a refined sweep (refine.h); the job text has the keys too */
-        const is_output *out = &model->outputs[job->refine_output];
-        char refined[1024] = "";
-        size_t n = 0;
-        for (size_t k = 0; k < job->grid.axis_count; k++)
-            if (job->refine_axes & 1u << k)
-                n += (size_t)snprintf(refined + n, sizeof refined - n, "%s%s", n ? " " : "",
-                                      model->params[job->grid.axes[k].param].name);
-        rc |= is_h5_attr_string(file, "refine", out->name);
-        rc |= is_h5_attr_int64(file, "refine_levels", (int64_t)job->refine_levels);
-        rc |= is_h5_attr_string(file, "refine_axes", refined);
-        if (out->type != IS_OUTPUT_CATEGORY)
-            rc |= is_h5_attr_double(file, "refine_threshold", job->refine_threshold);
-    }
-    if (job->grid.axis_count) {
-        int64_t start[IS_GRID_MAX_AXES];
-        for (size_t k = 0; k < job->grid.axis_count; k++)
-            start[k] = (int64_t)job->piece_box.start[k];
-        rc |= is_h5_attr_array(file, "piece_start", H5T_NATIVE_INT64, job->grid.axis_count,
-                               start);
-    }
-    for (size_t p = 0; p < model->param_count; p++) {
-        int swept = is_swept(job, p);
-        if (!swept) { /* a swept parameter is a coordinate, not a fixed value */
-            char name[128];
-            snprintf(name, sizeof name, "parameter_%s", model->params[p].name);
-            rc |= model->params[p].type == IS_PARAM_CHOICE /* by name, never by position */
-                      ? is_h5_attr_string(file, name,
-                                          model->params[p].choices[(int)job->fixed[p]])
-                      : is_h5_attr_double(file, name, job->fixed[p]);
-        }
-        if (model->params[p].flags & IS_PARAM_SEED)
-            rc |= swept ? is_h5_attr_string(file, "seed", "swept")
-                        : is_h5_attr_int64(file, "seed", (int64_t)job->fixed[p]);
-    }
+    rc |= write_build(file, prov);
+    rc |= write_piece(file, job);
+    if (job->refine_levels)
+        rc |= write_refinement(file, job);
+    rc |= write_parameters(file, job);
     rc |= is_h5_history_append(file, first_line);
     return rc;
 }

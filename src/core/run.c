@@ -170,6 +170,37 @@ static is_code record_end(is_results *results, is_code rc, is_run_summary *summa
     return rc_state == IS_OK ? is_results_log(results, line, err) : rc_state;
 }
 
+/* On rank 0 after the schedule (which ended with rc): the end recorded in the file, and
+ * what stopped a run short of its points, as the run's error. */
+static is_code end_of_run(is_results *results, is_code rc, is_run_summary *summary,
+                          is_error *err)
+{
+    is_error end_err;
+    is_code end_rc = record_end(results, rc, summary, &end_err);
+    if (rc == IS_OK && end_rc != IS_OK) {
+        *err = end_err;
+        return end_rc;
+    }
+    if (rc != IS_OK)
+        return rc;
+    if (summary->sched.rank_errors)
+        return is_error_set(err, IS_MODEL,
+                            "%d rank(s) stopped on errors (see above); the file is resumable",
+                            summary->sched.rank_errors);
+    if (summary->sched.stop_signal)
+        return is_error_set(err, IS_INTERRUPTED,
+                            "stopped by signal %d; %llu points stored, %llu pending: continue "
+                            "with --resume",
+                            summary->sched.stop_signal, (unsigned long long)summary->counts[0],
+                            (unsigned long long)summary->counts[2]);
+    if (summary->counts[2] > 0)
+        return is_error_set(err, IS_INTERNAL,
+                            "the schedule ended with %llu points pending; continue with "
+                            "--resume",
+                            (unsigned long long)summary->counts[2]);
+    return IS_OK;
+}
+
 is_code is_run(const is_job *job, const char *job_path, const is_run_options *options,
                MPI_Comm comm, is_run_summary *summary, is_error *err)
 {
@@ -226,28 +257,8 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
                                ? is_refine_run(job, comm, results, &sched, &summary->sched, err)
                                : is_sched_run(job, comm, results, &sched, &summary->sched, err);
         rc = is_collective_agree(sched_rc, comm, err);
-        if (rank == 0) {
-            is_error end_err;
-            is_code end_rc = record_end(results, rc, summary, &end_err);
-            if (rc == IS_OK && end_rc != IS_OK) {
-                rc = end_rc;
-                *err = end_err;
-            }
-            if (rc == IS_OK && summary->sched.rank_errors)
-                rc = is_error_set(err, IS_MODEL, "%d rank(s) stopped on errors (see above); "
-                                  "the file is resumable", summary->sched.rank_errors);
-            else if (rc == IS_OK && summary->sched.stop_signal)
-                rc = is_error_set(err, IS_INTERRUPTED,
-                                  "stopped by signal %d; %llu points stored, %llu pending: "
-                                  "continue with --resume",
-                                  summary->sched.stop_signal,
-                                  (unsigned long long)summary->counts[0],
-                                  (unsigned long long)summary->counts[2]);
-            else if (rc == IS_OK && summary->counts[2] > 0)
-                rc = is_error_set(err, IS_INTERNAL, "the schedule ended with %llu points "
-                                  "pending; continue with --resume",
-                                  (unsigned long long)summary->counts[2]);
-        }
+        if (rank == 0)
+            rc = end_of_run(results, rc, summary, err);
         rc = is_collective_share(rc, 0, comm, err);
     }
     is_pending_free(&map);
