@@ -211,28 +211,10 @@ print("    3 slices equal their own runs")
 EOF
 
 say "5a. killed before a sample of its I/O events, then --resume"
-cat >small.ini <<'EOF'
-[sweep]
-model = disc
-refine = region
-refine_levels = 3
-unit_size = 16
-
-[model]
-cx = 0.1
-cy = -0.05
-r = 0.6
-
-[axis.x]
-from = -1
-to = 1
-count = 33
-
-[axis.y]
-from = -1
-to = 1
-count = 41
-EOF
+# disc.ini on a smaller grid, 3 levels, small units (many I/O events to kill at)
+sed -e 's/^refine_levels = 4$/refine_levels = 3\nunit_size = 16/' -e '/^output = /d' \
+    -e '/^\[axis\.x\]/,/^count/ s/^count = 129$/count = 33/' \
+    -e '/^\[axis\.y\]/,/^count/ s/^count = 97$/count = 41/' disc.ini >small.ini
 expect_status 0 "reference" "$T" run small.ini --output small_ref.h5
 # (Under the sanitizers the crash-point shim, preloaded into the run, is left out, as
 # sanitize-tests.sh leaves integration.crash out: its interposed calls show as leaks.)
