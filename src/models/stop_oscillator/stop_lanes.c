@@ -46,6 +46,8 @@
 
 /* A lane whose search is still to be set up from its state (x1, v1, x2, v2) and horizon. */
 #define LANE_INIT 4.0
+/* A lane with no point (the batch is used up): neither rebound_lanes nor service. */
+#define LANE_IDLE 5.0
 
 typedef double vd __attribute__((vector_size(BLOCK * sizeof(double))));
 typedef int64_t vi __attribute__((vector_size(BLOCK * sizeof(int64_t))));
@@ -61,7 +63,8 @@ typedef struct lane_searches {
     _Alignas(32) double away[LANES]; /* a mask's bits: all ones, or 0 */
     _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
     _Alignas(32) double evaluations[LANES];
-    _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step, or LANE_INIT */
+    _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step, LANE_INIT or
+                                      LANE_IDLE */
     /* The runs' own state while their searches are in the lanes (stop_run, stop_result:
      * put_start gathers it, scatter gives it back before the scalar run goes on), so
      * that a plain rebound is taken in the lanes too (rebound_lanes). */
@@ -356,6 +359,7 @@ struct stop_lanes {
     double *outputs;
     uint8_t *status;
     int stopping; /* the stop flag was seen: every point not finished stays pending */
+    int busy;     /* lanes with a point */
 };
 typedef stop_lanes lanes;
 
@@ -439,6 +443,7 @@ static void finish_point(lanes *ln, lane *a)
 {
     stop_run_finish(&a->rn);
     a->active = 0;
+    ln->busy--;
     if (a->pt.r.failed == STOP_RUN_STOPPED) {
         ln->stopping = 1;
         pending_one(ln, a->index);
@@ -477,6 +482,7 @@ static void fill_lane(lanes *ln, int l, int resume)
         if (rc != STOP_POINT_RUN)
             continue;
         a->active = 1;
+        ln->busy++;
         stop_run_begin(&a->rn, &a->pt.sys, &a->pt.x0, &a->pt.opt, &a->pt.r);
         a->rn.defer_search = 1;
         put_system(&ln->S, l, &a->pt.sys);
@@ -486,26 +492,36 @@ static void fill_lane(lanes *ln, int l, int resume)
         }
         finish_point(ln, a);
     }
-    ln->S.rc[l] = STOP_SEARCH_NONE; /* idle: no rebound_lanes, no service */
+    ln->S.rc[l] = LANE_IDLE;
 }
 
-/* The lanes whose search has ended take its outcome and go on. */
+/* Lane l's search has ended (rc): the run takes its outcome and goes on. */
+static void service_lane(lanes *ln, int l, int rc)
+{
+    lane *a = &ln->lane[l];
+    if (rc == STOP_SEARCH_ON)
+        rc = STOP_SEARCH_STALLED;
+    stop_search S;
+    get_search(&ln->S, l, &S);
+    scatter(&ln->S, l, &a->rn);
+    stop_run_searched(&a->rn, &S, rc);
+    fill_lane(ln, l, 1);
+}
+
+/* The lanes whose search has ended take its outcome and go on: found a vector at a
+ * time, since most rounds end no search (a rebound taken in the lanes is LANE_INIT). */
 static void service(lanes *ln)
 {
-    for (int l = 0; l < LANES; l++) {
-        lane *a = &ln->lane[l];
-        int rc = (int)ln->S.rc[l];
-        if (!a->active || ln->stopping || rc == (int)LANE_INIT) /* LANE_INIT: rebounded */
+    lane_searches *L = &ln->S;
+    for (int k = 0; k < NVEC && !ln->stopping; k++) {
+        vd rc = LD(rc);
+        vi ended = ((rc != (double)STOP_SEARCH_ON) & (rc < LANE_INIT)) |
+                   ((rc == (double)STOP_SEARCH_ON) & (LD(evaluations) >= STOP_SEARCH_LIMIT));
+        if (!(ended[0] | ended[1] | ended[2] | ended[3]))
             continue;
-        if (rc == STOP_SEARCH_ON && ln->S.evaluations[l] < STOP_SEARCH_LIMIT)
-            continue;
-        if (rc == STOP_SEARCH_ON)
-            rc = STOP_SEARCH_STALLED;
-        stop_search S;
-        get_search(&ln->S, l, &S);
-        scatter(&ln->S, l, &a->rn);
-        stop_run_searched(&a->rn, &S, rc);
-        fill_lane(ln, l, 1);
+        for (int i = 0; i < BLOCK && !ln->stopping; i++)
+            if (ended[i])
+                service_lane(ln, BLOCK * k + i, (int)rc[i]);
     }
 }
 
@@ -529,17 +545,13 @@ void stop_lanes_eval(stop_lanes *ln, void *workspace, const double *points, size
     ln->outputs = outputs;
     ln->status = status;
     ln->stopping = 0;
+    ln->busy = 0;
     for (int l = 0; l < LANES; l++) {
         ln->lane[l].active = 0;
-        ln->S.rc[l] = STOP_SEARCH_NONE; /* parked: the vector step keeps it */
+        ln->S.rc[l] = LANE_IDLE;
         fill_lane(ln, l, 0);
     }
-    for (;;) {
-        int active = 0;
-        for (int l = 0; l < LANES; l++)
-            active |= ln->lane[l].active;
-        if (!active || ln->stopping)
-            break;
+    while (ln->busy && !ln->stopping) {
         init_lanes(&ln->S);
         step_lanes(&ln->S);
         rebound_lanes(&ln->S);
