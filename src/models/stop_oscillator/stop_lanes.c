@@ -91,9 +91,16 @@ static inline void st(void *p, vd v)
     memcpy(p, &v, sizeof v);
 }
 
+/* m ? a : b, lane by lane, m a mask (every bit of a lane set, or none). With AVX, one
+ * blend (it reads each lane's top bit): GCC writes the generic form as three bitwise
+ * operations, b ^ ((a ^ b) & m), not knowing that m is a mask. */
 static inline vd sel(vi m, vd a, vd b)
 {
+#if defined(__AVX__)
+    return (vd)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
+#else
     return (vd)((m & (vi)a) | (~m & (vi)b));
+#endif
 }
 
 static inline vd vmin(vd a, vd b) /* stop_min */
