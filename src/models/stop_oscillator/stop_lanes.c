@@ -3,7 +3,7 @@
  * masked updates, NVEC vectors side by side so that their dependency chains overlap:
  * init_lanes sets up the searches handed over since the last round (stop_search_init),
  * step_lanes takes one step of every search (stop_search_step), rebound_lanes takes the
- * plain rebounds where searches hit the stop and hands the next searches over; then
+ * plain rebounds where searches hit the stop and sets up the next searches; then
  * service gives every other ended search to its lane's scalar run (stop_run_searched and
  * stop_run_advance: first rebounds, Zeno resets, contact phases, releases, CVODE, the end
  * of the run), and a lane whose point is finished takes the batch's next point.
@@ -77,6 +77,7 @@ typedef struct lane_searches {
     _Alignas(32) double piece[LANES], excursion_min[LANES];
     _Alignas(32) int64_t rebounds[LANES], max_rebounds[LANES], since_release[LANES];
     _Alignas(32) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
+    _Alignas(32) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
 } lane_searches;
 
 static inline vd ld(const void *p)
@@ -181,12 +182,11 @@ static inline __attribute__((always_inline)) void vsincos(const vd *x, vd *sn, v
 #define LD(field) ld(L->field + BLOCK * k)
 #define ST(field, value) st(L->field + BLOCK * k, value)
 
-/* stop_search_init (with stop_modes_from_state) for the lanes of vector k marked
- * LANE_INIT, from their state and horizon: STOP_SEARCH_ON, or STOP_SEARCH_NONE with no
- * evaluation when the orbit never reaches the stop. */
-static inline void init_vector(lane_searches *L, int k, vi m)
+/* stop_search_init (with stop_modes_from_state) for the lanes m of vector k, from the
+ * state (x1, v1, x2, v2) (their horizon is in place): STOP_SEARCH_ON, or
+ * STOP_SEARCH_NONE with no evaluation when the orbit never reaches the stop. */
+static inline void init_vector(lane_searches *L, int k, vi m, vd x1, vd v1, vd x2, vd v2)
 {
-    vd x1 = LD(x1), v1 = LD(v1), x2 = LD(x2), v2 = LD(v2);
     vd u = 0.5 * (x1 + x2), du = 0.5 * (v1 + v2), w = 0.5 * (x1 - x2), dw = 0.5 * (v1 - v2);
     vd u_a = du * LD(h_max), w_a = dw * LD(inv_w2);
     vd a1 = vsqrt(u * u + u_a * u_a), a2 = vsqrt(w * w + w_a * w_a);
@@ -216,10 +216,6 @@ static inline void init_vector(lane_searches *L, int k, vi m)
     ST(ddg, sel(m, ddg, LD(ddg)));
     ST(h, sel(m, h, LD(h)));
     ST(away, sel(m, (vd)(g < -reach), LD(away)));
-    ST(x1, sel(m, u + w, x1));
-    ST(v1, sel(m, du + dw, v1));
-    ST(x2, sel(m, u - w, x2));
-    ST(v2, sel(m, du - dw, v2));
     ST(evaluations, sel(m, splat(0.0), LD(evaluations)));
 }
 
@@ -229,7 +225,7 @@ static inline void init_lanes(lane_searches *L)
     for (int k = 0; k < NVEC; k++) {
         vi m = LD(rc) == LANE_INIT;
         if (any(m))
-            init_vector(L, k, m);
+            init_vector(L, k, m, LD(x1), LD(v1), LD(x2), LD(v2));
     }
 }
 
@@ -313,7 +309,8 @@ static inline void rebound_vector(lane_searches *L, int k)
         return;
     vd T = LD(T) + LD(t), v_in = LD(dg), x2 = LD(x2), v2 = LD(v2), s = LD(s);
     vd eps = LD(eps), k1 = LD(k), k12 = LD(k12);
-    vi polls = (vi)LD(polls) + 1, rebounds = (vi)LD(rebounds);
+    vi n = (vi)LD(lane_rebounds);
+    vi polls = (vi)LD(polls) + n + 1, rebounds = (vi)LD(rebounds) + n;
     vi ok = hit & (T < LD(t_end)) & ((polls & 63) != 0) & (v_in > LD(v_rest)) &
             (rebounds < (vi)LD(max_rebounds)) & (T < LD(t_mark)) & (rebounds != 0);
     vd v1 = -eps * v_in;
@@ -329,32 +326,27 @@ static inline void rebound_vector(lane_searches *L, int k)
     ok &= ~reset;
     if (!any(ok))
         return;
+    /* (the rebound count, polls, events since release and segments each grow by one a
+     * rebound: lane_rebounds counts them; the time of the last rebound is T, x1 is s,
+     * and seg_more follows from T: scatter) */
     vd horizon = LD(t_end) - T, piece = LD(piece);
-    vi more = horizon > piece;
     vd ev = LD(evaluations);
     vi evaluations = (vi)LD(evals) + __builtin_convertvector(ev, vi);
     vd v_in_max = LD(v_in_max);
+    ST(lane_rebounds, sel(ok, (vd)(n + 1), (vd)n));
     ST(evals, sel(ok, (vd)evaluations, LD(evals)));
     ST(T, sel(ok, T, LD(T)));
-    ST(polls, sel(ok, (vd)polls, LD(polls)));
-    ST(rebounds, sel(ok, (vd)(rebounds + 1), (vd)rebounds));
     ST(v_in_last, sel(ok, v_in, LD(v_in_last)));
     ST(v_in_max, sel(ok, vmax(v_in_max, v_in), v_in_max));
-    ST(t_last, sel(ok, T, LD(t_last)));
-    ST(since_release, sel(ok, (vd)((vi)LD(since_release) + 1), LD(since_release)));
     ST(losses, sel(ok, losses, LD(losses)));
     ST(e_now, sel(ok, e_now, LD(e_now)));
     ST(t_below, sel(ok, t_below, LD(t_below)));
-    ST(segments, sel(ok, (vd)((vi)LD(segments) + 1), LD(segments)));
-    ST(more, sel(ok, (vd)(more & 1), LD(more)));
-    ST(horizon, sel(ok, sel(more, piece, horizon), LD(horizon)));
-    ST(rx1, sel(ok, s, LD(rx1)));
+    ST(horizon, sel(ok, sel(horizon > piece, piece, horizon), LD(horizon)));
     ST(rv1, sel(ok, v1, LD(rv1)));
     ST(rx2, sel(ok, x2, LD(rx2)));
     ST(rv2, sel(ok, v2, LD(rv2)));
-    ST(x1, sel(ok, s, LD(x1)));
-    ST(v1, sel(ok, v1, LD(v1)));
-    ST(rc, sel(ok, splat(LANE_INIT), LD(rc)));
+    /* the next search at once, from the state in registers */
+    init_vector(L, k, ok, s, v1, x2, v2);
 }
 
 static inline void rebound_lanes(lane_searches *L)
@@ -415,24 +407,26 @@ static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_se
     L->since_release[l] = rn->events_since_release;
     L->evals[l] = r->evaluations, L->polls[l] = rn->polls, L->segments[l] = r->segments;
     L->more[l] = rn->seg_more;
+    L->lane_rebounds[l] = 0;
 }
 
 /* The run's state back from the lanes (rebound_lanes may have moved it on). */
 static void scatter(const lane_searches *L, int l, stop_run *rn)
 {
     stop_result *r = rn->r;
-    rn->x = (stop_state){L->rx1[l], L->rv1[l], L->rx2[l], L->rv2[l]};
+    int64_t n = L->lane_rebounds[l];
+    rn->x = (stop_state){n ? L->s[l] : L->rx1[l], L->rv1[l], L->rx2[l], L->rv2[l]};
     rn->t = L->T[l];
     rn->seg_x0 = rn->x;
     rn->seg_t0 = rn->t;
     r->v_in_last = L->v_in_last[l], r->v_in_max = L->v_in_max[l];
-    r->t_last_rebound = L->t_last[l], r->losses = L->losses[l];
+    r->t_last_rebound = n ? L->T[l] : L->t_last[l], r->losses = L->losses[l];
     rn->e_now = L->e_now[l], r->t_below = L->t_below[l];
-    r->rebounds = L->rebounds[l];
-    rn->events_since_release = (int)L->since_release[l];
-    r->evaluations = L->evals[l], rn->polls = (unsigned)L->polls[l];
-    r->segments = L->segments[l];
-    rn->seg_more = (int)L->more[l];
+    r->rebounds = L->rebounds[l] + n;
+    rn->events_since_release = (int)(L->since_release[l] + n);
+    r->evaluations = L->evals[l], rn->polls = (unsigned)(L->polls[l] + n);
+    r->segments = L->segments[l] + n;
+    rn->seg_more = n ? L->t_end[l] - L->T[l] > L->piece[l] : (int)L->more[l];
 }
 
 /* What stop_run_searched reads of a finished search. */
@@ -530,7 +524,7 @@ static void service_lane(lanes *ln, int l, int rc)
 }
 
 /* The lanes whose search has ended take its outcome and go on: found a vector at a
- * time, since most rounds end no search (a rebound taken in the lanes is LANE_INIT). */
+ * time, since most rounds end no search (a rebound taken in the lanes goes on there). */
 static void service(lanes *ln)
 {
     lane_searches *L = &ln->S;
