@@ -62,7 +62,8 @@ typedef struct lane_searches {
     _Alignas(32) double dddg[LANES], m4[LANES], w1q[LANES], w2q[LANES]; /* w1q = w1^4 */
     _Alignas(32) double away[LANES]; /* a mask's bits: all ones, or 0 */
     _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
-    _Alignas(32) double evaluations[LANES];
+    _Alignas(32) int64_t evaluations[LANES]; /* (double's to int64's conversion takes
+                                                lane by lane extractions without AVX-512) */
     _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step, LANE_INIT or
                                       LANE_IDLE */
     /* The runs' own state while their searches are in the lanes (stop_run, stop_result:
@@ -216,7 +217,7 @@ static inline void init_vector(lane_searches *L, int k, vi m, vd x1, vd v1, vd x
     ST(ddg, sel(m, ddg, LD(ddg)));
     ST(h, sel(m, h, LD(h)));
     ST(away, sel(m, (vd)(g < -reach), LD(away)));
-    ST(evaluations, sel(m, splat(0.0), LD(evaluations)));
+    ST(evaluations, (vd)((vi)LD(evaluations) & ~m));
 }
 
 /* The vectors with lanes to set up (one or two lanes a round, typically). */
@@ -253,8 +254,7 @@ static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach
     ST(x2, x2);
     ST(v2, v2);
     vi on = LD(rc) == (double)STOP_SEARCH_ON;
-    vd ev = LD(evaluations);
-    ST(evaluations, sel(on & ~none, ev + 1.0, ev));
+    ST(evaluations, (vd)((vi)LD(evaluations) - (on & ~none))); /* a mask is -1 */
     vd rc = sel(none, splat(STOP_SEARCH_NONE),
                 sel(hit, splat(STOP_SEARCH_HIT), splat(STOP_SEARCH_ON)));
     ST(rc, sel(on, rc, LD(rc)));
@@ -330,8 +330,7 @@ static inline void rebound_vector(lane_searches *L, int k)
      * rebound: lane_rebounds counts them; the time of the last rebound is T, x1 is s,
      * and seg_more follows from T: scatter) */
     vd horizon = LD(t_end) - T, piece = LD(piece);
-    vd ev = LD(evaluations);
-    vi evaluations = (vi)LD(evals) + __builtin_convertvector(ev, vi);
+    vi evaluations = (vi)LD(evals) + (vi)LD(evaluations);
     vd v_in_max = LD(v_in_max);
     ST(lane_rebounds, sel(ok, (vd)(n + 1), (vd)n));
     ST(evals, sel(ok, (vd)evaluations, LD(evals)));
@@ -435,7 +434,7 @@ static void get_search(const lane_searches *L, int l, stop_search *S)
     S->t = L->t[l];
     S->horizon = L->horizon[l];
     S->at = (stop_state){L->x1[l], L->dg[l], L->x2[l], L->v2[l]};
-    S->evaluations = (int64_t)L->evaluations[l];
+    S->evaluations = L->evaluations[l];
 }
 
 /* Where output o of point i goes. */
@@ -531,7 +530,7 @@ static void service(lanes *ln)
     for (int k = 0; k < NVEC && !ln->stopping; k++) {
         vd rc = LD(rc);
         vi ended = ((rc != (double)STOP_SEARCH_ON) & (rc < LANE_INIT)) |
-                   ((rc == (double)STOP_SEARCH_ON) & (LD(evaluations) >= STOP_SEARCH_LIMIT));
+                   ((rc == (double)STOP_SEARCH_ON) & ((vi)LD(evaluations) >= STOP_SEARCH_LIMIT));
         if (!any(ended))
             continue;
         for (int i = 0; i < BLOCK && !ln->stopping; i++)
