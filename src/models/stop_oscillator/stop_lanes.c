@@ -115,6 +115,27 @@ static inline vd vmax(vd a, vd b) /* stop_max */
     return sel((a > b) | (b != b), a, b);
 }
 
+/* stop_min and stop_max where b is never NaN: then they are a < b ? a : b and
+ * a > b ? a : b, which is what MINPD and MAXPD do (their second operand when either is
+ * NaN, or both are zeros), one instruction for four. */
+static inline vd vmin_b(vd a, vd b)
+{
+#if defined(__AVX__)
+    return (vd)_mm256_min_pd((__m256d)a, (__m256d)b);
+#else
+    return vmin(a, b);
+#endif
+}
+
+static inline vd vmax_b(vd a, vd b)
+{
+#if defined(__AVX__)
+    return (vd)_mm256_max_pd((__m256d)a, (__m256d)b);
+#else
+    return vmax(a, b);
+#endif
+}
+
 static inline vd vsqrt(vd x)
 {
 #if defined(__AVX__)
@@ -195,7 +216,7 @@ static inline void init_vector(lane_searches *L, int k, vi m, vd x1, vd v1, vd x
     vd g = (u + w) - LD(s), dg = du + dw;
     vd ddg = LD(nw1) * u - (-LD(nw2)) * w;
     vd quarter = 0.25 * LD(inv_w2);
-    vd h = sel((dg < 0.0) & (ddg > 0.0), vmin(3.0 * -dg / ddg, quarter), quarter);
+    vd h = sel((dg < 0.0) & (ddg > 0.0), vmin_b(3.0 * -dg / ddg, quarter), quarter);
     vd rc = sel((a1 + a2) < LD(s), splat(STOP_SEARCH_NONE), splat(STOP_SEARCH_ON));
     ST(rc, sel(m, rc, LD(rc)));
     ST(u, sel(m, u, LD(u)));
@@ -248,7 +269,8 @@ static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach
     ST(g, gn);
     ST(dg, v1);
     ST(ddg, ddg);
-    ST(h, sel(r < h, vmax(2.0 * r, splat(DBL_MIN)), vmin(2.0 * h, LD(h_max))));
+    /* (h is never NaN: it starts from quarter, and h_max and DBL_MIN are numbers) */
+    ST(h, sel(r < h, vmax_b(2.0 * r, splat(DBL_MIN)), vmin_b(2.0 * h, LD(h_max))));
     ST(away, (vd)awayn);
     ST(x1, x1);
     ST(x2, x2);
@@ -271,9 +293,10 @@ static inline void step_lanes(lane_searches *L)
     EACH(t[k] = LD(t); g[k] = LD(g); dg[k] = LD(dg); h[k] = LD(h));
     EACH(reach[k] = LD(reach); horizon[k] = LD(horizon); away[k] = (vi)LD(away));
     EACH(c[k] = vmin(LD(m2), LD(ddg) + LD(m3) * h[k]));
-    EACH(c[k] = vmin(c[k], LD(ddg) + vmax(LD(dddg), splat(0.0)) * h[k] +
+    EACH(c[k] = vmin(c[k], LD(ddg) + vmax_b(LD(dddg), splat(0.0)) * h[k] +
                                0.5 * LD(m4) * h[k] * h[k]));
-    EACH(g0[k] = sel(away[k], vmin(g[k], splat(-DBL_MIN)), vmin(g[k], splat(0.0)) - reach[k]));
+    EACH(g0[k] = sel(away[k], vmin_b(g[k], splat(-DBL_MIN)),
+                     vmin_b(g[k], splat(0.0)) - reach[k]));
     /* stop_first_root_of_bound */
     EACH(disc[k] = dg[k] * dg[k] - 2.0 * c[k] * g0[k]);
     EACH(sq[k] = vsqrt(disc[k]));
@@ -283,7 +306,7 @@ static inline void step_lanes(lane_searches *L)
                    sel(rising[k], dg[k] + sq[k], c[k]));
     EACH(root[k] = sel(rising[k] | (c[k] > 0.0), root[k], splat(INFINITY)));
     EACH(r[k] = sel(disc[k] < 0.0, splat(INFINITY), root[k]));
-    EACH(step[k] = vmin(r[k], h[k]));
+    EACH(step[k] = vmin_b(r[k], h[k]));
     EACH(over[k] = t[k] + step[k] >= horizon[k]);
     EACH(none[k] = over[k] & (r[k] >= horizon[k] - t[k]));
     EACH(tn[k] = t[k] + sel(over[k], horizon[k] - t[k], step[k]));
@@ -336,7 +359,7 @@ static inline void rebound_vector(lane_searches *L, int k)
     ST(evals, sel(ok, (vd)evaluations, LD(evals)));
     ST(T, sel(ok, T, LD(T)));
     ST(v_in_last, sel(ok, v_in, LD(v_in_last)));
-    ST(v_in_max, sel(ok, vmax(v_in_max, v_in), v_in_max));
+    ST(v_in_max, sel(ok, vmax_b(v_in_max, v_in), v_in_max)); /* v_in > v_rest here */
     ST(losses, sel(ok, losses, LD(losses)));
     ST(e_now, sel(ok, e_now, LD(e_now)));
     ST(t_below, sel(ok, t_below, LD(t_below)));
