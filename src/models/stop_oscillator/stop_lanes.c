@@ -31,16 +31,24 @@
  * operations (sin, cos, sqrt, a division), which one vector leaves mostly idle. Measured
  * (CPU time, bench_stop's impacting runs, the searches alone in the lanes): 357 ns a
  * rebound with two vectors one after the other, 308 side by side, 278 with three or
- * four; 1380 with one vector of 8 doubles (GCC splits it through memory). Four (16
- * lanes) is the best for both workloads now. */
+ * four; 1380 with one vector of 8 doubles (GCC splits it through memory). The sines and
+ * cosines of both modes are one block of 2 NVEC side by side (vsincos), and then three
+ * vectors (12 lanes) are better than four: paired runs of both workloads, 1.07x (Zeno)
+ * and 1.11x (impacting) against four vectors with the two modes one after the other;
+ * AVX2 has 16 registers, and four vectors spilled twice as much. */
 #define BLOCK 4 /* doubles a vector (AVX2: one register; SSE2: two) */
 #ifndef LANES_NVEC
-#define LANES_NVEC 4
+#define LANES_NVEC 3
 #endif
 #define NVEC LANES_NVEC
 #define LANES (BLOCK * NVEC)
 #define EACH(statement)                                                                     \
     for (int k = 0; k < NVEC; k++) {                                                        \
+        statement;                                                                          \
+    }
+#define NSC (2 * NVEC) /* vsincos's vectors: both modes' angles */
+#define EACH_SC(statement)                                                                  \
+    for (int k = 0; k < NSC; k++) {                                                         \
         statement;                                                                          \
     }
 
@@ -171,34 +179,34 @@ static inline vd splat(double x)
     return (vd){x, x, x, x};
 }
 
-/* stop_sincos, lane by lane, of NVEC vectors */
+/* stop_sincos, lane by lane, of NSC vectors */
 static inline __attribute__((always_inline)) void vsincos(const vd *x, vd *sn, vd *cs)
 {
     const vd magic = splat(STOP_ROUND_MAGIC), nmagic = splat(-STOP_ROUND_MAGIC);
-    vd n[NVEC], r[NVEC], z[NVEC], ps[NVEC], s[NVEC], pc[NVEC], nhz[NVEC], w[NVEC], c[NVEC];
-    vd s1[NVEC], c1[NVEC];
-    vi q[NVEC], swap[NVEC];
-    vd big[NVEC];
-    EACH(big[k] = x[k] * STOP_2_OVER_PI + magic);
-    EACH(n[k] = big[k] + nmagic);
-    EACH(r[k] = (x[k] + n[k] * STOP_NPIO2_1) + n[k] * STOP_NPIO2_1T);
-    EACH(z[k] = r[k] * r[k]);
-    EACH(ps[k] = 8.33333333332248946124e-03 + z[k] * (-1.98412698298579493134e-04 +
+    vd n[NSC], r[NSC], z[NSC], ps[NSC], s[NSC], pc[NSC], nhz[NSC], w[NSC], c[NSC];
+    vd s1[NSC], c1[NSC];
+    vi q[NSC], swap[NSC];
+    vd big[NSC];
+    EACH_SC(big[k] = x[k] * STOP_2_OVER_PI + magic);
+    EACH_SC(n[k] = big[k] + nmagic);
+    EACH_SC(r[k] = (x[k] + n[k] * STOP_NPIO2_1) + n[k] * STOP_NPIO2_1T);
+    EACH_SC(z[k] = r[k] * r[k]);
+    EACH_SC(ps[k] = 8.33333333332248946124e-03 + z[k] * (-1.98412698298579493134e-04 +
                  z[k] * (2.75573137070700676789e-06 + z[k] * (-2.50507602534068634195e-08 +
                  z[k] * 1.58969099521155010221e-10))));
-    EACH(s[k] = r[k] + (r[k] * z[k]) * (-1.66666666666666324348e-01 + z[k] * ps[k]));
-    EACH(pc[k] = z[k] * (4.16666666666666019037e-02 + z[k] * (-1.38888888888741095749e-03 +
+    EACH_SC(s[k] = r[k] + (r[k] * z[k]) * (-1.66666666666666324348e-01 + z[k] * ps[k]));
+    EACH_SC(pc[k] = z[k] * (4.16666666666666019037e-02 + z[k] * (-1.38888888888741095749e-03 +
                  z[k] * (2.48015872894767294178e-05 + z[k] * (-2.75573143513906633035e-07 +
                  z[k] * (2.08757232129817482790e-09 + z[k] * -1.13596475577881948265e-11))))));
-    EACH(nhz[k] = -0.5 * z[k]);
-    EACH(w[k] = 1.0 + nhz[k]);
-    EACH(c[k] = w[k] + (((1.0 + -w[k]) + nhz[k]) + z[k] * pc[k]));
-    EACH(q[k] = (vi)big[k]);
-    EACH(swap[k] = (q[k] & 1) == 1);
-    EACH(s1[k] = sel(swap[k], c[k], s[k]));
-    EACH(c1[k] = sel(swap[k], s[k], c[k]));
-    EACH(sn[k] = (vd)((vi)s1[k] ^ ((q[k] & 2) << 62)));
-    EACH(cs[k] = (vd)((vi)c1[k] ^ (((q[k] + 1) & 2) << 62)));
+    EACH_SC(nhz[k] = -0.5 * z[k]);
+    EACH_SC(w[k] = 1.0 + nhz[k]);
+    EACH_SC(c[k] = w[k] + (((1.0 + -w[k]) + nhz[k]) + z[k] * pc[k]));
+    EACH_SC(q[k] = (vi)big[k]);
+    EACH_SC(swap[k] = (q[k] & 1) == 1);
+    EACH_SC(s1[k] = sel(swap[k], c[k], s[k]));
+    EACH_SC(c1[k] = sel(swap[k], s[k], c[k]));
+    EACH_SC(sn[k] = (vd)((vi)s1[k] ^ ((q[k] & 2) << 62)));
+    EACH_SC(cs[k] = (vd)((vi)c1[k] ^ (((q[k] + 1) & 2) << 62)));
 }
 
 #define LD(field) ld(L->field + BLOCK * k)
@@ -287,8 +295,8 @@ static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach
 static inline void step_lanes(lane_searches *L)
 {
     vd t[NVEC], g[NVEC], dg[NVEC], h[NVEC], reach[NVEC], horizon[NVEC], c[NVEC], g0[NVEC];
-    vd disc[NVEC], sq[NVEC], root[NVEC], r[NVEC], step[NVEC], tn[NVEC], a1[NVEC], a2[NVEC];
-    vd s1[NVEC], c1[NVEC], s2[NVEC], c2[NVEC], u[NVEC], du[NVEC], w[NVEC], dw[NVEC];
+    vd disc[NVEC], sq[NVEC], root[NVEC], r[NVEC], step[NVEC], tn[NVEC];
+    vd u[NVEC], du[NVEC], w[NVEC], dw[NVEC], angle[NSC], sn[NSC], cs[NSC];
     vi away[NVEC], over[NVEC], none[NVEC], rising[NVEC];
     EACH(t[k] = LD(t); g[k] = LD(g); dg[k] = LD(dg); h[k] = LD(h));
     EACH(reach[k] = LD(reach); horizon[k] = LD(horizon); away[k] = (vi)LD(away));
@@ -311,11 +319,13 @@ static inline void step_lanes(lane_searches *L)
     EACH(none[k] = over[k] & (r[k] >= horizon[k] - t[k]));
     EACH(tn[k] = t[k] + sel(over[k], horizon[k] - t[k], step[k]));
     /* stop_cod_at */
-    EACH(a1[k] = LD(w1) * tn[k]; a2[k] = LD(w2) * tn[k]);
-    vsincos(a1, s1, c1);
-    vsincos(a2, s2, c2);
-    EACH(u[k] = LD(u) * c1[k] + LD(u_a) * s1[k]; du[k] = LD(du) * c1[k] + LD(nu_w) * s1[k]);
-    EACH(w[k] = LD(w) * c2[k] + LD(w_a) * s2[k]; dw[k] = LD(dw) * c2[k] + LD(nw_w) * s2[k]);
+    /* both modes' angles in one block: twice the independent chains through the
+     * polynomials */
+    EACH(angle[k] = LD(w1) * tn[k]; angle[NVEC + k] = LD(w2) * tn[k]);
+    vsincos(angle, sn, cs);
+    EACH(u[k] = LD(u) * cs[k] + LD(u_a) * sn[k]; du[k] = LD(du) * cs[k] + LD(nu_w) * sn[k]);
+    EACH(w[k] = LD(w) * cs[NVEC + k] + LD(w_a) * sn[NVEC + k];
+         dw[k] = LD(dw) * cs[NVEC + k] + LD(nw_w) * sn[NVEC + k]);
     EACH(commit(L, k, away[k], r[k], h[k], reach[k], tn[k], none[k], u[k], du[k], w[k],
                 dw[k]));
 }
