@@ -81,9 +81,13 @@ typedef struct lane_searches {
                                                                    t_3q still to record */
     _Alignas(32) double rx1[LANES], rv1[LANES], rx2[LANES], rv2[LANES]; /* the run's x */
     _Alignas(32) double v_in_last[LANES], v_in_max[LANES], t_last[LANES], losses[LANES];
-    _Alignas(32) double e_now[LANES], t_below[LANES], e_stick[LANES], eps[LANES];
+    _Alignas(32) double e_now[LANES], t_below[LANES], e_stick[LANES];
     _Alignas(32) double v_rest[LANES], zeno_tail[LANES], k[LANES], k12[LANES];
     _Alignas(32) double piece[LANES], excursion_min[LANES];
+    /* the rebound's and the set-up's factors that depend on the system alone, as the
+     * scalar code computes them (w1s = w1^2 = -nw1 exactly, f0 = -(k + k12) s, ...) */
+    _Alignas(32) double w1s[LANES], w2s[LANES], abs_s[LANES], quarter[LANES];
+    _Alignas(32) double neps[LANES], omeps[LANES], lossf[LANES], f0[LANES], kss[LANES];
     _Alignas(32) int64_t rebounds[LANES], max_rebounds[LANES], since_release[LANES];
     _Alignas(32) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
     _Alignas(32) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
@@ -220,10 +224,10 @@ static inline void init_vector(lane_searches *L, int k, vi m, vd x1, vd v1, vd x
     vd u = 0.5 * (x1 + x2), du = 0.5 * (v1 + v2), w = 0.5 * (x1 - x2), dw = 0.5 * (v1 - v2);
     vd u_a = du * LD(h_max), w_a = dw * LD(inv_w2);
     vd a1 = vsqrt(u * u + u_a * u_a), a2 = vsqrt(w * w + w_a * w_a);
-    vd reach = 64.0 * DBL_EPSILON * (((vd)((vi)LD(s) & ~(vi)splat(-0.0)) + a1) + a2);
+    vd reach = 64.0 * DBL_EPSILON * ((LD(abs_s) + a1) + a2);
     vd g = (u + w) - LD(s), dg = du + dw;
-    vd ddg = LD(nw1) * u - (-LD(nw2)) * w;
-    vd quarter = 0.25 * LD(inv_w2);
+    vd ddg = LD(nw1) * u - LD(w2s) * w;
+    vd quarter = LD(quarter);
     vd h = sel((dg < 0.0) & (ddg > 0.0), vmin_b(3.0 * -dg / ddg, quarter), quarter);
     vd rc = sel((a1 + a2) < LD(s), splat(STOP_SEARCH_NONE), splat(STOP_SEARCH_ON));
     ST(rc, sel(m, rc, LD(rc)));
@@ -235,7 +239,7 @@ static inline void init_vector(lane_searches *L, int k, vi m, vd x1, vd v1, vd x
     ST(dw, sel(m, dw, LD(dw)));
     ST(w_a, sel(m, w_a, LD(w_a)));
     ST(nw_w, sel(m, -(w * LD(w2)), LD(nw_w)));
-    ST(m2, sel(m, (-LD(nw1)) * a1 + (-LD(nw2)) * a2, LD(m2)));
+    ST(m2, sel(m, LD(w1s) * a1 + LD(w2s) * a2, LD(m2)));
     ST(m3, sel(m, LD(w1c) * a1 + LD(w2c) * a2, LD(m3)));
     ST(m4, sel(m, LD(w1q) * a1 + LD(w2q) * a2, LD(m4)));
     ST(dddg, sel(m, LD(nw1) * du + LD(nw2) * dw, LD(dddg)));
@@ -341,19 +345,19 @@ static inline void rebound_vector(lane_searches *L, int k)
     if (!any(hit))
         return;
     vd T = LD(T) + LD(t), v_in = LD(dg), x2 = LD(x2), v2 = LD(v2), s = LD(s);
-    vd eps = LD(eps), k1 = LD(k), k12 = LD(k12);
+    vd k1 = LD(k), k12 = LD(k12);
     vi n = (vi)LD(lane_rebounds);
     vi polls = (vi)LD(polls) + n + 1, rebounds = (vi)LD(rebounds) + n;
     vi ok = hit & (T < LD(t_end)) & ((polls & 63) != 0) & (v_in > LD(v_rest)) &
             (rebounds < (vi)LD(max_rebounds)) & (T < LD(t_mark)) & (rebounds != 0);
-    vd v1 = -eps * v_in;
-    vd losses = LD(losses) + ((0.5 * (1.0 - eps * eps)) * v_in) * v_in;
+    vd v1 = LD(neps) * v_in;
+    vd losses = LD(losses) + (LD(lossf) * v_in) * v_in;
     vd d = s - x2; /* stop_energy_inline at (s, v1, x2, v2) */
-    vd e_now = 0.5 * (v1 * v1 + v2 * v2) + 0.5 * (k1 * s * s + k12 * d * d + k1 * x2 * x2);
+    vd e_now = 0.5 * (v1 * v1 + v2 * v2) + 0.5 * (LD(kss) + k12 * d * d + k1 * x2 * x2);
     vd t_below = LD(t_below);
-    t_below = sel((t_below != t_below) & (e_now < LD(e_stick)), T, t_below);
-    vd force = -(k1 + k12) * s + k12 * x2;
-    vd tail = 2.0 * (vd)((vi)v1 & ~(vi)splat(-0.0)) / ((1.0 - eps) * force);
+    vi below = (t_below != t_below) & (e_now < LD(e_stick));
+    vd force = LD(f0) + k12 * x2;
+    vd tail = 2.0 * (vd)((vi)v1 & ~(vi)splat(-0.0)) / (LD(omeps) * force);
     vd excursion = v1 * v1 / (2.0 * force);
     vi reset = (force > 0.0) & ((tail * LD(w2) < LD(zeno_tail)) | (excursion < LD(excursion_min)));
     ok &= ~reset;
@@ -361,7 +365,7 @@ static inline void rebound_vector(lane_searches *L, int k)
         return;
     /* (the rebound count, polls, events since release and segments each grow by one a
      * rebound: lane_rebounds counts them; the time of the last rebound is T, x1 is s,
-     * and seg_more follows from T: scatter) */
+     * v1 and the energy follow from v_in and the state, and seg_more from T: scatter) */
     vd horizon = LD(t_end) - T, piece = LD(piece);
     vi evaluations = (vi)LD(evals) + (vi)LD(evaluations);
     vd v_in_max = LD(v_in_max);
@@ -371,10 +375,8 @@ static inline void rebound_vector(lane_searches *L, int k)
     ST(v_in_last, sel(ok, v_in, LD(v_in_last)));
     ST(v_in_max, sel(ok, vmax_b(v_in_max, v_in), v_in_max)); /* v_in > v_rest here */
     ST(losses, sel(ok, losses, LD(losses)));
-    ST(e_now, sel(ok, e_now, LD(e_now)));
-    ST(t_below, sel(ok, t_below, LD(t_below)));
+    ST(t_below, sel(ok & below, T, t_below));
     ST(horizon, sel(ok, sel(horizon > piece, piece, horizon), LD(horizon)));
-    ST(rv1, sel(ok, v1, LD(rv1)));
     ST(rx2, sel(ok, x2, LD(rx2)));
     ST(rv2, sel(ok, v2, LD(rv2)));
     /* the next search at once, from the state in registers */
@@ -416,6 +418,11 @@ static void put_system(lane_searches *L, int l, const stop_system *sys)
     L->w1c[l] = sys->w1 * sys->w1 * sys->w1, L->w2c[l] = sys->w2 * sys->w2 * sys->w2;
     L->w1q[l] = L->nw1[l] * L->nw1[l], L->w2q[l] = L->nw2[l] * L->nw2[l];
     L->h_max[l] = sys->inv_w1, L->inv_w2[l] = sys->inv_w2, L->s[l] = sys->s;
+    L->w1s[l] = sys->w1 * sys->w1, L->w2s[l] = sys->w2 * sys->w2, L->abs_s[l] = fabs(sys->s);
+    L->quarter[l] = 0.25 * sys->inv_w2;
+    L->neps[l] = -sys->epsilon, L->omeps[l] = 1.0 - sys->epsilon;
+    L->lossf[l] = 0.5 * (1.0 - sys->epsilon * sys->epsilon);
+    L->f0[l] = -(sys->k + sys->k12) * sys->s, L->kss[l] = sys->k * sys->s * sys->s;
 }
 
 /* A search from the run's state to the horizon, set up by the next round (init_lanes). */
@@ -432,7 +439,7 @@ static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_se
     L->v_in_last[l] = r->v_in_last, L->v_in_max[l] = r->v_in_max;
     L->t_last[l] = r->t_last_rebound, L->losses[l] = r->losses;
     L->e_now[l] = rn->e_now, L->t_below[l] = r->t_below, L->e_stick[l] = r->e_stick;
-    L->eps[l] = sys->epsilon, L->v_rest[l] = rn->v_rest, L->zeno_tail[l] = rn->opt->zeno_tail;
+    L->v_rest[l] = rn->v_rest, L->zeno_tail[l] = rn->opt->zeno_tail;
     L->k[l] = sys->k, L->k12[l] = sys->k12;
     L->piece[l] = STOP_CHUNK * sys->inv_w1, L->excursion_min[l] = 1e-12 * sys->s;
     L->rebounds[l] = r->rebounds, L->max_rebounds[l] = rn->opt->max_rebounds;
@@ -447,13 +454,15 @@ static void scatter(const lane_searches *L, int l, stop_run *rn)
 {
     stop_result *r = rn->r;
     int64_t n = L->lane_rebounds[l];
-    rn->x = (stop_state){n ? L->s[l] : L->rx1[l], L->rv1[l], L->rx2[l], L->rv2[l]};
+    rn->x = (stop_state){n ? L->s[l] : L->rx1[l], n ? L->neps[l] * L->v_in_last[l] : L->rv1[l],
+                         L->rx2[l], L->rv2[l]};
     rn->t = L->T[l];
     rn->seg_x0 = rn->x;
     rn->seg_t0 = rn->t;
     r->v_in_last = L->v_in_last[l], r->v_in_max = L->v_in_max[l];
     r->t_last_rebound = n ? L->T[l] : L->t_last[l], r->losses = L->losses[l];
-    rn->e_now = L->e_now[l], r->t_below = L->t_below[l];
+    rn->e_now = n ? stop_energy_inline(rn->sys, &rn->x) : L->e_now[l];
+    r->t_below = L->t_below[l];
     r->rebounds = L->rebounds[l] + n;
     rn->events_since_release = (int)(L->since_release[l] + n);
     r->evaluations = L->evals[l], rn->polls = (unsigned)(L->polls[l] + n);
