@@ -77,7 +77,8 @@ typedef struct lane_searches {
     /* The runs' own state while their searches are in the lanes (stop_run, stop_result:
      * put_start gathers it, scatter gives it back before the scalar run goes on), so
      * that a plain rebound is taken in the lanes too (rebound_lanes). */
-    _Alignas(32) double T[LANES], t_end[LANES], t_mark[LANES]; /* t; the next of t_mid,
+    _Alignas(32) double T[LANES], t_end[LANES], t_stop[LANES]; /* t; the first of t_end
+                                                                   and the next of t_mid,
                                                                    t_3q still to record */
     _Alignas(32) double rx1[LANES], rv1[LANES], rx2[LANES], rv2[LANES]; /* the run's x */
     _Alignas(32) double v_in_last[LANES], v_in_max[LANES], t_last[LANES], losses[LANES];
@@ -88,7 +89,7 @@ typedef struct lane_searches {
      * scalar code computes them (w1s = w1^2 = -nw1 exactly, f0 = -(k + k12) s, ...) */
     _Alignas(32) double w1s[LANES], w2s[LANES], abs_s[LANES], quarter[LANES];
     _Alignas(32) double neps[LANES], omeps[LANES], lossf[LANES], f0[LANES], kss[LANES];
-    _Alignas(32) int64_t rebounds[LANES], max_rebounds[LANES], since_release[LANES];
+    _Alignas(32) int64_t rebounds[LANES], n_limit[LANES], since_release[LANES];
     _Alignas(32) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
     _Alignas(32) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
 } lane_searches;
@@ -347,9 +348,7 @@ static inline void rebound_vector(lane_searches *L, int k)
     vd T = LD(T) + LD(t), v_in = LD(dg), x2 = LD(x2), v2 = LD(v2), s = LD(s);
     vd k1 = LD(k), k12 = LD(k12);
     vi n = (vi)LD(lane_rebounds);
-    vi polls = (vi)LD(polls) + n + 1, rebounds = (vi)LD(rebounds) + n;
-    vi ok = hit & (T < LD(t_end)) & ((polls & 63) != 0) & (v_in > LD(v_rest)) &
-            (rebounds < (vi)LD(max_rebounds)) & (T < LD(t_mark)) & (rebounds != 0);
+    vi ok = hit & (T < LD(t_stop)) & (v_in > LD(v_rest)) & (n < (vi)LD(n_limit));
     vd v1 = LD(neps) * v_in;
     vd losses = LD(losses) + (LD(lossf) * v_in) * v_in;
     vd d = s - x2; /* stop_energy_inline at (s, v1, x2, v2) */
@@ -435,14 +434,20 @@ static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_se
     L->horizon[l] = S->horizon;
     L->rc[l] = LANE_INIT;
     L->T[l] = rn->t, L->t_end[l] = rn->opt->t_end;
-    L->t_mark[l] = !rn->mid_seen ? rn->t_mid : !rn->q3_seen ? rn->t_3q : INFINITY;
+    double t_mark = !rn->mid_seen ? rn->t_mid : !rn->q3_seen ? rn->t_3q : INFINITY;
+    L->t_stop[l] = t_mark < rn->opt->t_end ? t_mark : rn->opt->t_end;
     L->v_in_last[l] = r->v_in_last, L->v_in_max[l] = r->v_in_max;
     L->t_last[l] = r->t_last_rebound, L->losses[l] = r->losses;
     L->e_now[l] = rn->e_now, L->t_below[l] = r->t_below, L->e_stick[l] = r->e_stick;
     L->v_rest[l] = rn->v_rest, L->zeno_tail[l] = rn->opt->zeno_tail;
     L->k[l] = sys->k, L->k12[l] = sys->k12;
     L->piece[l] = STOP_CHUNK * sys->inv_w1, L->excursion_min[l] = 1e-12 * sys->s;
-    L->rebounds[l] = r->rebounds, L->max_rebounds[l] = rn->opt->max_rebounds;
+    /* Lane rebound n (from 0) counts rebound rebounds + n and polls the stop flag at pass
+     * polls + n + 1: it is left to the scalar run when that is the first rebound (which
+     * records its time), beyond the budget, or a poll (a multiple of 64). */
+    int64_t to_poll = (int64_t)(~rn->polls & 63u), budget = rn->opt->max_rebounds - r->rebounds;
+    L->rebounds[l] = r->rebounds;
+    L->n_limit[l] = r->rebounds == 0 ? 0 : to_poll < budget ? to_poll : budget;
     L->since_release[l] = rn->events_since_release;
     L->evals[l] = r->evaluations, L->polls[l] = rn->polls, L->segments[l] = r->segments;
     L->more[l] = rn->seg_more;
