@@ -341,20 +341,29 @@ static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
 {
     return _mm512_max_pd(x, _mm512_setzero_pd());
 }
-/* table[j] in each lane, j a small whole number in [0, BLOCK): one permutation, where
- * the search would otherwise carry a vertex's normal along with two selects a vertex. */
-#define VLOOKUP 1
-static inline vdouble vlookup(vdouble table, vdouble j)
+static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
 {
-    return _mm512_permutexvar_pd(_mm512_cvttpd_epi64(j), table);
+    return _mm512_maskz_mov_pd(m, a);
+}
+static inline vdouble vsub_where(vmask m, vdouble a, vdouble b) /* m ? a - b : a */
+{
+    return _mm512_mask_sub_pd(a, m, a, b);
+}
+/* table[j] in each lane, j the key of vertex j (see vkey) in [0, BLOCK): one
+ * permutation, where the search would otherwise carry a vertex's normal along with two
+ * selects a vertex. */
+#define VLOOKUP 1
+#define KEY0 0.0
+#define KEY1 1.0
+static inline vdouble vlookup(vdouble table, vdouble key)
+{
+    return _mm512_permutexvar_pd(_mm512_cvttpd_epi64(key), table);
 }
 #else
 /* Without AVX-512 the masks are vectors, 0 or -1 per lane. With AVX, selects are BLENDVPD
  * (one instruction where the and/andnot/or below is three) and x > 0 ? x : 0 is MAXPD:
  * 1.65e8 impacts/s against 1.20e8 with the generic selects (AVX2, bench point, medians
- * of 5). A VPERMPS lookup of the normal (AVX2's nearest to the AVX-512 one) was 6 %
- * slower than carrying it with selects: VLOOKUP is 0. */
-#define VLOOKUP 0
+ * of 5). */
 typedef vint vmask; /* lane l: 0 or -1 */
 static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
 static inline vmask vgt(vdouble a, vdouble b) { return (vmask)(a > b); }
@@ -392,123 +401,221 @@ static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
     return vsel(vgt(x, (vdouble){0}), x, (vdouble){0});
 }
 #endif
-static inline vdouble vlookup(vdouble table, vdouble j) /* not used: VLOOKUP is 0 */
+/* m ? a - b : a. a - (+0) is a for every a, -0 included, so a masked subtrahend does
+ * it without a select: a logic operation, which any vector port takes, where selects and
+ * multiplications share two of Zen 2's four. */
+static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
 {
-    (void)j;
+    return (vdouble)((vint)a & m);
+}
+static inline vdouble vsub_where(vmask m, vdouble a, vdouble b)
+{
+    return a - vkeep(m, b);
+}
+#if defined(__AVX2__)
+/* VPERMPS picks 32-bit halves: the key of vertex j, KEY0 + j KEY1 (exact, below 2^53),
+ * has the halves 2j and 2j + 1 in its low bits, which select the double table[j] of a
+ * 4-entry table. Keys are compared and subtracted like the indices they stand for, so
+ * the search carries one key where it carried an index and a normal (two selects fewer
+ * a vertex), and the lookup needs no conversion. */
+#define VLOOKUP 1
+#define KEY0 (0x1p52 + 0x1p32)
+#define KEY1 (0x1p33 + 2.0)
+static inline vdouble vlookup(vdouble table, vdouble key)
+{
+    return (vdouble)_mm256_permutevar8x32_ps((__m256)table, (__m256i)key);
+}
+#else
+#define VLOOKUP 0
+#define KEY0 0.0
+#define KEY1 1.0
+static inline vdouble vlookup(vdouble table, vdouble key) /* not used: VLOOKUP is 0 */
+{
+    (void)key;
     return table;
 }
 #endif
+#endif
 
-/* The state of a block's lanes through a round (masks where the workspace holds 0/1). */
+/* Vertex j's key: the index itself where there is no lookup, else the lookup's operand
+ * (see vlookup). Exact both ways for j in [-1, BLOCK), -1 (no vertex) included. */
+static inline vdouble vkey(vdouble j)
+{
+    return j * KEY1 + KEY0;
+}
+
+static inline vdouble vindex(vdouble key)
+{
+    return (key - KEY0) / KEY1;
+}
+
+/* The state of a block's lanes through a round (masks where the workspace holds 0/1);
+ * last is the key of the vertex hit last (vkey). */
 typedef struct block_state {
     vdouble qx, qy, qz, px, py, pz, last, impacts, time;
     vmask active, lifted, pcc_seen;
 } block_state;
 
 /* The vertex hit next, per lane: the flight time num/den (compared as cross products,
- * so that there is one division per impact, not per vertex) and the vertex's normal;
- * and lfp = f_last.p, the velocity of the vertex hit last, the same expression the
- * reference evaluates, picked up in passing rather than computed again. */
+ * so that there is one division per impact, not per vertex), its key and its normal. */
 typedef struct block_target {
-    vdouble num, fp, fx, fy, j, lfp; /* fp = f.p = -den */
+    vdouble num, fp, fx, fy, key; /* fp = f.p = -den */
 } block_target;
 
 static inline block_target target_start(void)
 {
     return (block_target){.num = vsplat(1.0), .fp = vsplat(-0.0), /* "infinitely far" */
-                          .fx = vsplat(0.0), .fy = vsplat(0.0), .j = vsplat(-1.0),
-                          .lfp = vsplat(0.0)};
+                          .fx = vsplat(0.0), .fy = vsplat(0.0), .key = vkey(vsplat(-1.0))};
 }
 
-/* Vertex j (normal fx, fy, index jd) as a candidate for the block's next impact. */
-static inline void target_consider(const block_state *b, block_target *t, vdouble fx,
-                                   vdouble fy, vdouble jd, int carry_normal)
+/* How the search gets a vertex's f.p and f.q, and the normal of the vertex found. */
+enum {
+    SEARCH_SQUARE = 1, /* n = 4, normals (0, -1), (1, 0), (0, 1), (-1, 0): see vertex_dot */
+    SEARCH_LOOKUP = 2  /* the normal found is looked up (vlookup, n <= BLOCK), not carried */
+};
+
+/* f_j.v = fx v_x + fy v_y + v_z, the reference's expression. For the square, products
+ * by +-1 are exact and one by 0 only adds a zero, so the sums below are its bits (but
+ * for the sign of an exact zero, which neither fp < 0, |fp| nor max(fq, 0) sees): no
+ * multiplication, where multiplications and selects compete for two of Zen 2's ports. */
+static inline vdouble vertex_dot(const chatter_geometry *geometry, int j, int mode, vdouble x,
+                                 vdouble y, vdouble z)
 {
-    vdouble fp = fx * b->px + fy * b->py + b->pz;
-    vdouble fq = fx * b->qx + fy * b->qy + b->qz;
-    vdouble num = vpositive(fq);
-    vmask is_last = veq(b->last, jd);
+    if (mode & SEARCH_SQUARE)
+        return j == 0 ? z - y : j == 1 ? x + z : j == 2 ? y + z : z - x;
+    return vsplat(geometry->fx[j]) * x + vsplat(geometry->fy[j]) * y + z;
+}
+
+/* Vertex j (key `key`) as a candidate for the block's next impact. */
+static inline void target_consider(const block_state *b, block_target *t,
+                                   const chatter_geometry *geometry, int j, vdouble key,
+                                   int mode)
+{
+    vdouble fp = vertex_dot(geometry, j, mode, b->px, b->py, b->pz);
+    vdouble num = vpositive(vertex_dot(geometry, j, mode, b->qx, b->qy, b->qz));
     /* The kernel's test fp < 0 && num t.den < t.num den (den = -fp), negated on both
      * sides of the comparison (negation is exact, so these are its bits). fp < 0 is
      * implied: num and t.num are >= 0 and t.fp <= 0 (it starts at -0.0 and takes only
-     * such fp), so for fp >= 0 the left side is <= 0 <= the right side, and NaN fails. */
-    vmask take = vnot(is_last) & vgt(num * t->fp, t->num * fp);
-    t->lfp = vsel(is_last, fp, t->lfp);
+     * such fp), so for fp >= 0 the left side is <= 0 <= the right side, and NaN fails.
+     * So the vertex hit last is left out by making its fp +0, off the chain of
+     * dependences from one vertex to the next, where a mask operation was on it. */
+    fp = vkeep(vnot(veq(b->last, key)), fp);
+    vmask take = vgt(num * t->fp, t->num * fp);
     t->num = vsel(take, num, t->num);
     t->fp = vsel(take, fp, t->fp);
-    if (carry_normal) {
-        t->fx = vsel(take, fx, t->fx);
-        t->fy = vsel(take, fy, t->fy);
+    t->key = vsel(take, key, t->key);
+    if (!(mode & SEARCH_LOOKUP)) {
+        t->fx = vsel(take, vsplat(geometry->fx[j]), t->fx);
+        t->fy = vsel(take, vsplat(geometry->fy[j]), t->fy);
     }
-    t->j = vsel(take, jd, t->j);
 }
 
-/* The vertex search of both blocks of a pair, side by side (see PAIR). Written out for
- * the two, not as a loop over them, so that the compiler keeps both in registers. The
- * normal of the vertex found is looked up in the tables (fx, fy of vertices 0..7,
- * padded) where that can be done (VLOOKUP, n <= BLOCK; only hit lanes use it), else
- * carried along by the search. */
-static inline void pair_search(const block_state b[2], block_target t[2],
-                               const chatter_geometry *geometry, vdouble fx_table,
-                               vdouble fy_table)
+/* Blocks run in pairs: one block's impact is a chain of dependent operations (the
+ * vertex search, then a division), so alone it leaves the vector units waiting; two
+ * independent chains fill them (AVX-512: 2.46e8 impacts/s against 2.19e8; four: no
+ * better. AVX2, bench point, paired: one block 0.69 times as fast as two, four 1.01). */
+#ifndef PAIR
+#define PAIR 2
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define UNROLL_BLOCKS _Pragma("GCC unroll 8")
+#else
+#define UNROLL_BLOCKS
+#endif
+
+/* Lane-invariant data of a round. */
+typedef struct round_const {
+    const chatter_geometry *geometry;
+    vdouble fx_table, fy_table; /* fx, fy of vertices 0..BLOCK-1 (SEARCH_LOOKUP) */
+} round_const;
+
+/* The vertex search of the PAIR blocks side by side, vertex by vertex, so that their
+ * independent chains of selects overlap. */
+static inline void pair_search(const block_state b[PAIR], block_target t[PAIR],
+                               const round_const *r, int mode)
 {
-    const int lookup = VLOOKUP && geometry->n <= BLOCK;
-    t[0] = target_start();
-    t[1] = target_start();
-    vdouble jd = vsplat(0.0); /* j as a double, counted in a register */
-    for (int j = 0; j < geometry->n; j++, jd += 1.0) {
-        const vdouble fx = vsplat(geometry->fx[j]), fy = vsplat(geometry->fy[j]);
-        target_consider(&b[0], &t[0], fx, fy, jd, !lookup);
-        target_consider(&b[1], &t[1], fx, fy, jd, !lookup);
+    const chatter_geometry *geometry = r->geometry;
+    const int n = mode & SEARCH_SQUARE ? 4 : geometry->n;
+    UNROLL_BLOCKS
+    for (int h = 0; h < PAIR; h++)
+        t[h] = target_start();
+    vdouble key = vkey(vsplat(0.0)); /* counted in a register */
+    for (int j = 0; j < n; j++, key += KEY1) {
+        UNROLL_BLOCKS
+        for (int h = 0; h < PAIR; h++)
+            target_consider(&b[h], &t[h], geometry, j, key, mode);
     }
-    if (lookup)
-        for (int h = 0; h < 2; h++) {
-            t[h].fx = vlookup(fx_table, t[h].j);
-            t[h].fy = vlookup(fy_table, t[h].j);
+    if (mode & SEARCH_LOOKUP) {
+        UNROLL_BLOCKS
+        for (int h = 0; h < PAIR; h++) {
+            t[h].fx = vlookup(r->fx_table, t[h].key);
+            t[h].fy = vlookup(r->fy_table, t[h].key);
         }
+    }
 }
 
 /* Lane-invariant data of a block during a round. */
 typedef struct block_const {
-    vdouble limit, tscale, c_rot, c_h, wrap;
+    vdouble limit, tscale, c_rot, c_h, wrap; /* wrap: key difference of vertices 0, n - 1 */
     vmask pcc_possible;
 } block_const;
 
+/* f_last.p of the vertex hit last, as the search evaluates it, for the lanes where
+ * there is one. Asked for only on the rare impacts that may be PCC, so not carried
+ * through the search (that was a select per vertex). */
+static vdouble last_fp(const block_state *b, const round_const *r, int mode)
+{
+    if (mode & SEARCH_LOOKUP)
+        return vlookup(r->fx_table, b->last) * b->px + vlookup(r->fy_table, b->last) * b->py +
+               b->pz;
+    vdouble fp = vsplat(0.0), j = vindex(b->last);
+    for (int l = 0; l < BLOCK; l++)
+        if (j[l] >= 0.0) {
+            int v = (int)j[l];
+            fp[l] = r->geometry->fx[v] * b->px[l] + r->geometry->fy[v] * b->py[l] + b->pz[l];
+        }
+    return fp;
+}
+
+/* PCC: the vertex hit last and the one about to be hit (key) are adjacent and both
+ * nearly at rest (see pcc_before_impact in chatter_geometry.c). */
+static vmask pcc_pair(const block_state *b, const block_const *k, const round_const *r,
+                      vdouble key, vdouble threshold, int mode)
+{
+    vdouble step = vabs(key - b->last);
+    vmask adjacent = vge(b->last, vsplat(KEY0)) & (veq(step, vsplat(KEY1)) | veq(step, k->wrap));
+    return adjacent & vlt(vabs(last_fp(b, r, mode)), threshold);
+}
+
 /* The impact found by the search on every active lane of the block. Same arithmetic
- * as chatter_drop_reference; a lane that is not active is left as it is. */
-static inline void block_update(block_state *b, const block_const *k, block_target t)
+ * as chatter_drop_reference; a lane that is not active is left as it is. Updates are
+ * masked subtractions (vsub_where), so x + dt v is x - ndt v with ndt = num / fp = -dt
+ * (negation is exact in division and product, and x + y is x - (-y)). */
+static inline void block_update(block_state *b, const block_const *k, const round_const *r,
+                                block_target t, int mode)
 {
     vmask on = b->active;
     vdouble den = -t.fp;
     vmask hit = on & vgt(den, (vdouble){0});
-    /* PCC: the vertex hit last and the one about to be hit are adjacent and both
-     * nearly at rest (see pcc_before_impact in chatter_geometry.c). The rest of the
-     * test only where the vertex about to be hit is that slow, which CC drops never
-     * are: the same mask, for a third of the operations. */
+    /* The rest of the PCC test only where the vertex about to be hit is that slow,
+     * which CC drops never are: the same mask, for a third of the operations. */
     vdouble threshold = CHATTER_PCC_TOLERANCE * vabs(b->pz);
     vmask slow = k->pcc_possible & hit & vlt(den, threshold);
-    if (vany(slow)) {
-        vdouble step = vabs(t.j - b->last);
-        vmask adjacent =
-            vge(b->last, (vdouble){0}) & (veq(step, vsplat(1.0)) | veq(step, k->wrap));
-        b->pcc_seen |= slow & adjacent & vlt(vabs(t.lfp), threshold);
-    }
-    vdouble dt = vsel(hit, t.num / den, vsplat(0.0));
-    vdouble fp = t.fp;
-    vdouble npz = b->pz - k->c_h * fp;
-    vdouble nimp = b->impacts + 1.0;
-    vmask lift = on & (vnot(hit) | vge(npz, (vdouble){0}));
-    b->qx = vsel(hit, b->qx + dt * b->px, b->qx);
-    b->qy = vsel(hit, b->qy + dt * b->py, b->qy);
-    b->qz = vsel(hit, b->qz + dt * b->pz, b->qz);
-    b->px = vsel(hit, b->px - k->c_rot * fp * t.fx, b->px);
-    b->py = vsel(hit, b->py - k->c_rot * fp * t.fy, b->py);
-    b->pz = vsel(hit, npz, b->pz);
-    b->impacts = vsel(hit, nimp, b->impacts);
-    b->time = vsel(hit, b->time + dt * k->tscale, b->time);
-    b->last = vsel(hit, t.j, b->last);
+    if (vany(slow))
+        b->pcc_seen |= slow & pcc_pair(b, k, r, t.key, threshold, mode);
+    vdouble ndt = t.num / t.fp;
+    b->qx = vsub_where(hit, b->qx, ndt * b->px);
+    b->qy = vsub_where(hit, b->qy, ndt * b->py);
+    b->qz = vsub_where(hit, b->qz, ndt * b->pz);
+    b->px = vsub_where(hit, b->px, k->c_rot * t.fp * t.fx);
+    b->py = vsub_where(hit, b->py, k->c_rot * t.fp * t.fy);
+    b->pz = vsub_where(hit, b->pz, k->c_h * t.fp);
+    b->impacts = vsub_where(hit, b->impacts, vsplat(-1.0));
+    b->time = vsub_where(hit, b->time, ndt * k->tscale);
+    b->last = vsel(hit, t.key, b->last);
+    vmask lift = on & (vnot(hit) | vge(b->pz, (vdouble){0}));
     b->lifted |= lift;
-    b->active = on & vnot(lift) & vlt(nimp, k->limit);
+    b->active = on & vnot(lift) & vlt(b->impacts, k->limit);
 }
 
 static inline vint vload_int(const int64_t *from)
@@ -570,7 +677,7 @@ static block_state block_load(const chatter_workspace *ws, int base)
     return (block_state){
         .qx = vload(ws->qx + base), .qy = vload(ws->qy + base), .qz = vload(ws->qz + base),
         .px = vload(ws->px + base), .py = vload(ws->py + base), .pz = vload(ws->pz + base),
-        .last = vload(ws->last + base), .impacts = vload(ws->impacts + base),
+        .last = vkey(vload(ws->last + base)), .impacts = vload(ws->impacts + base),
         .time = vload(ws->time + base),
         .active = vne(vload(ws->active + base), (vdouble){0}),
         .lifted = vne(vload(ws->lifted + base), (vdouble){0}),
@@ -582,7 +689,7 @@ static block_const block_constants(const chatter_workspace *ws, int base,
 {
     return (block_const){.limit = vload(ws->limit + base), .tscale = vload(ws->tscale + base),
                          .c_rot = vload(ws->c_rot + base), .c_h = vload(ws->c_h + base),
-                         .wrap = vsplat((double)(geometry->n - 1)),
+                         .wrap = vsplat((geometry->n - 1) * KEY1),
                          .pcc_possible = vmask_if(geometry->n >= 3)};
 }
 
@@ -591,44 +698,85 @@ static void block_store(chatter_workspace *ws, int base, const block_state *b)
     const vdouble zero = vsplat(0.0), one = vsplat(1.0);
     vstore(ws->qx + base, b->qx), vstore(ws->qy + base, b->qy), vstore(ws->qz + base, b->qz);
     vstore(ws->px + base, b->px), vstore(ws->py + base, b->py), vstore(ws->pz + base, b->pz);
-    vstore(ws->last + base, b->last), vstore(ws->impacts + base, b->impacts);
+    vstore(ws->last + base, vindex(b->last)), vstore(ws->impacts + base, b->impacts);
     vstore(ws->time + base, b->time), vstore(ws->active + base, vsel(b->active, one, zero));
     vstore(ws->lifted + base, vsel(b->lifted, one, zero));
     vstore(ws->pcc_seen + base, vsel(b->pcc_seen, one, zero));
 }
 
-/* Blocks run in pairs: one block's impact is a chain of dependent operations (the
- * vertex search, then a division), so alone it leaves the vector units waiting; two
- * independent chains fill them (2.46e8 impacts/s against 2.19e8; four: no better). */
-#define PAIR 2
 
-/* A round of `steps` impacts on every active lane, a pair of blocks at a time, each
- * block's state held in registers for the whole round. The round ends early once no
- * lane of the pair is active (an inactive lane would not change). */
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* The round of the pair of blocks at `base`, each block's state held in registers for
+ * the whole round, with the search `mode` (a constant where this is inlined). The
+ * round ends early once no lane of the pair is active (an inactive lane would not
+ * change). */
+static ALWAYS_INLINE void pair_round(chatter_workspace *ws, const round_const *r, int base,
+                                     int steps, int mode)
+{
+    block_state b[PAIR];
+    block_const k[PAIR];
+    vmask any = vmask_if(0);
+    UNROLL_BLOCKS
+    for (int h = 0; h < PAIR; h++) {
+        rescale_block(ws, base + h * BLOCK);
+        b[h] = block_load(ws, base + h * BLOCK);
+        k[h] = block_constants(ws, base + h * BLOCK, r->geometry);
+        any |= b[h].active;
+    }
+    for (int s = 0; s < steps && vany(any); s++) {
+        block_target t[PAIR];
+        pair_search(b, t, r, mode);
+        any = vmask_if(0);
+        UNROLL_BLOCKS
+        for (int h = 0; h < PAIR; h++) {
+            block_update(&b[h], &k[h], r, t[h], mode);
+            any |= b[h].active;
+        }
+    }
+    UNROLL_BLOCKS
+    for (int h = 0; h < PAIR; h++)
+        block_store(ws, base + h * BLOCK, &b[h]);
+}
+
+static int search_mode(const chatter_geometry *geometry)
+{
+    static const double square_fx[4] = {0.0, 1.0, 0.0, -1.0}, square_fy[4] = {-1.0, 0.0, 1.0, 0.0};
+    int square = geometry->n == 4;
+    for (int j = 0; square && j < 4; j++)
+        square = geometry->fx[j] == square_fx[j] && geometry->fy[j] == square_fy[j];
+    return (square ? SEARCH_SQUARE : 0) | (VLOOKUP && geometry->n <= BLOCK ? SEARCH_LOOKUP : 0);
+}
+
+/* A round of `steps` impacts on every active lane, a pair of blocks at a time, with the
+ * search made for the geometry. */
 static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, int steps)
 {
-    double fx[BLOCK] = {0}, fy[BLOCK] = {0}; /* the tables of pair_search */
+    double fx[BLOCK] = {0}, fy[BLOCK] = {0};
     for (int j = 0; j < geometry->n && j < BLOCK; j++) {
         fx[j] = geometry->fx[j];
         fy[j] = geometry->fy[j];
     }
-    const vdouble fx_table = vload(fx), fy_table = vload(fy);
-    for (int base = 0; base < LANES; base += PAIR * BLOCK) {
-        const int second = base + BLOCK;
-        rescale_block(ws, base);
-        rescale_block(ws, second);
-        block_state b[PAIR] = {block_load(ws, base), block_load(ws, second)};
-        const block_const k[PAIR] = {block_constants(ws, base, geometry),
-                                     block_constants(ws, second, geometry)};
-        for (int s = 0; s < steps && vany(b[0].active | b[1].active); s++) {
-            block_target t[PAIR];
-            pair_search(b, t, geometry, fx_table, fy_table);
-            block_update(&b[0], &k[0], t[0]);
-            block_update(&b[1], &k[1], t[1]);
+    const round_const r = {.geometry = geometry, .fx_table = vload(fx), .fy_table = vload(fy)};
+    const int mode = search_mode(geometry);
+    for (int base = 0; base < LANES; base += PAIR * BLOCK)
+        switch (mode) {
+        case SEARCH_SQUARE | SEARCH_LOOKUP:
+            pair_round(ws, &r, base, steps, SEARCH_SQUARE | SEARCH_LOOKUP);
+            break;
+        case SEARCH_SQUARE:
+            pair_round(ws, &r, base, steps, SEARCH_SQUARE);
+            break;
+        case SEARCH_LOOKUP:
+            pair_round(ws, &r, base, steps, SEARCH_LOOKUP);
+            break;
+        default:
+            pair_round(ws, &r, base, steps, 0);
         }
-        block_store(ws, base, &b[0]);
-        block_store(ws, second, &b[1]);
-    }
 }
 
 /* The sums of the point whose drops are being folded in, in drop order. */
