@@ -462,12 +462,6 @@ typedef struct block_target {
     vdouble num, fp, fx, fy, key; /* fp = f.p = -den */
 } block_target;
 
-static inline block_target target_start(void)
-{
-    return (block_target){.num = vsplat(1.0), .fp = vsplat(-0.0), /* "infinitely far" */
-                          .fx = vsplat(0.0), .fy = vsplat(0.0), .key = vkey(vsplat(-1.0))};
-}
-
 /* How the search gets a vertex's f.p and f.q, and the normal of the vertex found. */
 enum {
     SEARCH_SQUARE = 1, /* n = 4, normals (0, -1), (1, 0), (0, 1), (-1, 0): see vertex_dot */
@@ -486,20 +480,45 @@ static inline vdouble vertex_dot(const chatter_geometry *geometry, int j, int mo
     return vsplat(geometry->fx[j]) * x + vsplat(geometry->fy[j]) * y + z;
 }
 
-/* Vertex j (key `key`) as a candidate for the block's next impact. */
+/* Vertex j (key `key`) as a candidate for the block's next impact: its f.p and the
+ * numerator of its flight time, max(f.q, 0). The kernel's test is fp < 0 && num t.den <
+ * t.num den (den = -fp), here negated on both sides of the comparison (negation is
+ * exact, so these are its bits). fp < 0 is implied: num and t.num are >= 0 and t.fp <= 0
+ * (it starts at -0.0 and takes only such fp), so for fp >= 0 the left side is <= 0 <= the
+ * right side, and NaN fails. So the vertex hit last is left out by making its fp +0,
+ * off the chain of dependences from one vertex to the next, where a mask operation was
+ * on it. */
+static inline void vertex_candidate(const block_state *b, const chatter_geometry *geometry,
+                                    int j, vdouble key, int mode, vdouble *fp, vdouble *num)
+{
+    *fp = vkeep(vnot(veq(b->last, key)), vertex_dot(geometry, j, mode, b->px, b->py, b->pz));
+    *num = vpositive(vertex_dot(geometry, j, mode, b->qx, b->qy, b->qz));
+}
+
+/* Vertex 0 against the start, num 1 and fp -0.0 ("infinitely far"): the test is
+ * num * -0.0 > fp. Where it fails, fp +0 is the same start (no test sees the sign of that
+ * zero), and the key and normal of a lane that takes no vertex are never used: so no
+ * selects but the one of num. */
+static inline void target_first(const block_state *b, block_target *t,
+                                const chatter_geometry *geometry, vdouble key, int mode)
+{
+    vdouble fp, num;
+    vertex_candidate(b, geometry, 0, key, mode, &fp, &num);
+    vmask take = vgt(num * vsplat(-0.0), fp);
+    t->num = vsel(take, num, vsplat(1.0));
+    t->fp = vkeep(take, fp);
+    t->key = key;
+    t->fx = vsplat(geometry->fx[0]);
+    t->fy = vsplat(geometry->fy[0]);
+}
+
+/* Vertex j > 0 against the nearest so far. */
 static inline void target_consider(const block_state *b, block_target *t,
                                    const chatter_geometry *geometry, int j, vdouble key,
                                    int mode)
 {
-    vdouble fp = vertex_dot(geometry, j, mode, b->px, b->py, b->pz);
-    vdouble num = vpositive(vertex_dot(geometry, j, mode, b->qx, b->qy, b->qz));
-    /* The kernel's test fp < 0 && num t.den < t.num den (den = -fp), negated on both
-     * sides of the comparison (negation is exact, so these are its bits). fp < 0 is
-     * implied: num and t.num are >= 0 and t.fp <= 0 (it starts at -0.0 and takes only
-     * such fp), so for fp >= 0 the left side is <= 0 <= the right side, and NaN fails.
-     * So the vertex hit last is left out by making its fp +0, off the chain of
-     * dependences from one vertex to the next, where a mask operation was on it. */
-    fp = vkeep(vnot(veq(b->last, key)), fp);
+    vdouble fp, num;
+    vertex_candidate(b, geometry, j, key, mode, &fp, &num);
     vmask take = vgt(num * t->fp, t->num * fp);
     t->num = vsel(take, num, t->num);
     t->fp = vsel(take, fp, t->fp);
@@ -536,11 +555,12 @@ static inline void pair_search(const block_state b[PAIR], block_target t[PAIR],
 {
     const chatter_geometry *geometry = r->geometry;
     const int n = mode & SEARCH_SQUARE ? 4 : geometry->n;
+    vdouble key = vkey(vsplat(0.0)); /* counted in a register */
     UNROLL_BLOCKS
     for (int h = 0; h < PAIR; h++)
-        t[h] = target_start();
-    vdouble key = vkey(vsplat(0.0)); /* counted in a register */
-    for (int j = 0; j < n; j++, key += KEY1) {
+        target_first(&b[h], &t[h], geometry, key, mode);
+    key += KEY1;
+    for (int j = 1; j < n; j++, key += KEY1) {
         UNROLL_BLOCKS
         for (int h = 0; h < PAIR; h++)
             target_consider(&b[h], &t[h], geometry, j, key, mode);
@@ -595,14 +615,14 @@ static inline void block_update(block_state *b, const block_const *k, const roun
                                 block_target t, int mode)
 {
     vmask on = b->active;
-    vdouble den = -t.fp;
-    vmask hit = on & vgt(den, (vdouble){0});
+    vmask hit = on & vlt(t.fp, (vdouble){0}); /* den > 0, den = -fp */
     /* The rest of the PCC test only where the vertex about to be hit is that slow,
-     * which CC drops never are: the same mask, for a third of the operations. */
-    vdouble threshold = CHATTER_PCC_TOLERANCE * vabs(b->pz);
-    vmask slow = k->pcc_possible & hit & vlt(den, threshold);
+     * which CC drops never are: the same mask, for a third of the operations. The test
+     * den < threshold as fp > -threshold (negation is exact). */
+    vdouble neg_threshold = -CHATTER_PCC_TOLERANCE * vabs(b->pz);
+    vmask slow = k->pcc_possible & hit & vgt(t.fp, neg_threshold);
     if (vany(slow))
-        b->pcc_seen |= slow & pcc_pair(b, k, r, t.key, threshold, mode);
+        b->pcc_seen |= slow & pcc_pair(b, k, r, t.key, -neg_threshold, mode);
     vdouble ndt = t.num / t.fp;
     b->qx = vsub_where(hit, b->qx, ndt * b->px);
     b->qy = vsub_where(hit, b->qy, ndt * b->py);
@@ -613,9 +633,10 @@ static inline void block_update(block_state *b, const block_const *k, const roun
     b->impacts = vsub_where(hit, b->impacts, vsplat(-1.0));
     b->time = vsub_where(hit, b->time, ndt * k->tscale);
     b->last = vsel(hit, t.key, b->last);
-    vmask lift = on & (vnot(hit) | vge(b->pz, (vdouble){0}));
-    b->lifted |= lift;
-    b->active = on & vnot(lift) & vlt(b->impacts, k->limit);
+    /* Lift-off where no vertex was hit or p_3 >= 0 after the impact (NaN goes on). */
+    vmask stay = hit & vnot(vge(b->pz, (vdouble){0}));
+    b->lifted |= on & vnot(stay);
+    b->active = stay & vlt(b->impacts, k->limit);
 }
 
 static inline vint vload_int(const int64_t *from)
