@@ -345,9 +345,13 @@ static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
 {
     return _mm512_maskz_mov_pd(m, a);
 }
-static inline vdouble vsub_where(vmask m, vdouble a, vdouble b) /* m ? a - b : a */
+static inline vdouble vdrop(vmask m, vdouble a) /* m ? +0 : a */
 {
-    return _mm512_mask_sub_pd(a, m, a, b);
+    return _mm512_maskz_mov_pd(vnot(m), a);
+}
+static inline vdouble vadd_where(vmask m, vdouble a, vdouble b) /* m ? a + b : a */
+{
+    return _mm512_mask_add_pd(a, m, a, b);
 }
 /* table[j] in each lane, j the key of vertex j (see vkey) in [0, BLOCK): one
  * permutation, where the search would otherwise carry a vertex's normal along with two
@@ -401,16 +405,36 @@ static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
     return vsel(vgt(x, (vdouble){0}), x, (vdouble){0});
 }
 #endif
-/* m ? a - b : a. a - (+0) is a for every a, -0 included, so a masked subtrahend does
- * it without a select: a logic operation, which any vector port takes, where selects and
- * multiplications share two of Zen 2's four. */
+#if defined(__AVX__)
+/* As ANDPD/ANDNPD, not the integer VPAND/VPANDN of the vector types' &: on Zen 2 a double
+ * passed through an integer operation and back is 2 cycles later (measured: VPAND then
+ * VADDPD, 6 cycles; VANDPD then VADDPD, 4), and these are on the chain from one impact
+ * to the next. */
+static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
+{
+    return _mm256_and_pd(a, (__m256d)m);
+}
+static inline vdouble vdrop(vmask m, vdouble a) /* m ? +0 : a */
+{
+    return _mm256_andnot_pd((__m256d)m, a);
+}
+#else
 static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
 {
     return (vdouble)((vint)a & m);
 }
-static inline vdouble vsub_where(vmask m, vdouble a, vdouble b)
+static inline vdouble vdrop(vmask m, vdouble a) /* m ? +0 : a */
 {
-    return a - vkeep(m, b);
+    return (vdouble)((vint)a & ~m);
+}
+#endif
+/* m ? a + b : a where a is not -0 (a + (+0) is a for every other a): a masked term
+ * instead of a select, a logic operation, which any vector port takes, where selects and
+ * multiplications share two of Zen 2's four; and the sum takes a spilled a as its
+ * memory operand (a difference could not). */
+static inline vdouble vadd_where(vmask m, vdouble a, vdouble b)
+{
+    return a + vkeep(m, b);
 }
 #if defined(__AVX2__)
 /* VPERMPS picks 32-bit halves: the key of vertex j, KEY0 + j KEY1 (exact, below 2^53),
@@ -491,7 +515,7 @@ static inline vdouble vertex_dot(const chatter_geometry *geometry, int j, int mo
 static inline void vertex_candidate(const block_state *b, const chatter_geometry *geometry,
                                     int j, vdouble key, int mode, vdouble *fp, vdouble *num)
 {
-    *fp = vkeep(vnot(veq(b->last, key)), vertex_dot(geometry, j, mode, b->px, b->py, b->pz));
+    *fp = vdrop(veq(b->last, key), vertex_dot(geometry, j, mode, b->px, b->py, b->pz));
     *num = vpositive(vertex_dot(geometry, j, mode, b->qx, b->qy, b->qz));
 }
 
@@ -607,36 +631,72 @@ static vmask pcc_pair(const block_state *b, const block_const *k, const round_co
     return adjacent & vlt(vabs(last_fp(b, r, mode)), threshold);
 }
 
-/* The impact found by the search on every active lane of the block. Same arithmetic
- * as chatter_drop_reference; a lane that is not active is left as it is. Updates are
- * masked subtractions (vsub_where), so x + dt v is x - ndt v with ndt = num / fp = -dt
- * (negation is exact in division and product, and x + y is x - (-y)). */
-static inline void block_update(block_state *b, const block_const *k, const round_const *r,
-                                block_target t, int mode)
+/* Which lanes of the block the impact found hits, and its flight time: the division,
+ * begun for every block of the pair before any block's update uses it. */
+typedef struct block_hit {
+    vmask on, hit;
+    vdouble den, dt;
+} block_hit;
+
+static inline block_hit block_hit_of(const block_state *b, const block_target *t)
 {
-    vmask on = b->active;
-    vmask hit = on & vlt(t.fp, (vdouble){0}); /* den > 0, den = -fp */
+    block_hit h = {.on = b->active, .den = -t->fp};
+    h.hit = h.on & vlt(t->fp, (vdouble){0}); /* den > 0 */
+    h.dt = t->num / h.den;
+    return h;
+}
+
+/* The impact found by the search on every active lane of the block. Same arithmetic
+ * as chatter_drop_reference (p - c fp f as p + c den f, den = -fp: negation is exact);
+ * a lane that is not active is left as it is. Updates are masked sums (vadd_where),
+ * which leave every component but -0 as it is, and no component of a lane's state is
+ * ever -0: the initial states have none (lane_start: +0 or nonzero), rescaling keeps
+ * signs, and a sum or difference of two numbers is -0 only if one already is. */
+static inline void block_update(block_state *b, const block_const *k, const round_const *r,
+                                const block_target *t, const block_hit *h, int mode)
+{
+    const vmask hit = h->hit;
+    const vdouble den = h->den, dt = h->dt;
     /* The rest of the PCC test only where the vertex about to be hit is that slow,
      * which CC drops never are: the same mask, for a third of the operations. The test
      * den < threshold as fp > -threshold (negation is exact). */
     vdouble neg_threshold = -CHATTER_PCC_TOLERANCE * vabs(b->pz);
-    vmask slow = k->pcc_possible & hit & vgt(t.fp, neg_threshold);
+    vmask slow = k->pcc_possible & hit & vgt(t->fp, neg_threshold);
     if (vany(slow))
-        b->pcc_seen |= slow & pcc_pair(b, k, r, t.key, -neg_threshold, mode);
-    vdouble ndt = t.num / t.fp;
-    b->qx = vsub_where(hit, b->qx, ndt * b->px);
-    b->qy = vsub_where(hit, b->qy, ndt * b->py);
-    b->qz = vsub_where(hit, b->qz, ndt * b->pz);
-    b->px = vsub_where(hit, b->px, k->c_rot * t.fp * t.fx);
-    b->py = vsub_where(hit, b->py, k->c_rot * t.fp * t.fy);
-    b->pz = vsub_where(hit, b->pz, k->c_h * t.fp);
-    b->impacts = vsub_where(hit, b->impacts, vsplat(-1.0));
-    b->time = vsub_where(hit, b->time, ndt * k->tscale);
-    b->last = vsel(hit, t.key, b->last);
+        b->pcc_seen |= slow & pcc_pair(b, k, r, t->key, -neg_threshold, mode);
+    b->qx = vadd_where(hit, b->qx, dt * b->px);
+    b->qy = vadd_where(hit, b->qy, dt * b->py);
+    b->qz = vadd_where(hit, b->qz, dt * b->pz);
+    b->px = vadd_where(hit, b->px, k->c_rot * den * t->fx);
+    b->py = vadd_where(hit, b->py, k->c_rot * den * t->fy);
+    b->pz = vadd_where(hit, b->pz, k->c_h * den);
+    b->impacts = vadd_where(hit, b->impacts, vsplat(1.0));
+    b->time = vadd_where(hit, b->time, dt * k->tscale);
+    b->last = vsel(hit, t->key, b->last);
     /* Lift-off where no vertex was hit or p_3 >= 0 after the impact (NaN goes on). */
     vmask stay = hit & vnot(vge(b->pz, (vdouble){0}));
-    b->lifted |= on & vnot(stay);
+    b->lifted |= h->on & vnot(stay);
     b->active = stay & vlt(b->impacts, k->limit);
+}
+
+/* The impacts found by the search on every active lane of the pair's blocks: the
+ * divisions of all blocks first, then the updates (with the blocks' updates one after
+ * the other, the second block's division began late: 5 % slower on Zen 2). Returns the
+ * lanes still active. */
+static inline vmask pair_update(block_state b[PAIR], const block_const k[PAIR],
+                                const round_const *r, const block_target t[PAIR], int mode)
+{
+    block_hit h[PAIR];
+    vmask any = vmask_if(0);
+    UNROLL_BLOCKS
+    for (int i = 0; i < PAIR; i++)
+        h[i] = block_hit_of(&b[i], &t[i]);
+    UNROLL_BLOCKS
+    for (int i = 0; i < PAIR; i++) {
+        block_update(&b[i], &k[i], r, &t[i], &h[i], mode);
+        any |= b[i].active;
+    }
+    return any;
 }
 
 static inline vint vload_int(const int64_t *from)
@@ -752,12 +812,7 @@ static ALWAYS_INLINE void pair_round(chatter_workspace *ws, const round_const *r
     for (int s = 0; s < steps && vany(any); s++) {
         block_target t[PAIR];
         pair_search(b, t, r, mode);
-        any = vmask_if(0);
-        UNROLL_BLOCKS
-        for (int h = 0; h < PAIR; h++) {
-            block_update(&b[h], &k[h], r, t[h], mode);
-            any |= b[h].active;
-        }
+        any = pair_update(b, k, r, t, mode);
     }
     UNROLL_BLOCKS
     for (int h = 0; h < PAIR; h++)
