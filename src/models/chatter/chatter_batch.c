@@ -2,7 +2,7 @@
  *
  * Drops run in a pool of LANES lanes held as structure-of-arrays. A round takes up to
  * 16 impacts on every lane, in blocks of BLOCK lanes whose state stays in vector
- * registers for the whole round (a pair of blocks side by side), with masked selects
+ * registers for the whole round (PAIR blocks side by side), with masked selects
  * instead of branches. A lane that finishes (lift-off or impact budget) is refilled at
  * the next round boundary from the queue of the batch's drops, so slow and fast drops
  * share the pool. Where the point's certificate gives a region (chatter_region), a drop
@@ -25,15 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LANES 64
+/* A multiple of every PAIR * BLOCK below: 3 x 4 (AVX2), 2 x 8 (AVX-512), 2 x 2 (SSE2). */
+#define LANES 48
 #define NO_DROP SIZE_MAX
 
 /* Drops of a group that may be started beyond its oldest unfinished drop. A lane waits
  * (idles) only while one drop outlives the WINDOW drops started after it, ~WINDOW / LANES
- * = 1024 times the length of the drops around it, which takes budgets beyond ~10^4
+ * = 1365 times the length of the drops around it, which takes budgets beyond ~10^4
  * impacts: a point of 10^6-impact drops followed in one batch by points with 4e6 drops
- * of ~5 impacts ran 8% slower than with unbounded storage (2.79 s against 2.58 s), and
- * points whose drops are alike never wait. 17 bytes a slot: 1.1 MiB. */
+ * of ~5 impacts ran 8% slower than with unbounded storage (2.79 s against 2.58 s, with
+ * 64 lanes), and points whose drops are alike never wait. 17 bytes a slot: 1.1 MiB. */
 #define WINDOW (1u << 16)
 
 /* A slot's state: empty, or the drop's outcome + 1, with SLOT_ENERGY_ROSE when it ended
@@ -553,13 +554,19 @@ static inline void target_consider(const block_state *b, block_target *t,
     }
 }
 
-/* Blocks run in pairs: one block's impact is a chain of dependent operations (the
- * vertex search, then a division), so alone it leaves the vector units waiting; two
- * independent chains fill them (AVX-512: 2.46e8 impacts/s against 2.19e8; four: no
- * better. AVX2, bench point, paired: one block 0.69 times as fast as two, four 1.01). */
+/* Blocks run in pairs (or threes): one block's impact is a chain of dependent operations
+ * (the vertex search, then a division), so alone it leaves the vector units waiting;
+ * two independent chains fill them (AVX-512: 2.46e8 impacts/s against 2.19e8; four: no
+ * better. AVX2, bench point, paired runs against two blocks: one 0.69 times as fast,
+ * three 1.027, four 1.01). */
 #ifndef PAIR
+#if defined(__AVX2__) && !(defined(__AVX512F__) && defined(__AVX512DQ__))
+#define PAIR 3
+#else
 #define PAIR 2
 #endif
+#endif
+_Static_assert(LANES % (PAIR * BLOCK) == 0, "lanes come in whole groups of blocks");
 #if defined(__GNUC__) && !defined(__clang__)
 #define UNROLL_BLOCKS _Pragma("GCC unroll 8")
 #else
@@ -792,7 +799,7 @@ static void block_store(chatter_workspace *ws, int base, const block_state *b)
 #define ALWAYS_INLINE inline
 #endif
 
-/* The round of the pair of blocks at `base`, each block's state held in registers for
+/* The round of the PAIR blocks at `base`, each block's state held in registers for
  * the whole round, with the search `mode` (a constant where this is inlined). The
  * round ends early once no lane of the pair is active (an inactive lane would not
  * change). */
@@ -828,7 +835,7 @@ static int search_mode(const chatter_geometry *geometry)
     return (square ? SEARCH_SQUARE : 0) | (VLOOKUP && geometry->n <= BLOCK ? SEARCH_LOOKUP : 0);
 }
 
-/* A round of `steps` impacts on every active lane, a pair of blocks at a time, with the
+/* A round of `steps` impacts on every active lane, PAIR blocks at a time, with the
  * search made for the geometry. */
 static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, int steps)
 {
