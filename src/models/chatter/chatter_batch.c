@@ -772,7 +772,7 @@ static void rescale_block(chatter_workspace *ws, int base)
                 lane_rescale(ws, base + l);
 }
 
-static block_state block_load(const chatter_workspace *ws, int base)
+static inline block_state block_load(const chatter_workspace *ws, int base)
 {
     return (block_state){
         .qx = vload(ws->qx + base), .qy = vload(ws->qy + base), .qz = vload(ws->qz + base),
@@ -793,7 +793,7 @@ static block_const block_constants(const chatter_workspace *ws, int base,
                          .pcc_possible = vmask_if(geometry->n >= 3)};
 }
 
-static void block_store(chatter_workspace *ws, int base, const block_state *b)
+static inline void block_store(chatter_workspace *ws, int base, const block_state *b)
 {
     const vdouble zero = vsplat(0.0), one = vsplat(1.0);
     vstore(ws->qx + base, b->qx), vstore(ws->qy + base, b->qy), vstore(ws->qz + base, b->qz);
