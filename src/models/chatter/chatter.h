@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../../core/model.h"
+#include "../../core/rng.h"
 
 extern const is_model is_model_chatter;
 
@@ -91,6 +92,18 @@ void chatter_apply_impact(const chatter_geometry *geometry, double rho, double g
  * seed and by the digest of the point's physical parameters (n, rho, gamma). For the
  * rod (n = 2) phi_x is left out: its components are set to zero. */
 void chatter_initial_state(const double *point, uint64_t sample, double q0[3], double p0[3]);
+
+/* The same in two parts, for the many drops of one point: what they share (the key, the
+ * digest, the perturbation, whether the body is the rod), then drop `sample`'s state. */
+typedef struct chatter_drop_stream {
+    is_rng_key key;
+    uint64_t digest;
+    double perturbation;
+    int rod;
+} chatter_drop_stream;
+void chatter_drop_stream_of(const double *point, chatter_drop_stream *stream);
+void chatter_drop_state(const chatter_drop_stream *stream, uint64_t sample, double q0[3],
+                        double p0[3]);
 
 /* Whether the velocity p is PCC-like: two adjacent vertices with |f.p| below
  * CHATTER_PCC_TOLERANCE |p_3| (always 0 for the rod). */

@@ -71,6 +71,7 @@ struct chatter_workspace {
 
     chatter_region regions[REGIONS];     /* the certificates' regions, edges = 0: none */
     int region_refs[REGIONS];            /* lanes (and the point being started) using one */
+    chatter_drop_stream stream;          /* what the drops of the point being started share */
 
     chatter_cone_work *cone;             /* the certificate search's arrays */
     const volatile sig_atomic_t *stop;   /* the run's stop flag, never NULL */
@@ -177,7 +178,7 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
                        size_t drop, int region)
 {
     double q0[3], p0[3];
-    chatter_initial_state(point, sample, q0, p0);
+    chatter_drop_state(&ws->stream, sample, q0, p0);
     double rho2 = point[CHATTER_RHO] * point[CHATTER_RHO];
     double gamma = point[CHATTER_GAMMA];
     ws->qx[l] = q0[0];
@@ -986,6 +987,38 @@ static size_t fold(chatter_workspace *ws, const double *points, size_t folded, s
     return folded;
 }
 
+/* Lanes paused at the end of a round: a drop that ended (or whose checkpoint proved it
+ * CC) is finished into its slot, and a traced one's decision passed on. */
+static void finish_lanes(chatter_workspace *ws, const chatter_geometry *geometry,
+                         chatter_hook *hook)
+{
+    for (int l = 0; l < LANES; l++)
+        if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0 && lane_checkpoint(ws, l, geometry)) {
+            size_t drop = ws->drop[l];
+            lane_finish(ws, l, geometry);
+            if (hook && l == hook->lane) { /* the traced drop: its decision, as folded */
+                chatter_lane view;
+                lane_view(ws, l, &view);
+                chatter_hook_finish(hook, &view, ws->slot_state[drop % WINDOW]);
+            }
+        }
+}
+
+/* A round while a drop is traced: one impact, passed on to the hook (rounds change no
+ * bit of a drop, see the top of this file). */
+static void step_traced(chatter_workspace *ws, const chatter_geometry *geometry,
+                        chatter_hook *hook)
+{
+    int l = hook->lane;
+    double pcc_before = ws->pcc_seen[l];
+    run_steps(ws, geometry, 1);
+    if (ws->impacts[l] != hook->impacts || ws->pcc_seen[l] != pcc_before) {
+        chatter_lane view;
+        lane_view(ws, l, &view);
+        chatter_hook_impact(hook, &view, ws->pcc_seen[l] != pcc_before);
+    }
+}
+
 /* Simulates every drop of points[first .. first + count), which share one n, and
  * finishes each point as its last drop is folded in. Returns 0, or 1 when the stop flag
  * ended it early: then the points not finished are left as they were (pending). */
@@ -1018,17 +1051,7 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
                 ws->slot_state[d % WINDOW] = SLOT_EMPTY;
             return 1;
         }
-        for (int l = 0; l < LANES; l++)
-            if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0 &&
-                lane_checkpoint(ws, l, &geometry)) {
-                size_t drop = ws->drop[l];
-                lane_finish(ws, l, &geometry);
-                if (hook && l == hook->lane) { /* the traced drop: its decision, as folded */
-                    chatter_lane view;
-                    lane_view(ws, l, &view);
-                    chatter_hook_finish(hook, &view, ws->slot_state[drop % WINDOW]);
-                }
-            }
+        finish_lanes(ws, &geometry, hook);
         folded = fold(ws, points, folded, started, &sums, batch_count, outputs, status);
         int busy = 0;
         for (int l = 0; l < LANES; l++) {
@@ -1040,6 +1063,7 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
                         ws->region_refs[region]--;
                     region = region_take(ws);
                     certify(ws, point, next_point, batch_count, outputs, &ws->regions[region]);
+                    chatter_drop_stream_of(point, &ws->stream);
                 }
                 lane_start(ws, l, point, next_sample, started++, region);
                 if (hook && next_point == hook->point && next_sample == hook->drop) {
@@ -1056,20 +1080,10 @@ static int run_group(chatter_workspace *ws, const double *points, size_t first, 
         }
         if (!busy)
             return 0;
-        if (!hook || hook->lane < 0) {
+        if (!hook || hook->lane < 0)
             run_steps(ws, &geometry, steps);
-            continue;
-        }
-        /* A drop being traced: one impact a round, each passed on (rounds change no bit
-         * of a drop, see the top of this file) */
-        int l = hook->lane;
-        double pcc_before = ws->pcc_seen[l];
-        run_steps(ws, &geometry, 1);
-        if (ws->impacts[l] != hook->impacts || ws->pcc_seen[l] != pcc_before) {
-            chatter_lane view;
-            lane_view(ws, l, &view);
-            chatter_hook_impact(hook, &view, ws->pcc_seen[l] != pcc_before);
-        }
+        else
+            step_traced(ws, &geometry, hook);
     }
 }
 

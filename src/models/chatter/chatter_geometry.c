@@ -73,26 +73,39 @@ void chatter_apply_impact(const chatter_geometry *geometry, double rho, double g
     p[2] -= c_h * fp;
 }
 
-void chatter_initial_state(const double *point, uint64_t sample, double q0[3], double p0[3])
+void chatter_drop_stream_of(const double *point, chatter_drop_stream *stream)
 {
     double physical[3] = {point[CHATTER_N], point[CHATTER_RHO], point[CHATTER_GAMMA]};
-    uint64_t digest = is_rng_digest_values(physical, 3);
-    is_rng_key key = is_rng_key_from_seed((uint64_t)point[CHATTER_SEED]);
+    stream->digest = is_rng_digest_values(physical, 3);
+    stream->key = is_rng_key_from_seed((uint64_t)point[CHATTER_SEED]);
+    stream->perturbation = point[CHATTER_PERTURBATION];
+    stream->rod = point[CHATTER_N] == 2.0;
+}
+
+void chatter_drop_state(const chatter_drop_stream *stream, uint64_t sample, double q0[3],
+                        double p0[3])
+{
     double r[8];
     for (uint32_t block = 0; block < 2; block++) {
-        is_rng_counter ctr = {{block, (uint32_t)sample, (uint32_t)digest,
-                               (uint32_t)(digest >> 32)}};
-        is_rng_counter bits = is_rng_philox4x32(ctr, key);
+        is_rng_counter ctr = {{block, (uint32_t)sample, (uint32_t)stream->digest,
+                               (uint32_t)(stream->digest >> 32)}};
+        is_rng_counter bits = is_rng_philox4x32(ctr, stream->key);
         for (int k = 0; k < 4; k++)
-            r[4 * block + k] = point[CHATTER_PERTURBATION] * is_rng_uniform_open(bits.v[k]);
+            r[4 * block + k] = stream->perturbation * is_rng_uniform_open(bits.v[k]);
     }
-    int rod = point[CHATTER_N] == 2.0;
-    p0[0] = rod ? 0.0 : r[0];
+    p0[0] = stream->rod ? 0.0 : r[0];
     p0[1] = r[1];
     p0[2] = -1.0;
-    q0[0] = rod ? 0.0 : r[2];
+    q0[0] = stream->rod ? 0.0 : r[2];
     q0[1] = r[3];
     q0[2] = 1.0 + r[4];
+}
+
+void chatter_initial_state(const double *point, uint64_t sample, double q0[3], double p0[3])
+{
+    chatter_drop_stream stream;
+    chatter_drop_stream_of(point, &stream);
+    chatter_drop_state(&stream, sample, q0, p0);
 }
 
 int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3])
