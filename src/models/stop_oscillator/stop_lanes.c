@@ -59,6 +59,7 @@
 
 typedef double vd __attribute__((vector_size(BLOCK * sizeof(double))));
 typedef int64_t vi __attribute__((vector_size(BLOCK * sizeof(int64_t))));
+typedef uint64_t vu __attribute__((vector_size(BLOCK * sizeof(uint64_t))));
 
 /* The searches of all lanes, structure of arrays (the fields of stop_search). */
 typedef struct lane_searches {
@@ -366,9 +367,11 @@ static inline void rebound_vector(lane_searches *L, int k)
      * rebound: lane_rebounds counts them; the time of the last rebound is T, x1 is s,
      * v1 and the energy follow from v_in and the state, and seg_more from T: scatter) */
     vd horizon = LD(t_end) - T, piece = LD(piece);
-    vi evaluations = (vi)LD(evals) + (vi)LD(evaluations);
+    /* unsigned: the lanes that take no rebound hold anything there, and a signed
+     * overflow would be undefined (their sums are not kept) */
+    vi evaluations = (vi)((vu)LD(evals) + (vu)LD(evaluations));
     vd v_in_max = LD(v_in_max);
-    ST(lane_rebounds, sel(ok, (vd)(n + 1), (vd)n));
+    ST(lane_rebounds, sel(ok, (vd)((vu)n + 1), (vd)n)); /* unsigned, as above */
     ST(evals, sel(ok, (vd)evaluations, LD(evals)));
     ST(T, sel(ok, T, LD(T)));
     ST(v_in_last, sel(ok, v_in, LD(v_in_last)));
