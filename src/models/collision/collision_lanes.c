@@ -427,35 +427,27 @@ typedef struct block {
     size_t index[LANES];       /* the point's place in the batch */
 } block;
 
-/* One trial step of every lane from (y, f) by h: y1, f1 and the error norm (the RMS of
- * the error scaled by atol + rtol |y|, as CVODE weighs it). */
-static vdouble vstep(const lane_kind *k, const block *b, vdouble h, vdouble *y1, vdouble *f1,
-                     vpowers *pw)
+/* Blocks stepped side by side: the stages of one step form a single chain of dependent
+ * operations (a stage needs the last one's right-hand side, the next step needs this
+ * one's error), so one block leaves the core waiting on latencies; the stages of
+ * independent blocks, interleaved, fill those waits. No block's numbers depend on
+ * another's, so nothing changes in the results. */
+#define BLOCKS 2
+
+/* One block's trial step: y1, f1, the powers at y1 and the error norm. */
+typedef struct trial {
+    vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM], err;
+    vpowers pw;
+} trial;
+
+/* The error norm of a step (the RMS of the error scaled by atol + rtol |y|, as CVODE
+ * weighs it). */
+static vdouble verror(const lane_kind *k, const block *b, const vdouble *f0, const vdouble *k3,
+                      const vdouble *k4, const vdouble *k5, const vdouble *k6, const trial *tr)
 {
     const int d = k->dimension;
     const lane_params *q = &b->q;
-    const vdouble *y = b->y, *f0 = b->f;
-    vdouble k2[DOPRI5_MAX_DIM], k3[DOPRI5_MAX_DIM], k4[DOPRI5_MAX_DIM], k5[DOPRI5_MAX_DIM],
-        k6[DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM];
-    s[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * a21 * f0[i];
-    vrhs(k, q, s, k2, pw);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a31 * f0[i] + a32 * k2[i]);
-    vrhs(k, q, s, k3, pw);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a41 * f0[i] + a42 * k2[i] + a43 * k3[i]);
-    vrhs(k, q, s, k4, pw);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a51 * f0[i] + a52 * k2[i] + a53 * k3[i] + a54 * k4[i]);
-    vrhs(k, q, s, k5, pw);
-    for (int i = 0; i < d; i++)
-        s[i] = y[i] + h * (a61 * f0[i] + a62 * k2[i] + a63 * k3[i] + a64 * k4[i] + a65 * k5[i]);
-    vrhs(k, q, s, k6, pw);
-    for (int i = 0; i < d; i++)
-        y1[i] = y[i] + h * (b1 * f0[i] + b3 * k3[i] + b4 * k4[i] + b5 * k5[i] + b6 * k6[i]);
-    vrhs(k, q, y1, f1, pw); /* last: the powers at y1 stay in pw */
+    const vdouble h = b->h, *y = b->y, *f1 = tr->f1, *y1 = tr->y1;
     vdouble sum = vsplat(0.0), atol = ABSOLUTE_SAFETY * q->atol;
     for (int i = 0; i < d; i++) {
         vdouble error =
@@ -465,6 +457,60 @@ static vdouble vstep(const lane_kind *k, const block *b, vdouble h, vdouble *y1,
         sum += e * e;
     }
     return vsqrt(sum / (double)d);
+}
+
+/* One trial step of each of the nb blocks from its (y, f) by its h, stage by stage
+ * across the blocks. */
+static void vstep(const lane_kind *k, block *const *blocks, int nb, trial *tr)
+{
+    const int d = k->dimension;
+    vdouble k2[BLOCKS][DOPRI5_MAX_DIM], k3[BLOCKS][DOPRI5_MAX_DIM], k4[BLOCKS][DOPRI5_MAX_DIM],
+        k5[BLOCKS][DOPRI5_MAX_DIM], k6[BLOCKS][DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM];
+    s[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
+#define EACH_BLOCK for (int j = 0; j < nb; j++)
+#define Y blocks[j]->y
+#define F0 blocks[j]->f
+#define H blocks[j]->h
+    EACH_BLOCK {
+        for (int i = 0; i < d; i++)
+            s[i] = Y[i] + H * a21 * F0[i];
+        vrhs(k, &blocks[j]->q, s, k2[j], &tr[j].pw);
+    }
+    EACH_BLOCK {
+        for (int i = 0; i < d; i++)
+            s[i] = Y[i] + H * (a31 * F0[i] + a32 * k2[j][i]);
+        vrhs(k, &blocks[j]->q, s, k3[j], &tr[j].pw);
+    }
+    EACH_BLOCK {
+        for (int i = 0; i < d; i++)
+            s[i] = Y[i] + H * (a41 * F0[i] + a42 * k2[j][i] + a43 * k3[j][i]);
+        vrhs(k, &blocks[j]->q, s, k4[j], &tr[j].pw);
+    }
+    EACH_BLOCK {
+        for (int i = 0; i < d; i++)
+            s[i] = Y[i] +
+                   H * (a51 * F0[i] + a52 * k2[j][i] + a53 * k3[j][i] + a54 * k4[j][i]);
+        vrhs(k, &blocks[j]->q, s, k5[j], &tr[j].pw);
+    }
+    EACH_BLOCK {
+        for (int i = 0; i < d; i++)
+            s[i] = Y[i] + H * (a61 * F0[i] + a62 * k2[j][i] + a63 * k3[j][i] +
+                               a64 * k4[j][i] + a65 * k5[j][i]);
+        vrhs(k, &blocks[j]->q, s, k6[j], &tr[j].pw);
+    }
+    EACH_BLOCK {
+        vdouble *y1 = tr[j].y1;
+        for (int i = 0; i < d; i++)
+            y1[i] = Y[i] + H * (b1 * F0[i] + b3 * k3[j][i] + b4 * k4[j][i] + b5 * k5[j][i] +
+                                b6 * k6[j][i]);
+        vrhs(k, &blocks[j]->q, y1, tr[j].f1, &tr[j].pw); /* last: the powers at y1 stay */
+    }
+    EACH_BLOCK
+    tr[j].err = verror(k, blocks[j], F0, k3[j], k4[j], k5[j], k6[j], &tr[j]);
+#undef EACH_BLOCK
+#undef Y
+#undef F0
+#undef H
 }
 
 /* Lane l's state into its scalar point, and back. */
@@ -698,15 +744,14 @@ static void horizon(const lane_kind *k, block *b, vint reached, uint8_t *status)
         }
 }
 
-/* One trial step of every active lane (or the exact step to an event), and what
- * follows from it. */
-static void block_try(const lane_kind *k, block *b, uint8_t *status)
+/* Before a trial step: lanes out of budget fail, and the steps are cut to the limits. */
+static void block_begin(const lane_kind *k, block *b, uint8_t *status)
 {
     const lane_params *q = &b->q;
     /* out of budget before the step (every step counts; the exact steps to events are
      * part of the step that found them) */
     fail(k, b, b->active & ~b->exact & (b->steps >= q->max_steps), SOLVER_BUDGET, status);
-    vint stepping = b->active & ~b->exact, arriving = b->active & b->exact;
+    vint stepping = b->active & ~b->exact;
     /* Just after a point where |u|^(p-1) is not smooth, the solution behaves like
      * |t - t_rough|^p and an error estimate of a step as long as that distance is not to
      * be trusted: keep steps short against it (see ROUGH_STEP_SHARE). */
@@ -714,10 +759,15 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
         b->h =
             vsel(stepping, vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)), b->h);
     b->h = vsel(stepping & (b->t + b->h > q->t_max), q->t_max - b->t, b->h);
-    vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM];
-    y1[DOPRI5_MAX_DIM - 1] = f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
-    vpowers pw;
-    vdouble err = vstep(k, b, b->h, y1, f1, &pw);
+}
+
+/* After the trial step of every active lane (or the exact step to an event): what
+ * follows from it. */
+static void block_end(const lane_kind *k, block *b, trial *tr, uint8_t *status)
+{
+    const lane_params *q = &b->q;
+    vint stepping = b->active & ~b->exact, arriving = b->active & b->exact;
+    vdouble err = tr->err, *y1 = tr->y1, *f1 = tr->f1;
     /* err^(-1/4) by two square roots: the controller needs no more precision */
     vdouble factor = 0.9 / vsqrt(vsqrt(vmax(err, vsplat(1e-12))));
     vint finite = err - err == 0.0;
@@ -727,7 +777,7 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     stepping &= b->active;
     vint rejected = stepping & (err > 1.0);
     vdouble g[COLLISION_EVENTS];
-    vroots(k, &b->q, y1, f1, &pw, g);
+    vroots(k, &b->q, y1, f1, &tr->pw, g);
     if (vany(rejected))
         reject(k, b, rejected, factor, y1, f1, g);
     accept(k, b, stepping & ~rejected, factor, y1, f1, g, status);
@@ -736,6 +786,19 @@ static void block_try(const lane_kind *k, block *b, uint8_t *status)
     vint reached = b->active & ~b->exact & ~(b->t < q->t_max);
     if (vany(reached))
         horizon(k, b, reached, status);
+}
+
+/* One trial step of every active lane of the nb blocks, and what follows from it. */
+static void blocks_try(const lane_kind *k, block *const *blocks, int nb, uint8_t *status)
+{
+    trial tr[BLOCKS];
+    for (int j = 0; j < nb; j++) {
+        block_begin(k, blocks[j], status);
+        tr[j].y1[DOPRI5_MAX_DIM - 1] = tr[j].f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* d = 3 */
+    }
+    vstep(k, blocks, nb, tr);
+    for (int j = 0; j < nb; j++)
+        block_end(k, blocks[j], &tr[j], status);
 }
 
 /* The group's kind: what its points share (the grouping key is made of it). */
@@ -759,34 +822,45 @@ static int run_group(const collision_problem *problems, collision_result *result
     const collision_problem *first = &problems[order[0]];
     const lane_kind k = kind_of(first);
     const volatile sig_atomic_t *stop = first->stop;
-    block *b = aligned_alloc(64, (sizeof *b + 63) / 64 * 64); /* the vectors' alignment */
-    if (!b)
+    const int nb = count > LANES ? BLOCKS : 1; /* a second block only with points for it */
+    const size_t size = (sizeof(block) * (size_t)nb + 63) / 64 * 64;
+    block *all = aligned_alloc(64, size); /* the vectors' alignment */
+    if (!all)
         return -1;
-    memset(b, 0, sizeof *b);
+    memset(all, 0, size);
     /* every lane holds a point's parameters and state, even when idle, so that idle
      * lanes compute harmless numbers: the first point's, started in lane 0 (and started
-     * again there as the first point to run) */
-    lane_start(b, 0, first, &results[order[0]], order[0]);
-    for (int l = 1; l < LANES; l++)
-        lane_copy(b, 0, l);
-    b->active[0] = 0;
+     * again as the first point to run) */
+    for (int j = 0; j < nb; j++) {
+        lane_start(&all[j], 0, first, &results[order[0]], order[0]);
+        for (int l = 1; l < LANES; l++)
+            lane_copy(&all[j], 0, l);
+        all[j].active[0] = 0;
+    }
     size_t next = 0;
     int64_t tries = 0, stopped = 0;
     for (;;) {
-        for (int l = 0; l < LANES && next < count; l++)
-            if (!b->active[l]) {
-                lane_start(b, l, &problems[order[next]], &results[order[next]], order[next]);
-                next++;
-            }
-        if (!vany(b->active))
+        block *busy[BLOCKS];
+        int nbusy = 0;
+        for (int j = 0; j < nb; j++) {
+            block *b = &all[j];
+            for (int l = 0; l < LANES && next < count; l++)
+                if (!b->active[l]) {
+                    lane_start(b, l, &problems[order[next]], &results[order[next]], order[next]);
+                    next++;
+                }
+            if (vany(b->active))
+                busy[nbusy++] = b;
+        }
+        if (nbusy == 0)
             break;
         if (tries++ % COLLISION_POLL_STEPS == 0 && stop && *stop) {
             stopped = 1;
             break;
         }
-        block_try(&k, b, status);
+        blocks_try(&k, busy, nbusy, status);
     }
-    free(b);
+    free(all);
     return (int)stopped;
 }
 
