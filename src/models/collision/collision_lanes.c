@@ -53,9 +53,15 @@ static inline vdouble vsplat(double x)
     return x - (vdouble){0};
 }
 
+/* The sign bit cleared. With AVX as ANDNPD with -0.0, a constant GCC loads in one
+ * broadcast (INT64_MAX took it three instructions through an integer register). */
 static inline vdouble vabs(vdouble a)
 {
+#if defined(__AVX__)
+    return (vdouble)_mm256_andnot_pd(_mm256_set1_pd(-0.0), (__m256d)a);
+#else
     return (vdouble)((vint)a & INT64_MAX);
+#endif
 }
 
 /* m ? a : b lane by lane (m: 0 or -1 per lane, as comparisons give): with AVX one
@@ -683,6 +689,8 @@ static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor, 
     }
     vdouble h = b->h;
     b->h = vsel(plain, h_next, b->h);
+    if (!b->hooked && !vany(event))
+        return; /* most steps: no lane for the scalar code */
     for (int l = 0; l < LANES; l++) {
         dopri5_point *dp = &b->point[l];
         if (b->hooked && plain[l] && dp->problem.hook) {
