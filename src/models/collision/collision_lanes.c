@@ -100,6 +100,20 @@ static inline int vany(vint m)
 #endif
 }
 
+static inline int vall(vint m)
+{
+#if defined(__AVX__)
+    return _mm256_movemask_pd((__m256d)m) == (1 << LANES) - 1;
+#elif defined(__SSE2__)
+    return _mm_movemask_pd((__m128d)m) == (1 << LANES) - 1;
+#else
+    int all = 1;
+    for (int l = 0; l < LANES; l++)
+        all &= m[l] != 0;
+    return all;
+#endif
+}
+
 /* Correctly rounded in every lane (IEEE), so the same bits as the scalar sqrt. */
 static inline vdouble vsqrt(vdouble x)
 {
@@ -852,7 +866,7 @@ static int run_group(const collision_problem *problems, collision_result *result
         int nbusy = 0;
         for (int j = 0; j < nb; j++) {
             block *b = &all[j];
-            for (int l = 0; l < LANES && next < count; l++)
+            for (int l = 0; l < LANES && next < count && !vall(b->active); l++)
                 if (!b->active[l]) {
                     lane_start(b, l, &problems[order[next]], &results[order[next]], order[next]);
                     next++;
