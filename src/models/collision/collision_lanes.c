@@ -1,17 +1,17 @@
 /* collision_lanes.c: the collision model's DOPRI5 integrator run across lanes of points.
  *
  * A batch's dopri5 points are grouped by (law, kind of p, kind of n), so that one
- * right-hand side without branches serves a whole group, and each group runs in a block
- * of LANES lanes held as vectors (structure of arrays): every lane is one point with its
- * own step size, and the steps of all lanes are taken together, with accept/reject, the
- * step size control and the detection of root crossings as masked lane updates. What is
- * rare runs in scalar code for the one lane it concerns (collision_dopri5.c): locating
- * an event on the step's interpolant and its Newton correction, retrying a rejected step
- * up to a kink, failing, finishing; the exact steps to an event are lane steps like the
- * others (the lane's stage says what its step is). A lane whose point is over is refilled
- * from the group's queue.
+ * right-hand side without branches serves a whole group, and each group runs in blocks
+ * of LANES lanes held as vectors (structure of arrays; BLOCKS blocks step side by side):
+ * every lane is one point with its own step size, and the steps of all lanes are taken
+ * together, with accept/reject, the step size control and the detection of root
+ * crossings as masked lane updates. What is rare runs in scalar code for the one lane it
+ * concerns (collision_dopri5.c): locating an event on the step's interpolant and its
+ * Newton correction, retrying a rejected step up to a kink, failing, finishing; the exact
+ * steps to an event are lane steps like the others (the lane's stage says what its step
+ * is). A lane whose point is over is refilled from the group's queue.
  *
- * Cost (callgrind, the bench point bwshc p = 1.5, n = 1 at rtol 1e-8): 57,000
+ * Cost (callgrind, the bench point bwshc p = 1.5, n = 1 at rtol 1e-8): 56,000
  * instructions a CoR, 60% in the lanes (about 25 block steps a CoR: 75 accepted steps,
  * 9 rejected, 12 exact steps to 6 events, over 4 lanes) and 40% in the scalar event code;
  * with general exponents (p = 1.7, n = 1.3) 146,000, two thirds in the power.
@@ -487,50 +487,48 @@ static void vstep(const lane_kind *k, block *const *blocks, int nb, trial *tr)
     vdouble k2[BLOCKS][DOPRI5_MAX_DIM], k3[BLOCKS][DOPRI5_MAX_DIM], k4[BLOCKS][DOPRI5_MAX_DIM],
         k5[BLOCKS][DOPRI5_MAX_DIM], k6[BLOCKS][DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM];
     s[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
-#define EACH_BLOCK for (int j = 0; j < nb; j++)
-#define Y blocks[j]->y
-#define F0 blocks[j]->f
-#define H blocks[j]->h
-    EACH_BLOCK {
+    for (int j = 0; j < nb; j++) {
+        const block *b = blocks[j];
         for (int i = 0; i < d; i++)
-            s[i] = Y[i] + H * a21 * F0[i];
-        vrhs(k, &blocks[j]->q, s, k2[j], &tr[j].pw);
+            s[i] = b->y[i] + b->h * a21 * b->f[i];
+        vrhs(k, &b->q, s, k2[j], &tr[j].pw);
     }
-    EACH_BLOCK {
+    for (int j = 0; j < nb; j++) {
+        const block *b = blocks[j];
         for (int i = 0; i < d; i++)
-            s[i] = Y[i] + H * (a31 * F0[i] + a32 * k2[j][i]);
-        vrhs(k, &blocks[j]->q, s, k3[j], &tr[j].pw);
+            s[i] = b->y[i] + b->h * (a31 * b->f[i] + a32 * k2[j][i]);
+        vrhs(k, &b->q, s, k3[j], &tr[j].pw);
     }
-    EACH_BLOCK {
+    for (int j = 0; j < nb; j++) {
+        const block *b = blocks[j];
         for (int i = 0; i < d; i++)
-            s[i] = Y[i] + H * (a41 * F0[i] + a42 * k2[j][i] + a43 * k3[j][i]);
-        vrhs(k, &blocks[j]->q, s, k4[j], &tr[j].pw);
+            s[i] = b->y[i] + b->h * (a41 * b->f[i] + a42 * k2[j][i] + a43 * k3[j][i]);
+        vrhs(k, &b->q, s, k4[j], &tr[j].pw);
     }
-    EACH_BLOCK {
+    for (int j = 0; j < nb; j++) {
+        const block *b = blocks[j];
         for (int i = 0; i < d; i++)
-            s[i] = Y[i] +
-                   H * (a51 * F0[i] + a52 * k2[j][i] + a53 * k3[j][i] + a54 * k4[j][i]);
-        vrhs(k, &blocks[j]->q, s, k5[j], &tr[j].pw);
+            s[i] =
+                b->y[i] + b->h * (a51 * b->f[i] + a52 * k2[j][i] + a53 * k3[j][i] + a54 * k4[j][i]);
+        vrhs(k, &b->q, s, k5[j], &tr[j].pw);
     }
-    EACH_BLOCK {
+    for (int j = 0; j < nb; j++) {
+        const block *b = blocks[j];
         for (int i = 0; i < d; i++)
-            s[i] = Y[i] + H * (a61 * F0[i] + a62 * k2[j][i] + a63 * k3[j][i] +
-                               a64 * k4[j][i] + a65 * k5[j][i]);
-        vrhs(k, &blocks[j]->q, s, k6[j], &tr[j].pw);
+            s[i] = b->y[i] + b->h * (a61 * b->f[i] + a62 * k2[j][i] + a63 * k3[j][i] +
+                                     a64 * k4[j][i] + a65 * k5[j][i]);
+        vrhs(k, &b->q, s, k6[j], &tr[j].pw);
     }
-    EACH_BLOCK {
+    for (int j = 0; j < nb; j++) {
+        const block *b = blocks[j];
         vdouble *y1 = tr[j].y1;
         for (int i = 0; i < d; i++)
-            y1[i] = Y[i] + H * (b1 * F0[i] + b3 * k3[j][i] + b4 * k4[j][i] + b5 * k5[j][i] +
-                                b6 * k6[j][i]);
-        vrhs(k, &blocks[j]->q, y1, tr[j].f1, &tr[j].pw); /* last: the powers at y1 stay */
+            y1[i] = b->y[i] + b->h * (b1 * b->f[i] + b3 * k3[j][i] + b4 * k4[j][i] + b5 * k5[j][i] +
+                                      b6 * k6[j][i]);
+        vrhs(k, &b->q, y1, tr[j].f1, &tr[j].pw); /* last: the powers at y1 stay */
     }
-    EACH_BLOCK
-    tr[j].err = verror(k, blocks[j], F0, k3[j], k4[j], k5[j], k6[j], &tr[j]);
-#undef EACH_BLOCK
-#undef Y
-#undef F0
-#undef H
+    for (int j = 0; j < nb; j++)
+        tr[j].err = verror(k, blocks[j], blocks[j]->f, k3[j], k4[j], k5[j], k6[j], &tr[j]);
 }
 
 /* Lane l's state into its scalar point, and back. */
