@@ -119,6 +119,24 @@ interrupt() {
     fi
 }
 
+# kill_run PID [LABEL]: kill -9 of mpiexec PID and every rank under it, mid-run, and wait
+# until none is left (LABEL prefixes the messages).
+kill_run() {
+    local pid=$1 label=${2:-} ranks alive
+    ranks=$(pgrep -P "$pid" || true)
+    [ -n "$ranks" ] || die "${label}found no rank processes under mpiexec (pid $pid)"
+    # shellcheck disable=SC2086
+    kill -9 "$pid" $ranks
+    wait "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+        alive=""
+        for rank in $ranks; do kill -0 "$rank" 2>/dev/null && alive="$alive $rank"; done
+        [ -z "$alive" ] && break
+        sleep 0.1
+    done
+    [ -z "$alive" ] || die "${label}ranks$alive survived kill -9"
+}
+
 wait_for_done() {
     local file=$1 want=$2 pid=$3 n
     for _ in $(seq 1 600); do

@@ -275,18 +275,7 @@ $MPIEXEC $MPIEXEC_FLAGS -n 2 "$T" run disc.ini --output killed.h5 --set model.co
     --progress lines >killed.h5.out 2>killed.h5.err &
 run_pid=$!
 wait_for_done killed.h5 700 "$run_pid"
-ranks=$(pgrep -P "$run_pid" || true)
-[ -n "$ranks" ] || die "found no rank processes under mpiexec (pid $run_pid)"
-# shellcheck disable=SC2086
-kill -9 "$run_pid" $ranks
-wait "$run_pid" 2>/dev/null || true
-for _ in $(seq 1 50); do
-    alive=""
-    for pid in $ranks; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
-    [ -z "$alive" ] && break
-    sleep 0.1
-done
-[ -z "$alive" ] || die "ranks$alive survived kill -9"
+kill_run "$run_pid"
 [ "$(points killed.h5 pending)" -gt 0 ] || die "the killed run left nothing pending"
 expect_status 0 "the resume after SIGKILL" mpin 2 run disc.ini --output killed.h5 \
     --set model.cost=0.002 --resume

@@ -47,18 +47,7 @@ say "(b) kill -9 of mpiexec and all ranks once a third of the points are done"
 hard="$WORK/hard.h5"
 start_mpi2 "$hard" "$job" "${big[@]}"
 wait_for_done "$hard" "$third" "$run_pid"
-ranks=$(pgrep -P "$run_pid" || true)
-[ -n "$ranks" ] || die "(b) found no rank processes under mpiexec (pid $run_pid)"
-# shellcheck disable=SC2086
-kill -9 "$run_pid" $ranks
-wait "$run_pid" 2>/dev/null || true
-for _ in $(seq 1 50); do
-    alive=""
-    for pid in $ranks; do kill -0 "$pid" 2>/dev/null && alive="$alive $pid"; done
-    [ -z "$alive" ] && break
-    sleep 0.1
-done
-[ -z "$alive" ] || die "(b) ranks$alive survived kill -9"
+kill_run "$run_pid" "(b) "
 if pgrep -f "$hard" >/dev/null; then
     die "(b) processes writing $hard are still running: $(pgrep -af "$hard")"
 fi
