@@ -462,12 +462,12 @@ typedef struct trial {
 
 /* The error norm of a step (the RMS of the error scaled by atol + rtol |y|, as CVODE
  * weighs it). */
-static vdouble verror(const lane_kind *k, const block *b, const vdouble *f0, const vdouble *k3,
-                      const vdouble *k4, const vdouble *k5, const vdouble *k6, const trial *tr)
+static vdouble verror(const lane_kind *k, const block *b, const vdouble *k3, const vdouble *k4,
+                      const vdouble *k5, const vdouble *k6, const trial *tr)
 {
     const int d = k->dimension;
     const lane_params *q = &b->q;
-    const vdouble h = b->h, *y = b->y, *f1 = tr->f1, *y1 = tr->y1;
+    const vdouble h = b->h, *y = b->y, *f0 = b->f, *f1 = tr->f1, *y1 = tr->y1;
     vdouble sum = vsplat(0.0), atol = ABSOLUTE_SAFETY * q->atol;
     for (int i = 0; i < d; i++) {
         vdouble error =
@@ -528,7 +528,7 @@ static void vstep(const lane_kind *k, block *const *blocks, int nb, trial *tr)
         vrhs(k, &b->q, y1, tr[j].f1, &tr[j].pw); /* last: the powers at y1 stay */
     }
     for (int j = 0; j < nb; j++)
-        tr[j].err = verror(k, blocks[j], blocks[j]->f, k3[j], k4[j], k5[j], k6[j], &tr[j]);
+        tr[j].err = verror(k, blocks[j], k3[j], k4[j], k5[j], k6[j], &tr[j]);
 }
 
 /* Lane l's state into its scalar point, and back. */
