@@ -127,7 +127,9 @@ message(STATUS "The installed impactplot runs with ${impactplot_python}")
 # The command is a launcher of the package impactplot/, installed under DATADIR; the line
 # after its #! says where that is, relative to the command (so the tree may move).
 set(impactplot_package_dir ${CMAKE_INSTALL_DATADIR}/impactsweep/python)
-install(DIRECTORY analysis/impactplot DESTINATION ${impactplot_package_dir}
+# Beside it, the module impactsweep (open_dataset, eval, run: the Python front door), which
+# finds the installed binary at ../../../../bin from its own directory.
+install(DIRECTORY analysis/impactplot analysis/impactsweep DESTINATION ${impactplot_package_dir}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 file(RELATIVE_PATH impactplot_package_rel ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_DATADIR}/impactsweep/python)

@@ -60,7 +60,9 @@ class Result:
 
     @classmethod
     def from_dataset(cls, ds: xr.Dataset, path: str = "", run_state: str = "") -> "Result":
-        """A Result over DS (any selection of a result file's Dataset)."""
+        """A Result over DS (any selection of a result file's Dataset, as xarray reads it
+        or as impactsweep.open_dataset decodes it)."""
+        ds = encode_categories(ds)
         axes = [a for a in str(ds.attrs.get("axes", "")).split() if a in ds.dims]
         if not axes:
             axes = list(ds.dims)
@@ -107,6 +109,28 @@ class Result:
         return Result(path=self.path, ds=self.ds.isel(pick), model=self.model,
                       axes=self.axes, outputs=self.outputs, status=self.status.isel(pick),
                       run_state=self.run_state, label=self.label)
+
+
+def encode_categories(ds: xr.Dataset) -> xr.Dataset:
+    """DS with every variable that impactsweep.decode turned into names (a `categories`
+    attribute, strings) back in the file's codes: floats, NaN where not computed, with
+    flag_values and flag_meanings."""
+    decoded = [n for n, da in ds.data_vars.items()
+               if "categories" in da.attrs and da.dtype.kind in "US"]
+    if not decoded:
+        return ds
+    ds = ds.copy()
+    for name in decoded:
+        da = ds[name]
+        names = str(da.attrs.get("flag_meanings", da.attrs["categories"])).split()
+        values = np.atleast_1d(da.attrs.get("flag_values", np.arange(len(names))))
+        codes = np.full(da.shape, np.nan)
+        for code, category in zip(values, names):
+            codes[da.values == category] = code
+        attrs = {k: v for k, v in da.attrs.items() if k != "categories"}
+        attrs.update(flag_values=values, flag_meanings=" ".join(names))
+        ds[name] = xr.DataArray(codes, dims=da.dims, coords=da.coords, attrs=attrs)
+    return ds
 
 
 def open_result(path: str) -> Result:

@@ -26,6 +26,7 @@
 #include "../core/results.h"
 #include "../models/registry.h"
 #include "estimate.h"
+#include "eval.h"
 #include "help.h"
 #include "point.h"
 #include "trace.h"
@@ -183,31 +184,7 @@ static int cmd_models(int argc, char **argv)
     return rc == IS_OK ? 0 : fail(&err);
 }
 
-/* --- eval ------------------------------------------------------------------------- */
-
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
-static void print_json_number(double v)
-{
-    if (isfinite(v))
-        printf("%.17g", v);
-    else
-        printf("null");
-}
-
-static int eval_point(const is_model *m, int argc, char **argv);
+/* --- eval (eval.c) ------------------------------------------------------------------ */
 
 static int cmd_eval(int argc, char **argv)
 {
@@ -223,78 +200,11 @@ static int cmd_eval(int argc, char **argv)
         is_models_free(&models);
         return fail(&model_err);
     }
-    int status_code = eval_point(m, argc, argv);
+    int stream = argc == 3 && strcmp(argv[2], "-") == 0; /* points from standard input */
+    int status = stream ? is_cli_eval_stream(m, STDIN_FILENO, "<stdin>")
+                        : is_cli_eval_args(m, argc, argv);
     is_models_free(&models);
-    return status_code;
-}
-
-/* eval's point: the parameters of argv[2..] (name=value), evaluated and printed. */
-static int eval_point(const is_model *m, int argc, char **argv)
-{
-    double *point = malloc(m->param_count * sizeof *point);
-    double *outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *outputs);
-    if (!point || !outputs) {
-        free(point);
-        free(outputs);
-        fprintf(stderr, "impactsweep: out of memory\n");
-        return 1;
-    }
-    is_error err;
-    is_error_clear(&err);
-    is_code rc = is_cli_point_parse(m, argv, 2, argc, point, &err); /* shared with trace */
-    void *ws = NULL;
-    uint8_t status = IS_POINT_PENDING;
-    for (size_t o = 0; o < m->output_count; o++)
-        outputs[o] = NAN;
-    if (rc == IS_OK && m->workspace_create)
-        rc = m->workspace_create(&ws, &err);
-    if (rc == IS_OK && m->workspace_watch) { /* ^C on a long point: it comes back pending */
-        is_signals_install();
-        m->workspace_watch(ws, is_signals_flag());
-    }
-    if (rc == IS_OK)
-        rc = m->eval_batch(ws, point, 1, outputs, &status, &err);
-    if (ws && m->workspace_free)
-        m->workspace_free(ws);
-    if (rc != IS_OK) {
-        free(point);
-        free(outputs);
-        return fail(&err);
-    }
-    printf("{\"model\": ");
-    print_json_string(m->name);
-    printf(", \"parameters\": {");
-    for (size_t p = 0; p < m->param_count; p++) {
-        printf("%s", p ? ", " : "");
-        print_json_string(m->params[p].name);
-        printf(": ");
-        if (m->params[p].type == IS_PARAM_CHOICE)
-            print_json_string(m->params[p].choices[(int)point[p]]);
-        else
-            print_json_number(point[p]);
-    }
-    printf("}, \"status\": ");
-    print_json_string(is_point_status_name(status));
-    printf(", \"outputs\": {");
-    for (size_t o = 0; o < m->output_count; o++) {
-        const is_output *out = &m->outputs[o];
-        printf("%s", o ? ", " : "");
-        print_json_string(out->name);
-        printf(": ");
-        int k = (int)outputs[o];
-        if (out->type == IS_OUTPUT_CATEGORY && isfinite(outputs[o]) && k >= 0 &&
-            k < is_output_category_count(out))
-            print_json_string(out->categories[k]);
-        else
-            print_json_number(outputs[o]);
-    }
-    printf("}}\n");
-    free(point);
-    free(outputs);
-    /* a point left pending was stopped by a signal: the run's "interrupted" */
-    return status == IS_POINT_DONE      ? 0
-           : status == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)
-                                        : 1;
+    return status;
 }
 
 /* --- trace (trace.c), with the models eval finds ---------------------------------- */

@@ -260,6 +260,19 @@ print(f"    {clear.sum()} points where it is stable: {100 * found:.1f} % of the 
 assert found >= 0.9, found
 PY
 
+say "the installed Python module impactsweep finds the installed binary and evaluates"
+env -u IMPACTSWEEP PATH=/usr/bin:/bin PYTHONPATH="$PREFIX/share/impactsweep/python" \
+    "$PYTHON" - "$PREFIX" <<'PY' || die "the installed module impactsweep does not work"
+import os, sys
+import impactsweep
+prefix = os.path.realpath(sys.argv[1])
+assert os.path.realpath(impactsweep.command()) == os.path.join(prefix, "bin", "impactsweep"), \
+    impactsweep.command()
+ds = impactsweep.eval("chatter", rho=[0.2, 0.4], gamma=0.1, samples=4)
+assert list(ds.regime.values) == ["cc", "icc"], ds.regime.values
+print("    impactsweep.eval through", impactsweep.command(), ":", list(ds.regime.values))
+PY
+
 say "drawn by the installed impactplot"
 expect_status 0 "impactplot" "$PREFIX/bin/impactplot" two.h5 --field regime,period,v_impact \
     --format png --output fig/forced_stop

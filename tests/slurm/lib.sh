@@ -2,7 +2,11 @@
 # (slurm/local-cluster.sh start, as .ci/run does) and skip (exit 77) without one.
 set -euo pipefail
 : "${IMPACTSWEEP:?}" "${H5COMPARE:?}" "${SLURM_SUBMIT:?}"
-if ! command -v sbatch >/dev/null 2>&1 || ! sinfo -h >/dev/null 2>&1; then
+# Without a configuration there is nothing to ask (sinfo would wait for a controller that
+# is not there); with one, a live controller answers in milliseconds.
+slurm_conf=${SLURM_CONF:-/etc/slurm/slurm.conf}
+if ! command -v sbatch >/dev/null 2>&1 || [ ! -r "$slurm_conf" ] ||
+    ! timeout 5 sinfo -h >/dev/null 2>&1; then
     echo "SKIP: no Slurm cluster reachable (start one with slurm/local-cluster.sh start)"
     exit 77
 fi

@@ -1,0 +1,330 @@
+/* eval.c: `impactsweep eval`: one point from the command line, or many from standard input
+ * (one point a line, in the command line's name=value words), each answered with one line
+ * of JSON; the stream keeps one workspace and evaluates the lines it has in batches. */
+#include "eval.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/numtext.h"
+#include "../core/signals.h"
+#include "point.h"
+
+/* Points evaluated by one eval_batch of the stream: enough to amortise a batch's set-up
+ * (the lanes fill), few enough that an answer never waits long. */
+#define STREAM_BATCH 64
+/* Words on one line at most (a model has far fewer parameters). */
+#define LINE_WORDS_MAX 256
+
+/* --- JSON ------------------------------------------------------------------------------ */
+
+static void print_json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", *s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+/* A real always with a point or an exponent (0.0, 1e+20), an integer without, so that
+ * a reader can tell an integer output or parameter from a real one of whole value. */
+static void print_json_number(FILE *out, double v, int integer)
+{
+    char text[IS_NUMTEXT_SIZE];
+    if (!isfinite(v))
+        fputs("null", out);
+    else if (integer)
+        fprintf(out, "%.0f", v);
+    else {
+        is_numtext(text, v);
+        fprintf(out, "%s%s", text, strpbrk(text, ".e") ? "" : ".0");
+    }
+}
+
+/* One point's line: {"model": .., "parameters": {..}, "status": .., "outputs": {..}};
+ * output o of the point at outputs[o * stride]. */
+static void print_point(FILE *out, const is_model *m, const double *point,
+                        const double *outputs, size_t stride, uint8_t status)
+{
+    fputs("{\"model\": ", out);
+    print_json_string(out, m->name);
+    fputs(", \"parameters\": {", out);
+    for (size_t p = 0; p < m->param_count; p++) {
+        fputs(p ? ", " : "", out);
+        print_json_string(out, m->params[p].name);
+        fputs(": ", out);
+        if (m->params[p].type == IS_PARAM_CHOICE)
+            print_json_string(out, m->params[p].choices[(int)point[p]]);
+        else
+            print_json_number(out, point[p], m->params[p].type == IS_PARAM_INT);
+    }
+    fputs("}, \"status\": ", out);
+    print_json_string(out, is_point_status_name(status));
+    fputs(", \"outputs\": {", out);
+    for (size_t o = 0; o < m->output_count; o++) {
+        const is_output *desc = &m->outputs[o];
+        double v = outputs[o * stride];
+        fputs(o ? ", " : "", out);
+        print_json_string(out, desc->name);
+        fputs(": ", out);
+        if (desc->type == IS_OUTPUT_CATEGORY && isfinite(v) && v >= 0 &&
+            v < is_output_category_count(desc))
+            print_json_string(out, desc->categories[(int)v]);
+        else
+            print_json_number(out, v, desc->type != IS_OUTPUT_REAL);
+    }
+    fputs("}}\n", out);
+}
+
+/* --- the evaluation, shared by both modes ----------------------------------------------- */
+
+typedef struct evaluator {
+    const is_model *m;
+    void *ws;
+    double *points;   /* STREAM_BATCH (or 1) points */
+    double *outputs;  /* output_count x STREAM_BATCH */
+    uint8_t *status;
+    size_t capacity, count;
+    int worst;        /* the exit status so far: 0, 1 (a point failed), 75 (stopped) */
+} evaluator;
+
+static void evaluator_free(evaluator *ev)
+{
+    if (ev->ws && ev->m->workspace_free)
+        ev->m->workspace_free(ev->ws);
+    free(ev->points);
+    free(ev->outputs);
+    free(ev->status);
+    memset(ev, 0, sizeof *ev);
+}
+
+static is_code evaluator_create(evaluator *ev, const is_model *m, size_t capacity, is_error *err)
+{
+    memset(ev, 0, sizeof *ev);
+    ev->m = m;
+    ev->capacity = capacity;
+    ev->points = malloc(capacity * (m->param_count ? m->param_count : 1) * sizeof(double));
+    ev->outputs = malloc(capacity * (m->output_count ? m->output_count : 1) * sizeof(double));
+    ev->status = malloc(capacity);
+    if (!ev->points || !ev->outputs || !ev->status) {
+        evaluator_free(ev);
+        return is_error_set(err, IS_NOMEM, "eval: out of memory");
+    }
+    is_code rc = m->workspace_create ? m->workspace_create(&ev->ws, err) : IS_OK;
+    if (rc == IS_OK && m->workspace_watch) { /* ^C on a long point: it comes back pending */
+        is_signals_install();
+        m->workspace_watch(ev->ws, is_signals_flag());
+    }
+    if (rc != IS_OK)
+        evaluator_free(ev);
+    return rc;
+}
+
+/* Evaluates the points collected so far and prints one line each. */
+static is_code evaluator_flush(evaluator *ev, FILE *out, is_error *err)
+{
+    const is_model *m = ev->m;
+    size_t n = ev->count;
+    if (n == 0)
+        return IS_OK;
+    for (size_t i = 0; i < n * m->output_count; i++)
+        ev->outputs[i] = NAN;
+    memset(ev->status, IS_POINT_PENDING, n);
+    is_code rc = m->eval_batch(ev->ws, ev->points, n, ev->outputs, ev->status, err);
+    if (rc != IS_OK)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        print_point(out, m, ev->points + i * m->param_count, ev->outputs + i, n, ev->status[i]);
+        /* a point left pending was stopped by a signal: the run's "interrupted" */
+        int status = ev->status[i] == IS_POINT_DONE      ? 0
+                     : ev->status[i] == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)
+                                                         : 1;
+        if (status > ev->worst)
+            ev->worst = status;
+    }
+    ev->count = 0;
+    fflush(out);
+    return IS_OK;
+}
+
+static int fail(const is_error *err)
+{
+    fprintf(stderr, "impactsweep: %s\n", err->message);
+    return is_code_exit_status(err->code);
+}
+
+int is_cli_eval_args(const is_model *m, int argc, char **argv)
+{
+    evaluator ev;
+    is_error err;
+    is_error_clear(&err);
+    double *point = malloc((m->param_count ? m->param_count : 1) * sizeof *point);
+    if (!point)
+        return fail(&(is_error){IS_NOMEM, "eval: out of memory"});
+    is_code rc = is_cli_point_parse(m, argv, 2, argc, point, &err); /* shared with trace */
+    if (rc == IS_OK)
+        rc = evaluator_create(&ev, m, 1, &err);
+    if (rc != IS_OK) {
+        free(point);
+        return fail(&err);
+    }
+    memcpy(ev.points, point, m->param_count * sizeof *point);
+    free(point);
+    ev.count = 1;
+    rc = evaluator_flush(&ev, stdout, &err);
+    int status = rc == IS_OK ? ev.worst : fail(&err);
+    evaluator_free(&ev);
+    return status;
+}
+
+/* --- the stream: lines from a file descriptor --------------------------------------------- */
+
+/* Lines read with read(2), so that the stream can tell whether more input is waiting
+ * (then the batch grows) or not (then the points it holds are answered first). */
+typedef struct line_reader {
+    int fd;
+    char *buf;
+    size_t size, start, end; /* buf[start .. end) is read and not yet returned */
+    int eof;
+} line_reader;
+
+/* Is a whole line in the buffer (or, at the end of input, a last line without '\n')? */
+static char *buffered_line(line_reader *r)
+{
+    char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+    if (!nl && r->eof && r->end > r->start)
+        nl = r->buf + r->end; /* the last line has no newline: end it where it ends */
+    return nl;
+}
+
+static int input_waiting(const line_reader *r)
+{
+    struct pollfd p = {.fd = r->fd, .events = POLLIN};
+    return poll(&p, 1, 0) > 0;
+}
+
+/* Reads more input (blocking): 1 read something, 0 end of input, -1 error. */
+static int read_more(line_reader *r)
+{
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    if (r->end + 1 >= r->size) { /* + 1: room for the NUL of a last line */
+        size_t size = r->size ? 2 * r->size : 65536;
+        char *grown = realloc(r->buf, size);
+        if (!grown)
+            return -1;
+        r->buf = grown;
+        r->size = size;
+    }
+    /* the stop handlers restart read(2): wait in short polls, so that ^C is seen at once */
+    struct pollfd p = {.fd = r->fd, .events = POLLIN};
+    for (;;) {
+        int ready = poll(&p, 1, 250);
+        if (ready > 0 || (ready < 0 && errno != EINTR))
+            break;
+        if (*is_signals_flag())
+            return 0;
+    }
+    ssize_t got = read(r->fd, r->buf + r->end, r->size - 1 - r->end);
+    if (got < 0)
+        return errno == EINTR ? 0 : -1;
+    if (got == 0)
+        r->eof = 1;
+    r->end += (size_t)got;
+    return got > 0;
+}
+
+/* Splits line into words (blank-separated, in place) at words[1 ..] (words[0] is NULL,
+ * which the point parser skips, so that its messages count the words from 1): the count
+ * of words, or -1 if too many. */
+static int split_words(char *line, char **words)
+{
+    int n = 0;
+    words[0] = NULL;
+    for (char *s = strtok(line, " \t\r"); s; s = strtok(NULL, " \t\r")) {
+        if (n == LINE_WORDS_MAX)
+            return -1;
+        words[++n] = s;
+    }
+    return n;
+}
+
+/* One input line: a point added to the batch, nothing (blank or a # comment), or an
+ * {"line": N, "error": ...} answer after the points before it (exit status 2 at the end). */
+static is_code stream_line(evaluator *ev, char *line, unsigned long number, const char *name,
+                           FILE *out, int *refused, is_error *err)
+{
+    char *words[LINE_WORDS_MAX + 1];
+    int n = split_words(line, words);
+    if (n == 0 || (n > 0 && words[1][0] == '#'))
+        return IS_OK;
+    is_error why;
+    is_error_clear(&why);
+    is_code rc = n < 0 ? is_error_set(&why, IS_USAGE, "more than %d words", LINE_WORDS_MAX)
+                       : is_cli_point_parse(ev->m, words, 0, n + 1,
+                                            ev->points + ev->count * ev->m->param_count, &why);
+    if (rc == IS_OK) {
+        ev->count++;
+        return ev->count == ev->capacity ? evaluator_flush(ev, out, err) : IS_OK;
+    }
+    rc = evaluator_flush(ev, out, err); /* the answers stay in the order of the lines */
+    fprintf(out, "{\"line\": %lu, \"error\": ", number);
+    print_json_string(out, why.message);
+    fputs("}\n", out);
+    fflush(out);
+    fprintf(stderr, "impactsweep: %s:%lu: %s\n", name, number, why.message);
+    *refused = 1;
+    return rc;
+}
+
+int is_cli_eval_stream(const is_model *m, int fd, const char *name)
+{
+    evaluator ev;
+    is_error err;
+    is_error_clear(&err);
+    is_signals_install(); /* ^C between lines: the answers so far, then exit 75 */
+    if (evaluator_create(&ev, m, STREAM_BATCH, &err) != IS_OK)
+        return fail(&err);
+    line_reader r = {.fd = fd};
+    unsigned long number = 0;
+    int refused = 0;
+    is_code rc = IS_OK;
+    while (rc == IS_OK && !*is_signals_flag()) {
+        char *nl = buffered_line(&r);
+        if (!nl) {
+            if (r.eof)
+                break;
+            if (ev.count && !input_waiting(&r)) /* answer what we have before waiting */
+                rc = evaluator_flush(&ev, stdout, &err);
+            if (rc == IS_OK && read_more(&r) < 0 && !r.eof && !*is_signals_flag())
+                rc = is_error_set(&err, IS_IO, "%s: %s", name, strerror(errno));
+            continue;
+        }
+        *nl = '\0';
+        char *line = r.buf + r.start;
+        r.start = (size_t)(nl - r.buf) + (nl < r.buf + r.end);
+        rc = stream_line(&ev, line, ++number, name, stdout, &refused, &err);
+    }
+    if (rc == IS_OK)
+        rc = evaluator_flush(&ev, stdout, &err);
+    free(r.buf);
+    int status = rc != IS_OK ? fail(&err) : refused ? is_code_exit_status(IS_USAGE) : ev.worst;
+    if (rc == IS_OK && *is_signals_flag() && status != 2)
+        status = is_code_exit_status(IS_INTERRUPTED);
+    evaluator_free(&ev);
+    return status;
+}
