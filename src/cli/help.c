@@ -36,6 +36,8 @@ static const char *const trace_options[] = {
     "--output, -o FILE", "the trace file (default: trace.h5)",
     "--overwrite", "replace an existing trace file",
     "--max-samples N", "at most N samples of the trajectory (the events are always kept)",
+    "--nearest", "(RESULT.h5) a coordinate off its axis takes the axis's nearest value "
+                 "(in ratio on a log axis), and says which",
     "--OPTION VALUE", "the model's own trace options (chatter: --drop K, the drop of the "
                       "point to follow)",
     NULL};
@@ -76,13 +78,14 @@ static const command_help commands[] = {
      no_options},
     {"trace",
      "trace MODEL [NAME=VALUE ...] [--output FILE] [--overwrite] [--OPTION VALUE ...]\n"
-     "trace RESULT.h5 AXIS=VALUE ... [--output FILE] [--overwrite]",
+     "trace RESULT.h5 AXIS=VALUE ... [--nearest] [--output FILE] [--overwrite]",
      "write the time history behind one point",
      "Writes the trajectory of one point with its events as an xarray-readable file: for\n"
      "collision the states, force and indentation to separation; for chatter one drop's\n"
      "impact sequence; for the stop oscillator the orbit with its rebounds, resets and\n"
      "contact phases. The second form takes the point of an existing result file by its\n"
-     "coordinates (values of the grid; a value off the grid is refused, naming the nearest).",
+     "coordinates (values of the grid; a value off the grid is refused, naming the nearest,\n"
+     "unless --nearest takes it).",
      trace_options},
     {"models", "models [MODEL] [--check]", "list the models, or describe one",
      "Without MODEL: every model, built in or found as a plug-in (IMPACTSWEEP_MODEL_PATH),\n"

@@ -1,7 +1,7 @@
 /* trace.c: `impactsweep trace`, the trajectory behind one point.
  *
  *   impactsweep trace MODEL name=value ... [--output FILE] [--overwrite] [--drop K]
- *   impactsweep trace RESULT.h5 axis=value ... [the same options]
+ *   impactsweep trace RESULT.h5 axis=value ... [--nearest] [the same options]
  *
  * The point is given by its parameters (checked as `eval` checks them: point.h) or as a
  * point of an existing result file, by its coordinates: each axis of the file must be
@@ -27,6 +27,7 @@
 
 #include "../core/conformance.h"
 #include "../core/job.h"
+#include "../core/numtext.h"
 #include "../core/results.h"
 #include "../core/signals.h"
 #include "../core/trace_file.h"
@@ -125,6 +126,7 @@ static void collector_free(collector *c)
 typedef struct trace_args {
     const char *output;
     int overwrite;
+    int nearest;        /* --nearest: a coordinate off its axis takes the nearest value */
     double max_samples;
     char **args;        /* argv's entries, NULL where an option was taken */
     int argc;
@@ -208,6 +210,9 @@ static is_code take_options(trace_args *a, const is_model_trace *trace, double *
         } else if (strcmp(arg, "--overwrite") == 0) {
             a->overwrite = 1;
             a->args[i] = NULL;
+        } else if (strcmp(arg, "--nearest") == 0) {
+            a->nearest = 1;
+            a->args[i] = NULL;
         } else if (arg[0] == '-') {
             return is_error_set(err, IS_USAGE, "%s: unknown option '%s'", origin, arg);
         } else {
@@ -230,11 +235,20 @@ static is_code take_options(trace_args *a, const is_model_trace *trace, double *
 
 /* --- a point of a result file ----------------------------------------------------------- */
 
-/* Index of `value` on axis k of r, exactly; else IS_PARAM naming the axis and the nearest
- * value on it. */
-static is_code find_on_axis(is_results *r, const char *path, size_t k, const is_param *param,
-                            double value, uint64_t *index, is_error *err)
+/* How far coordinate c is from v on an axis of this scale: in ratio on a log axis. */
+static double axis_distance(int log_scale, double c, double v)
 {
+    return log_scale && c > 0 && v > 0 ? fabs(log(c / v)) : fabs(c - v);
+}
+
+/* Index of `value` on axis k of r, exactly; else, with `nearest`, the index of the nearest
+ * coordinate (in ratio on a log axis) with that coordinate in *value; else IS_PARAM naming
+ * the axis and the nearest value on it. */
+static is_code find_on_axis(is_results *r, const char *path, size_t k, const is_param *param,
+                            int nearest_wanted, double *value_io, uint64_t *index,
+                            is_error *err)
+{
+    double value = *value_io;
     uint64_t length = is_results_axis_length(r, k);
     char scale[32];
     is_results_axis_attribute(r, k, "scale", scale, sizeof scale);
@@ -258,6 +272,7 @@ static is_code find_on_axis(is_results *r, const char *path, size_t k, const is_
                                           "(%s)", param->name, wanted, param->name, path,
                                           names);
     }
+    int log_scale = strcmp(scale, "log") == 0;
     double *block = malloc(COORDINATE_BLOCK * sizeof *block);
     if (!block)
         return is_error_set(err, IS_NOMEM, "out of memory");
@@ -277,7 +292,8 @@ static is_code find_on_axis(is_results *r, const char *path, size_t k, const is_
                 found = 1;
                 break;
             }
-            if (isnan(nearest) || fabs(block[j] - value) < fabs(nearest - value)) {
+            if (isnan(nearest) || axis_distance(log_scale, block[j], value) <
+                                      axis_distance(log_scale, nearest, value)) {
                 nearest = block[j];
                 nearest_at = at + j;
             }
@@ -286,12 +302,21 @@ static is_code find_on_axis(is_results *r, const char *path, size_t k, const is_
     free(block);
     if (rc != IS_OK || found)
         return rc;
+    const char *name = is_results_axis_name(r, k);
+    if (nearest_wanted && !isnan(nearest)) {
+        fprintf(stderr, "impactsweep: trace: %s = %s is not on the axis %s of %s: taking the "
+                "nearest grid point, %s = %s (index %llu)\n", name, IS_NUM(value), name, path,
+                name, IS_NUM(nearest), (unsigned long long)nearest_at);
+        *value_io = nearest;
+        *index = nearest_at;
+        return IS_OK;
+    }
     return is_error_set(err, IS_PARAM,
-                        "%s = %.17g is not on the axis %s of %s (%llu values from %.17g to "
-                        "%.17g; the nearest is %.17g, index %llu): give a value of the axis "
-                        "exactly",
-                        is_results_axis_name(r, k), value, is_results_axis_name(r, k), path,
-                        (unsigned long long)length, first, last, nearest,
+                        "%s = %s is not on the axis %s of %s (%llu values from %s to %s; the "
+                        "nearest is %s, index %llu): give a value of the axis exactly, or "
+                        "--nearest",
+                        name, IS_NUM(value), name, path, (unsigned long long)length,
+                        IS_NUM(first), IS_NUM(last), IS_NUM(nearest),
                         (unsigned long long)nearest_at);
 }
 
@@ -339,8 +364,8 @@ typedef struct file_place {
 
 /* One argument axis=value (argument i): the coordinate on that axis of file r. */
 static is_code coordinate_of_arg(is_results *r, const char *path, const is_model *m,
-                                 const char *arg, int i, double *p, file_place *place,
-                                 is_error *err)
+                                 const char *arg, int i, int nearest, double *p,
+                                 file_place *place, is_error *err)
 {
     size_t axes = is_results_axis_count(r);
     const char *eq = strchr(arg, '=');
@@ -353,13 +378,10 @@ static is_code coordinate_of_arg(is_results *r, const char *path, const is_model
     while (k < axes && strcmp(is_results_axis_name(r, k), key) != 0)
         k++;
     int q = is_model_param_index(m, key);
-    if (k == axes && q >= 0) {
-        char value[64];
-        snprintf(value, sizeof value, "%.17g", p[q]);
+    if (k == axes && q >= 0)
         return is_error_set(err, IS_PARAM,
                             "%s: %s is fixed in %s (%s = %s): only its axes are coordinates",
-                            origin, key, path, key, value);
-    }
+                            origin, key, path, key, IS_NUM(p[q]));
     if (k == axes)
         return is_error_set(err, IS_USAGE, "%s: %s is no axis of %s (a %s result file)", origin,
                             key, path, m->name);
@@ -368,13 +390,16 @@ static is_code coordinate_of_arg(is_results *r, const char *path, const is_model
     double value;
     is_code rc = is_job_parse_param_value(m, origin, key, eq + 1, &value, err);
     if (rc == IS_OK)
-        rc = find_on_axis(r, path, k, &m->params[q], value, &place->at[k], err);
+        rc = find_on_axis(r, path, k, &m->params[q], nearest, &value, &place->at[k], err);
     if (rc != IS_OK)
         return rc;
     p[q] = value;
     place->given[k] = 1;
     size_t used = strlen(place->where);
-    snprintf(place->where + used, sizeof place->where - used, " %s=%s", key, eq + 1);
+    if (m->params[q].type == IS_PARAM_CHOICE)
+        snprintf(place->where + used, sizeof place->where - used, " %s=%s", key, eq + 1);
+    else /* the coordinate taken, which --nearest may have moved */
+        snprintf(place->where + used, sizeof place->where - used, " %s=%s", key, IS_NUM(value));
     return IS_OK;
 }
 
@@ -418,7 +443,7 @@ static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
     for (int i = 2; i < a->argc && rc == IS_OK; i++) {
         if (!a->args[i])
             continue;
-        rc = coordinate_of_arg(r, path, m, a->args[i], i, p, place, err);
+        rc = coordinate_of_arg(r, path, m, a->args[i], i, a->nearest, p, place, err);
         a->args[i] = NULL;
     }
     for (size_t k = 0; k < axes && rc == IS_OK; k++)
@@ -463,8 +488,8 @@ static void compare_stored(const is_model *m, const char *path, const stored_poi
         if (!same) {
             fprintf(stderr,
                     "impactsweep: warning: %s stores another result for this point (%s = "
-                    "%.17g there, %.17g now): made by another version or build?\n",
-                    path, m->outputs[o].name, s, t);
+                    "%s there, %s now): made by another version or build?\n",
+                    path, m->outputs[o].name, IS_NUM(s), IS_NUM(t));
             return;
         }
     }

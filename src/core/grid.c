@@ -1,6 +1,7 @@
 /* grid.c: axis values, index arithmetic, block decomposition and job-array pieces of the
  * parameter grid (see grid.h). */
 #include "grid.h"
+#include "numtext.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -58,8 +59,8 @@ is_code is_axis_fill(is_axis *axis, is_axis_scale scale, double from, double to,
     if (count < 1)
         return is_error_set(err, IS_JOB, "count must be at least 1");
     if (scale == IS_SCALE_LOG && !(from > 0.0 && to > 0.0))
-        return is_error_set(err, IS_JOB, "a log scale needs from > 0 and to > 0 (got %g, %g)",
-                            from, to);
+        return is_error_set(err, IS_JOB, "a log scale needs from > 0 and to > 0 (got %s, %s)",
+                            IS_NUM(from), IS_NUM(to));
     is_axis filled = *axis;
     filled.values = NULL;
     filled.scale = scale;

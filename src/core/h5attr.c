@@ -1,5 +1,6 @@
 /* h5attr.c: attribute and error helpers (see h5attr.h). */
 #include "h5attr.h"
+#include "numtext.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,7 +149,7 @@ void is_h5_attr_read_string(hid_t loc, const char *name, char *buf, size_t size)
     } else if (cls == H5T_FLOAT) {
         double v = 0;
         if (H5Aread(attr, H5T_NATIVE_DOUBLE, &v) >= 0)
-            snprintf(buf, size, "%.17g", v);
+            snprintf(buf, size, "%s", IS_NUM(v));
     }
     H5Tclose(type);
     H5Aclose(attr);

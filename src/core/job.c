@@ -5,6 +5,7 @@
  * interpret [sweep] through its key table, [model] and [axis.NAME] through the model's
  * parameter table. Nothing is written anywhere until all of it has passed. */
 #include "job.h"
+#include "numtext.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -940,12 +941,12 @@ static is_code axis_from_values(parse_state *ps, const section_header *h, const 
                             param->choices[(int)axis->values[bad - 1]]);
     if (bad)
         return is_error_set(ps->err, IS_JOB,
-                            "%s: [%s] values: item %zu (%.15g) %s item %zu (%.15g): an axis "
+                            "%s: [%s] values: item %zu (%s) %s item %zu (%s): an axis "
                             "must be strictly increasing or strictly decreasing",
-                            values->origin, h->name, bad, axis->values[bad - 1],
+                            values->origin, h->name, bad, IS_NUM(axis->values[bad - 1]),
                             axis->values[bad - 1] == axis->values[bad - 2] ? "repeats"
                                                                             : "turns back after",
-                            bad - 1, axis->values[bad - 2]);
+                            bad - 1, IS_NUM(axis->values[bad - 2]));
     return IS_OK;
 }
 
@@ -965,8 +966,8 @@ static is_code axis_from_range(parse_state *ps, const section_header *h, const i
                             "%s: [%s] count = '%s': expected an integer from 1 to 1e9",
                             count->origin, h->name, count->value);
     if (!to && n > 1)
-        return is_error_set(ps->err, IS_JOB, "%s: [%s]: 'to' is missing (count is %g)",
-                            h->origin, h->name, n);
+        return is_error_set(ps->err, IS_JOB, "%s: [%s]: 'to' is missing (count is %s)",
+                            h->origin, h->name, IS_NUM(n));
     is_axis_scale sc = IS_SCALE_LINEAR;
     if (scale && strcmp(scale->value, "log") == 0)
         sc = IS_SCALE_LOG;
@@ -1008,17 +1009,17 @@ static is_code axis_from_range(parse_state *ps, const section_header *h, const i
     }
     if (n > 1 && lo == hi)
         return is_error_set(ps->err, IS_JOB,
-                            "%s: [%s] to: from = to = %.15g with count %g: the axis would "
+                            "%s: [%s] to: from = to = %s with count %s: the axis would "
                             "repeat one value; give count = 1 (or fix it in [model])",
-                            to->origin, h->name, lo, n);
+                            to->origin, h->name, IS_NUM(lo), IS_NUM(n));
     size_t bad = out_of_order(axis);
     if (bad)
         return is_error_set(ps->err, IS_JOB,
-                            "%s: [%s] count: values %zu and %zu of the axis are both %.15g "
-                            "(too many steps between %.15g and %.15g%s): an axis must be "
+                            "%s: [%s] count: values %zu and %zu of the axis are both %s "
+                            "(too many steps between %s and %s%s): an axis must be "
                             "strictly monotonic",
-                            count->origin, h->name, bad - 1, bad, axis->values[bad - 1], lo,
-                            hi, param->type == IS_PARAM_INT ? " for an integer" : "");
+                            count->origin, h->name, bad - 1, bad,
+                            IS_NUM(axis->values[bad - 1]), IS_NUM(lo), IS_NUM(hi), param->type == IS_PARAM_INT ? " for an integer" : "");
     return IS_OK;
 }
 

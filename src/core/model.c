@@ -1,5 +1,6 @@
 /* model.c: helpers over the model table that every command shares. */
 #include "model.h"
+#include "numtext.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -83,7 +84,7 @@ static void format_bound(double v, char *buf, size_t size)
     if (isinf(v))
         snprintf(buf, size, "%s", v < 0 ? "-inf" : "inf");
     else
-        snprintf(buf, size, "%.17g", v);
+        snprintf(buf, size, "%s", IS_NUM(v));
 }
 
 void is_param_format_range(const is_param *param, char *buf, size_t size)
@@ -113,25 +114,25 @@ is_code is_param_check(const is_param *param, double value, is_error *err)
     char range[256];
     is_param_format_range(param, range, sizeof range);
     if (!isfinite(value))
-        return is_error_set(err, IS_PARAM, "%s = %g is not a finite number (admissible: %s)",
-                            param->name, value, range);
+        return is_error_set(err, IS_PARAM, "%s = %s is not a finite number (admissible: %s)",
+                            param->name, IS_NUM(value), range);
     if (param->type == IS_PARAM_CHOICE) {
         int count = 0;
         while (param->choices && param->choices[count])
             count++;
         if (value != floor(value) || value < 0 || value >= count)
-            return is_error_set(err, IS_PARAM, "%s: choice %g out of range (admissible: %s)",
-                                param->name, value, range);
+            return is_error_set(err, IS_PARAM, "%s: choice %s out of range (admissible: %s)",
+                                param->name, IS_NUM(value), range);
         return IS_OK;
     }
     if (param->type == IS_PARAM_INT && value != floor(value))
-        return is_error_set(err, IS_PARAM, "%s = %.17g is not an integer (admissible: %s)",
-                            param->name, value, range);
+        return is_error_set(err, IS_PARAM, "%s = %s is not an integer (admissible: %s)",
+                            param->name, IS_NUM(value), range);
     int below = (param->flags & IS_PARAM_MIN_OPEN) ? !(value > param->min) : !(value >= param->min);
     int above = (param->flags & IS_PARAM_MAX_OPEN) ? !(value < param->max) : !(value <= param->max);
     if (below || above)
-        return is_error_set(err, IS_PARAM, "%s = %.17g is outside the admissible range %s",
-                            param->name, value, range);
+        return is_error_set(err, IS_PARAM, "%s = %s is outside the admissible range %s",
+                            param->name, IS_NUM(value), range);
     return IS_OK;
 }
 

@@ -1,5 +1,6 @@
 /* validate.c: the grid's checks, spread over the ranks (see validate.h). */
 #include "validate.h"
+#include "numtext.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -67,10 +68,10 @@ static is_code check_axes(const is_job *job, MPI_Comm comm, is_error *err)
                 mine = i;
                 code = IS_JOB;
                 is_error_set(err, code,
-                             "%s count: values %llu and %llu of the axis are both %.17g: an "
+                             "%s count: values %llu and %llu of the axis are both %s: an "
                              "axis must be strictly monotonic",
                              job->axis_origin[k], (unsigned long long)i,
-                             (unsigned long long)(i + 1), v);
+                             (unsigned long long)(i + 1), IS_NUM(v));
             }
             before = v;
         }
@@ -130,8 +131,8 @@ static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
         size_t used = 0;
         for (size_t k = 0; k < job->grid.axis_count && used < sizeof where; k++) {
             int p = job->grid.axes[k].param;
-            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %.17g",
-                                     k ? ", " : "", model->params[p].name, point[p]);
+            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %s",
+                                     k ? ", " : "", model->params[p].name, IS_NUM(point[p]));
         }
         char given[1024] = "";
         given_at(job, detail.message, given, sizeof given);

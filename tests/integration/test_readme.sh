@@ -48,15 +48,20 @@ expect_status 0 "dry run" impactsweep run "$job" --dry-run
 grep -q "^estimate:" out.txt || die "the dry run gives no estimate"
 mirror "impactsweep eval chatter rho=0.3 gamma=0.1"
 expect_status 0 "eval" impactsweep eval chatter rho=0.3 gamma=0.1
+mirror "impactsweep eval chatter - < points.txt"
+printf '%s\n' "rho=0.3 gamma=0.1" "# a comment" "rho=0.4 gamma=0.2 samples=8" >points.txt
+expect_status 0 "eval from standard input" impactsweep eval chatter - < points.txt
+[ "$(grep -c '"status": "DONE"' out.txt)" -eq 2 ] || die "eval - gave $(cat out.txt)"
 mirror "impactsweep trace chatter rho=0.3 gamma=0.1 --drop 5"
 expect_status 0 "trace" impactsweep trace chatter rho=0.3 gamma=0.1 --drop 5
 [ -f trace.h5 ] || die "trace wrote no trace.h5"
-mirror "impactsweep trace FILE.h5 rho=0.3 gamma=0.1"
+mirror "impactsweep trace FILE.h5 rho=0.3 gamma=0.1 --nearest"
 printf '%s\n' "[sweep]" "model = chatter" "[model]" "samples = 20" "[axis.rho]" \
-    "values = 0.3" "[axis.gamma]" "values = 0.1, 0.2" >point.ini
+    "values = 0.29, 0.32" "[axis.gamma]" "values = 0.1, 0.2" >point.ini
 expect_status 0 "a point's file" impactsweep run point.ini --output FILE.h5 --overwrite
 expect_status 0 "trace of a file's point" impactsweep trace FILE.h5 rho=0.3 gamma=0.1 \
-    --output trace_file.h5
+    --nearest --output trace_file.h5
+grep -q "taking the nearest grid point, rho = 0.29" err.txt || die "--nearest: $(cat err.txt)"
 mirror "impactsweep models [MODEL]"
 expect_status 0 "models" impactsweep models
 expect_status 0 "models chatter" impactsweep models chatter

@@ -243,6 +243,13 @@ expect_status 2 "pi1=0.4 (not on the axis)" "$IMPACTSWEEP" trace grid.h5 pi1=0.4
 grep -q "pi1 = 0.4.* is not on the axis pi1" err.txt || die "off the axis: message $(cat err.txt)"
 grep -q "nearest is 0.5" err.txt || die "off the axis: the nearest value is not named"
 [ ! -e off.h5 ] || die "a refused trace wrote its file"
+say "--nearest takes the nearest grid point, says which, and traces it as if given exactly"
+expect_status 0 "pi1=0.4 --nearest" "$IMPACTSWEEP" trace grid.h5 pi1=0.4 pi2=2 --nearest \
+    --output near.h5
+grep -q "taking the nearest grid point, pi1 = 0.5 (index" err.txt ||
+    die "--nearest does not say which point it took: $(cat err.txt)"
+expect_status 0 "pi1=0.5 (on the axis)" "$IMPACTSWEEP" trace grid.h5 pi1=0.5 pi2=2 --output exact.h5
+same_trace near.h5 exact.h5
 expect_status 2 "pi2 missing" "$IMPACTSWEEP" trace grid.h5 pi1=0.5 --output off.h5
 grep -q "pi2=VALUE is missing" err.txt || die "missing axis: message $(cat err.txt)"
 expect_status 2 "alpha given (fixed)" "$IMPACTSWEEP" trace grid.h5 pi1=0.5 pi2=2 alpha=0.6 \
