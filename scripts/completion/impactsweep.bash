@@ -34,7 +34,7 @@ _impactsweep() {
     case $command in
         run) options="--set --output --piece --resume --overwrite --progress --quiet --dry-run -n --help" ;;
         eval) options="--help" ;;
-        trace) options="--output --overwrite --max-samples --drop --help" ;;
+        trace) options="--output --overwrite --max-samples --nearest --drop --help" ;;
         models) options="--check --help" ;;
         info) options="--log --help" ;;
         merge) options="--overwrite --help" ;;

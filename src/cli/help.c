@@ -5,15 +5,50 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One command: its synopsis lines, what it does, and its options (a "-x, --long ARG"
- * column and its text, by pairs, NULL-terminated). */
+/* One command: its synopsis lines, what it does, its options (a "-x, --long ARG"
+ * column and its text, by pairs, NULL-terminated) and its exit statuses. */
 typedef struct command_help {
     const char *name;
     const char *synopsis;
     const char *summary;
     const char *description;
     const char *const *options;
+    const char *exit_status;
 } command_help;
+
+/* The exit statuses (error.h's list, and what each command makes of it). */
+static const char run_exit[] =
+    "exit status: 0 done, 1 run failed (the file stays resumable), 2 bad input (nothing\n"
+    "touched), 75 interrupted by a signal (continue with --resume).\n";
+static const char eval_exit[] =
+    "exit status: 0 the point is done, 1 it failed (the JSON says how), 2 bad input, 75\n"
+    "stopped by a signal (status PENDING). With MODEL -: 2 if a line was refused, else 75\n"
+    "if stopped, else 1 if a point failed, else 0.\n";
+static const char trace_exit[] =
+    "exit status: 0 the point is done, 1 it failed (the trace is written all the same) or\n"
+    "the run failed, 2 bad input (nothing written), 75 stopped by a signal (nothing\n"
+    "written).\n";
+static const char models_exit[] =
+    "exit status: 0, 2 an unknown model, a plug-in refused, or (--check) a breach of the\n"
+    "model contract (the message says which).\n";
+static const char info_exit[] =
+    "exit status: 0, 1 the file could not be read, 2 not an impactsweep result file.\n";
+static const char merge_exit[] =
+    "exit status: 0 merged, every point done or failed; 1 merged with points pending, or\n"
+    "the merge failed (OUTPUT untouched); 2 bad input (pieces that do not belong together,\n"
+    "OUTPUT exists without --overwrite); 75 interrupted (OUTPUT untouched).\n";
+static const char plain_exit[] = "exit status: 0, 2 bad usage.\n";
+
+/* The environment variables the engine reads (the man page's ENVIRONMENT, the usage). */
+static const char *const environment[] = {
+    "IMPACTSWEEP_MODEL_PATH", "plug-in model libraries: files or directories, separated by ':'",
+    "IMPACTSWEEP_MPIEXEC", "the launcher `run -n N` starts (default: mpirun)",
+    "IMPACTSWEEP_MPIIO_HINTS", "MPI-IO hints for the result file (key=value,...)",
+    "IMPACTSWEEP_LOCK_TIMEOUT", "seconds after which a result file's lock whose heartbeat "
+                                "stopped is stale (default 30)",
+    "IMPACTSWEEP_GRACE", "seconds between the batch system's stop signal and its kill (set "
+                         "by slurm/submit): work units stay well inside it",
+    NULL};
 
 static const char *const run_options[] = {
     "--set, -s SECTION.KEY=VALUE",
@@ -70,12 +105,15 @@ static const command_help commands[] = {
      "file that opens in xarray. Run it under `mpirun -n N` (rank 0 coordinates and\n"
      "computes) or give -n N. A run killed at any moment keeps every stored point:\n"
      "continue it with --resume.",
-     run_options},
-    {"eval", "eval MODEL [NAME=VALUE ...]", "evaluate one point and print its outputs",
+     run_options, run_exit},
+    {"eval", "eval MODEL [NAME=VALUE ...]\neval MODEL -", "evaluate points and print their outputs",
      "Evaluates MODEL at one parameter point (defaults for the parameters not given) and\n"
-     "prints every output and the point's status. MODEL is a model's name or the path of a\n"
-     "plug-in library. `impactsweep models MODEL` lists its parameters.",
-     no_options},
+     "prints every output and the point's status as one line of JSON. MODEL is a model's\n"
+     "name or the path of a plug-in library. `impactsweep models MODEL` lists its\n"
+     "parameters. With -, reads one point a line from standard input (NAME=VALUE words;\n"
+     "blank lines and # comments skipped) and answers each with a line of JSON, in order,\n"
+     "from one process: {\"line\": N, \"error\": ...} for a line it refuses.",
+     no_options, eval_exit},
     {"trace",
      "trace MODEL [NAME=VALUE ...] [--output FILE] [--overwrite] [--OPTION VALUE ...]\n"
      "trace RESULT.h5 AXIS=VALUE ... [--nearest] [--output FILE] [--overwrite]",
@@ -86,34 +124,31 @@ static const command_help commands[] = {
      "contact phases. The second form takes the point of an existing result file by its\n"
      "coordinates (values of the grid; a value off the grid is refused, naming the nearest,\n"
      "unless --nearest takes it).",
-     trace_options},
+     trace_options, trace_exit},
     {"models", "models [MODEL] [--check]", "list the models, or describe one",
      "Without MODEL: every model, built in or found as a plug-in (IMPACTSWEEP_MODEL_PATH),\n"
      "with where it comes from. With MODEL: its parameters (defaults, admissible ranges,\n"
      "where they apply) and outputs (units).",
-     models_options},
+     models_options, models_exit},
     {"info", "info FILE [--log]", "summarise a result file",
      "Prints a result file's job, provenance, points done / failed / pending and a summary\n"
      "of every output. Runs under mpirun too, sharing the reading among the ranks.",
-     info_options},
+     info_options, info_exit},
     {"merge", "merge OUTPUT PIECE.h5 ... [--overwrite]",
      "join the pieces of a job array into one file",
      "Joins the result files of `run --piece I/N` (all N of them, of the same job) into\n"
      "OUTPUT, checking that they belong together. Runs under mpirun too.",
-     merge_options},
+     merge_options, merge_exit},
     {"version", "version (or --version)", "print the version and what it was built with",
      "Prints impactsweep's version and git commit, the HDF5, SUNDIALS and inih versions and\n"
      "the build's compiler flags: the same provenance every result file records.",
-     no_options},
+     no_options, plain_exit},
     {"help", "help [COMMAND] [--man]", "print help",
      "Without COMMAND: the usage of every command. With COMMAND: its help page (the same\n"
      "as `impactsweep COMMAND --help`).",
-     help_options},
+     help_options, plain_exit},
 };
 
-static const char footer[] =
-    "exit status: 0 done, 1 run failed (the file stays resumable), 2 bad input (nothing\n"
-    "touched), 75 interrupted by a signal (continue with --resume).\n";
 
 static const command_help *find(const char *name)
 {
@@ -155,8 +190,9 @@ void is_cli_usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         print_synopsis(out, commands[i].synopsis, "  ", 0);
     fputs("\n`impactsweep COMMAND --help` (or `impactsweep help COMMAND`) explains one "
-          "command.\n", out);
-    fputs(footer, out);
+          "command and its exit statuses.\n\nenvironment:\n", out);
+    for (const char *const *e = environment; *e; e += 2)
+        fprintf(out, "  %-25s %s\n", e[0], e[1]);
 }
 
 int is_cli_command_help(const char *command, FILE *out)
@@ -172,7 +208,7 @@ int is_cli_command_help(const char *command, FILE *out)
         for (const char *const *o = c->options; *o; o += 2)
             fprintf(out, "  %s\n      %s\n", o[0], o[1]);
     }
-    fprintf(out, "\n%s", footer);
+    fprintf(out, "\n%s", c->exit_status);
     return 0;
 }
 
@@ -228,9 +264,18 @@ void is_cli_man_page(FILE *out, const char *version)
             fputc('\n', out);
         }
     }
-    fputs(".SH ENVIRONMENT\n.TP\n.B IMPACTSWEEP_MODEL_PATH\nplug-in model libraries "
-          "(files or directories, separated by ':')\n.TP\n.B IMPACTSWEEP_MPIIO_HINTS\n"
-          "MPI-IO hints for the result file (key=value pairs)\n.SH EXIT STATUS\n", out);
-    roff_text(out, footer);
+    fputs(".SH ENVIRONMENT\n", out);
+    for (const char *const *e = environment; *e; e += 2) {
+        fprintf(out, ".TP\n.B %s\n", e[0]);
+        roff_text(out, e[1]);
+        fputc('\n', out);
+    }
+    fputs(".SH EXIT STATUS\n", out);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        if (i > 0 && commands[i].exit_status == commands[i - 1].exit_status)
+            continue;
+        fprintf(out, ".TP\n.B %s\n", commands[i].name);
+        roff_text(out, commands[i].exit_status + strlen("exit status: "));
+    }
     fputs(".SH SEE ALSO\n\\fBmpirun\\fR(1), \\fBsbatch\\fR(1), \\fBh5dump\\fR(1)\n", out);
 }

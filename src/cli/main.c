@@ -715,9 +715,9 @@ static int cmd_version(void)
 {
     is_provenance prov;
     is_provenance_collect(&prov, 1);
-    printf("impactsweep %s (%s)\nHDF5 %s, SUNDIALS %s, inih %s\nbuild: %s\n",
-           prov.engine_version, prov.git_commit, prov.hdf5_version, prov.sundials_version,
-           prov.inih_version, prov.build);
+    printf("impactsweep %s (%s)\n%s, HDF5 %s, SUNDIALS %s, inih %s\nbuild: %s\n",
+           prov.engine_version, prov.git_commit, prov.mpi_library, prov.hdf5_version,
+           prov.sundials_version, prov.inih_version, prov.build);
     return 0;
 }
 

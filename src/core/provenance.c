@@ -40,16 +40,14 @@ void is_provenance_collect(is_provenance *prov, int ranks)
     snprintf(prov->hdf5_version, sizeof prov->hdf5_version, "%u.%u.%u", major, minor, release);
     snprintf(prov->sundials_version, sizeof prov->sundials_version, "%s", SUNDIALS_VERSION);
     snprintf(prov->inih_version, sizeof prov->inih_version, "%s", IS_INIH_VERSION);
-    int initialised = 0;
-    MPI_Initialized(&initialised);
-    if (initialised) {
-        char version[MPI_MAX_LIBRARY_VERSION_STRING];
-        int length = 0;
-        MPI_Get_library_version(version, &length);
+    /* one of the few MPI calls allowed before MPI_Init: `version` asks it too */
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int length = 0;
+    if (MPI_Get_library_version(version, &length) == MPI_SUCCESS) {
         version[strcspn(version, ",\n")] = '\0'; /* first clause: "Open MPI v4.1.4" */
         snprintf(prov->mpi_library, sizeof prov->mpi_library, "%s", version);
     } else {
-        snprintf(prov->mpi_library, sizeof prov->mpi_library, "(not initialised)");
+        snprintf(prov->mpi_library, sizeof prov->mpi_library, "unknown");
     }
     if (gethostname(prov->host, sizeof prov->host - 1) != 0)
         snprintf(prov->host, sizeof prov->host, "unknown");
