@@ -1,12 +1,18 @@
-# Spack recipe for impactsweep: `spack repo add packaging/spack` then
-# `spack install impactsweep` (or `spack dev-build impactsweep@main` in a checkout), and
-# `spack test run impactsweep` for the checks of the installed tree below.
+# Spack recipe for impactsweep (Spack 0.21.3 or later: earlier versions do not read
+# language dependencies such as depends_on("c")). There is no release tarball and no
+# public copy of the repository yet, so the recipe builds a checkout: from the source
+# directory, `spack repo add packaging/spack` and then `spack dev-build impactsweep@main`,
+# or in an environment `spack develop --path $PWD impactsweep@main` and `spack install`.
+# `spack install --test=root` also builds and runs the CUnit and MPI tests (ctest), and
+# `spack test run impactsweep` runs the checks of the installed tree below.
 #
 # The dependencies carry Spack's own package names and variants (read from the builtin
 # repository, spack/spack-packages): libinih (inih's package), hdf5 +mpi +hl (parallel
 # HDF5 with the high-level library, for the dimension scales), sundials +CVODE with
 # double precision (impactsweep uses only CVODE and the serial N_Vector, so sundials' own
-# +mpi is not needed), cunit for the tests. The package is an API v1 repository (this
+# +mpi is not needed), cunit for the tests (a test dependency: Spack adds it only when the
+# tests run, and run_tests turns IMPACTSWEEP_TESTS on). Target flags are Spack's own
+# (target=...), so the build never asks for -march=native. The package is an API v1 repository (this
 # layout and repo.yaml), which Spack 0.x reads and Spack 1.x still reads.
 import os
 
@@ -25,15 +31,12 @@ class Impactsweep(CMakePackage):
     one shared parallel-HDF5 result file per sweep."""
 
     homepage = "https://github.com/impactsweep/impactsweep"
+    # the project's repository; it has no public copy yet: use `spack dev-build` or
+    # `spack develop` on a checkout (see the top of this file)
     git = "https://github.com/impactsweep/impactsweep.git"
 
     version("main", branch="main")
 
-    variant("native", default=False,
-            description="Optimise for the build machine's CPU (-march=native; results stay "
-                        "bitwise the same, only the speed changes)")
-    variant("tests", default=False,
-            description="Build the CUnit and MPI tests (ctest; `spack install --test=root`)")
     variant("plot", default=True,
             description="impactplot's Python dependencies (h5py, h5netcdf, xarray, "
                         "matplotlib), named in its #! line")
@@ -50,7 +53,7 @@ class Impactsweep(CMakePackage):
     # SUNDIALS 6 API (realtype, SUNContext_Create(NULL, ...)), which SUNDIALS 7 changed.
     depends_on("sundials@6 +CVODE precision=double")
     depends_on("libinih")
-    depends_on("cunit", when="+tests")
+    depends_on("cunit", type="test")
 
     with when("+plot"):
         depends_on("python@3.8:", type="run")
@@ -62,8 +65,8 @@ class Impactsweep(CMakePackage):
 
     def cmake_args(self):
         args = [
-            self.define_from_variant("IMPACTSWEEP_NATIVE", "native"),
-            self.define_from_variant("IMPACTSWEEP_TESTS", "tests"),
+            self.define("IMPACTSWEEP_NATIVE", False),  # Spack's target= sets the CPU flags
+            self.define("IMPACTSWEEP_TESTS", self.run_tests),
             self.define("IMPACTSWEEP_SANITIZE", False),
         ]
         # the interpreter in bin/impactplot's #! line
