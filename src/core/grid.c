@@ -1,11 +1,12 @@
 /* grid.c: axis values, index arithmetic, block decomposition and job-array pieces of the
  * parameter grid (see grid.h). */
 #include "grid.h"
-#include "numtext.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "numtext.h"
 
 /* --- axes ------------------------------------------------------------------------- */
 

@@ -1,10 +1,11 @@
 /* h5attr.c: attribute and error helpers (see h5attr.h). */
 #include "h5attr.h"
-#include "numtext.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "numtext.h"
 
 static herr_t first_error(unsigned n, const H5E_error2_t *e, void *data)
 {

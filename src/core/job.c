@@ -5,7 +5,6 @@
  * interpret [sweep] through its key table, [model] and [axis.NAME] through the model's
  * parameter table. Nothing is written anywhere until all of it has passed. */
 #include "job.h"
-#include "numtext.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -17,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "numtext.h"
 
 #define ORIGIN_MAX 320
 

@@ -1,10 +1,11 @@
 /* model.c: helpers over the model table that every command shares. */
 #include "model.h"
-#include "numtext.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "numtext.h"
 
 static const char *const point_status_names[IS_POINT_STATUS_COUNT] = {
 #define IS_POINT_NAME(name, value, text) [value] = #name,

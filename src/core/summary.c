@@ -10,6 +10,7 @@
 
 #include "collective.h"
 #include "model.h"
+#include "numtext.h"
 #include "results.h"
 
 /* Points read at a time by a rank (status plus one variable as doubles: 9 MiB). */
@@ -232,8 +233,8 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
             fprintf(out, "  %-14s %llu choices: %s\n", a->name, (unsigned long long)a->count,
                     a->names);
         else
-            fprintf(out, "  %-14s %llu values from %.6g to %.6g (%s)\n", a->name,
-                    (unsigned long long)a->count, a->first, a->last, a->scale);
+            fprintf(out, "  %-14s %llu values from %s to %s (%s)\n", a->name,
+                    (unsigned long long)a->count, IS_NUM(a->first), IS_NUM(a->last), a->scale);
     }
     double failed = 0;
     for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)

@@ -1,6 +1,5 @@
 /* validate.c: the grid's checks, spread over the ranks (see validate.h). */
 #include "validate.h"
-#include "numtext.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "numtext.h"
 
 #define NONE UINT64_MAX
 
