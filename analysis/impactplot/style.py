@@ -27,10 +27,10 @@ CLASS_COLOURS = {
     "horizon": "#cc79a7",        # reddish purple: still in contact and moving at t_max
     # stop-oscillator: regime (what the run proved or detected about the long run)
     "free": "#009e73",           # bluish green: proved never to reach the stop
-    "periodic": "#cc79a7",       # reddish purple: a 2-phase periodic orbit reached
+    "periodic": "#cc79a7",       # reddish purple: a 2-phase periodic orbit, reached or
+                                 # approached (regime_basis says which)
     "impacting": "#0072b2",      # blue: rebounds for ever, proved
     "failed": FAILED_COLOUR,
-    "sticking": "#d55e00",       # vermillion: recurring Zeno sequences and sticking
     "undecided": "#f0e442",      # yellow: the horizon does not settle it
     # status itself (--field status); not computed and failed as everywhere
     "pending": NOT_COMPUTED_COLOUR,

@@ -57,7 +57,7 @@ DOCUMENTED = {
     "separated": "#56b4e9", "no_separation": "#e69f00", "solver_failure": "#c8102e",
     "horizon": "#cc79a7",
     "free": "#009e73", "periodic": "#cc79a7", "impacting": "#0072b2", "failed": "#c8102e",
-    "sticking": "#d55e00", "undecided": "#f0e442",
+    "undecided": "#f0e442",
     "zeno": "#cc79a7", "no_zeno": "#f2e79a",
 }
 NOT_COMPUTED = "#d9d9d9"

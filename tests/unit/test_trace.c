@@ -2,8 +2,8 @@
  * every model with a trace, over points that reach each way a point can end (collision:
  * separation, no separation, the horizon, a solver failure, every law, both
  * integrators; chatter: ICC, CC and PCC drops, the rod; stop oscillator: free,
- * impacting, Zeno, sticking, periodic, CVODE, the budget): the trace evaluates the point
- * to exactly eval_batch's outputs and status, its last state is what those outputs are
+ * impacting, Zeno, an approach to a periodic orbit, CVODE, the budget): the trace
+ * evaluates the point to exactly eval_batch's outputs and status, its last state is what those outputs are
  * read from, bit for bit, and the trajectory is physically consistent (collision: the
  * force at every sample is the law's force at that state, the energy never above the
  * impact energy; chatter: the vertex hit is on the plane, the energy never rises, the
@@ -725,8 +725,8 @@ static void test_stop(void)
     static const char *const free_run[] = {"v1_0", "0.1", NULL};
     static const char *const zeno[] = {"x1_0", "1", "v1_0", "-0.01", "x2_0", "2.5",
                                        "v2_0", "-0.1", NULL};
-    static const char *const sticking[] = {"k12", "1.5675620281146636", "epsilon", "0.05",
-                                           "v1_0", "0", "x2_0", "3", "t_end", "400", NULL};
+    static const char *const approaching[] = {"k12", "1.5675620281146636", "epsilon", "0.05",
+                                              "v1_0", "0", "x2_0", "3", "t_end", "400", NULL};
     static const char *const coarse[] = {"k12", "0.5", "epsilon", "0.3", "v1_0", "8",
                                          "t_end", "400", "s", "2.5", "k", "4", NULL};
     static const char *const cvode[] = {"integrator", "cvode", NULL};
@@ -738,8 +738,8 @@ static void test_stop(void)
     check_stop(point, "free", "free", 32);
     stop_point(point, zeno);
     check_stop(point, "zeno", "impacting", 32);
-    stop_point(point, sticking);
-    check_stop(point, "sticking", "sticking", 16);
+    stop_point(point, approaching); /* periodic, approached: the certificate */
+    check_stop(point, "approaching", "periodic", 16);
     stop_point(point, coarse);
     check_stop(point, "scaled units", "impacting", 4);
     stop_point(point, cvode);

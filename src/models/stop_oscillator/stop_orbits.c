@@ -113,11 +113,11 @@ static int search_interval(const stop_system *sys, double a, double b, int perio
     return found;
 }
 
-int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods, stop_orbit *orbits)
+/* The orbits in the intervals between poles that meet [tau_lo, tau_max] (tau = t_cod / 2),
+ * the last one cut at tau_max; returns how many were found. */
+static int search_poles(const stop_system *sys, double tau_lo, double tau_max, int periods,
+                        stop_orbit *orbits)
 {
-    double tau_max = 0.5 * t_cod_max;
-    if (!(tau_max > 0.0))
-        return 0;
     /* the poles of both tangents, (j + 1/2) pi / w, split (0, tau_max] into intervals of
      * continuity: walk the two sequences of poles in step, in increasing order */
     int found = 0;
@@ -127,10 +127,34 @@ int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods, stop
         double b = fmin(fmin(p1, p2), tau_max);
         j1 += p1 <= b;
         j2 += p2 <= b;
-        found = search_interval(sys, a, b, periods, orbits, found);
+        if (b >= tau_lo)
+            found = search_interval(sys, a, b, periods, orbits, found);
         a = b;
     }
     qsort(orbits, (size_t)(found < STOP_MAX_ORBITS ? found : STOP_MAX_ORBITS), sizeof *orbits,
           by_speed);
     return found;
+}
+
+int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods, stop_orbit *orbits)
+{
+    double tau_max = 0.5 * t_cod_max;
+    if (!(tau_max > 0.0))
+        return 0;
+    return search_poles(sys, 0.0, tau_max, periods, orbits);
+}
+
+int stop_find_orbits_between(const stop_system *sys, double t_cod_lo, double t_cod_hi,
+                             int periods, stop_orbit *orbits)
+{
+    if (!(t_cod_hi > 0.0 && t_cod_lo <= t_cod_hi))
+        return 0;
+    /* the whole intervals that meet the window (the last one cut at its end, as a search
+     * up to t_cod_hi would cut it), then the orbits inside it */
+    int found = search_poles(sys, 0.5 * t_cod_lo, 0.5 * t_cod_hi, periods, orbits);
+    int kept = 0;
+    for (int i = 0; i < found && i < STOP_MAX_ORBITS; i++)
+        if (orbits[i].t_cod >= t_cod_lo)
+            orbits[kept++] = orbits[i];
+    return kept;
 }

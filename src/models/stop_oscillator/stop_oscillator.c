@@ -15,8 +15,15 @@
 #include <stdlib.h>
 
 static const char *const integrator_names[] = {"exact", "cvode", NULL};
-static const char *const regime_names[] = {"free",   "periodic", "impacting",
-                                           "failed", "sticking", "undecided", NULL};
+static const char *const regime_names[] = {"free", "periodic", "impacting", "failed",
+                                           "undecided", NULL};
+/* stop_basis: the names say what decided the regime (proved, reached, or the approach
+ * certificate, which rests on an observed law), or for undecided what would decide it */
+static const char *const basis_names[] = {
+    "failed",         "free_proved",           "periodic_reached",
+    "periodic_approached_certificate_heuristic",    "impacting_proved",
+    "undecided_raise_t_end", "undecided_near_orbit_raise_t_end",
+    "undecided_below_orbit_raise_t_end", "undecided_no_orbit_matches_raise_t_end", NULL};
 static const char *const failure_names[] = {
     "none", "budget", "solver", "energy_rose", "energy_balance", "nonfinite", "invalid", NULL};
 
@@ -80,7 +87,10 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                           IS_OUTPUT_REAL, NULL},
     [STOP_T_LAST_REBOUND] = {"t_last_rebound", "1", "time of the last rebound, in T (NaN: none)",
                              IS_OUTPUT_REAL, NULL},
-    [STOP_REGIME] = {"regime", "1", "long-run regime, as proved or detected by t_end",
+    [STOP_REGIME] = {"regime", "1",
+                     "long-run regime by t_end: proved (free, impacting), reached (periodic) "
+                     "or approached (periodic by a certificate that rests on an observed law: "
+                     "a heuristic; see regime_basis)",
                      IS_OUTPUT_CATEGORY, regime_names},
     [STOP_ORBITS] = {"orbits", "1",
                      "2-phase periodic orbits with t_cod <= orbit_t_max (missing: not searched)",
@@ -108,6 +118,16 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                        IS_OUTPUT_REAL, NULL},
     [STOP_FAILURE] = {"failure", "1", "why the point failed (none: it did not)",
                       IS_OUTPUT_CATEGORY, failure_names},
+    [STOP_REGIME_BASIS] = {"regime_basis", "1",
+                           "why the regime is decided (a proof, an exact detection, or the "
+                           "approach certificate with stated tolerances, which rests on the "
+                           "local law of a grazing return: a heuristic), or for undecided "
+                           "what would decide it",
+                           IS_OUTPUT_CATEGORY, basis_names},
+    [STOP_ORBIT_GAP] = {"orbit_gap", "1",
+                        "(E - E*) / E* at the last contact phase, E* the energy of the 2-phase "
+                        "orbit its cycles follow (< 0: below it; NaN: none)",
+                        IS_OUTPUT_REAL, NULL},
 };
 
 /* The point in the scaled variables: lengths in units of s, time in units of 1/omega1
@@ -250,6 +270,7 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
         for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
             *out[o] = NAN;
         *out[STOP_REGIME] = REGIME_FAILED;
+        *out[STOP_REGIME_BASIS] = STOP_BASIS_FAILED;
         *out[STOP_FAILURE] = STOP_FAILURE_INVALID;
         *status = IS_POINT_FAILED_INVALID;
         return STOP_POINT_DONE;
@@ -267,6 +288,7 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
                              .use_cvode = p[STOP_INTEGRATOR] == INTEGRATOR_CVODE,
                              .rtol = p[STOP_RTOL],
                              .cvode = ws->cvode,
+                             .certify_approach = 1,
                              .stop = ws->stop};
     if (trace) /* it reports in the point's units, and watches the stop flag itself */
         stop_trace_attach(trace, &pt->opt, &pt->sys, p[STOP_S], sp.speed, sp.time, sp.energy,
@@ -309,11 +331,15 @@ void stop_point_end(const double *p, const stop_task *pt, double *const *out, ui
     *out[STOP_STICK_RATIO] = r->energy / r->e_stick;
     *out[STOP_LATE_STICKING] = (double)r->late_sticking;
     *out[STOP_T_REGIME] = r->t_regime * pt->time;
+    *out[STOP_REGIME_BASIS] = r->basis;
+    *out[STOP_ORBIT_GAP] = r->orbit_gap;
     orbit_outputs(p, pt, out);
     stop_failure failure = stop_check_result(&pt->sys, &pt->opt, r);
     *out[STOP_FAILURE] = failure;
-    if (failure != STOP_FAILURE_NONE)
+    if (failure != STOP_FAILURE_NONE) {
         *out[STOP_REGIME] = REGIME_FAILED;
+        *out[STOP_REGIME_BASIS] = STOP_BASIS_FAILED;
+    }
     *status = failure == STOP_FAILURE_NONE          ? IS_POINT_DONE
               : failure == STOP_FAILURE_BUDGET      ? IS_POINT_FAILED_BUDGET
               : failure == STOP_FAILURE_SOLVER      ? IS_POINT_FAILED_SOLVER
@@ -358,7 +384,7 @@ static is_code stop_eval_batch(void *workspace, const double *points, size_t cou
 const is_model is_model_stop_oscillator = {
     .name = "stop-oscillator",
     .description = "two coupled oscillators, one hitting a fixed stop: rebounds, Zeno "
-                   "resets, sticking, 2-phase periodic orbits (unit masses; lengths in a "
+                   "resets, contact phases, 2-phase periodic orbits (unit masses; lengths in a "
                    "unit L, times in a unit T)",
     .params = stop_params,
     .param_count = STOP_PARAM_COUNT,

@@ -26,23 +26,48 @@ enum {
     STOP_REBOUNDS, STOP_ZENO_RESETS, STOP_CONTACT_PHASES, STOP_ENERGY, STOP_ENERGY_LOST,
     STOP_T_LAST_REBOUND, STOP_REGIME, STOP_ORBITS, STOP_ORBIT_V, STOP_ORBIT_T_COD,
     STOP_V_LAST_REBOUND, STOP_ENERGY_FALL, STOP_ENERGY_FALL_Q4, STOP_STICK_RATIO,
-    STOP_LATE_STICKING, STOP_T_REGIME, STOP_FAILURE, STOP_OUTPUT_COUNT
+    STOP_LATE_STICKING, STOP_T_REGIME, STOP_FAILURE, STOP_REGIME_BASIS, STOP_ORBIT_GAP,
+    STOP_OUTPUT_COUNT
 };
 
-/* The long run, decided from what the run proves or detects (stop_sim.c, in this order;
- * the README's stop-oscillator section states the rules): */
+/* The long run, decided from what the run proves, detects exactly, or certifies with a
+ * stated tolerance (stop_sim.c, in this order; the README's stop-oscillator section
+ * states the rules, and `regime_basis` says which one decided a point): */
 typedef enum {
     REGIME_FREE = 0,      /* proved never to reach the stop (a1 + a2 < s) */
-    REGIME_PERIODIC = 1,  /* on a 2-phase periodic hybrid orbit: two rebound-free CD-COD
-                             cycles in a row */
+    REGIME_PERIODIC = 1,  /* on a 2-phase periodic hybrid orbit: reached (two rebound-free
+                             CD-COD cycles in a row), or approached (the certificate of
+                             stop_approach.c) */
     REGIME_IMPACTING = 2, /* rebounds for ever, weakening towards a grazing orbit: proved
                              by a rebound and an energy below the least energy with which
                              mass one can stick (or begin a Zeno sequence) */
     REGIME_FAILED = 3,    /* the point failed (budget, solver, a physical check) */
-    REGIME_STICKING = 4,  /* Zeno sequences and contact phases recur through the last half
-                             of the run, with the energy settled */
-    REGIME_UNDECIDED = 5  /* the horizon does not settle it */
+    REGIME_UNDECIDED = 4  /* the horizon does not settle it (regime_basis: what would) */
 } stop_regime;
+
+/* Why the regime is decided, or for an undecided point what would decide it (the
+ * `regime_basis` output): */
+typedef enum {
+    STOP_BASIS_FAILED = 0,          /* see `failure` */
+    STOP_BASIS_FREE_PROVED = 1,     /* a1 + a2 < s */
+    STOP_BASIS_PERIODIC_REACHED = 2,    /* two rebound-free CD-COD cycles (arrivals at rest
+                                           to 1e-7 of the speed scale) */
+    STOP_BASIS_PERIODIC_APPROACHED = 3, /* the approach certificate (stop_approach.c): a
+                                           certificate with stated tolerances that rests
+                                           on the local law of a grazing return */
+    STOP_BASIS_IMPACTING_PROVED = 4,    /* a rebound, and the energy below the sticking
+                                           level */
+    STOP_BASIS_RAISE_T_END = 5,     /* undecided: no pattern the rules know yet */
+    STOP_BASIS_NEAR_ORBIT = 6,      /* undecided: the cycles follow a 2-phase orbit from
+                                       above its energy, not yet within the certificate's
+                                       tolerances: a longer run decides */
+    STOP_BASIS_BELOW_ORBIT = 7,     /* undecided: the cycles follow a 2-phase orbit from
+                                       below its energy, which repels them (slowly): a
+                                       longer run sees where they go */
+    STOP_BASIS_NO_ORBIT = 8,        /* undecided: contact phases recur, but no 2-phase
+                                       orbit matches their cycles */
+    STOP_BASIS_COUNT
+} stop_basis;
 
 /* Why a point failed (the `failure` output): */
 typedef enum {
@@ -117,6 +142,8 @@ typedef struct stop_options {
     double rtol;        /* CVODE's tolerances */
     void *cvode;        /* CVODE workspace (stop_cvode.c), when use_cvode */
     int keep_periodic;  /* go on to t_end on a 2-phase periodic orbit (else stop there) */
+    int certify_approach; /* at the end, try the approach certificate (stop_approach.c),
+                             which searches orbits (0 in the orbit search's own runs) */
     const volatile sig_atomic_t *stop; /* NULL, or a flag polled every 64 events or
                                           search pieces: once set, the run ends (failed 3) */
     stop_trace *trace;  /* NULL, or where every segment and event is reported */
@@ -146,8 +173,12 @@ typedef struct stop_result {
                               NaN if it did not */
     double t_periodic;     /* periodic: when the rebound-free cycling began, else NaN */
     double t_regime;       /* from when the regime is proved or detected: 0 free, t_periodic,
-                              the later of t_below and the first rebound (impacting),
-                              t_end / 2 (sticking); NaN otherwise */
+                              the first contact phase the certificate rests on (periodic,
+                              approached), the later of t_below and the first rebound
+                              (impacting); NaN otherwise */
+    stop_basis basis;      /* why (or, undecided, what would decide it) */
+    double orbit_gap;      /* (E - E*) / E* at the last contact phase, E* the energy of the
+                              2-phase orbit the cycles follow (NaN: none) */
     double v_in_last, v_in_max; /* incoming speeds of the last and the hardest rebound */
     stop_regime regime;
     stop_state final;
@@ -179,12 +210,6 @@ typedef enum {
  * polled; the state is carried on exactly by the flow between pieces. */
 #define STOP_CHUNK 256.0
 
-/* The energy counts as settled (regime sticking) when its relative fall over the last
- * half of the run, (E(t_end/2) - E) / E(t_end/2), is at most this, and the last quarter
- * lost no more than the quarter before it (losses that grow are a slow departure, e.g.
- * from an unstable periodic orbit, not a settling). */
-#define STOP_SETTLED_FALL 1e-3
-
 /* The rounding allowance of the energy checks: at most this many units of rounding
  * (DBL_EPSILON * e0) per segment or event, see stop_energy_allowance. */
 double stop_energy_allowance(const stop_system *sys, const stop_options *opt,
@@ -214,6 +239,16 @@ typedef struct stop_search stop_search; /* stop_search.h */
 enum { STOP_SEGMENT_HORIZON = 0, STOP_SEGMENT_EVENT = 1, STOP_SEGMENT_PIECE = 2,
        STOP_SEGMENT_STALLED = 3 };
 
+/* A contact phase, as the approach certificate reads it. */
+typedef struct stop_contact {
+    double t_entry, e_entry; /* when it began, and the energy then (kept by CD) */
+    double t_exit;           /* when it ended (NaN: in contact at the end) */
+} stop_contact;
+
+/* The certificate reads the last STOP_CYCLES cycles (a COD phase from a release to the
+ * next contact phase, and that phase): STOP_CYCLES + 1 contact phases. */
+#define STOP_CYCLES 8
+
 typedef struct stop_run {
     const stop_system *sys;
     const stop_options *opt;
@@ -232,6 +267,8 @@ typedef struct stop_run {
     double t_release;         /* the last CD exit (0 before the first) */
     double t_clean;           /* where the present run of clean cycles began */
     double t_first_rebound;
+    stop_contact contacts[STOP_CYCLES + 1]; /* the last contact phases, a ring indexed
+                                               by contact_phases */
     stop_state seg_x0;        /* the COD segment in progress: its start, */
     double seg_t0;
     int seg_more;             /* and whether it is a piece of a longer one */
@@ -325,6 +362,29 @@ typedef struct stop_orbit {
  * (or fewer) with the smallest |v|, sorted by |v|. */
 int stop_find_orbits(const stop_system *sys, double t_cod_max, int periods,
                      stop_orbit *orbits);
+/* The orbits with t_cod in [t_cod_lo, t_cod_hi]: stop_find_orbits' search of the
+ * intervals between poles that meet that window alone (the same roots, the same checks). */
+int stop_find_orbits_between(const stop_system *sys, double t_cod_lo, double t_cod_hi,
+                             int periods, stop_orbit *orbits);
+
+/* --- the approach certificate (stop_approach.c) --- */
+
+/* The certificate's tolerances (README, stop oscillator): */
+#define STOP_APPROACH_PERIOD 1e-3 /* every cycle lasts the orbit's period t_cod + t_cd
+                                     to this (relative), */
+#define STOP_APPROACH_TIMING 5e-2 /* and its COD phase (release to contact) the orbit's
+                                     t_cod to this */
+#define STOP_APPROACH_GAP 1e-3    /* the energy at the last contact phase is above the
+                                     orbit's E* by at most this times E* */
+#define STOP_APPROACH_LOSS 0.5    /* no cycle loses more than this share of the gap it
+                                     starts from */
+
+/* From the run's last STOP_CYCLES cycles at its end (rn->contacts): PERIODIC_APPROACHED
+ * when they certify the approach, else the undecided basis they give (NEAR_ORBIT,
+ * BELOW_ORBIT, NO_ORBIT, or RAISE_T_END when there are no such cycles); *gap is
+ * (E - E*) / E* of the orbit they follow (NaN: none), *t_from the first contact phase
+ * the certificate reads. */
+stop_basis stop_approach(const stop_run *rn, double *gap, double *t_from);
 
 /* --- CVODE (stop_cvode.c) --- */
 int stop_cvode_create(void **cvode);

@@ -170,6 +170,7 @@ static void released(stop_run *rn)
         rn->clean_cycles = 0;
     }
     rn->t_release = rn->t;
+    rn->contacts[(rn->r->contact_phases - 1) % (STOP_CYCLES + 1)].t_exit = rn->t;
     rn->events_since_release = 0;
     if (rn->opt->trace && rn->clean_cycles == 2)
         stop_trace_event(rn->opt->trace, STOP_EVENT_PERIODIC);
@@ -184,6 +185,8 @@ static void cd_segment(stop_run *rn, double horizon)
     stop_trace *trace = rn->opt->trace;
     stop_state x0 = rn->x;
     double t0 = rn->t;
+    rn->contacts[rn->r->contact_phases % (STOP_CYCLES + 1)] =
+        (stop_contact){.t_entry = t0, .e_entry = rn->e_now, .t_exit = NAN};
     rn->r->contact_phases++;
     rn->r->segments++;
     if (trace)
@@ -334,27 +337,52 @@ int stop_run_advance(stop_run *rn, stop_search *S)
     return 0;
 }
 
-/* The long-run regime, from what the run proved or detected (in this order). */
-static stop_regime decide(const stop_result *r, int free_flight, int clean_cycles)
+/* The long-run regime, from what the run proved, detected or certified (in this order),
+ * with its basis in r->basis and the time it holds from in r->t_regime. */
+static void decide(stop_run *rn)
 {
-    if (r->failed)
-        return REGIME_FAILED;
-    if (free_flight)
-        return REGIME_FREE;
-    if (clean_cycles >= 2)
-        return REGIME_PERIODIC;
+    stop_result *r = rn->r;
+    r->orbit_gap = NAN;
+    r->t_regime = NAN;
+    if (r->failed) {
+        r->regime = REGIME_FAILED;
+        r->basis = STOP_BASIS_FAILED;
+        return;
+    }
+    if (rn->free_flight) {
+        r->regime = REGIME_FREE;
+        r->basis = STOP_BASIS_FREE_PROVED;
+        r->t_regime = 0.0;
+        return;
+    }
+    if (rn->clean_cycles >= 2) {
+        r->regime = REGIME_PERIODIC;
+        r->basis = STOP_BASIS_PERIODIC_REACHED;
+        r->t_regime = r->t_periodic;
+        return;
+    }
     /* Below the sticking level nothing but rebounds can happen again; and once mass one
      * has rebounded, its COD orbit came from x1 > s backwards in time, so that (the flow
      * being recurrent, on a torus) it returns there: rebounds for ever, their speeds
      * tending to 0 (they take at most the energy there is), a grazing orbit in the end.
      * (Without a rebound yet, a1 + a2 >= s alone proves no contact: with commensurate
      * frequencies the maximum of x1 may stay below a1 + a2.) */
-    if (!isnan(r->t_below) && r->rebounds > 0)
-        return REGIME_IMPACTING;
-    if (r->late_sticking >= 2 && r->energy_fall <= STOP_SETTLED_FALL &&
-        2.0 * r->energy_fall_q4 <= r->energy_fall)
-        return REGIME_STICKING;
-    return REGIME_UNDECIDED;
+    if (!isnan(r->t_below) && r->rebounds > 0) {
+        r->regime = REGIME_IMPACTING;
+        r->basis = STOP_BASIS_IMPACTING_PROVED;
+        r->t_regime = fmax(r->t_below, rn->t_first_rebound);
+        return;
+    }
+    r->regime = REGIME_UNDECIDED;
+    r->basis = STOP_BASIS_RAISE_T_END;
+    if (!rn->opt->certify_approach)
+        return;
+    double t_from;
+    r->basis = stop_approach(rn, &r->orbit_gap, &t_from);
+    if (r->basis == STOP_BASIS_PERIODIC_APPROACHED) {
+        r->regime = REGIME_PERIODIC;
+        r->t_regime = t_from;
+    }
 }
 
 void stop_run_begin(stop_run *rn, const stop_system *sys, const stop_state *x0,
@@ -424,12 +452,7 @@ void stop_run_finish(stop_run *rn)
     energy_falls(rn);
     if (rn->clean_cycles >= 2)
         r->t_periodic = rn->t_clean;
-    r->regime = decide(r, rn->free_flight, rn->clean_cycles);
-    r->t_regime = r->regime == REGIME_FREE        ? 0.0
-                  : r->regime == REGIME_PERIODIC  ? r->t_periodic
-                  : r->regime == REGIME_IMPACTING ? fmax(r->t_below, rn->t_first_rebound)
-                  : r->regime == REGIME_STICKING  ? rn->t_mid
-                                                  : NAN;
+    decide(rn);
 }
 
 void stop_simulate(const stop_system *sys, const stop_state *x0, const stop_options *opt,
