@@ -8,6 +8,7 @@
 #                                          after it where its package is
 #   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
 #   include/impactsweep/model.h, error.h   the model contract, for plug-in models
+#   include/impactsweep/memo.h             a cache of shared work, for them (header only)
 #   lib/cmake/impactsweep/                 find_package(impactsweep): the targets
 #                                          impactsweep::model (INTERFACE: headers, C11, PIC)
 #                                          and impactsweep::impactsweep (the engine), and
@@ -139,8 +140,9 @@ impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
 
 # --- the model contract ------------------------------------------------------------------
 # Only model.h and what it includes (error.h, by a relative #include "error.h"), under
-# include/impactsweep/: plug-ins write #include <impactsweep/model.h>.
-install(FILES src/core/model.h src/core/error.h
+# include/impactsweep/: plug-ins write #include <impactsweep/model.h>; and memo.h, the
+# bounded cache of shared work a model may keep in its workspace (header only).
+install(FILES src/core/model.h src/core/error.h src/core/memo.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
 
 configure_package_config_file(cmake/impactsweepConfig.cmake.in

@@ -15,6 +15,11 @@
 # (4) 2 ranks against 1 on jobs/bench_chatter.ini, from the engine's own "computed N in T s"
 #     line. Aim: parallel efficiency >= 0.95 of the machine's ceiling, measured in the same
 #     rounds: two 1-rank runs at once, pinned to the cores mpiexec binds its two ranks to.
+# (5) the stop oscillator's map (issue 27): jobs/stop_regime_map.ini at 200 x 200, t_end 500,
+#     one core, against the C peer (peer_stop_map.c, PEER_STOP; bench_stop_map.sh, CPU
+#     seconds of the whole processes, medians of STOP_MAP_ROUNDS rounds, default 3). Aim:
+#     >= 5x the peer; the kernels' ratio (orbit search off) and the orbit search's share
+#     of the map's time beside it.
 # Rates are per second of wall-clock time, as the benchmarks print them, and where they
 # can be had per second of CPU time too (the peers; bench_chatter's and the collision
 # lanes' processes): on a shared machine only the latter are comparable between runs.
@@ -23,7 +28,8 @@
 # "Zeno", "impacting" name it), so that their own output can change; it is printed first.
 # Usage: bench.sh PATH/TO/bench_chatter [PATH/TO/bench_collision [PATH/TO/bench_stop]]
 #   from the environment: IMPACTSWEEP, MPIEXEC, JOBS (required); MPIEXEC_FLAGS, H5COMPARE;
-#   PEER_GSL (the peer_gsl_collision binary; empty or unset: skipped), PEER_NUMBA
+#   PEER_GSL (the peer_gsl_collision binary; empty or unset: skipped), PEER_STOP (the
+#   peer_stop_map binary; empty or unset: skipped), PEER_NUMBA
 #   (peer_numba_chatter.py), PEER_PYTHON (default /usr/bin/python3), BENCH_ROUNDS (rounds
 #   of the efficiency measurement, default 5).
 set -euo pipefail
@@ -216,6 +222,25 @@ figure "  efficiency / ceiling" "$r" "" 0.95 "median of the rounds' ratios ($spr
 "${H5COMPARE:-$(dirname "$IMPACTSWEEP")/tests/h5compare}" "$work/r1.h5" "$work/r2.h5" \
     >/dev/null 2>&1 && echo "1-rank and 2-rank results identical" ||
     echo "(h5compare unavailable or the 1-rank and 2-rank files differ)"
+# --- (5) the stop oscillator's map against the C peer ----------------------------------
+peer_stop=${PEER_STOP:-}
+if [ -n "$peer_stop" ] && [ -x "$peer_stop" ]; then
+    echo "== stop oscillator map: jobs/stop_regime_map.ini, 200 x 200, t_end 500, one core"
+    ROUNDS=${STOP_MAP_ROUNDS:-3} bash "$(dirname "$0")/bench_stop_map.sh" "$peer_stop" |
+        tee "$work/stopmap"
+    map_line=$(grep '^map ratio' "$work/stopmap")
+    kernel_line=$(grep '^kernel ratio' "$work/stopmap")
+    share_line=$(grep '^orbit share' "$work/stopmap")
+    figure "stop map: impactsweep / C peer, CPU" "$(grep -oE "$num" <<<"$map_line" | head -1)" \
+        "x" 5 "${map_line#map ratio * (}"
+    figure "  kernels, orbit search off" "$(grep -oE "$num" <<<"$kernel_line" | head -1)" \
+        "x" "" "${kernel_line#kernel ratio * (}"
+    figure "  orbit search's share of the map" "$(grep -oE "$num" <<<"$share_line" | head -1)" \
+        "" "" "${share_line#orbit share * (}"
+else
+    echo "stop map peer: skipped (PEER_STOP unset)" | tee -a "$summary"
+fi
+
 echo "== load average at the end: $(load)"
 
 echo "== issue 13: each figure against its aim"

@@ -36,7 +36,8 @@ for m in __init__ cli drawing figures reading chatter collision stop_oscillator;
         die "impactplot's package is not installed (share/impactsweep/python/impactplot/$m.py)"
 done
 headers=$(cd "$PREFIX/include/impactsweep" && ls)
-[ "$headers" = "$(printf 'error.h\nmodel.h')" ] || die "include/impactsweep holds: $headers (want error.h, model.h)"
+[ "$headers" = "$(printf 'error.h\nmemo.h\nmodel.h')" ] ||
+    die "include/impactsweep holds: $headers (want error.h, memo.h, model.h)"
 config=$(find "$PREFIX" -path "*/cmake/impactsweep/impactsweepConfig.cmake")
 if [ -z "$config" ] || [ ! -f "$(dirname "$config")/impactsweepConfigVersion.cmake" ]; then
     die "no CMake package (impactsweepConfig.cmake, ConfigVersion) under $PREFIX"
@@ -93,6 +94,8 @@ expect_status 0 "model.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only 
     "$PREFIX/include/impactsweep/model.h"
 expect_status 0 "error.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c \
     "$PREFIX/include/impactsweep/error.h"
+expect_status 0 "memo.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c \
+    "$PREFIX/include/impactsweep/memo.h"
 printf '#include <impactsweep/model.h>\nint main(void) { return IS_MODEL_ABI_VERSION > 0 ? 0 : 1; }\n' >uses.c
 expect_status 0 "#include <impactsweep/model.h>" cc -std=c11 -pedantic -Wall -Wextra -Werror \
     -fsyntax-only -I"$PREFIX/include" uses.c
@@ -116,24 +119,38 @@ expect_status 0 "pkg-config in a moved prefix" \
     env PKG_CONFIG_PATH="$WORK/moved/$(dirname "${pc#"$PREFIX"/}")" pkg-config --cflags impactsweep-model
 grep -q -- "-I$WORK/moved/" out.txt || die "the moved prefix's .pc points elsewhere: $(cat out.txt)"
 
-# a minimal plug-in with nothing but those flags (and its own error text: no engine symbol)
+# a minimal plug-in with nothing but those flags (and its own error text: no engine symbol);
+# it keeps its "costly" constant in the SDK's memo (memo.h: header only, no engine symbol)
 cat >tiny.c <<'EOF'
+#include <impactsweep/memo.h>
 #include <impactsweep/model.h>
 #include <math.h>
 static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL}};
 static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL}};
+static is_code create(void **ws, is_error *err)
+{
+    (void)err;
+    *ws = is_memo_create(1, sizeof(double), 16);
+    return *ws ? IS_OK : IS_NOMEM;
+}
+static void destroy(void *ws) { is_memo_free(ws); }
 static is_code eval(void *ws, const double *p, size_t n, double *out, uint8_t *status, is_error *err)
 {
-    (void)ws; (void)err;
+    (void)err;
     for (size_t i = 0; i < n; i++) {
-        out[i] = 2.0 * p[i];
+        const double *known = is_memo_get(ws, &p[i]);
+        double twice = known ? *known : 2.0 * p[i];
+        if (!known)
+            is_memo_put(ws, &p[i], &twice);
+        out[i] = twice;
         status[i] = IS_POINT_DONE;
     }
     return IS_OK;
 }
 static const is_model tiny = {.name = "tiny", .description = "twice its parameter",
     .params = params, .param_count = 1, .outputs = outputs, .output_count = 1,
-    .eval_batch = eval, .version = "0.0.1"};
+    .workspace_create = create, .workspace_free = destroy, .eval_batch = eval,
+    .version = "0.0.1"};
 IS_MODEL_PLUGIN(tiny)
 EOF
 # shellcheck disable=SC2086 # the flags are words

@@ -3,7 +3,8 @@
 #ifndef IMPACTSWEEP_TEST_SUITES_H
 #define IMPACTSWEEP_TEST_SUITES_H
 
-#define IS_TEST_SUITES(X) X(rng) X(grid) X(job) X(chatter) X(collision) X(stop) X(models) X(progress) X(trace)
+#define IS_TEST_SUITES(X) X(rng) X(grid) X(job) X(chatter) X(collision) X(stop) X(models) X(progress) X(trace) \
+    X(memo)
 
 #define IS_TEST_DECLARE(name) void suite_##name(void);
 IS_TEST_SUITES(IS_TEST_DECLARE)

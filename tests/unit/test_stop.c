@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "core/job.h"
+#include "core/memo.h"
 #include "models/stop_oscillator/stop_math.h"
 #include "models/stop_oscillator/stop_oscillator.h"
 #include "suites.h"
@@ -1376,6 +1377,45 @@ static void test_periodic_orbit_conserves_energy_over_many_periods(void)
     }
 }
 
+static void test_orbit_search_is_shared_without_changing_a_bit(void)
+{
+    /* Issue 27: the orbit search depends on the system (k, k12, s) and t_cod_max alone:
+     * its whole list is the same bits whatever epsilon (its runs have no rebound budget),
+     * and stop_orbit_outputs gives the same summary through the memo, searching once per
+     * key (a hit after the first), as without it. */
+    unsigned seed = 27;
+    is_memo *memo = is_memo_create(4, sizeof(stop_orbit_summary), STOP_ORBIT_MEMO_ENTRIES);
+    CU_ASSERT_FATAL(memo != NULL);
+    int with_orbits = 0;
+    for (int i = 0; i < 12; i++) {
+        double k12 = 0.2 * pow(50.0, fabs(test_random(&seed))), t_max = 5.0 + 15.0 * (i % 3);
+        stop_system ref, sys;
+        stop_system_init(&ref, 1.0, k12, 1.0, 0.5);
+        stop_orbit a[STOP_MAX_ORBITS], b[STOP_MAX_ORBITS];
+        int n = stop_find_orbits(&ref, t_max, 10, a), differs = 0;
+        with_orbits += n > 0;
+        for (int e = 0; e < 4; e++) {
+            stop_system_init(&sys, 1.0, k12, 1.0, 0.05 + 0.3 * e);
+            int m = stop_find_orbits(&sys, t_max, 10, b);
+            differs |= m != n || memcmp(a, b, (size_t)(n < STOP_MAX_ORBITS ? n : STOP_MAX_ORBITS) *
+                                                  sizeof *a) != 0;
+            stop_orbit_summary alone, shared;
+            stop_orbit_outputs(NULL, &sys, t_max, &alone);
+            uint64_t hits = memo->hits;
+            stop_orbit_outputs(memo, &sys, t_max, &shared);
+            differs |= memcmp(&alone, &shared, sizeof alone) != 0 ||
+                       alone.count != n || (n > 0 && alone.v != a[0].v) ||
+                       memo->hits != hits + (e > 0);
+        }
+        CHECK(!differs, "k12 %.17g t_cod_max %g: the orbits differ with epsilon or the memo",
+              k12, t_max);
+    }
+    CHECK(with_orbits >= 3 && memo->misses == 12 && memo->hits == 36,
+          "%d systems with orbits; memo %llu misses, %llu hits", with_orbits,
+          (unsigned long long)memo->misses, (unsigned long long)memo->hits);
+    is_memo_free(memo);
+}
+
 /* --- 8. regimes ---------------------------------------------------------------------- */
 
 /* A COD state with given modal amplitudes (of x1) and phases. */
@@ -2264,6 +2304,77 @@ static void test_regime_rules_and_outputs_in_every_regime(void)
           seen[REGIME_UNDECIDED], seen[REGIME_FAILED]);
 }
 
+/* eval_batch of points[order[0 .. count)] in batches of `piece` through one workspace
+ * (its memo on); each point's outputs and status must be ref's. */
+static int shared_batches_differ(const double *points, const int *order, int count, int piece,
+                                 const double *ref, const uint8_t *ref_status, int ref_count)
+{
+    const is_model *m = &is_model_stop_oscillator;
+    static double batch[400 * STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * 400];
+    uint8_t status[400];
+    void *ws = NULL;
+    is_error err;
+    if (m->workspace_create(&ws, &err) != IS_OK)
+        return 1;
+    int differs = 0;
+    for (int first = 0; first < count; first += piece) {
+        int n = first + piece <= count ? piece : count - first;
+        for (int j = 0; j < n; j++)
+            memcpy(batch + j * STOP_PARAM_COUNT, points + order[first + j] * STOP_PARAM_COUNT,
+                   STOP_PARAM_COUNT * sizeof *points);
+        m->eval_batch(ws, batch, (size_t)n, out, status, &err);
+        for (int j = 0; j < n; j++) {
+            int i = order[first + j];
+            differs += status[j] != ref_status[i];
+            for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+                differs += !same_double(out[o * n + j], ref[o * ref_count + i]);
+        }
+    }
+    m->workspace_free(ws);
+    return differs;
+}
+
+static void test_shared_orbit_search_changes_no_output(void)
+{
+    /* Issue 27: the regime map (20 x 20, orbit_t_max 20, t_end 50) with the orbit search
+     * shared through the workspace's memo gives every output of every point the bits of
+     * the same point alone with the memo off (IMPACTSWEEP_SHARE=0), in order, reversed,
+     * shuffled, in batches of 1, 7, 64 and 400 (the ranks' side: integration.sharing). */
+    enum { N = 400 };
+    static double points[N * STOP_PARAM_COUNT], ref[STOP_OUTPUT_COUNT * N];
+    uint8_t ref_status[N];
+    if (!regime_map_points(50.0, points))
+        return;
+    setenv("IMPACTSWEEP_SHARE", "0", 1);
+    for (int i = 0; i < N; i++) {
+        double alone[STOP_OUTPUT_COUNT];
+        eval_points(points + i * STOP_PARAM_COUNT, 1, alone, &ref_status[i], NULL);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            ref[o * N + i] = alone[o];
+    }
+    unsetenv("IMPACTSWEEP_SHARE");
+    int with_orbits = 0;
+    for (int i = 0; i < N; i++)
+        with_orbits += ref[STOP_ORBITS * N + i] > 0;
+    CHECK(with_orbits > 20 && with_orbits < N, "%d of %d points with orbits", with_orbits, N);
+    int order[N];
+    unsigned seed = 2027;
+    for (int shuffle = 0; shuffle < 3; shuffle++) {
+        for (int j = 0; j < N; j++)
+            order[j] = shuffle == 1 ? N - 1 - j : j;
+        for (int j = N - 1; shuffle == 2 && j > 0; j--) {
+            int r = (int)((test_random(&seed) + 1.0) * 0.5 * (j + 1)) % (j + 1), t = order[j];
+            order[j] = order[r];
+            order[r] = t;
+        }
+        const int pieces[] = {1, 7, 64, N};
+        for (int p = 0; p < 4; p++)
+            CHECK(shared_batches_differ(points, order, N, pieces[p], ref, ref_status, N) == 0,
+                  "order %d, batches of %d: outputs differ from the unshared run", shuffle,
+                  pieces[p]);
+    }
+}
+
 /* A point where every parameter matters: Zeno sequences from the start (x1 = s, v1 < 0,
  * x2 > x2t), contact phases, rebounds, the orbit search. */
 static void busy_point(double *p)
@@ -2501,6 +2612,8 @@ void suite_stop(void)
                 test_periodic_orbits);
     CU_add_test(s, "periodic orbits: only k12 / k matters for their shape",
                 test_periodic_orbits_scale_with_k_and_s);
+    CU_add_test(s, "orbit search: the same bits whatever epsilon, shared through the memo",
+                test_orbit_search_is_shared_without_changing_a_bit);
     CU_add_test(s, "periodic orbits keep their energy over many periods",
                 test_periodic_orbit_conserves_energy_over_many_periods);
     CU_add_test(s, "regimes: free, periodic, impacting, failed", test_regimes);
@@ -2525,6 +2638,8 @@ void suite_stop(void)
                 test_parameters_apply_where_the_table_says);
     CU_add_test(s, "lanes: every point the same bits in any lane, batch, order, and alone",
                 test_lanes_give_every_point_its_own_bits);
+    CU_add_test(s, "shared orbit search: every output the same bits, any order and batch",
+                test_shared_orbit_search_changes_no_output);
     CU_add_test(s, "the stop flag leaves unfinished points pending",
                 test_stop_flag_leaves_unfinished_points_pending);
     CU_add_test(s, "k and s only change the units of the outputs",

@@ -9,6 +9,8 @@
  * simulated for several periods and kept only if it closes on itself. */
 #include "stop_oscillator.h"
 
+#include "../../core/memo.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -157,4 +159,26 @@ int stop_find_orbits_between(const stop_system *sys, double t_cod_lo, double t_c
         if (orbits[i].t_cod >= t_cod_lo)
             orbits[kept++] = orbits[i];
     return kept;
+}
+
+void stop_orbit_outputs(struct is_memo *memo, const stop_system *sys, double t_cod_max,
+                        stop_orbit_summary *out)
+{
+    /* the search reads k, k12, s (the scaled system's: 1, k12 / k, 1) and t_cod_max,
+     * never epsilon (its runs have no rebound budget; unit.stop checks that the results
+     * do not depend on it): one canonical epsilon for every point makes that so by
+     * construction */
+    const double key[4] = {sys->k, sys->k12, sys->s, t_cod_max};
+    const void *known = memo ? is_memo_get(memo, key) : NULL;
+    if (known) {
+        memcpy(out, known, sizeof *out);
+        return;
+    }
+    stop_system canonical;
+    stop_system_init(&canonical, sys->k, sys->k12, sys->s, 0.5);
+    stop_orbit orbits[STOP_MAX_ORBITS];
+    int n = stop_find_orbits(&canonical, t_cod_max, 10, orbits);
+    *out = (stop_orbit_summary){n, n > 0 ? orbits[0].v : NAN, n > 0 ? orbits[0].t_cod : NAN};
+    if (memo)
+        is_memo_put(memo, key, out);
 }

@@ -11,6 +11,8 @@
  * method is verified over the admissible ranges below, and the outputs are scaled back. */
 #include "stop_oscillator.h"
 
+#include "../../core/memo.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -216,6 +218,7 @@ static is_code stop_validate(const double *point, is_error *err)
 typedef struct stop_workspace {
     void *cvode;
     stop_lanes *lanes;
+    is_memo *orbits; /* the orbit outputs by (k, k12, s, t_cod_max): stop_orbit_outputs */
     const volatile sig_atomic_t *stop; /* never NULL */
 } stop_workspace;
 
@@ -228,12 +231,17 @@ static is_code stop_workspace_create(void **workspace, is_error *err)
     if (!ws)
         return is_error_set(err, IS_NOMEM, "stop-oscillator: cannot allocate a workspace");
     ws->lanes = stop_lanes_create();
-    if (!ws->lanes) {
+    ws->orbits = is_memo_create(4, sizeof(stop_orbit_summary), STOP_ORBIT_MEMO_ENTRIES);
+    if (!ws->lanes || !ws->orbits) {
+        stop_lanes_free(ws->lanes);
+        is_memo_free(ws->orbits);
         free(ws);
-        return is_error_set(err, IS_NOMEM, "stop-oscillator: cannot allocate the lanes");
+        return is_error_set(err, IS_NOMEM,
+                            "stop-oscillator: cannot allocate the lanes or the orbit memo");
     }
     if (stop_cvode_create(&ws->cvode) != 0) {
         stop_lanes_free(ws->lanes);
+        is_memo_free(ws->orbits);
         free(ws);
         return is_error_set(err, IS_MODEL, "stop-oscillator: cannot create CVODE");
     }
@@ -249,6 +257,7 @@ static void stop_workspace_free(void *workspace)
         return;
     stop_cvode_free(ws->cvode);
     stop_lanes_free(ws->lanes);
+    is_memo_free(ws->orbits);
     free(ws);
 }
 
@@ -282,6 +291,7 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
     pt->time = sp.time;
     pt->speed = sp.speed;
     pt->energy = sp.energy;
+    pt->orbits = ws->orbits;
     pt->opt = (stop_options){.t_end = p[STOP_T_END] / sp.time,
                              .max_rebounds = (int64_t)p[STOP_MAX_REBOUNDS],
                              .zeno_tail = p[STOP_ZENO_TAIL],
@@ -296,7 +306,8 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
     return STOP_POINT_RUN;
 }
 
-/* The 2-phase periodic orbits of the point's system, when asked for. */
+/* The 2-phase periodic orbits of the point's system, when asked for (searched once per
+ * system and t_cod_max on a worker: stop_orbit_outputs). */
 static void orbit_outputs(const double *p, const stop_task *pt, double *const *out)
 {
     *out[STOP_ORBITS] = NAN;
@@ -304,12 +315,12 @@ static void orbit_outputs(const double *p, const stop_task *pt, double *const *o
     *out[STOP_ORBIT_T_COD] = NAN;
     if (!(p[STOP_ORBIT_T_MAX] > 0.0))
         return;
-    stop_orbit orbits[STOP_MAX_ORBITS];
-    int n = stop_find_orbits(&pt->sys, p[STOP_ORBIT_T_MAX] / pt->time, 10, orbits);
-    *out[STOP_ORBITS] = n;
-    if (n > 0) {
-        *out[STOP_ORBIT_V] = orbits[0].v * pt->speed;
-        *out[STOP_ORBIT_T_COD] = orbits[0].t_cod * pt->time;
+    stop_orbit_summary found;
+    stop_orbit_outputs(pt->orbits, &pt->sys, p[STOP_ORBIT_T_MAX] / pt->time, &found);
+    *out[STOP_ORBITS] = found.count;
+    if (found.count > 0) {
+        *out[STOP_ORBIT_V] = found.v * pt->speed;
+        *out[STOP_ORBIT_T_COD] = found.t_cod * pt->time;
     }
 }
 

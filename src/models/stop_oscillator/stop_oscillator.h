@@ -320,6 +320,7 @@ typedef struct stop_task {
     double time, speed, energy; /* the units of the scaled time, speed and energy */
     stop_options opt;
     stop_result r;
+    struct is_memo *orbits;     /* the workspace's orbit search results (stop_orbit_outputs) */
 } stop_task;
 
 enum { STOP_POINT_RUN, STOP_POINT_DONE, STOP_POINT_STOPPED };
@@ -385,6 +386,19 @@ int stop_find_orbits_between(const stop_system *sys, double t_cod_lo, double t_c
  * (E - E*) / E* of the orbit they follow (NaN: none), *t_from the first contact phase
  * the certificate reads. */
 stop_basis stop_approach(const stop_run *rn, double *gap, double *t_from);
+
+/* The orbit outputs a point reports (orbits, orbit_v, orbit_t_cod in the scaled units),
+ * in the scaled system `sys` up to t_cod_max: stop_find_orbits' count and its orbit of
+ * least |v|. They depend on (k, k12, s) and t_cod_max alone, in the scaled system on
+ * k12 / k alone (not on epsilon, the initial state or the horizon), so a workspace keeps
+ * them in an is_memo (src/core/memo.h) keyed by those four doubles and searches once per
+ * distinct key (memo NULL: every time). */
+typedef struct stop_orbit_summary {
+    double count, v, t_cod; /* v and t_cod NaN when count is 0 */
+} stop_orbit_summary;
+#define STOP_ORBIT_MEMO_ENTRIES 1024 /* 64 bytes each */
+void stop_orbit_outputs(struct is_memo *memo, const stop_system *sys, double t_cod_max,
+                        stop_orbit_summary *out);
 
 /* --- CVODE (stop_cvode.c) --- */
 int stop_cvode_create(void **cvode);
