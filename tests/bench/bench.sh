@@ -231,12 +231,13 @@ if [ -n "$peer_stop" ] && [ -x "$peer_stop" ]; then
     map_line=$(grep '^map ratio' "$work/stopmap")
     kernel_line=$(grep '^kernel ratio' "$work/stopmap")
     share_line=$(grep '^orbit share' "$work/stopmap")
+    note() { local n=${1#* (}; echo "${n%)}"; } # what the line says in parentheses
     figure "stop map: impactsweep / C peer, CPU" "$(grep -oE "$num" <<<"$map_line" | head -1)" \
-        "x" 5 "${map_line#map ratio * (}"
+        "x" 5 "$(note "$map_line")"
     figure "  kernels, orbit search off" "$(grep -oE "$num" <<<"$kernel_line" | head -1)" \
-        "x" "" "${kernel_line#kernel ratio * (}"
+        "x" "" "$(note "$kernel_line")"
     figure "  orbit search's share of the map" "$(grep -oE "$num" <<<"$share_line" | head -1)" \
-        "" "" "${share_line#orbit share * (}"
+        "" "" "$(note "$share_line")"
 else
     echo "stop map peer: skipped (PEER_STOP unset)" | tee -a "$summary"
 fi
