@@ -48,6 +48,8 @@ static const char *const environment[] = {
                                 "stopped is stale (default 30)",
     "IMPACTSWEEP_GRACE", "seconds between the batch system's stop signal and its kill (set "
                          "by slurm/submit): work units stay well inside it",
+    "IMPACTSWEEP_SHARE", "0: models redo, point by point, work they share between points "
+                         "(their memos off: the same results, more time)",
     NULL};
 
 static const char *const run_options[] = {
