@@ -661,6 +661,19 @@ static is_code set_refine_levels(is_job *job, const entry *e, is_error *err)
     return IS_OK;
 }
 
+static is_code set_refine_margin(is_job *job, const entry *e, is_error *err)
+{
+    double v;
+    if (!parse_real(e->value, &v) || !(v >= 0) || v > 1e6)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_margin = '%s': expected a number from 0 to 1e6 "
+                            "(0: refine only cells whose classes differ)",
+                            e->origin, e->value);
+    job->refine_margin = v;
+    snprintf(job->refine_origin[4], sizeof job->refine_origin[4], "%s", e->origin);
+    return IS_OK;
+}
+
 static is_code set_model_checked(is_job *job, const entry *e, is_error *err)
 {
     (void)job, (void)e, (void)err; /* resolved before the other keys, see find_model */
@@ -687,12 +700,19 @@ static const struct sweep_key {
     {"master_computes", set_master_computes,
      "rank 0 computes between serving work requests (default true)"},
     {"refine", set_refine,
-     "an output whose class decides a coarse-to-fine sweep: only cells whose corners "
-     "disagree are refined, the other points are inferred (default: none, every point)"},
+     "the outputs whose classes decide a coarse-to-fine sweep, as OUTPUT (categorical) or "
+     "OUTPUT >= T (real or integer), comma-separated: cells whose corners differ in class, "
+     "or lie near a threshold, are refined, the other points are inferred (default: none, "
+     "every point)"},
     {"refine_levels", set_refine_levels,
      "levels of refinement L: the first pass computes every 2^L-th point (default 4)"},
     {"refine_threshold", set_refine_threshold,
-     "with refine naming a real or integer output: its class is value >= threshold"},
+     "with refine naming one real or integer output: its class is value >= threshold "
+     "(the same as refine = OUTPUT >= threshold)"},
+    {"refine_margin", set_refine_margin,
+     "a thresholded refine output also refines cells whose corners lie within this many "
+     "times their interpolation error of the threshold (default 2; 0: only cells whose "
+     "classes differ)"},
     {"refine_axes", set_refine_axes,
      "the axes refined, by name (default: every axis that is not a choice)"},
 };
@@ -1119,35 +1139,130 @@ static is_code resolve_axes(is_job *job, is_error *err)
     return IS_OK;
 }
 
-/* The threshold of a real or integer refine output (its class is value >= threshold);
- * none for a categorical one. */
-static is_code resolve_threshold(is_job *job, const is_output *out, is_error *err)
+/* One item of [sweep] refine, "NAME" or "NAME >= NUMBER" (blanks trimmed), into
+ * job->refine_outputs; `item` is modified. `spec` is the whole value, for messages. */
+static is_code resolve_output(is_job *job, char *item, const char *spec, int single,
+                              is_error *err)
 {
-    const char *threshold = job->refine_spec[1];
-    if (out->type == IS_OUTPUT_CATEGORY && threshold)
+    const is_model *model = job->model;
+    const char *origin = job->refine_origin[0];
+    char *name = trim(item), *number = NULL, *at = strstr(name, ">=");
+    if (at) {
+        *at = '\0';
+        number = trim(at + 2);
+        name = trim(name);
+    }
+    if (!*name)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': an empty item (expected OUTPUT or "
+                            "OUTPUT >= NUMBER, comma-separated)",
+                            origin, spec);
+    if (strcspn(name, "<>=! \t") != strlen(name))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': '%s': expected OUTPUT or OUTPUT >= "
+                            "NUMBER, comma-separated",
+                            origin, spec, name);
+    int o = is_model_output_index(model, name);
+    if (o < 0) {
+        char known[2048];
+        list_names(known, sizeof known, model->output_count, output_name, model);
+        if (single)
+            return is_error_set(err, IS_JOB,
+                                "%s: [sweep] refine = '%s': model %s has no such output "
+                                "(outputs: %s)",
+                                origin, spec, model->name, known);
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': '%s': model %s has no such output "
+                            "(outputs: %s)",
+                            origin, spec, name, model->name, known);
+    }
+    for (size_t i = 0; i < job->refine_output_count; i++)
+        if (job->refine_outputs[i].output == o)
+            return is_error_set(err, IS_JOB, "%s: [sweep] refine = '%s': %s is named twice",
+                                origin, spec, name);
+    if (job->refine_output_count == IS_REFINE_MAX_OUTPUTS)
+        return is_error_set(err, IS_JOB, "%s: [sweep] refine = '%s': at most %d outputs",
+                            origin, spec, IS_REFINE_MAX_OUTPUTS);
+    const is_output *out = &model->outputs[o];
+    double threshold = NAN;
+    if (number && !parse_real(number, &threshold))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': %s >= '%s': expected a finite number",
+                            origin, spec, name, number);
+    if (number && out->type == IS_OUTPUT_CATEGORY)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': %s is categorical (its categories are "
+                            "the classes): remove '>= %s'",
+                            origin, spec, name, number);
+    job->refine_outputs[job->refine_output_count++] = (is_refine_output){o, threshold};
+    return IS_OK;
+}
+
+/* [sweep] refine_threshold: the threshold of the one output refine names (given there
+ * with '>=' or here, not both); every real or integer output needs one. */
+static is_code resolve_threshold(is_job *job, is_error *err)
+{
+    const char *threshold = job->refine_spec[1], *where = job->refine_origin[1];
+    is_refine_output *first = &job->refine_outputs[0];
+    const is_output *out = &job->model->outputs[first->output];
+    if (threshold && job->refine_output_count > 1)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_threshold: refine names %zu outputs; give each "
+                            "real or integer one its threshold there ('NAME >= T')",
+                            where, job->refine_output_count);
+    if (threshold && out->type == IS_OUTPUT_CATEGORY)
         return is_error_set(err, IS_JOB,
                             "%s: [sweep] refine_threshold: %s is categorical (its categories "
                             "are the classes); remove the threshold",
-                            job->refine_origin[1], out->name);
-    if (out->type != IS_OUTPUT_CATEGORY) {
-        if (!threshold)
+                            where, out->name);
+    if (threshold && !isnan(first->threshold))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_threshold: the threshold of %s is given in "
+                            "refine already ('%s')",
+                            where, out->name, job->refine_spec[0]);
+    if (threshold && !parse_real(threshold, &first->threshold))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine_threshold = '%s': expected a finite number",
+                            where, threshold);
+    for (size_t i = 0; i < job->refine_output_count; i++) {
+        const is_refine_output *r = &job->refine_outputs[i];
+        const is_output *o = &job->model->outputs[r->output];
+        if (o->type == IS_OUTPUT_CATEGORY || !isnan(r->threshold))
+            continue;
+        const char *kind = o->type == IS_OUTPUT_REAL ? "a real" : "an integer";
+        if (job->refine_output_count == 1)
             return is_error_set(err, IS_JOB,
                                 "%s: [sweep] refine = '%s': %s is %s output: give "
                                 "[sweep] refine_threshold too (its class is value >= "
                                 "threshold), or refine on a categorical output",
-                                job->refine_origin[0], job->refine_spec[0], out->name,
-                                out->type == IS_OUTPUT_REAL ? "a real" : "an integer");
-        char *end = NULL;
-        double t = strtod(threshold, &end);
-        while (end && (*end == ' ' || *end == '\t'))
-            end++;
-        if (end == threshold || !end || *end || !isfinite(t))
-            return is_error_set(err, IS_JOB,
-                                "%s: [sweep] refine_threshold = '%s': expected a finite number",
-                                job->refine_origin[1], threshold);
-        job->refine_threshold = t;
+                                job->refine_origin[0], job->refine_spec[0], o->name, kind);
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': %s is %s output: give its threshold "
+                            "('%s >= T': its class is value >= T)",
+                            job->refine_origin[0], job->refine_spec[0], o->name, kind,
+                            o->name);
     }
     return IS_OK;
+}
+
+/* [sweep] refine: the outputs whose classes decide, comma-separated. */
+static is_code resolve_outputs(is_job *job, is_error *err)
+{
+    const char *spec = job->refine_spec[0];
+    char *items = copy_string(spec);
+    if (!items)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    job->refine_output_count = 0;
+    int single = strchr(spec, ',') == NULL;
+    is_code rc = IS_OK;
+    for (char *item = items, *next; rc == IS_OK && item; item = next) {
+        next = strchr(item, ',');
+        if (next)
+            *next++ = '\0';
+        rc = resolve_output(job, item, spec, single, err);
+    }
+    free(items);
+    return rc == IS_OK ? resolve_threshold(job, err) : rc;
 }
 
 /* One axis refined at least and IS_REFINE_MAX_AXES at most, each with 2^levels + 1
@@ -1198,23 +1313,20 @@ static is_code check_refined_axes(const is_job *job, unsigned levels, int levels
     return IS_OK;
 }
 
-/* Turns the refine keys kept by the setters (job->refine_spec) into refine_output,
- * refine_threshold, refine_levels and refine_axes, once the model and the axes are known;
+/* Turns the refine keys kept by the setters (job->refine_spec) into refine_outputs,
+ * refine_levels and refine_axes, once the model and the axes are known;
  * refine_levels stays 0 without [sweep] refine. IS_JOB (file:line: key: why) for an
  * unknown output, a threshold missing (real or integer output) or given (categorical
  * one), an unknown or choice axis, levels too many for an axis, or job-array pieces. */
 static is_code refine_resolve(is_job *job, is_error *err)
 {
-    static const char *const keys[4] = {"refine", "refine_threshold", "refine_axes",
-                                        "refine_levels"};
-    const is_model *model = job->model;
+    static const char *const keys[5] = {"refine", "refine_threshold", "refine_axes",
+                                        "refine_levels", "refine_margin"};
     const char *spec = job->refine_spec[0], *origin = job->refine_origin[0];
     unsigned given_levels = job->refine_levels;
     job->refine_levels = 0;
-    job->refine_output = -1;
-    job->refine_threshold = NAN;
     if (!spec || !*spec) { /* refine = (empty): none */
-        for (int i = 1; i < 4; i++)
+        for (int i = 1; i < 5; i++)
             if (*job->refine_origin[i])
                 return is_error_set(err, IS_JOB,
                                     "%s: [sweep] %s: only with [sweep] refine (the output "
@@ -1222,17 +1334,7 @@ static is_code refine_resolve(is_job *job, is_error *err)
                                     job->refine_origin[i], keys[i]);
         return IS_OK;
     }
-    int o = is_model_output_index(model, spec);
-    if (o < 0) {
-        char known[2048];
-        list_names(known, sizeof known, model->output_count, output_name, model);
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine = '%s': model %s has no such output (outputs: "
-                            "%s)",
-                            origin, spec, model->name, known);
-    }
-    const is_output *out = &model->outputs[o];
-    is_code rc = resolve_threshold(job, out, err);
+    is_code rc = resolve_outputs(job, err);
     if (rc != IS_OK)
         return rc;
     rc = resolve_axes(job, err);
@@ -1248,7 +1350,6 @@ static is_code refine_resolve(is_job *job, is_error *err)
                             "job-array pieces (its passes read neighbouring cells across the "
                             "whole grid); run it as one job, on as many ranks as you like",
                             origin);
-    job->refine_output = o;
     job->refine_levels = levels;
     return IS_OK;
 }
@@ -1311,6 +1412,30 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t size)
     return h;
 }
 
+/* Which points a refined sweep computes. A sweep whose rule is that of the first
+ * refinement (one output, and either categorical or with refine_margin = 0) digests as it
+ * did then, so that its files resume; any other digests every output, threshold and the
+ * margin too. */
+static uint64_t refine_fingerprint(const is_job *job, uint64_t h)
+{
+    const is_refine_output *first = &job->refine_outputs[0];
+    if (job->refine_output_count == 1 && (isnan(first->threshold) || job->refine_margin == 0)) {
+        double refine[4] = {(double)first->output, first->threshold,
+                            (double)job->refine_levels, (double)job->refine_axes};
+        h = fnv1a(h, "refine", 7);
+        return fnv1a(h, refine, sizeof refine);
+    }
+    double refine[3] = {job->refine_margin, (double)job->refine_levels,
+                        (double)job->refine_axes};
+    h = fnv1a(h, "refine outputs", 15);
+    for (size_t i = 0; i < job->refine_output_count; i++) {
+        double item[2] = {(double)job->refine_outputs[i].output,
+                          job->refine_outputs[i].threshold};
+        h = fnv1a(h, item, sizeof item);
+    }
+    return fnv1a(h, refine, sizeof refine);
+}
+
 /* A linear or log axis enters by its formula, so that the digest costs O(axes), not
  * O(points); an explicit axis by its values. */
 static uint64_t job_fingerprint(const is_job *job)
@@ -1344,13 +1469,7 @@ static uint64_t job_fingerprint(const is_job *job)
             h = fnv1a(h, ends, sizeof ends);
         }
     }
-    if (job->refine_levels) { /* which points are computed (a sweep without: as before) */
-        double refine[4] = {(double)job->refine_output, job->refine_threshold,
-                            (double)job->refine_levels, (double)job->refine_axes};
-        h = fnv1a(h, "refine", 7);
-        h = fnv1a(h, refine, sizeof refine);
-    }
-    return h;
+    return job->refine_levels ? refine_fingerprint(job, h) : h;
 }
 
 static char *default_output(const char *source)
@@ -1646,8 +1765,7 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
     job->master_computes = 1;
     job->unit_seconds = 30.0;
     job->piece_count = 1;
-    job->refine_output = -1;
-    job->refine_threshold = NAN;
+    job->refine_margin = IS_REFINE_DEFAULT_MARGIN;
     is_code rc = scan_sections(&ps, text);
     if (rc == IS_OK) {
         int bad_line = ini_parse_stream(read_line, &ps, on_key, &ps);

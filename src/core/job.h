@@ -12,10 +12,21 @@
 #include "model.h"
 #include "plugin.h"
 
-/* Refinement ([sweep] refine, see refine.h): the default of refine_levels, and at most
- * this many refined axes (a cell has 2^d corners, and a point up to 4^d cells around it). */
+/* Refinement ([sweep] refine, see refine.h): the default of refine_levels, at most this
+ * many refined axes (a cell has 2^d corners, and a point up to 4^d cells around it), at
+ * most this many outputs named by refine, and the default of refine_margin. */
 #define IS_REFINE_DEFAULT_LEVELS 4
 #define IS_REFINE_MAX_AXES 6
+#define IS_REFINE_MAX_OUTPUTS 6
+#define IS_REFINE_DEFAULT_MARGIN 2.0
+
+/* An output named by [sweep] refine: a categorical one (its categories are classes), or a
+ * real or integer one with a threshold (its class is value >= threshold, NaN a class of
+ * its own). */
+typedef struct is_refine_output {
+    int output;                /* index into the model's outputs */
+    double threshold;          /* NAN for a categorical output */
+} is_refine_output;
 
 typedef struct is_job {
     const is_model *model;
@@ -42,12 +53,15 @@ typedef struct is_job {
                                   an axis), "" for a default: for messages */
     /* Refinement ([sweep] refine, see refine.h): refine_levels 0 means none. */
     unsigned refine_levels;    /* L: level 0 computes every 2^L-th point of refined axes */
-    int refine_output;         /* the output whose class decides (-1: no refinement) */
-    double refine_threshold;   /* a real or integer output: class = value >= threshold;
-                                  NAN for a categorical one (class = the category) */
+    size_t refine_output_count; /* the outputs whose classes decide (1 ..), in order */
+    is_refine_output refine_outputs[IS_REFINE_MAX_OUTPUTS];
+    double refine_margin;      /* a thresholded output also refines a cell whose corners lie
+                                  within margin x its interpolation error of the threshold
+                                  (0: only cells whose classes differ) */
     unsigned refine_axes;      /* bit k: axis k is refined (the others are swept in full) */
     char *refine_spec[3];      /* as given: refine, refine_threshold, refine_axes (or NULL) */
-    char refine_origin[4][400]; /* where refine, _threshold, _axes, _levels were given */
+    char refine_origin[5][400]; /* where refine, _threshold, _axes, _levels, _margin were
+                                   given */
     char *text;                /* the job after overrides, as canonical INI text */
     uint64_t fingerprint;      /* digest of all that determines the results (model,
                                   parameter values, axes); compared on --resume */

@@ -173,22 +173,36 @@ static herr_t write_piece(hid_t file, const is_job *job)
     return rc;
 }
 
-/* A refined sweep's keys (refine.h; the job text has them too). */
+/* A refined sweep's keys (refine.h; the job text has them too): `refine` as a reader
+ * would write it ("regime, impacts_mean >= 50"), and the same split for programs
+ * (`refine_outputs`, names; `refine_thresholds`, a number or nan each). */
 static herr_t write_refinement(hid_t file, const is_job *job)
 {
     const is_model *model = job->model;
-    const is_output *out = &model->outputs[job->refine_output];
-    char refined[1024] = "";
-    size_t n = 0;
+    char refined[1024] = "", spec[1024] = "", names[1024] = "", thresholds[1024] = "";
+    size_t n = 0, ns = 0, nn = 0, nt = 0;
     for (size_t k = 0; k < job->grid.axis_count; k++)
         if (job->refine_axes & 1u << k)
             n += (size_t)snprintf(refined + n, sizeof refined - n, "%s%s", n ? " " : "",
                                   model->params[job->grid.axes[k].param].name);
-    herr_t rc = is_h5_attr_string(file, "refine", out->name);
+    for (size_t i = 0; i < job->refine_output_count; i++) {
+        const is_refine_output *r = &job->refine_outputs[i];
+        const char *name = model->outputs[r->output].name;
+        ns += (size_t)snprintf(spec + ns, sizeof spec - ns, "%s%s", i ? ", " : "", name);
+        if (!isnan(r->threshold))
+            ns += (size_t)snprintf(spec + ns, sizeof spec - ns, " >= %.17g", r->threshold);
+        nn += (size_t)snprintf(names + nn, sizeof names - nn, "%s%s", i ? " " : "", name);
+        nt += (size_t)snprintf(thresholds + nt, sizeof thresholds - nt, i ? " %.17g" : "%.17g",
+                               r->threshold);
+    }
+    herr_t rc = is_h5_attr_string(file, "refine", spec);
     rc |= is_h5_attr_int64(file, "refine_levels", (int64_t)job->refine_levels);
     rc |= is_h5_attr_string(file, "refine_axes", refined);
-    if (out->type != IS_OUTPUT_CATEGORY)
-        rc |= is_h5_attr_double(file, "refine_threshold", job->refine_threshold);
+    rc |= is_h5_attr_string(file, "refine_outputs", names);
+    rc |= is_h5_attr_string(file, "refine_thresholds", thresholds);
+    rc |= is_h5_attr_double(file, "refine_margin", job->refine_margin);
+    if (job->refine_output_count == 1 && !isnan(job->refine_outputs[0].threshold))
+        rc |= is_h5_attr_double(file, "refine_threshold", job->refine_outputs[0].threshold);
     return rc;
 }
 
