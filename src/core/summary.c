@@ -11,6 +11,7 @@
 #include "collective.h"
 #include "model.h"
 #include "numtext.h"
+#include "refine.h"
 #include "results.h"
 
 /* Points read at a time by a rank (status plus one variable as doubles: 9 MiB). */
@@ -24,7 +25,12 @@ typedef struct variable_stats {
     int categorical;
     double fill;
     double min, max, sum, used;          /* reals and integers */
-    double tally[MAX_CATEGORIES];        /* categories */
+    double tally[MAX_CATEGORIES];        /* categories: computed points */
+    double inferred[MAX_CATEGORIES];     /* categories: points a refinement inferred */
+    int thresholded;                     /* a refine output with a threshold: */
+    double threshold;
+    double sides[2][3];                  /* points [computed, inferred][below, at or above,
+                                            NaN] */
 } variable_stats;
 
 typedef struct axis_info {
@@ -43,6 +49,9 @@ struct is_summary {
     double tally[IS_POINT_STATUS_COUNT];
     uint64_t points;
     char *log;                  /* the run log, one line after the other */
+    char refine[1024];          /* a refined sweep's outputs ("regime, energy >= 1") */
+    is_refine_settings refinement;
+    is_refine_census census;
 };
 
 static void append_log(const char *line, void *user)
@@ -87,6 +96,21 @@ static void describe(is_summary *s, is_results *r)
     }
 }
 
+/* A refined sweep's settings (levels 0: none), and which outputs have a threshold. */
+static is_code refinement_of(is_summary *s, is_results *r, is_error *err)
+{
+    is_results_attribute(r, "refine", s->refine, sizeof s->refine);
+    is_code rc = is_refine_settings_of_file(r, &s->refinement, err);
+    for (size_t j = 0; rc == IS_OK && j < s->refinement.output_count; j++) {
+        const is_refine_output *o = &s->refinement.outputs[j];
+        if (!isnan(o->threshold)) {
+            s->vars[o->output].thresholded = 1;
+            s->vars[o->output].threshold = o->threshold;
+        }
+    }
+    return rc;
+}
+
 /* This rank's share of the points, read block by block. */
 static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_error *err)
 {
@@ -106,6 +130,12 @@ static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_e
             rc = is_results_read_doubles(r, v, at, n, values, err);
             for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
                 double x = values[i];
+                if (status[i] == IS_POINT_INFERRED && st->categorical && x >= 0 &&
+                    x < MAX_CATEGORIES)
+                    st->inferred[(int)x]++;
+                if (st->thresholded && (status[i] == IS_POINT_DONE ||
+                                        status[i] == IS_POINT_INFERRED))
+                    st->sides[status[i] == IS_POINT_INFERRED][isnan(x) ? 2 : x >= st->threshold]++;
                 if (status[i] != IS_POINT_DONE || !isfinite(x) || x == st->fill)
                     continue; /* not computed, or "not applicable here" */
                 if (st->categorical) {
@@ -135,15 +165,19 @@ static void reduce(is_summary *s, MPI_Comm comm)
                MPI_SUM, 0, comm);
     for (size_t v = 0; v < s->variable_count; v++) {
         variable_stats *st = &s->vars[v];
-        double sums[2 + MAX_CATEGORIES] = {st->sum, st->used};
+        enum { SUMS = 2 + 2 * MAX_CATEGORIES + 6 };
+        double sums[SUMS] = {st->sum, st->used};
         memcpy(sums + 2, st->tally, sizeof st->tally);
-        MPI_Reduce(rank == 0 ? in_place : sums, sums, 2 + MAX_CATEGORIES, MPI_DOUBLE, MPI_SUM,
-                   0, comm);
+        memcpy(sums + 2 + MAX_CATEGORIES, st->inferred, sizeof st->inferred);
+        memcpy(sums + 2 + 2 * MAX_CATEGORIES, st->sides, sizeof st->sides);
+        MPI_Reduce(rank == 0 ? in_place : sums, sums, SUMS, MPI_DOUBLE, MPI_SUM, 0, comm);
         MPI_Reduce(rank == 0 ? in_place : &st->min, &st->min, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
         MPI_Reduce(rank == 0 ? in_place : &st->max, &st->max, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
         st->sum = sums[0];
         st->used = sums[1];
         memcpy(st->tally, sums + 2, sizeof st->tally);
+        memcpy(st->inferred, sums + 2 + MAX_CATEGORIES, sizeof st->inferred);
+        memcpy(st->sides, sums + 2 + 2 * MAX_CATEGORIES, sizeof st->sides);
     }
 }
 
@@ -173,12 +207,18 @@ is_code is_summary_collect(const char *path, MPI_Comm comm, is_summary **out, is
     if (rc == IS_OK) {
         snprintf(s->path, sizeof s->path, "%s", path);
         describe(s, r);
+        rc = refinement_of(s, r, err);
+    }
+    if (rc == IS_OK) {
         uint64_t n = s->points, p = (uint64_t)size, k = (uint64_t)rank;
         rc = scan(s, r, n / p * k + n % p * k / p, n / p * (k + 1) + n % p * (k + 1) / p, err);
     }
     rc = is_collective_agree(rc, comm, err);
     if (rc == IS_OK && comm != MPI_COMM_NULL)
         reduce(s, comm);
+    if (rc == IS_OK && s->refinement.levels) /* which cells were refined, and why */
+        rc = is_collective_agree(
+            is_refine_census_collect(r, &s->refinement, comm, &s->census, err), comm, err);
     if (rc == IS_OK && rank == 0) {
         for (size_t k = 0; k < s->axis_count && rc == IS_OK; k++) {
             axis_info *a = &s->axes[k];
@@ -215,6 +255,77 @@ void is_summary_free(is_summary **summary)
     *summary = NULL;
 }
 
+/* What one level's refined cells were refined for: "30 classes differ, 2 near x >= 1". */
+static void print_reasons(const is_summary *s, const uint64_t *refined, FILE *out)
+{
+    const char *sep = "";
+    for (int why = 0; why < IS_REFINE_REASONS; why++) {
+        if (!refined[why])
+            continue;
+        fprintf(out, "%s%llu ", sep, (unsigned long long)refined[why]);
+        sep = ", ";
+        if (why == IS_REFINE_FAILED)
+            fprintf(out, "with a failed corner");
+        else if (why == IS_REFINE_CLASSES)
+            fprintf(out, "where the classes differ");
+        else {
+            const is_refine_output *o = &s->refinement.outputs[why - IS_REFINE_THRESHOLD];
+            fprintf(out, "near %s >= %.6g", s->vars[o->output].name, o->threshold);
+        }
+    }
+    fprintf(out, "\n");
+}
+
+/* A refined sweep: its settings and, per level, the cells refined and why (the census
+ * of the file's points as they stand). */
+static void print_refinement(const is_summary *s, FILE *out)
+{
+    const is_refine_settings *r = &s->refinement;
+    fprintf(out, "refined: %s; %u levels over", s->refine, r->levels);
+    for (size_t k = 0; k < s->axis_count; k++)
+        if ((r->axes >> k) & 1)
+            fprintf(out, " %s", s->axes[k].name);
+    int thresholds = 0;
+    for (size_t j = 0; j < r->output_count; j++)
+        thresholds |= !isnan(r->outputs[j].threshold);
+    if (thresholds) /* the margin counts only there */
+        fprintf(out, "; refine_margin %.6g", r->margin);
+    fprintf(out, "\n");
+    uint64_t total[IS_REFINE_REASONS] = {0}, cells = 0, refined = 0;
+    for (unsigned m = 0; m < r->levels; m++) {
+        uint64_t here = 0;
+        for (int why = 0; why < IS_REFINE_REASONS; why++) {
+            here += s->census.refined[m][why];
+            total[why] += s->census.refined[m][why];
+        }
+        cells += s->census.cells[m];
+        refined += here;
+        fprintf(out, "  level %u cells (spacing %llu): %llu with every corner computed, %llu "
+                     "refined%s",
+                m, 1ull << (r->levels - m), (unsigned long long)s->census.cells[m],
+                (unsigned long long)here, here ? ": " : "\n");
+        if (here)
+            print_reasons(s, s->census.refined[m], out);
+    }
+    fprintf(out, "  all levels: %llu cells, %llu refined%s", (unsigned long long)cells,
+            (unsigned long long)refined, refined ? ": " : "\n");
+    if (refined)
+        print_reasons(s, total, out);
+    for (size_t v = 0; v < s->variable_count; v++) {
+        const variable_stats *st = &s->vars[v];
+        if (!st->thresholded)
+            continue;
+        fprintf(out, "  %s >= %.6g: %.0f computed, %.0f inferred; below: %.0f computed, %.0f "
+                     "inferred",
+                st->name, st->threshold, st->sides[0][1], st->sides[1][1], st->sides[0][0],
+                st->sides[1][0]);
+        if (st->sides[0][2] + st->sides[1][2] > 0)
+            fprintf(out, "; NaN: %.0f computed, %.0f inferred", st->sides[0][2],
+                    st->sides[1][2]);
+        fprintf(out, "\n");
+    }
+}
+
 void is_summary_print(const is_summary *s, int log, FILE *out)
 {
     fprintf(out, "file:    %s\nmodel:   %s (%s)\n", s->path, s->model, s->description);
@@ -248,6 +359,8 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
     for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
         if (s->tally[st])
             fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
+    if (s->refinement.levels)
+        print_refinement(s, out);
     fprintf(out, "fields (over computed points):\n  %-14s %14s %14s %14s\n", "name", "min",
             "mean", "max");
     for (size_t v = 0; v < s->variable_count; v++) {
@@ -258,8 +371,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
             fprintf(out, "  %-14s", st->name);
             int index = 0;
             for (char *save = NULL, *tok = strtok_r(meanings, " ", &save); tok;
-                 tok = strtok_r(NULL, " ", &save), index++)
-                fprintf(out, " %s: %.0f", tok, index < MAX_CATEGORIES ? st->tally[index] : 0.0);
+                 tok = strtok_r(NULL, " ", &save), index++) {
+                int in = index < MAX_CATEGORIES;
+                fprintf(out, " %s: %.0f", tok, in ? st->tally[index] : 0.0);
+                if (in && st->inferred[index] > 0)
+                    fprintf(out, " (+%.0f inferred)", st->inferred[index]);
+            }
             fprintf(out, "\n");
         } else if (st->used > 0) {
             fprintf(out, "  %-14s %14.6g %14.6g %14.6g\n", st->name, st->min, st->sum / st->used,

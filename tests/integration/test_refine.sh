@@ -19,7 +19,16 @@
 #  6. refusals (exit 2, file:line: [sweep] key): unknown output, categorical output with a
 #     threshold, real output without one, a bad threshold, levels too many for an axis,
 #     unknown or choice axes, refine keys without refine, pieces, a resume with other
-#     refine settings.
+#     refine settings; several outputs: an unknown one, a real one without a threshold,
+#     a bad number, an empty item, another operator, a bad refine_margin;
+#  7. a thin band (ridge >= 0.5, about one point wide, just outside the circle): the first
+#     rule (refine_margin = 0) misses most of it, the threshold rule finds every point of
+#     it; `info`'s count of the cells refined, by reason and level, equals a count made
+#     here from the file's points by the rule as the README states it;
+#  8. several outputs (refine = region, ridge >= 0.5): both classes right, the category
+#     and the interpolation at inferred points, info's inferred counts; 1 and 3 ranks
+#     give the same file. (5a runs this job too, so that its kills cover the threshold
+#     rule's reads.)
 # shellcheck source=lib.sh
 source "$TESTS/integration/lib.sh"
 # shellcheck source=crash_lib.sh
@@ -211,8 +220,10 @@ print("    3 slices equal their own runs")
 EOF
 
 say "5a. killed before a sample of its I/O events, then --resume"
-# disc.ini on a smaller grid, 3 levels, small units (many I/O events to kill at)
+# disc.ini on a smaller grid, 3 levels, small units (many I/O events to kill at), two
+# outputs, one with a threshold
 sed -e 's/^refine_levels = 4$/refine_levels = 3\nunit_size = 16/' -e '/^output = /d' \
+    -e 's/^refine = region$/refine = region, ridge >= 0.5/' \
     -e '/^\[axis\.x\]/,/^count/ s/^count = 129$/count = 33/' \
     -e '/^\[axis\.y\]/,/^count/ s/^count = 97$/count = 41/' disc.ini >small.ini
 expect_status 0 "reference" "$T" run small.ini --output small_ref.h5
@@ -299,7 +310,7 @@ refuse() {
     [ ! -e refused.h5 ] || die "$what: a file was written"
 }
 refuse "an unknown output" \
-    "bad.ini:4: \[sweep\] refine = 'nothing': model disc has no such output \(outputs: region, dist\)" \
+    "bad.ini:4: \[sweep\] refine = 'nothing': model disc has no such output \(outputs: region, dist, ridge\)" \
     's/^refine = region/refine = nothing/'
 refuse "a threshold on a categorical output" \
     "bad.ini:5: \[sweep\] refine_threshold: region is categorical" \
@@ -321,9 +332,157 @@ refuse "keys without refine" "bad.ini:4: \[sweep\] refine_levels: only with \[sw
 refuse "pieces" "bad.ini:4: \[sweep\] refine: a refined sweep cannot be split into job-array pieces" \
     's/^refine_levels = 4/piece = 1\/4/'
 refuse "pieces on the command line" "refine: a refined sweep cannot be split" "" --set sweep.piece=0/2
+refuse "an unknown output among several" \
+    "bad.ini:4: \[sweep\] refine = 'region, nothing >= 1': 'nothing': model disc has no such output" \
+    's/^refine = region/refine = region, nothing >= 1/'
+refuse "a real output without a threshold among several" \
+    "bad.ini:4: \[sweep\] refine = 'region, ridge': ridge is a real output: give its threshold \('ridge >= T'" \
+    's/^refine = region/refine = region, ridge/'
+refuse "a threshold that is no number" \
+    "bad.ini:4: \[sweep\] refine = 'region, ridge >= x': ridge >= 'x': expected a finite number" \
+    's/^refine = region/refine = region, ridge >= x/'
+refuse "an empty item" "bad.ini:4: \[sweep\] refine = 'region, , ridge >= 1': an empty item" \
+    's/^refine = region/refine = region, , ridge >= 1/'
+refuse "another operator" \
+    "bad.ini:4: \[sweep\] refine = 'ridge > 1': 'ridge > 1': expected OUTPUT or OUTPUT >= NUMBER" \
+    's/^refine = region/refine = ridge > 1/'
+refuse "a threshold on a category among several" \
+    "bad.ini:4: \[sweep\] refine = 'ridge >= 1, region >= 1': region is categorical" \
+    's/^refine = region/refine = ridge >= 1, region >= 1/'
+refuse "refine_threshold with several outputs" \
+    "bad.ini:5: \[sweep\] refine_threshold: refine names 2 outputs" \
+    's/^refine = region/refine = region, ridge >= 1/; s/^refine_levels = 4/refine_threshold = 1/'
+refuse "a bad refine_margin" "bad.ini:5: \[sweep\] refine_margin = '-1': expected a number from 0" \
+    's/^refine_levels = 4/refine_margin = -1/'
+refuse "a bad refine_margin on the command line" "sweep.refine_margin=x.*refine_margin = 'x'" "" \
+    --set sweep.refine_margin=x
 sed '/^refine/d' disc.ini >plain.ini
 expect_status 2 "a resume with other levels" "$T" run disc.ini --output d1.h5 --resume \
     --set sweep.refine_levels=3
 grep -q "another job" err.txt || grep -qi "job" err.txt || die "the resume with other levels: $(cat err.txt)"
 expect_status 2 "a resume of a refined file without refinement" "$T" run plain.ini --output d1.h5 --resume
 same_results d1.h5 d2.h5 "the refused resumes left d1.h5"
+
+say "7. a thin band (ridge >= 0.5): the first rule misses it, the threshold rule does not"
+sed -e 's/^refine = region$/refine = ridge >= 0.5/' disc.ini >ridge.ini
+expect_status 0 "the first rule" "$T" run ridge.ini --output ridge_first.h5 --set sweep.refine_margin=0
+expect_status 0 "the threshold rule" "$T" run ridge.ini --output ridge.h5
+expect_status 0 "the threshold rule on 2 ranks" mpin 2 run ridge.ini --output ridge2.h5
+same_results ridge.h5 ridge2.h5 "the thin band on 2 ranks against 1"
+"$T" info ridge.h5 >ridge_info.txt
+# band.py FILE: the band's points (the closed form), those whose class the file has
+# right, the points computed, and the fraction of the grid whose class is right
+cat >band.py <<'EOF'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+x, y = f["x"][...], f["y"][...]
+X, Y = np.meshgrid(x, y, indexing="ij")
+d = np.sqrt((X - 0.1) ** 2 + (Y + 0.05) ** 2) - 0.6
+band = (d >= 0) & (1 / (1 + np.maximum(d, 0) / 0.02) >= 0.5)
+ridge, st = f["ridge"][...], f["status"][...]
+right = (ridge >= 0.5) == band
+print("%d %d %d %.4f" % (band.sum(), (right & band).sum(), (st != 7).sum(), right.mean()))
+EOF
+read -r band first_found first_computed _ <<<"$("$PYTHON" band.py ridge_first.h5)"
+read -r _ found computed agree <<<"$("$PYTHON" band.py ridge.h5)"
+echo "    the band, $band points: the first rule finds $first_found ($first_computed points computed)," \
+    "the threshold rule $found ($computed computed; class right at a fraction $agree of the grid)"
+[ "$found" -eq "$band" ] || die "the threshold rule missed $((band - found)) of the band's $band points"
+[ "$first_found" -lt $((band / 2)) ] || die "the first rule found $first_found of $band: no thin band to test"
+[ "$computed" -lt $((129 * 97 * 2 / 5)) ] || die "the threshold rule computed $computed points, more than 40% of the grid"
+# census.py FILE L MARGIN: per level, the cells with every corner stored, and of them
+# those refined for a failed corner, classes that differ, a corner near the threshold
+# (within MARGIN times the largest second difference at the corners: the README's rule)
+cat >census.py <<'EOF'
+import sys
+import h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+L, margin, T = int(sys.argv[2]), float(sys.argv[3]), 0.5
+st, v = f["status"][...], f["ridge"][...]
+nx, ny = st.shape
+def lattice(n, s):
+    return np.array(sorted(set(list(range(0, n, s)) + [n - 1])))
+def corners(a):
+    return [a[:-1, :-1], a[1:, :-1], a[:-1, 1:], a[1:, 1:]]
+for m in range(L):
+    S = 2 ** (L - m)
+    ix, iy = lattice(nx, S), lattice(ny, S)
+    sub = np.ix_(ix, iy)
+    stored = (st[sub] >= 1) & (st[sub] <= 6)
+    failed = (st[sub] >= 2) & (st[sub] <= 6)
+    val = np.where(st[sub] == 1, v[sub], np.nan)
+    key = np.where(failed, -1, np.where(np.isnan(val), 0, np.where(val >= T, 2, 1)))
+    bend = np.zeros(val.shape)  # |second difference| along each axis, scaled to S
+    for axis, idx in ((0, ix), (1, iy)):
+        h = np.diff(idx).astype(float)
+        a = np.moveaxis(val, axis, 0)
+        sh = (-1,) + (1,) * (a.ndim - 1)
+        h0, h1 = h[:-1].reshape(sh), h[1:].reshape(sh)
+        d2 = 2 * S * S * ((a[2:] - a[1:-1]) / h1 - (a[1:-1] - a[:-2]) / h0) / (h0 + h1)
+        b = np.zeros(a.shape)
+        b[1:-1] = np.nan_to_num(np.abs(d2), nan=0.0)
+        bend = np.maximum(bend, np.moveaxis(b, 0, axis))
+    ok = np.logical_and.reduce(corners(stored))
+    anyfail = np.logical_or.reduce(corners(failed))
+    k = corners(key)
+    differ = ~anyfail & ((k[0] != k[1]) | (k[0] != k[2]) | (k[0] != k[3]))
+    near = np.min([np.abs(c - T) for c in corners(val)], axis=0)
+    big = np.max(corners(bend), axis=0)
+    thr = ~anyfail & ~differ & (k[0] != 0) & (near <= margin * big) & (margin > 0)
+    print("level %d: %d %d %d %d" % (m, ok.sum(), (ok & anyfail).sum(), (ok & differ).sum(),
+                                     (ok & thr).sum()))
+EOF
+"$PYTHON" census.py ridge.h5 4 2 >census_expected.txt
+near_total=0
+while read -r _ level cells failed differ near; do
+    level=${level%:}
+    line=$(grep "^  level $level cells" ridge_info.txt) || die "info shows no level $level line: $(cat ridge_info.txt)"
+    echo "$line" | grep -q ": $cells with every corner computed, $((failed + differ + near)) refined" ||
+        die "info's level $level: '$line'; counted here: $cells cells, $failed failed, $differ differ, $near near"
+    [ "$differ" -eq 0 ] || echo "$line" | grep -q "$differ where the classes differ" || die "level $level: '$line' (differ $differ)"
+    [ "$near" -eq 0 ] || echo "$line" | grep -q "$near near ridge >= 0.5" || die "level $level: '$line' (near $near)"
+    near_total=$((near_total + near))
+done <census_expected.txt
+[ "$near_total" -gt 0 ] || die "no cell refined near the threshold"
+grep -q "^refined: ridge >= 0.5; 4 levels over x y; refine_margin 2" ridge_info.txt ||
+    die "info's refinement line: $(grep refined ridge_info.txt)"
+grep -q "^  ridge >= 0.5: $band computed, 0 inferred; below:" ridge_info.txt ||
+    die "info does not count the band's points ($band, all computed): $(grep 'ridge >=' ridge_info.txt)"
+echo "    info's cells refined per level and reason equal a count made here from the file's points:"
+sed -n '/^refined:/,/^fields/p' ridge_info.txt | sed '$d' | sed 's/^/      /'
+
+say "8. several outputs: refine = region, ridge >= 0.5"
+sed -e 's/^refine = region$/refine = region, ridge >= 0.5/' disc.ini >both.ini
+expect_status 0 "two outputs" "$T" run both.ini --output both.h5
+expect_status 0 "two outputs on 3 ranks" mpin 3 run both.ini --output both3.h5
+same_results both.h5 both3.h5 "two outputs on 3 ranks against 1"
+check_file both.h5 region 0.6
+"$PYTHON" - <<'EOF' || die "the two outputs' inferred values"
+import sys
+import h5py
+import numpy as np
+f = h5py.File("both.h5", "r")
+st, ridge = f["status"][...], f["ridge"][...]
+x, y = f["x"][...], f["y"][...]
+X, Y = np.meshgrid(x, y, indexing="ij")
+d = np.sqrt((X - 0.1) ** 2 + (Y + 0.05) ** 2) - 0.6
+exact = np.where(d < 0, 0.2, 1 / (1 + np.maximum(d, 0) / 0.02))
+inferred = st == 7
+wrong = (ridge >= 0.5) != (exact >= 0.5)
+if wrong.any():
+    print("ridge's class wrong at %d points" % wrong.sum())
+    sys.exit(1)
+if not np.isfinite(ridge[inferred]).all():
+    print("ridge not interpolated at inferred points")
+    sys.exit(1)
+if not np.isnan(f["dist"][...][inferred]).all():
+    print("dist given at inferred points")
+    sys.exit(1)
+print("    both classes right; ridge interpolated at %d inferred points (largest error %.3g)"
+      % (inferred.sum(), np.abs(ridge - exact)[inferred].max()))
+EOF
+"$T" info both.h5 | grep -Eq '^  region +outside: [0-9]+ \(\+[0-9]+ inferred\) inside: [0-9]+ \(\+[0-9]+ inferred\)' ||
+    die "info does not count the inferred points of each class: $("$T" info both.h5 | grep region)"

@@ -978,6 +978,88 @@ static void test_bad_sweep_values(void)
                    IS_JOB, "t.ini:3", "master_computes");
 }
 
+/* A refined chatter job on a 17 x 17 grid with `refine` and `extra` at lines 3 and 4. */
+static void refine_job(char *text, size_t size, const char *refine, const char *extra)
+{
+    snprintf(text, size,
+             "[sweep]\nmodel = chatter\nrefine = %s\n%s\n" /* 3, 4 */
+             "[axis.rho]\nfrom = 0.1\nto = 1\ncount = 17\n"
+             "[axis.gamma]\nfrom = 0.1\nto = 0.9\ncount = 17\n",
+             refine, extra);
+}
+
+/* [sweep] refine names outputs, categorical or with a threshold, in order; refine_threshold
+ * is the threshold of a single one; refine_margin defaults to 2 and enters the
+ * fingerprint only where a threshold makes it count. */
+static void test_refine_outputs(void)
+{
+    char text[512];
+    const is_model *m = chatter();
+    refine_job(text, sizeof text, "regime, impacts_mean >= 50, impacts_max>=1e2", "");
+    is_job *job = PARSE_OK(text);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(job);
+    CU_ASSERT_EQUAL(job->refine_output_count, 3);
+    CU_ASSERT_EQUAL(job->refine_outputs[0].output, is_model_output_index(m, "regime"));
+    CU_ASSERT(isnan(job->refine_outputs[0].threshold));
+    CU_ASSERT_EQUAL(job->refine_outputs[1].output, is_model_output_index(m, "impacts_mean"));
+    CU_ASSERT_EQUAL(job->refine_outputs[1].threshold, 50);
+    CU_ASSERT_EQUAL(job->refine_outputs[2].threshold, 100);
+    CU_ASSERT_EQUAL(job->refine_margin, IS_REFINE_DEFAULT_MARGIN);
+    CU_ASSERT_EQUAL(job->refine_levels, IS_REFINE_DEFAULT_LEVELS);
+    is_job_free(&job);
+    /* the old form and the new one are one job */
+    refine_job(text, sizeof text, "impacts_mean", "refine_threshold = 50");
+    uint64_t old_form = fingerprint_of(__LINE__, text);
+    refine_job(text, sizeof text, "impacts_mean >= 50", "");
+    CU_ASSERT_EQUAL(fingerprint_of(__LINE__, text), old_form);
+    refine_job(text, sizeof text, "impacts_mean >= 50", "refine_margin = 3");
+    CU_ASSERT_NOT_EQUAL(fingerprint_of(__LINE__, text), old_form);
+    refine_job(text, sizeof text, "impacts_mean >= 50, regime", "");
+    CU_ASSERT_NOT_EQUAL(fingerprint_of(__LINE__, text), old_form);
+    /* a categorical output alone: the margin changes nothing, nor the fingerprint */
+    refine_job(text, sizeof text, "regime", "");
+    uint64_t categorical = fingerprint_of(__LINE__, text);
+    refine_job(text, sizeof text, "regime", "refine_margin = 0");
+    CU_ASSERT_EQUAL(fingerprint_of(__LINE__, text), categorical);
+}
+
+/* Every bad refine value: exit status 2 (IS_JOB), naming the file, the line and the key. */
+static void test_bad_refine_outputs(void)
+{
+    static const struct {
+        const char *refine, *extra, *line, *key, *word;
+    } bad[] = {
+        {"regime, nothing >= 1", "", "t.ini:3", "refine", "nothing"},
+        {"regime, energy", "", "t.ini:3", "refine", "regime"},
+        {"regime >= 1", "", "t.ini:3", "refine", "categorical"},
+        {"regime, impacts_mean", "", "t.ini:3", "refine", "threshold"},
+        {"regime, impacts_mean >= abc", "", "t.ini:3", "refine", "abc"},
+        {"regime, impacts_mean > 50", "", "t.ini:3", "refine", "impacts_mean"},
+        {"regime, impacts_mean <= 50", "", "t.ini:3", "refine", "impacts_mean"},
+        {"regime,, impacts_mean >= 50", "", "t.ini:3", "refine", "empty"},
+        {"regime, ", "", "t.ini:3", "refine", "empty"},
+        {"regime, regime", "", "t.ini:3", "refine", "twice"},
+        {"regime, impacts_mean >= 50", "refine_threshold = 50", "t.ini:4", "refine_threshold",
+         "outputs"},
+        {"impacts_mean >= 50", "refine_threshold = 50", "t.ini:4", "refine_threshold",
+         "already"},
+        {"impacts_mean", "refine_margin = -1", "t.ini:4", "refine_margin", "number"},
+        {"impacts_mean >= 50", "refine_margin = lots", "t.ini:4", "refine_margin", "number"},
+        {"p_icc >= 0.5, p_cc >= 0.5, p_pcc >= 0.5, p_icc_lo >= 0.5, p_icc_hi >= 0.5, "
+         "p_cc_lo >= 0.5, p_cc_hi >= 0.5",
+         "", "t.ini:3", "refine", "most"},
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        refine_job(text, sizeof text, bad[i].refine, bad[i].extra);
+        EXPECT_FAILURE(text, IS_JOB, bad[i].line, bad[i].key, bad[i].word);
+    }
+    /* refine_margin without refine */
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\nrefine_margin = 1\n" /* 3 */
+                   "[model]\nrho = 1.5\ngamma = 0.5\n",
+                   IS_JOB, "t.ini:3", "refine_margin");
+}
+
 /* A --set that is not section.key=value is a command-line mistake (IS_USAGE). */
 static void test_bad_override_syntax(void)
 {
@@ -1162,6 +1244,8 @@ void suite_job(void)
     CU_add_test(suite, "bad: missing model", test_bad_missing_model);
     CU_add_test(suite, "bad: unknown model", test_bad_unknown_model);
     CU_add_test(suite, "bad: [sweep] values", test_bad_sweep_values);
+    CU_add_test(suite, "refine: several outputs", test_refine_outputs);
+    CU_add_test(suite, "bad: refine outputs", test_bad_refine_outputs);
     CU_add_test(suite, "bad: override syntax", test_bad_override_syntax);
     CU_add_test(suite, "bad: override value", test_bad_override_value);
     CU_add_test(suite, "parameter value from the command line", test_parse_param_value);

@@ -1,7 +1,10 @@
 /* disc.c: a model with a known boundary, for the tests of refined sweeps (refine.h): the
  * class of a point is whether it lies in the ball of radius r around (cx, cy, cz) (a disc
  * in the plane z = cz when z is not swept), and `dist` is its signed distance to the
- * sphere, so that a test knows the exact map a refined sweep must infer. `cost` slows it
+ * sphere, so that a test knows the exact map a refined sweep must infer; `ridge` is a thin
+ * band just outside the sphere (0.2 inside, 1 on the sphere, falling off as
+ * 1 / (1 + d / ridge_width) at distance d outside), a feature thinner than a coarse cell
+ * for the threshold rule of refinement to find. `cost` slows it
  * on purpose (a busy wait per point), for kills in the middle of a pass; points with
  * x < fail_below fail, to test failures at cell corners. Registered in the test builds
  * only (tests/models/test_registry.c). */
@@ -10,8 +13,8 @@
 
 #include <math.h>
 
-enum { X, Y, Z, CX, CY, CZ, R, COST, FAIL_BELOW, PARAM_COUNT };
-enum { REGION, DIST, OUTPUT_COUNT };
+enum { X, Y, Z, CX, CY, CZ, R, COST, FAIL_BELOW, RIDGE_WIDTH, PARAM_COUNT };
+enum { REGION, DIST, RIDGE, OUTPUT_COUNT };
 
 static const is_param params[PARAM_COUNT] = {
     [X] = {"x", "first coordinate", "1", IS_PARAM_REAL, 0, -1e9, 1e9, 0, NULL},
@@ -24,6 +27,8 @@ static const is_param params[PARAM_COUNT] = {
     [COST] = {"cost", "busy wait per point", "s", IS_PARAM_REAL, 0, 0, 60, 0, NULL},
     [FAIL_BELOW] = {"fail_below", "points with x below this fail (solver failure)", "1",
                     IS_PARAM_REAL, -1e300, -1e300, 1e300, 0, NULL},
+    [RIDGE_WIDTH] = {"ridge_width", "width of the ridge outside the sphere", "1",
+                     IS_PARAM_REAL, 0.02, 1e-9, 1e9, 0, NULL},
 };
 
 static const char *const regions[] = {"outside", "inside", NULL};
@@ -31,6 +36,7 @@ static const char *const regions[] = {"outside", "inside", NULL};
 static const is_output outputs[OUTPUT_COUNT] = {
     [REGION] = {"region", "1", "inside the ball or outside", IS_OUTPUT_CATEGORY, regions},
     [DIST] = {"dist", "1", "distance to the centre minus r", IS_OUTPUT_REAL, NULL},
+    [RIDGE] = {"ridge", "1", "a thin ridge just outside the sphere", IS_OUTPUT_REAL, NULL},
 };
 
 static is_code eval_batch(void *workspace, const double *points, size_t count, double *out,
@@ -49,6 +55,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
         double d = sqrt(dx * dx + dy * dy + dz * dz) - p[R];
         out[REGION * count + i] = d < 0;
         out[DIST * count + i] = d;
+        out[RIDGE * count + i] = d < 0 ? 0.2 : 1 / (1 + d / p[RIDGE_WIDTH]);
         status[i] = IS_POINT_DONE;
     }
     return IS_OK;
