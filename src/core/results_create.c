@@ -21,6 +21,7 @@
 
 #include "collective.h"
 #include "h5attr.h"
+#include "numtext.h"
 #include "results_layout.h"
 
 /* Points per fill or coordinate write: 4 MiB of doubles. */
@@ -190,10 +191,10 @@ static herr_t write_refinement(hid_t file, const is_job *job)
         const char *name = model->outputs[r->output].name;
         ns += (size_t)snprintf(spec + ns, sizeof spec - ns, "%s%s", i ? ", " : "", name);
         if (!isnan(r->threshold))
-            ns += (size_t)snprintf(spec + ns, sizeof spec - ns, " >= %.17g", r->threshold);
+            ns += (size_t)snprintf(spec + ns, sizeof spec - ns, " >= %s", IS_NUM(r->threshold));
         nn += (size_t)snprintf(names + nn, sizeof names - nn, "%s%s", i ? " " : "", name);
-        nt += (size_t)snprintf(thresholds + nt, sizeof thresholds - nt, i ? " %.17g" : "%.17g",
-                               r->threshold);
+        nt += (size_t)snprintf(thresholds + nt, sizeof thresholds - nt, "%s%s", i ? " " : "",
+                               IS_NUM(r->threshold));
     }
     herr_t rc = is_h5_attr_string(file, "refine", spec);
     rc |= is_h5_attr_int64(file, "refine_levels", (int64_t)job->refine_levels);

@@ -270,7 +270,7 @@ static void print_reasons(const is_summary *s, const uint64_t *refined, FILE *ou
             fprintf(out, "where the classes differ");
         else {
             const is_refine_output *o = &s->refinement.outputs[why - IS_REFINE_THRESHOLD];
-            fprintf(out, "near %s >= %.6g", s->vars[o->output].name, o->threshold);
+            fprintf(out, "near %s >= %s", s->vars[o->output].name, IS_NUM(o->threshold));
         }
     }
     fprintf(out, "\n");
@@ -289,7 +289,7 @@ static void print_refinement(const is_summary *s, FILE *out)
     for (size_t j = 0; j < r->output_count; j++)
         thresholds |= !isnan(r->outputs[j].threshold);
     if (thresholds) /* the margin counts only there */
-        fprintf(out, "; refine_margin %.6g", r->margin);
+        fprintf(out, "; refine_margin %s", IS_NUM(r->margin));
     fprintf(out, "\n");
     uint64_t total[IS_REFINE_REASONS] = {0}, cells = 0, refined = 0;
     for (unsigned m = 0; m < r->levels; m++) {
@@ -315,9 +315,9 @@ static void print_refinement(const is_summary *s, FILE *out)
         const variable_stats *st = &s->vars[v];
         if (!st->thresholded)
             continue;
-        fprintf(out, "  %s >= %.6g: %.0f computed, %.0f inferred; below: %.0f computed, %.0f "
+        fprintf(out, "  %s >= %s: %.0f computed, %.0f inferred; below: %.0f computed, %.0f "
                      "inferred",
-                st->name, st->threshold, st->sides[0][1], st->sides[1][1], st->sides[0][0],
+                st->name, IS_NUM(st->threshold), st->sides[0][1], st->sides[1][1], st->sides[0][0],
                 st->sides[1][0]);
         if (st->sides[0][2] + st->sides[1][2] > 0)
             fprintf(out, "; NaN: %.0f computed, %.0f inferred", st->sides[0][2],
