@@ -104,7 +104,6 @@ is_code is_refine_settings_of_file(is_results *results, is_refine_settings *s, i
  * the classes of the last rows it read, never more than (2 L + 8) rows. */
 typedef struct row {
     uint64_t first;                     /* its first point; UINT64_MAX: empty */
-    uint64_t used;                      /* when last used (the oldest is replaced) */
     int64_t *key;                       /* per point: its classes, a failure, or KEY_NONE */
     double *value;                      /* per thresholded output t, per point:
                                            value[t * row_length + i] */
@@ -133,7 +132,7 @@ typedef struct refiner {
     uint64_t row_length;                /* the stride of the slowest refined axis */
     size_t row_count;
     row *rows;
-    uint64_t clock;
+    row **order;                        /* the rows, most recently used first */
     uint8_t *status;                    /* scratch: a row's status */
     double *scratch;                    /* scratch: a row's categorical output */
     is_code rc;                         /* the first failure to read a row (err says why) */
@@ -147,6 +146,7 @@ static void refiner_free(refiner *r)
         free(r->rows[i].value);
     }
     free(r->rows);
+    free(r->order);
     free(r->status);
     free(r->scratch);
 }
@@ -193,11 +193,13 @@ static is_code refiner_init(refiner *r, const is_refine_settings *s, is_results 
     r->row_length = r->stride[0];
     r->row_count = 2 * (size_t)r->levels + SPARE_ROWS;
     r->rows = calloc(r->row_count, sizeof *r->rows);
+    r->order = malloc(r->row_count * sizeof *r->order);
     r->status = malloc(r->row_length);
     r->scratch = malloc(r->row_length * sizeof *r->scratch);
-    int ok = r->rows && r->status && r->scratch;
+    int ok = r->rows && r->order && r->status && r->scratch;
     size_t values = r->row_length * (r->thresholded ? r->thresholded : 1);
     for (size_t i = 0; ok && i < r->row_count; i++) {
+        r->order[i] = &r->rows[i];
         r->rows[i].first = UINT64_MAX;
         r->rows[i].key = malloc(r->row_length * sizeof *r->rows[i].key);
         r->rows[i].value = malloc(values * sizeof *r->rows[i].value);
@@ -254,29 +256,33 @@ static is_code read_row(refiner *r, row *w, uint64_t first)
     return rc;
 }
 
-/* The row holding point q, read if need be; NULL after a failure (r->rc). */
+/* The row holding point q, read if need be; NULL after a failure (r->rc). The rows are
+ * kept most recently used first (a lookup mostly wants one of the last two or three), and
+ * the last is the one replaced. */
 static const row *row_of(refiner *r, uint64_t q)
 {
     uint64_t first = q - q % r->row_length;
-    row *oldest = &r->rows[0];
-    for (size_t i = 0; i < r->row_count; i++) {
-        row *w = &r->rows[i];
-        if (w->first == first) {
-            w->used = ++r->clock;
-            return w;
-        }
-        if (w->used < oldest->used)
-            oldest = w;
+    row *w = r->order[0];
+    if (w->first == first)
+        return w;
+    size_t at = 1;
+    while (at < r->row_count && r->order[at]->first != first)
+        at++;
+    if (at == r->row_count) { /* not kept: read it into the oldest */
+        if (r->rc != IS_OK)
+            return NULL;
+        at = r->row_count - 1;
+        w = r->order[at];
+        w->first = UINT64_MAX;
+        r->rc = read_row(r, w, first);
+        if (r->rc != IS_OK)
+            return NULL;
+        w->first = first;
     }
-    if (r->rc != IS_OK)
-        return NULL;
-    oldest->first = UINT64_MAX;
-    r->rc = read_row(r, oldest, first);
-    if (r->rc != IS_OK)
-        return NULL;
-    oldest->first = first;
-    oldest->used = ++r->clock;
-    return oldest;
+    w = r->order[at];
+    memmove(r->order + 1, r->order, at * sizeof *r->order);
+    r->order[0] = w;
+    return w;
 }
 
 static int64_t key_at(refiner *r, uint64_t q)
