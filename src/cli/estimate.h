@@ -1,5 +1,9 @@
 /* estimate.h: `run --dry-run`'s cost estimate: a short, timed sample of the job's own
- * points, spread evenly over the grid (or the piece), evaluated by the model on this rank. */
+ * points, spread over the grid (or the piece), evaluated by the model on this rank: each
+ * point alone (its cost, for the spread), then the same points again in batches as a run
+ * evaluates them (lane-parallel models compute a batch much faster than its points one by
+ * one). Times are this thread's CPU time, so that other work on the machine does not
+ * inflate them; the range is a bootstrap of the sampled points. */
 #ifndef IMPACTSWEEP_CLI_ESTIMATE_H
 #define IMPACTSWEEP_CLI_ESTIMATE_H
 
@@ -10,21 +14,32 @@
 #include "../core/job.h"
 
 typedef struct is_estimate {
-    uint64_t sampled;    /* points evaluated */
-    double seconds;      /* their time, in all */
-    double fastest, slowest; /* one point's time */
-    int cut;             /* the last point was still running when the time budget ran out
-                            and counts with the time it had: the estimate is a lower
+    uint64_t sampled;    /* points evaluated one by one */
+    double seconds;      /* their CPU time, in all */
+    double fastest, slowest; /* one point's */
+    double low, high;    /* the mean of one point alone: a 90 % bootstrap interval */
+    uint64_t batched;    /* of them, points evaluated again in batches (each batch a spread
+                            over the grid, as many as the budget allowed) */
+    double batch_seconds;    /* their CPU time in batches */
+    double alone_seconds;    /* the same points' CPU time one by one */
+    double unfinished;   /* CPU time of a point stopped unfinished at the end of the first
+                            pass (not in the sample) */
+    int cut;             /* the first point was still running when the time budget ran
+                            out and counts with the time it had: the estimate is a lower
                             bound */
 } is_estimate;
 
-/* Evaluates up to max_points points of the job, one at a time, for at most about
- * budget_seconds (a point still running then is stopped through the model's
- * workspace_watch, where it has one). IS_OK, or the model's error. */
+/* Evaluates up to max_points points of the job, for at most about budget_seconds (a point
+ * still running then is stopped through the model's workspace_watch, where it has one):
+ * one by one for half of it, then in batches. IS_OK, or the model's error. */
 is_code is_estimate_cost(const is_job *job, double budget_seconds, uint64_t max_points,
                          is_estimate *estimate, is_error *err);
 
-/* "cost: ..." lines: time per point, core-hours of the job, wall time on `ranks`. */
+/* Seconds of one point in a run: the sample's mean, scaled by what batches saved. */
+double is_estimate_per_point(const is_estimate *estimate);
+
+/* "cost: ..." lines: time per point, core-hours of the job, wall time on `ranks`, the
+ * range, and a warning when the sample is too small or too uneven to trust. */
 void is_estimate_print(const is_estimate *estimate, uint64_t points, int ranks, FILE *out);
 
 #endif

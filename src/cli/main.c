@@ -556,7 +556,7 @@ static int launch(int argc, char **argv, const char *ranks)
 
 /* `run --dry-run`'s sample for the cost estimate: at most this many points, for about
  * this long (what `slurm/submit` adds to a submission, which checks the job this way). */
-#define ESTIMATE_POINTS 64
+#define ESTIMATE_POINTS 1024
 #define ESTIMATE_SECONDS 3.0
 
 /* `run --dry-run`: what the run would compute and write. */

@@ -179,13 +179,30 @@ grep -qE "^cost: +about [0-9.e+-]+ (us|ms|s) a point \([0-9]+ sampled" out.txt |
 grep -qE "^estimate: +about .* of one core; about .* on 1 rank$" out.txt ||
     die "dry run prints no estimate: $(cat out.txt)"
 [ ! -e dry.h5 ] || die "a dry run wrote its output"
+sampled=$(sed -nE 's/^cost: +about .* a point \(([0-9]+) sampled across the grid.*/\1/p' out.txt)
+[ -n "$sampled" ] || die "dry run prints no sample size: $(cat out.txt)"
+grep -qE "^range: +[0-9.e+-]+ (us|ms|s|min|h|days) to [0-9.e+-]+ (us|ms|s|min|h|days) of one core \(90 %, a bootstrap of the $sampled sampled points\)$" out.txt ||
+    die "dry run prints no range: $(cat out.txt)"
+# points of 50 ms each (the test model's busy wait): the 3 s budget sees fewer than 100
+# of the 400, and says that a costly region may be missed
+printf '%s\n' "[sweep]" "model = disc" "[model]" "cost = 0.05" "[axis.x]" "from = 0" "to = 1" \
+    "count = 400" >slow_dry.ini
+expect_status 0 "dry run of a small sample" "$IMPACTSWEEP_TEST" run slow_dry.ini --dry-run
+grep -qE "^warning: +only [0-9]+ points sampled: a costly region of fewer than about [0-9]+ points" out.txt ||
+    die "a small sample gives no warning: $(cat out.txt)"
+# one point of 64 carries almost all the cost: the estimate says so
+printf '%s\n' "[sweep]" "model = disc" "[axis.cost]" "values = $(LC_ALL=C seq -s ', ' 1e-5 1e-5 6.3e-4), 0.3" \
+    >rare_dry.ini
+expect_status 0 "dry run of a rare costly point" "$IMPACTSWEEP_TEST" run rare_dry.ini --dry-run
+grep -qE "^warning: +the cost is carried by rare points" out.txt ||
+    die "a sample carried by one point gives no warning: $(cat out.txt)"
 # points of 1e9 impacts per drop: the sample stops at its time budget, and says so
 printf '%s\n' "[sweep]" "model = chatter" "[model]" "rho = 0.3" "gamma = 0.1" \
     "max_impacts = 1e9" "samples = 1000" "[axis.n]" "values = 3, 4" >long_dry.ini
 t0=$(date +%s)
 expect_status 0 "dry run of hour-long points" "$IMPACTSWEEP" run long_dry.ini --dry-run
 [ $(($(date +%s) - t0)) -le 15 ] || die "the dry run's sample took $(($(date +%s) - t0)) s"
-grep -qE "^cost: +at least .* the last one was stopped unfinished" out.txt ||
+grep -qE "^cost: +at least .* stopped unfinished after" out.txt ||
     die "a cut sample is not reported as a lower bound: $(cat out.txt)"
 
 say "run --quiet: nothing on stdout or stderr, the same file"
