@@ -64,7 +64,9 @@ static const char *const run_options[] = {
     "--progress bar|lines", "a live bar, or a line per interval (default: bar on a terminal)",
     "--quiet, -q", "no progress output and no summary at the end; errors still go to stderr",
     "--dry-run", "check the job and print the grid, its points, the file size and a cost "
-                 "estimate from a short sample; computes and writes nothing",
+                 "estimate with its range from a short sample (CPU time, in batches as a "
+                 "run computes them), warning when the sample is too small or uneven to "
+                 "trust; computes and writes nothing",
     "-n, --ranks N", "start mpirun with N ranks itself (SIGINT/SIGTERM/SIGHUP become a "
                      "polite stop, exit 75)",
     NULL};
@@ -134,7 +136,9 @@ static const command_help commands[] = {
      models_options, models_exit},
     {"info", "info FILE [--log]", "summarise a result file",
      "Prints a result file's job, provenance, points done / failed / pending and a summary\n"
-     "of every output. Runs under mpirun too, sharing the reading among the ranks.",
+     "of every output; for a refined sweep also the cells each level refined and why, and\n"
+     "each class's computed and inferred points. Runs under mpirun too, sharing the\n"
+     "reading among the ranks.",
      info_options, info_exit},
     {"merge", "merge OUTPUT PIECE.h5 ... [--overwrite]",
      "join the pieces of a job array into one file",
