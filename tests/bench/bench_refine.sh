@@ -22,8 +22,8 @@
 # PYTHON (/usr/bin/python3, with h5py and numpy), OUT (a directory for the files, default
 # a new one under /tmp, kept), LEVELS, and per map its size: BAND_N (257), STOP_KS_N
 # (257), CHATTER_N (1025), CHATTER_SAMPLES (50), COLLISION_N (257), STOP_N (257).
-# BASELINE: another impactsweep (say main's) whose refined runs are reported beside, for
-# the cost against it. A full grid already in OUT (NAME_full.h5, complete) is reused.
+# BASELINE: another impactsweep (say main's) whose refined runs of one output are reported
+# beside, for the cost against it (`NAME >= T` given to it as refine_threshold). A full grid already in OUT (NAME_full.h5, complete) is reused.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${IMPACTSWEEP:-$ROOT/build/impactsweep}
@@ -107,9 +107,14 @@ bench() { # bench NAME JOB "SPEC; SPEC..." ARGS...: the full grid, then each spe
                 --set sweep.refine_levels="$level")
             echo " refine = $spec, $level levels: $t s"
             compare "$full" "$file" "$spec"
-            if [ -n "$BASELINE" ]; then
-                t=$(run "$BASELINE" "$file.baseline.h5" "$job" "$@" \
-                    --set "sweep.refine=$spec" --set sweep.refine_levels="$level")
+            if [ -n "$BASELINE" ] && [[ $spec != *,* ]]; then # it knows one output
+                local keys=(--set "sweep.refine=$spec")
+                if [[ $spec =~ ^([a-z_0-9]+)\ *\>=\ *(.+)$ ]]; then
+                    keys=(--set "sweep.refine=${BASH_REMATCH[1]}"
+                        --set "sweep.refine_threshold=${BASH_REMATCH[2]}")
+                fi
+                t=$(run "$BASELINE" "$file.baseline.h5" "$job" "$@" "${keys[@]}" \
+                    --set sweep.refine_levels="$level")
                 echo " baseline ($BASELINE): $t s"
                 compare "$full" "$file.baseline.h5" "$spec"
             fi
