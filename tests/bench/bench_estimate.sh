@@ -14,6 +14,7 @@ BIN=${IMPACTSWEEP:-$ROOT/build/impactsweep}
 REPEATS=${REPEATS:-5}
 RUNS=${RUNS:-2}
 OUT=${OUT:-$(mktemp -d /tmp/bench_estimate.XXXXXX)}
+mkdir -p "$OUT"
 J=$ROOT/jobs
 
 seconds() { # "2.16 s" or "140 ms" or "3.5 min" -> seconds
