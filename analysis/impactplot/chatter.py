@@ -71,7 +71,7 @@ def undecided_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     """p_undecided: the share of drops counted CC only because they reached max_impacts
     without a certificate (p_cc = p_certified + p_undecided), from 0 to 1."""
     return colour_panel(ax, facet.result, facet.plane, "p_undecided", norm=Normalize(0, 1),
-                        cmap="cividis", label="CC drops not certified (fraction)")
+                        cmap="cividis")
 
 
 def cone_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:

@@ -3,7 +3,7 @@
     impactplot FILE [FILE ...] [--output PREFIX] [--format png,pdf,svg,eps]
                [--size single|double|auto|WxH[in|cm|mm]] [--dpi N] [--field NAME[,NAME]]
                [--sel AXIS=VALUE ...] [--facet AXIS ...] [--axes X[,Y]]
-               [--title [TEXT]] [--footer] [--layout]
+               [--title [TEXT]] [--footer] [--layout] [--source-path]
 
 Draws the figures of impactsweep result files (complete, interrupted or still running)
 and trace files, PREFIX_KIND.FORMAT for each figure kind of the model; the paths written
@@ -118,6 +118,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     p.add_argument("--footer", action="store_true",
                    help="draw the provenance line under the figure (it is always in the "
                         "file's metadata)")
+    p.add_argument("--source-path", action="store_true",
+                   help="record the source files' absolute paths in the figures' metadata "
+                        "(default: their names alone, no local path)")
     p.add_argument("--layout", action="store_true",
                    help="also write PREFIX_KIND.json with each panel's pixel box, data "
                         "limits and every text's box (for tests and post-processing)")
@@ -170,7 +173,7 @@ def draw_trace_file(args: argparse.Namespace) -> int:
     """Draws the figures of the trace file args.files[0]; the exit status."""
     trace = open_trace(args.files[0])
     jobs = trace_jobs(trace, args.fields)
-    prov = trace_provenance(trace)
+    prov = trace_provenance(trace, args.source_path)
     make_dirs(args.output)
     for kind, draw, across, aspect in jobs:
         width = args.width or (SIZE_PRESETS["single"] if across == 1 else SIZE_PRESETS["double"])
@@ -179,7 +182,8 @@ def draw_trace_file(args: argparse.Namespace) -> int:
         def sized(fig, draw=draw, width=width, height=height):
             fig.set_size_inches(width, height)
             return draw(fig)
-        title = args.title if args.title else (trace.attr("title") if args.title == "" else "")
+        title = args.title if args.title else \
+            (f"{trace.attr('title')}\n{prov['summary']}" if args.title == "" else "")
         for path in write_figure(kind, sized, prov, args.output, args.formats, args.dpi,
                                  args.layout, title=title, footer=args.footer):
             print(path)
@@ -210,7 +214,7 @@ def draw_results(args: argparse.Namespace) -> int:
         if pending - inferred or failed:
             note(f"{r.path}: {done} of {total} points done, {failed} failed, "
                  f"{pending - inferred} not computed (drawn as such)")
-    prov = provenance(results)
+    prov = provenance(results, args.source_path)
     title = args.title if args.title else \
         (" ; ".join(dict.fromkeys(r.attr("title") for r in results)) if args.title == ""
          else "")

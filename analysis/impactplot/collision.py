@@ -13,12 +13,15 @@ import numpy as np
 from matplotlib.colors import BoundaryNorm
 from matplotlib.ticker import MaxNLocator
 
-from .drawing import (Drawn, axis_label, point_status, visible_levels, classes_panel, colour_panel, draw_status,
-                      field_label, lines_panel, log_ticks, mesh, note_if_uniform,
-                      setup_axes, status_rug)
+from .contours import level_curves
+from .drawing import (Drawn, axis_label, classes_panel, colour_panel, draw_status,
+                      field_label, field_symbol, lines_panel, mesh, note_if_uniform,
+                      point_status, setup_axes, status_rug)
 from .figures import STRIP, Kind, library_panel
+from .labels import format_value
 from .reading import Facet, Result, axis_scale, note
-from .style import SEQUENTIAL_CMAP, STATUS_CLASSES, format_value
+from .style import SEQUENTIAL_CMAP, STATUS_CLASSES
+from .ticks import log_ticks
 
 MAX_CURVES = 8  # e(v0) curves drawn at most (the other axis is thinned beyond)
 
@@ -63,15 +66,15 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     d.artists.append(cf)
     d.mappable = cf
     lines = [v for v in shared.get("lines", []) if finite.min() < v < finite.max()]
-    if lines:
-        cs = ax.contour(x, y, np.ma.masked_invalid(e.T), levels=lines, colors="black",
-                        linewidths=0.5)
-        drawn = visible_levels(cs, r, p)
-        if drawn:
-            d.contours = {"field": "cor", "levels": drawn}
-            d.contour_sets.append((cs, "black"))
+    curves = level_curves(ax, r, p, "cor", e, lines, colour="black", linewidth=0.5) \
+        if lines else None
+    if curves:
+        d.contours = {"field": "cor", "levels": list(curves.levels)}
+        d.contour_sets.append(curves)
+        d.artists += curves.collections
     d.handles = draw_status(ax, r, p, status)
-    note_if_uniform(d, e, status, lambda v: f"e = {v:.4g}")
+    symbol_text = field_symbol(r, "cor")
+    note_if_uniform(d, e, status, lambda v: f"{symbol_text} = {v:.4g}")
     return d
 
 

@@ -1,7 +1,7 @@
-"""drawing: generic panels (categorical maps, colour maps, filled contours, lines), level
-curves with labels that neither overlap nor stand upside down, notes on panels that
-would otherwise be one colour or empty, and the assembly of panels into one figure with
-one shared colour bar and one compact legend.
+"""drawing: generic panels (categorical maps, colour maps, filled contours, lines) with
+their level curves (contours.py), notes on panels that would otherwise be one colour or
+empty, and the assembly of panels into one figure with one shared colour bar and one
+compact legend.
 
 Every panel function takes an Axes and returns a Drawn: the artists it made and what the
 figure around it needs (legend entries, the colour mapping). Nothing here selects a
@@ -13,20 +13,21 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
-from matplotlib import patheffects
 from matplotlib.colors import BoundaryNorm, ListedColormap, LogNorm, Normalize
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+from matplotlib.ticker import MaxNLocator
 
-from .reading import Facet, Plane, Result, cell_edges, note
-from .style import (CLASS_COLOURS, FAILED_COLOUR, FAILED_LABEL, FIELD_LABELS, FONT_SIZE,
+from .contours import LABEL_SIZE, level_curves, renderer_of  # noqa: F401 (re-exported)
+from .labels import (SYMBOL_ATTRIBUTES, label_with_units, short_label, symbol, units_tex,
+                     with_units)
+from .reading import Facet, Plane, Result, cell_edges
+from .style import (CLASS_COLOURS, FAILED_COLOUR, FAILED_LABEL, FONT_SIZE,
                     NOT_COMPUTED_COLOUR, NOT_COMPUTED_LABEL, SEQUENTIAL_CMAP, STATUS_CLASSES,
-                    class_colour, class_label, symbol, units_suffix)
+                    class_colour, class_label)
+from .ticks import colourbar_ticks, log_ticks
 
 RASTERIZE_CELLS = 4096   # meshes with more cells are rasterized in vector formats
-LABEL_SIZE = FONT_SIZE - 1.5
-HALO = [patheffects.withStroke(linewidth=2.2, foreground="white")]
 
 
 @dataclass
@@ -52,7 +53,7 @@ class Drawn:
     colour_label: str = ""
     classes: Dict[str, str] = field(default_factory=dict)
     contours: Optional[dict] = None              # {'field', 'levels'} drawn
-    contour_sets: List = field(default_factory=list)  # (ContourSet, colour) to label
+    contour_sets: List = field(default_factory=list)  # LevelCurves to label
     labels: List = field(default_factory=list)   # contour labels placed
     notes: List = field(default_factory=list)    # notes on the panel
     facet: Optional[Facet] = None
@@ -62,16 +63,23 @@ class Drawn:
 
 
 def axis_label(result: Result, name: str) -> str:
-    """The label of axis NAME: its symbol (else its name) and units."""
-    coord = result.ds[name]
-    return (symbol(name) or name) + units_suffix(coord.attrs.get("units", ""))
+    """The label of axis NAME: its symbol (else its name) and typeset units."""
+    attrs = result.ds[name].attrs
+    if any(str(attrs.get(k, "")).strip() for k in SYMBOL_ATTRIBUTES):
+        label = short_label(result.model, name, attrs)
+    else:
+        label = symbol(name) or name
+    return with_units(label, units_tex(attrs))
 
 
 def field_label(result: Result, name: str) -> str:
-    """The label of output NAME: its description and units."""
-    var = result.ds[name]
-    text = FIELD_LABELS.get(name, str(var.attrs.get("long_name", name)))
-    return text + units_suffix(var.attrs.get("units", ""))
+    """The short label of output NAME (symbol or a few words) and its typeset units."""
+    return label_with_units(result.model, name, result.ds[name].attrs)
+
+
+def field_symbol(result: Result, name: str) -> str:
+    """The short label of output NAME without units (notes, legends)."""
+    return short_label(result.model, name, result.ds[name].attrs)
 
 
 def categories_of(result: Result, name: str) -> List[Category]:
@@ -91,25 +99,6 @@ def is_categorical(result: Result, name: str) -> bool:
 
 
 # ------------------------------------------------------------------------ primitives
-
-
-def log_ticks(axis, scale: str, values: np.ndarray) -> None:
-    """Ticks of AXIS on SCALE spanning VALUES: a log axis over less than three decades is
-    ticked at 1, 2, 5 times powers of ten, written plainly (0.05, 0.1, 0.2, ...); a
-    linear one gets few enough ticks for a narrow panel."""
-    if scale != "log":
-        axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
-        return
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v) & (v > 0)]
-    if v.size and np.log10(v.max() / v.min()) <= 2:
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(FuncFormatter(lambda t, _: f"{t:g}"))
-        axis.set_minor_formatter(NullFormatter())
-    elif v.size and np.log10(v.max() / v.min()) <= 3:
-        axis.set_major_locator(LogLocator(base=10, subs=(1.0,)))
-        axis.set_major_formatter(FuncFormatter(lambda t, _: f"{t:g}"))
-        axis.set_minor_formatter(NullFormatter())
 
 
 def setup_axes(ax, result: Result, plane: Plane, strip: bool = False,
@@ -194,233 +183,6 @@ def note_if_uniform(d: Drawn, values: np.ndarray, status: np.ndarray,
         d.notes.append(panel_note(d.ax, f"{describe(float(v[0]))} at {every}"))
 
 
-# -------------------------------------------------------------------- level curves
-
-
-def level_curves(ax, result: Result, plane: Plane, values: np.ndarray,
-                 levels: Sequence[float], colour: str = "black", linewidth: float = 0.8):
-    """Contour lines of VALUES at LEVELS; (ContourSet or None, the levels that have a
-    line)."""
-    finite = values[np.isfinite(values)]
-    if len(plane.axes) < 2 or finite.size == 0 or min(values.shape) < 2:
-        return None, []
-    lo, hi = float(finite.min()), float(finite.max())
-    levels = [float(v) for v in levels if lo < v < hi]
-    if not levels:
-        return None, []
-    x, y = plane.coords(result)
-    cs = ax.contour(x, y, np.ma.masked_invalid(values.T), levels=levels, colors=colour,
-                    linewidths=linewidth)
-    return cs, visible_levels(cs, result, plane)
-
-
-MIN_CURVE = 0.04  # a level curve shorter than this share of the panel's size is a speck
-
-
-def visible_levels(cs, result: Result, plane: Plane) -> List[float]:
-    """The levels of the contour set CS whose lines are long enough to see and label
-    (together at least MIN_CURVE of the panel, measured on the axes' scales); the lines
-    of the others (specks around a single grid value) are hidden."""
-    coords, scales = plane.coords(result), plane.scales(result)
-
-    def norm(v, c, scale):
-        if scale == "log":
-            v, c = np.log10(np.maximum(v, 1e-300)), np.log10(c)
-        span = float(c.max() - c.min()) or 1.0
-        return (v - c.min()) / span
-    drawn = []
-    for i, (level, segs) in enumerate(zip(cs.levels, cs.allsegs)):
-        total = 0.0
-        for seg in segs:
-            if len(seg) < 2:
-                continue
-            seg = np.asarray(seg, dtype=float)
-            u = norm(seg[:, 0], coords[0], scales[0])
-            w = norm(seg[:, 1], coords[1], scales[1])
-            total += float(np.nansum(np.hypot(np.diff(u), np.diff(w))))
-        if total >= MIN_CURVE:
-            drawn.append(float(level))
-        elif i < len(cs.collections):
-            cs.collections[i].set_visible(False)
-    return drawn
-
-
-def renderer_of(fig):
-    """A renderer of FIG's canvas (whatever the backend)."""
-    canvas = fig.canvas
-    if hasattr(canvas, "get_renderer"):
-        return canvas.get_renderer()
-    return fig._get_renderer()
-
-
-def _overlaps(box, boxes, pad=2.0) -> bool:
-    x0, y0, x1, y1 = box
-    return any(x0 < b[2] + pad and b[0] < x1 + pad and y0 < b[3] + pad and b[1] < y1 + pad
-               for b in boxes)
-
-
-def _display_paths(to_display, segs, min_length: float):
-    """The segments (in display coordinates) longer than MIN_LENGTH, longest first, each
-    as (points, arc length at each point, length)."""
-    paths = []
-    for seg in segs:
-        if len(seg) < 2:
-            continue
-        p = to_display.transform(np.asarray(seg, dtype=float))
-        p = p[np.all(np.isfinite(p), axis=1)]
-        if len(p) < 2:
-            continue
-        s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
-        if s[-1] > min_length:
-            paths.append((p, s, s[-1]))
-    return sorted(paths, key=lambda t: -t[2])
-
-
-def _label_spot(p, s, length, f, width, height, straight, bbox, taken):
-    """(x, y, angle, box) of a label centred at fraction F of a path, turned along it and
-    upright, if the path is straight enough under it (chord >= STRAIGHT * width), the box
-    inside BBOX and clear of TAKEN; else None."""
-    at = f * length
-    lo, hi = at - 0.5 * width, at + 0.5 * width
-    if lo < 0 or hi > length:
-        return None
-    a, b = np.interp([lo, hi], s, p[:, 0]), np.interp([lo, hi], s, p[:, 1])
-    cx, cy = float(np.interp(at, s, p[:, 0])), float(np.interp(at, s, p[:, 1]))
-    if math.hypot(a[1] - a[0], b[1] - b[0]) < straight * width:
-        return None
-    angle = math.degrees(math.atan2(b[1] - b[0], a[1] - a[0]))
-    if angle > 90:
-        angle -= 180
-    elif angle <= -90:
-        angle += 180
-    if abs(angle) > 82:  # (nearly) vertical: read upwards, as a y label is
-        angle = 90.0
-    c, sn = abs(math.cos(math.radians(angle))), abs(math.sin(math.radians(angle)))
-    hw, hh = 0.5 * (width * c + height * sn), 0.5 * (width * sn + height * c)
-    box = (cx - hw, cy - hh, cx + hw, cy + hh)
-    if not (bbox.x0 + 2 <= box[0] and box[2] <= bbox.x1 - 2
-            and bbox.y0 + 2 <= box[1] and box[3] <= bbox.y1 - 2):
-        return None
-    if _overlaps(box, taken):
-        return None
-    return cx, cy, angle, box
-
-
-def _add_label(ax, text: str, cx: float, cy: float, angle: float, box, taken, texts) -> None:
-    """A contour label at display point (CX, CY), turned by ANGLE; its BOX taken."""
-    xd, yd = ax.transData.inverted().transform((cx, cy))
-    t = ax.text(xd, yd, text, rotation=angle, rotation_mode="anchor", ha="center",
-                va="center", fontsize=LABEL_SIZE, color="black", path_effects=HALO,
-                zorder=5, clip_on=True)
-    t._impactplot_role = "contour_label"
-    taken.append(box)
-    texts.append(t)
-
-
-def place_contour_labels(ax, cs, taken: Optional[List] = None, per_level: int = 2) -> List:
-    """Labels of the contour set CS written along its lines (black on a white halo, legible
-    on any colour), at most PER_LEVEL per level: each on a nearly straight stretch of the
-    line, turned along it but never upside down (the angle within -90..90 degrees), inside
-    the axes and clear of every label placed before (TAKEN: display boxes, updated).
-    Every level gets one label before any gets a second: first on long straight
-    stretches, then anywhere along the line it fits, then level on, inside or just
-    beside a small piece (a loop, a corner cut), moved into the panel at its edge.
-    Positions are found in display coordinates, so call this once the figure's layout
-    is final. Returns the Texts."""
-    taken = [] if taken is None else taken
-    renderer = renderer_of(ax.figure)
-    bbox = ax.get_window_extent(renderer)
-    dpi = ax.figure.dpi
-    height = LABEL_SIZE / 72 * dpi * 1.25
-    texts = []
-    levels = []
-    for level, segs in zip(cs.levels, cs.allsegs):
-        text = f"{level:g}"
-        width = (0.62 * len(text) + 0.3) * LABEL_SIZE / 72 * dpi
-        levels.append((text, width, _display_paths(ax.transData, segs, 0.0), [0]))
-    passes = ((1.5, 0.85, (0.1, 0.9)), (1.05, 0.6, (0.0, 1.0)))
-
-    def along(text, width, paths, count, strict):
-        min_length, straight, span = passes[strict]
-        for p, s, length in paths:
-            if length < min_length * width:
-                continue
-            n = max(3, int(length / (0.25 * width)))
-            for f in sorted(np.linspace(span[0], span[1], n), key=lambda f: abs(f - 0.5)):
-                spot = _label_spot(p, s, length, f, width, height, straight, bbox, taken)
-                if spot is not None:
-                    cx, cy, angle, box = spot
-                    _add_label(ax, text, cx, cy, angle, box, taken, texts)
-                    count[0] += 1
-                    return True
-        return False
-
-    def level_on(text, width, paths, count):
-        for p, s, length in paths[:3]:
-            spots = [p.mean(axis=0)] + [
-                (np.interp(f * length, s, p[:, 0]), np.interp(f * length, s, p[:, 1]))
-                for f in (0.5, 0.0, 0.25, 0.75, 0.1, 0.4, 0.6, 0.9)]
-            # on the piece, else just beside it
-            spots += [(x + k * dx * (width + 4), y + k * dy * (height + 4))
-                      for x, y in spots[:1] for k in (0.6, 1.2)
-                      for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1),
-                                     (1, -1), (-1, 1))]
-            for cx, cy in spots:
-                cx = min(max(float(cx), bbox.x0 + 3 + 0.5 * width), bbox.x1 - 3 - 0.5 * width)
-                cy = min(max(float(cy), bbox.y0 + 3 + 0.5 * height), bbox.y1 - 3 - 0.5 * height)
-                box = (cx - 0.5 * width, cy - 0.5 * height, cx + 0.5 * width, cy + 0.5 * height)
-                if not _overlaps(box, taken):
-                    _add_label(ax, text, cx, cy, 0.0, box, taken, texts)
-                    count[0] += 1
-                    return True
-        return False
-
-    # one label per level: strict everywhere first, then looser, then level
-    for strict in (0, 1):
-        for text, width, paths, count in levels:
-            if not count[0]:
-                along(text, width, paths, count, strict)
-    for text, width, paths, count in levels:
-        if not count[0] and paths:
-            level_on(text, width, paths, count)
-    # then more labels on long lines
-    for _ in range(per_level - 1):
-        for text, width, paths, count in levels:
-            if count[0] and count[0] < per_level:
-                along(text, width, paths, count, 0)
-    return texts
-
-
-def label_panels(drawns: Sequence[Drawn]) -> None:
-    """Place the contour labels of every panel (after the layout is final); a panel's
-    notes and labels never overlap."""
-    for d in drawns:
-        if not d.contour_sets:
-            continue
-        renderer = renderer_of(d.ax.figure)
-        taken = []
-        for t in d.notes:
-            b = t.get_window_extent(renderer)
-            taken.append((b.x0, b.y0, b.x1, b.y1))
-        for t in d.labels:
-            t.remove()
-        d.labels = []
-        for cs, _colour in d.contour_sets:
-            d.labels += place_contour_labels(d.ax, cs, taken)
-            # a line without a label would be a level curve nobody can read: left out
-            named = {t.get_text() for t in d.labels}
-            for i, level in enumerate(cs.levels):
-                if f"{level:g}" not in named and i < len(cs.collections) \
-                        and cs.collections[i].get_visible() and any(
-                            len(seg) >= 2 for seg in cs.allsegs[i]):
-                    cs.collections[i].set_visible(False)
-                    if d.contours and float(level) in d.contours["levels"]:
-                        d.contours["levels"].remove(float(level))
-                    note(f"{d.variable}: the level curve {level:g} of "
-                         f"{d.contours['field'] if d.contours else 'the field'} left out: "
-                         "no room for its label")
-
-
 # ---------------------------------------------------------------------------- panels
 
 
@@ -473,13 +235,13 @@ def classes_panel(ax, result: Result, plane: Plane, name: str,
                     lambda v: categories[int(v)].label if 0 <= v < n else "no class")
     if contour and result.has(contour[0]) and not strip:
         cname, levels = contour
-        cs, drawn = level_curves(ax, result, plane, plane.take(result.ds[cname]), levels)
-        if drawn:
-            d.contours = {"field": cname, "levels": drawn}
-            d.contour_sets.append((cs, "black"))
-            d.artists.append(cs)
+        curves = level_curves(ax, result, plane, cname, plane.take(result.ds[cname]), levels)
+        if curves:
+            d.contours = {"field": cname, "levels": list(curves.levels)}
+            d.contour_sets.append(curves)
+            d.artists += curves.collections
             d.handles.append(Line2D([], [], color="black", linewidth=0.8,
-                                    label=FIELD_LABELS.get(cname, cname)))
+                                    label=field_symbol(result, cname)))
     return d
 
 
@@ -514,13 +276,14 @@ def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
     d = Drawn(ax=ax, variable=name, kind="colour", axes=plane.axes, artists=[m], mappable=m,
               colour_label=label or field_label(result, name), classes=dict(STATUS_CLASSES))
     d.handles = draw_status(ax, result, plane, status)
-    note_if_uniform(d, values, status, lambda v: f"{name} = {v:.4g}")
+    symbol_text = field_symbol(result, name)
+    note_if_uniform(d, values, status, lambda v: f"{symbol_text} = {v:.4g}")
     if levels:
-        cs, drawn = level_curves(ax, result, plane, values, levels, colour="white")
-        if drawn:
-            d.contours = {"field": name, "levels": drawn}
-            d.contour_sets.append((cs, "white"))
-            d.artists.append(cs)
+        curves = level_curves(ax, result, plane, name, values, levels, colour="white")
+        if curves:
+            d.contours = {"field": name, "levels": list(curves.levels)}
+            d.contour_sets.append(curves)
+            d.artists += curves.collections
     return d
 
 
@@ -568,6 +331,7 @@ def lines_panel(ax, result: Result, plane: Plane, names: Sequence[str],
         ylog = v.size > 0 and v.min() > 0 and v.max() / v.min() > 100
     if ylog:
         ax.set_yscale("log")
+        log_ticks(ax.yaxis, "log", v)
     ax.set_xlabel(axis_label(result, plane.axes[0]))
     ax.set_ylabel(ylabel if ylabel is not None else
                   (field_label(result, names[0]) if len(names) == 1 else ""))
@@ -688,21 +452,11 @@ def finish_grid(fig, grid: Grid, drawns: List[Drawn], colourbar_label: str = "",
 
 
 def add_colourbar(fig, axes, mappable, label: str):
-    """A labelled colour bar right of AXES; on log colours ticked at 1-2-5 values written
-    plainly."""
+    """A colour bar right of AXES with its short LABEL, its ticks in one format (on log
+    colours at 1-2-5 values)."""
     bar = fig.colorbar(mappable, ax=axes, label=label, pad=0.02, fraction=0.06, aspect=25)
-    norm = mappable.norm
-    if isinstance(norm, LogNorm) and norm.vmin > 0:
-        lo, hi = norm.vmin, norm.vmax
-        decades = math.log10(hi / lo)
-        subs = (1, 2, 5) if decades <= 3 else (1,)
-        ticks = [m * 10.0 ** e for e in range(math.floor(math.log10(lo)),
-                                                math.ceil(math.log10(hi)) + 1)
-                 for m in subs if lo <= m * 10.0 ** e <= hi]
-        if len(ticks) >= 2:
-            bar.set_ticks(ticks)
-            bar.set_ticklabels([f"{t:g}" for t in ticks])
-            bar.ax.minorticks_off()
+    colourbar_ticks(bar)
+    bar.ax._impactplot_role = "colourbar"
     return bar
 
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence
 
 
-from .drawing import (Drawn, dedupe, finish_grid, figure_size, label_panels,
-                      legend_columns, make_grid)
+from .contours import label_levels
+from .drawing import Drawn, dedupe, finish_grid, figure_size, legend_columns, make_grid
 from .reading import Facet, FigurePlan, Result, dataset_plane
 
 
@@ -95,11 +95,15 @@ def draw_kind(fig, kind: Kind, plan: FigurePlan, width: float, height: Optional[
 def finalize_labels(fig, drawns: List[Drawn]) -> None:
     """Run the layout, thin tick labels that would touch, freeze the layout, then place
     the contour labels where the lines are."""
+    from .ticks import unify
+    unify(fig)
     fig.canvas.draw()
     if wrap_long_labels(fig) | declutter_ticks(fig):
         fig.canvas.draw()
     fig.set_layout_engine("none")
-    label_panels(drawns)
+    for d in drawns:
+        if d.contour_sets:
+            label_levels(d)
 
 
 def wrap_text(text: str, chars: int) -> str:
@@ -114,7 +118,7 @@ def wrap_text(text: str, chars: int) -> str:
 def wrap_long_labels(fig) -> bool:
     """Axis labels longer than their axes (a long description beside a short panel)
     broken into lines; whether anything changed."""
-    from .drawing import renderer_of
+    from .contours import renderer_of
     renderer = renderer_of(fig)
     changed = False
     for ax in fig.axes:
@@ -144,8 +148,8 @@ def _crowded(labels, renderer, pad: float = 3.0) -> bool:
 def declutter_ticks(fig) -> bool:
     """Where the tick labels of an axis would touch (narrow panels, long numbers), label
     only every second (third, ...) tick; whether anything changed."""
-    from matplotlib.ticker import FuncFormatter
-    from .drawing import renderer_of
+    from .contours import renderer_of
+    from .ticks import EveryNth
     renderer = renderer_of(fig)
     changed = False
     for ax in fig.axes:
@@ -162,9 +166,7 @@ def declutter_ticks(fig) -> bool:
             locs = list(axis.get_majorticklocs())
             for step in (2, 3, 4, 5):
                 keep = {round(v, 12) for v in locs[::step]}
-                axis.set_major_formatter(FuncFormatter(
-                    lambda x, pos, base=base, keep=keep:
-                    base(x, pos) if round(x, 12) in keep else ""))
+                axis.set_major_formatter(EveryNth(base, keep))
                 drawn = axis._update_ticks()
                 if not _crowded([t.label1 for t in drawn] + [t.label2 for t in drawn], renderer):
                     break
@@ -202,5 +204,5 @@ def library_panel(kind: Kind, ds, ax=None, x: Optional[str] = None, y: Optional[
         ax.legend(handles=dedupe(d.handles), loc="upper left", bbox_to_anchor=(1.02, 1.0),
                   borderaxespad=0.0, frameon=False, fontsize="small")
     if d.contour_sets:
-        label_panels([d])
+        label_levels(d)
     return d

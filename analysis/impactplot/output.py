@@ -23,9 +23,10 @@ RUN_STATES = {"created": "running or killed", "running": "resumed, running or ki
               "interrupted": "interrupted", "failed": "run failed", "complete": "complete"}
 
 
-def provenance(results: Sequence[Result]) -> Dict[str, str]:
+def provenance(results: Sequence[Result], full_paths: bool = False) -> Dict[str, str]:
     """The provenance of a figure drawn from RESULTS (items joined by ' ; ' when several
-    files are drawn together)."""
+    files are drawn together); the source files by their names (no local path), with
+    FULL_PATHS by their absolute paths."""
     def join(values):
         values = list(dict.fromkeys(values))
         return " ; ".join(values)
@@ -39,7 +40,8 @@ def provenance(results: Sequence[Result]) -> Dict[str, str]:
         "job_fingerprint": join(r.attr("job_fingerprint") for r in results),
         "git_commit": join(r.attr("git_commit") for r in results),
         "engine_version": join(r.attr("engine_version") for r in results),
-        "source_file": join(os.path.abspath(r.path) for r in results),
+        "source_file": join(os.path.abspath(r.path) if full_paths else
+                            os.path.basename(r.path) for r in results),
         "run_state": join(r.run_state for r in results),
         "points": join(points),
     }
@@ -77,15 +79,16 @@ def metadata(fmt: str, prov: Dict[str, str], kind: str) -> Dict:
         meta.update({key: ascii_text(value) for key, value in prov.items()})
         meta["figure"] = kind
         return meta
+    summary = f"; {prov['summary']}" if prov.get("summary") else ""
     if fmt == "pdf":
         return {"Title": title,
                 "Subject": ascii_text(f"impactsweep {prov['model']} result "
-                                      f"{prov['source_file']}, figure {kind}"),
+                                      f"{prov['source_file']}, figure {kind}{summary}"),
                 "Keywords": ascii_text(f"impactsweep; figure={kind}; {keywords}"),
                 "Creator": "impactsweep impactplot"}
     if fmt == "svg":
         return {"Title": title, "Creator": "impactsweep impactplot",
-                "Description": ascii_text(f"figure {kind}; {keywords}"),
+                "Description": ascii_text(f"figure {kind}; {keywords}{summary}"),
                 "Source": ascii_text(prov["source_file"]),
                 "Keywords": ["impactsweep", f"figure={kind}"] +
                             [ascii_text(f"{k}={prov[k]}") for k in
@@ -96,34 +99,82 @@ def metadata(fmt: str, prov: Dict[str, str], kind: str) -> Dict:
             "Creator": ascii_text(f"impactsweep impactplot; {keywords}")}
 
 
-def text_records(fig, renderer, height_px: float) -> List[dict]:
-    """Every visible, non-empty text of FIG: its string, role, rotation and pixel box
-    (origin top left)."""
-    tick_labels, drawn = set(), set()
-    for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
+def _text_roles(fig) -> Dict[int, tuple]:
+    """id(text) -> (role, axes index) of the texts of FIG's axes: tick labels ('tick',
+    the labels drawn only), axis labels, titles and offset texts; (None, i) for tick
+    labels not drawn."""
+    roles = {}
+    for i, ax in enumerate(fig.axes):
+        for name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
-                tick_labels.update({id(tick.label1), id(tick.label2)})
+                roles[id(tick.label1)] = roles[id(tick.label2)] = (None, f"{i}.{name}")
             if ax.axison and axis.get_visible() and hasattr(axis, "_update_ticks"):
-                # the ticks drawn: those inside the view
-                for tick in axis._update_ticks():
-                    drawn.update({id(tick.label1), id(tick.label2)})
+                for tick in axis._update_ticks():  # the ticks drawn: those in view
+                    roles[id(tick.label1)] = roles[id(tick.label2)] = ("tick", f"{i}.{name}")
+            roles[id(axis.label)] = (f"{name}label", f"{i}.{name}")
+            roles[id(axis.get_offset_text())] = ("offset", f"{i}.{name}")
+        for t in (ax.title, ax._left_title, ax._right_title):
+            roles[id(t)] = ("title", str(i))
+    if getattr(fig, "_suptitle", None) is not None:
+        roles[id(fig._suptitle)] = ("suptitle", "")
+    return roles
+
+
+def text_records(fig, renderer, height_px: float) -> List[dict]:
+    """Every visible, non-empty text of FIG: its string, role (tick, xlabel, ylabel,
+    title, suptitle, offset, contour_label, ...), the axes and axis it belongs to
+    ('3.y'), rotation and pixel box (origin top left)."""
+    roles = _text_roles(fig)
     out = []
     for t in fig.findobj(Text):
         if not t.get_visible() or not t.get_text().strip():
             continue
-        if id(t) in tick_labels and id(t) not in drawn:
+        role, axis = roles.get(id(t), ("", ""))
+        if role is None:  # a tick label outside the view
             continue
         if t.axes is not None and not t.axes.get_visible():
             continue
         b = t.get_window_extent(renderer)
         if b.width <= 0 or b.height <= 0:
             continue
-        out.append({"text": t.get_text(), "role": getattr(t, "_impactplot_role", ""),
-                    "rotation": float(t.get_rotation()),
+        out.append({"text": t.get_text(), "role": getattr(t, "_impactplot_role", role),
+                    "axis": axis, "rotation": float(t.get_rotation()),
                     "bbox_px": [float(b.x0), float(height_px - b.y1), float(b.x1),
                                 float(height_px - b.y0)]})
     return out
+
+
+def axes_records(fig) -> List[dict]:
+    """Per axes of FIG (in fig.axes order): its role (panel, colourbar, legend) and
+    scales."""
+    out = []
+    for ax in fig.axes:
+        role = "colourbar" if getattr(ax, "_colorbar", None) is not None else \
+            ("panel" if ax.axison else "other")
+        out.append({"role": role, "xscale": ax.get_xscale(), "yscale": ax.get_yscale()})
+    return out
+
+
+def curve_records(d: Drawn, height_px: float) -> List[dict]:
+    """The level curves drawn on D's panel: per level its pieces in pixels (origin top
+    left), for checks that curves of different levels never cross."""
+    out = []
+    for curves in d.contour_sets:
+        for level, pieces, lc in zip(curves.levels, curves.allsegs, curves.collections):
+            if not lc.get_visible():
+                continue
+            px = []
+            for piece in pieces:
+                p = d.ax.transData.transform(piece)
+                px.append([[round(float(x), 2), round(float(height_px - y), 2)] for x, y in p])
+            out.append({"field": curves.field, "level": float(level), "pieces": px})
+    return out
+
+
+def box_px(t, renderer, height_px: float) -> List[float]:
+    """The pixel box of text T (origin top left)."""
+    b = t.get_window_extent(renderer)
+    return [float(b.x0), float(height_px - b.y1), float(b.x1), float(height_px - b.y0)]
 
 
 def layout_record(fig, drawns: List[Drawn], prov: Dict[str, str], kind: str,
@@ -148,18 +199,22 @@ def layout_record(fig, drawns: List[Drawn], prov: Dict[str, str], kind: str,
             "classes": d.classes,
             "contours": d.contours,
             "title": d.ax.get_title(),
-            "source_file": os.path.abspath(facet.result.path) if facet else "",
+            "source_file": facet.result.path if facet else "",
             "selection": ({a: int(i) for a, i in facet.plane.selection.items()}
                           if facet else {}),
-            "labels": [{"text": t.get_text(), "rotation": float(t.get_rotation())}
-                       for t in d.labels],
+            "labels": [{"text": t.get_text(), "rotation": float(t.get_rotation()),
+                        "level": getattr(t, "_impactplot_level", None),
+                        "bbox_px": box_px(t, renderer, height_px)} for t in d.labels],
             "notes": [t.get_text() for t in d.notes],
+            "curves": curve_records(d, height_px),
         })
     return {"figure": kind, "source_file": prov["source_file"], "model": prov["model"],
             "dpi": dpi, "size_inches": [float(width), float(height)],
             "size_px": [int(fig.bbox.width), int(fig.bbox.height)], "panels": records,
             "colourbars": [ax.get_ylabel() or ax.get_xlabel() for ax in fig.axes
                            if getattr(ax, "_colorbar", None) is not None],
+            "suptitle": fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else "",
+            "axes": axes_records(fig),
             "texts": text_records(fig, renderer, height_px)}
 
 
@@ -167,17 +222,20 @@ FOOTER_SIZE = 5.5
 
 
 def wrap(text: str, width_in: float, size: float, sep: str = " ") -> str:
-    """TEXT broken at SEP into lines that fit WIDTH_IN inches at SIZE points."""
+    """TEXT broken at SEP into lines that fit WIDTH_IN inches at SIZE points (its own
+    line breaks kept)."""
     per_line = max(20, int((width_in - 0.15) * 72 / (0.6 * size)))
-    lines, line = [], ""
-    for part in text.split(sep):
-        candidate = f"{line}{sep}{part}" if line else part
-        if line and len(candidate) > per_line:
-            lines.append(line)
-            line = part
-        else:
-            line = candidate
-    lines.append(line)
+    lines = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for part in paragraph.split(sep):
+            candidate = f"{line}{sep}{part}" if line else part
+            if line and len(candidate) > per_line:
+                lines.append(line)
+                line = part
+            else:
+                line = candidate
+        lines.append(line)
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ import h5py  # noqa: E402
 import numpy as np  # noqa: E402
 import xarray as xr  # noqa: E402
 
-from .style import format_value  # noqa: E402
+from .labels import format_value  # noqa: E402
 
 SUPPORTED_FORMAT = 2  # the newest impactsweep_format this tool knows (1 and 2)
 MAX_FACETS = 6        # panels along one facet dimension at most (evenly picked beyond)

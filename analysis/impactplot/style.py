@@ -129,58 +129,48 @@ def rc(font_size: float = FONT_SIZE) -> Dict[str, object]:
 
 
 # ---------------------------------------------------------------------------- symbols
-GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota",
-         "kappa", "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi",
-         "chi", "psi", "omega"}
-GREEK_VARIANTS = {"epsilon": r"\varepsilon", "phi": r"\varphi"}
 # Parameter symbols that the generic rule (a greek name or one letter, then digits and
-# _parts as subscripts) would not produce.
+# _parts as subscripts; labels.symbol) would not produce.
 SYMBOLS = {"t_end": r"$t_{\mathrm{end}}$"}
-# Output labels in the papers' notation (other outputs are labelled by their long_name).
-FIELD_LABELS = {
-    "cor": r"restitution coefficient $e$",
-    "t_sep": r"separation time $T_s$",
-    "x_max": r"largest compression $X_{\max}$",
-    "x_sep": r"final compression $X_s$",
-    "f_max": r"peak contact force $F_{\max}$",
-    "impacts_mean": "impacts per drop",
+# Short labels of outputs (and trace channels) in the papers' notation, per model: a
+# symbol, or a few words where the paper has none. Colour bars, line plots and legends
+# show these with the units (labels.py); an output of another model, or one not listed,
+# is labelled by its `symbol` attribute or its name, never by its long_name.
+SHORT_LABELS = {
+    "chatter": {
+        "impacts_mean": "impacts per drop",
+        "impacts_max": "max. impacts",
+        "time_mean": r"mean time $\bar{t}$",
+        "p_icc": r"$p_{\mathrm{ICC}}$", "p_cc": r"$p_{\mathrm{CC}}$",
+        "p_pcc": r"$p_{\mathrm{PCC}}$",
+        "p_icc_lo": r"lower $p_{\mathrm{ICC}}$", "p_icc_hi": r"upper $p_{\mathrm{ICC}}$",
+        "p_cc_lo": r"lower $p_{\mathrm{CC}}$", "p_cc_hi": r"upper $p_{\mathrm{CC}}$",
+        "p_pcc_lo": r"lower $p_{\mathrm{PCC}}$", "p_pcc_hi": r"upper $p_{\mathrm{PCC}}$",
+        "p_certified": r"$p_{\mathrm{certified}}$",
+        "p_undecided": r"$p_{\mathrm{undecided}}$",
+        "cone_rounds_used": "cone rounds",
+        # trace channels
+        "impacts": "impact", "log2_height": r"$\log_2 h$",
+        "log2_energy": r"$\log_2$ kinetic energy",
+    },
+    "collision": {
+        "cor": "$e$", "t_sep": "$T_s$", "x_max": r"$X_{\max}$", "x_sep": "$X_s$",
+        "f_max": r"$F_{\max}$", "t_sep_dim": "$t_s$", "x_max_dim": r"$x_{\max}$",
+        "x_sep_dim": "$x_s$", "f_max_dim": r"$f_{\max}$", "steps": "steps",
+        "solver_flag": "solver flag",
+        # trace channels
+        "t": "$T$", "x": "$X$", "v": "$V$", "z": "$Z$", "y": "$Y$", "force": "$F$",
+        "indentation": "$-X$", "energy": "$E$",
+    },
+    "stop-oscillator": {
+        "rebounds": "rebounds", "zeno_resets": "Zeno resets",
+        "contact_phases": "contact phases", "energy": "$E$", "energy_lost": "$E_0 - E$",
+        "t_last_rebound": r"$t_{\mathrm{last}}$",
+        "v_last_rebound": r"$|v_1|_{\mathrm{last}}$",
+        "stick_ratio": r"$E / E_{\mathrm{stick}}$", "t_regime": r"$t_{\mathrm{regime}}$",
+        "orbit_v": "$v_2^*$", "orbit_t_cod": r"$t_{\mathrm{cod}}$",
+        "orbits": "periodic orbits", "late_sticking": "late sticking",
+        # trace channels
+        "t": "$t$",
+    },
 }
-
-
-def symbol(name: str) -> Optional[str]:
-    """The model symbol of a parameter or output name as mathtext, or None.
-
-    rho -> $\\rho$, epsilon -> $\\varepsilon$, pi1 -> $\\pi_{1}$, k12 -> $k_{12}$,
-    x2_0 -> $x_{2,0}$, v0 -> $v_{0}$, A -> $A$; names that are words (samples) -> None.
-    """
-    if name in SYMBOLS:
-        return SYMBOLS[name]
-    m = re.fullmatch(r"([A-Za-z]+?)((?:\d+[a-z]?)?)((?:_[A-Za-z0-9]{1,3})*)", name)
-    if not m:
-        return None
-    base, digits, rest = m.groups()
-    if base in GREEK:
-        base_tex = GREEK_VARIANTS.get(base, "\\" + base)
-    elif len(base) == 1:
-        base_tex = base
-    else:
-        return None
-    subs = ([digits] if digits else []) + [p for p in rest.split("_") if p]
-    if any(len(p) > 1 and not p.isdigit() and not re.fullmatch(r"\d+[a-z]", p) for p in subs):
-        return None
-    return f"${base_tex}_{{{','.join(subs)}}}$" if subs else f"${base_tex}$"
-
-
-def units_suffix(units) -> str:
-    """' [units]' unless the quantity is dimensionless."""
-    units = str(units or "").strip()
-    return "" if units in ("", "1", "None") else f" [{units}]"
-
-
-def format_value(name: str, value) -> str:
-    """'symbol = value' for panel titles and legends (a choice by its name)."""
-    if isinstance(value, bytes):
-        value = value.decode()
-    if isinstance(value, str):
-        return f"{name} = {value}"
-    return f"{symbol(name) or name} = {float(value):.4g}"

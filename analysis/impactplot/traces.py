@@ -10,9 +10,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .drawing import Drawn
+from .labels import label_with_units, symbol, units_tex, with_units
 from .reading import BadInput, Trace
 from .style import (CLASS_COLOURS, FAILED_COLOUR, FALLBACK_COLOURS, LINE_COLOUR,
-                    SECOND_COLOUR, class_label, symbol, units_suffix)
+                    SECOND_COLOUR, SHORT_LABELS, class_label)
 
 TRACE_EVENT_COLOURS = {
     # collision
@@ -33,9 +34,12 @@ TRACE_EVENT_MARKERS = {"rebound": "v", "zeno_reset": "D", "contact_start": ">",
 
 
 def trace_label(trace: Trace, name: str) -> str:
-    """Axis label of channel NAME (or t): its symbol or name, and its units."""
-    units = str(trace.ds[name].attrs.get("units", "")) if name in trace.ds.variables else ""
-    return f"{symbol(name) or name}{units_suffix(units)}"
+    """Axis label of channel NAME (or t): its short label (the model's table, a symbol
+    or the name) and its typeset units."""
+    attrs = trace.ds[name].attrs if name in trace.ds.variables else {}
+    if name not in SHORT_LABELS.get(trace.model, {}) and symbol(name):
+        return with_units(symbol(name), units_tex(attrs))
+    return label_with_units(trace.model, name, attrs)
 
 
 def trace_event_colour(name: str, index: int) -> str:
@@ -66,8 +70,28 @@ def mark_events(ax, trace: Trace, x: str, y: str, skip: Sequence[str] = ()) -> T
     return drawn, handles
 
 
+SUMMARY_OUTPUTS = {"collision": ("cor", "t_sep", "outcome"),
+                   "stop-oscillator": ("regime", "rebounds", "zeno_resets")}
+
+
+def trace_summary(trace: Trace) -> str:
+    """What the point's run gave, in one line: the subtitle drawn with --title, and part
+    of every trace figure's metadata."""
+    if trace.model == "chatter" and "impacts" in trace.ds.variables:
+        decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc", "certified")]
+        drop = int(np.asarray(trace.ds.attrs.get("trace_option_drop", 0)).item())
+        impacts = trace.ds["impacts"].values
+        return (f"drop {drop}: {class_label(decision[-1]) if decision else '?'} after "
+                f"{int(impacts[-1]) if impacts.size else 0} impacts")
+    names = SUMMARY_OUTPUTS.get(trace.model)
+    if names is None:
+        names = [k[len("output_"):] for k in trace.ds.attrs if k.startswith("output_")][:3]
+    return trace_result_text(trace, names)
+
+
 def trace_result_text(trace: Trace, names: Sequence[str]) -> str:
-    """'status done, cor = 0.5639, ...' from the file's output_NAME attributes."""
+    """'status done, cor = 0.5639, ...' from the file's output_NAME attributes (a
+    figure's subtitle with --title, and its metadata)."""
     parts = [f"status {trace.attr('status')}"]
     for name in names:
         value = trace.ds.attrs.get(f"output_{name}")
@@ -78,13 +102,6 @@ def trace_result_text(trace: Trace, names: Sequence[str]) -> str:
         else:
             parts.append(f"{name} = {float(np.asarray(value).item()):.4g}")
     return ", ".join(parts)
-
-
-def set_title(ax, text: str) -> None:
-    """A small panel title, broken into lines that fit the figure's width."""
-    from .output import wrap
-    ax.set_title(wrap(text, ax.figure.get_size_inches()[0] * 0.9, 7, sep=", ")
-                 .replace("\n", ",\n"), fontsize=7)
 
 
 def legend_below(fig, axes, handles) -> None:
@@ -117,9 +134,8 @@ def draw_collision_loop(fig, trace: Trace) -> List[Drawn]:
     ax.plot(ds["indentation"].values, ds["force"].values, color=LINE_COLOUR, lw=1.1)
     ax.axhline(0.0, color="0.6", lw=0.5)
     colours, handles = mark_events(ax, trace, "indentation", "force", skip=("kink",))
-    ax.set_xlabel("indentation -X" + units_suffix(ds["indentation"].attrs.get("units")))
-    ax.set_ylabel("contact force F" + units_suffix(ds["force"].attrs.get("units")))
-    set_title(ax, trace_result_text(trace, ("cor", "outcome")))
+    ax.set_xlabel("indentation " + trace_label(trace, "indentation"))
+    ax.set_ylabel("contact force " + trace_label(trace, "force"))
     _layout_with_legend(fig, handles)
     return [Drawn(ax, "force", "lines", ["indentation"], classes=colours)]
 
@@ -136,7 +152,6 @@ def draw_collision_history(fig, trace: Trace) -> List[Drawn]:
         handles += h
         ax.set_ylabel(trace_label(trace, name))
         out.append(Drawn(ax, name, "lines", ["t"]))
-    set_title(axes[0], trace_result_text(trace, ("cor", "t_sep", "outcome")))
     axes[-1].set_xlabel(trace_label(trace, "t"))
     _layout_with_legend(fig, handles)
     return out
@@ -165,13 +180,9 @@ def draw_chatter_impacts(fig, trace: Trace) -> List[Drawn]:
         colours, h = mark_events(ax, trace, "impacts", name)
         handles += h
         ax.set_xlabel("impact")
-        ax.set_ylabel({"log2_height": "log$_2$ height of the centre of mass",
-                       "log2_energy": "log$_2$ kinetic energy"}[name])
+        ax.set_ylabel({"log2_height": r"$\log_2 h$ (height of the centre of mass)",
+                       "log2_energy": r"$\log_2$ kinetic energy"}[name])
         out.append(Drawn(ax, name, "lines", ["impacts"], classes=colours))
-    decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc", "certified")]
-    drop = int(np.asarray(trace.ds.attrs.get("trace_option_drop", 0)).item())
-    set_title(axes[0], f"drop {drop}: {class_label(decision[-1]) if decision else '?'} after "
-              f"{int(number[-1])} impacts")
     _layout_with_legend(fig, handles)
     return out
 
@@ -191,7 +202,6 @@ def draw_stop_phase(fig, trace: Trace) -> List[Drawn]:
         ax.set_xlabel(trace_label(trace, x))
         ax.set_ylabel(trace_label(trace, v))
         out.append(Drawn(ax, v, "lines", [x], classes=colours))
-    set_title(axes[0], trace_result_text(trace, ("regime", "rebounds", "zeno_resets")))
     _layout_with_legend(fig, handles)
     return out
 
@@ -203,7 +213,6 @@ def draw_stop_energy(fig, trace: Trace) -> List[Drawn]:
     colours, handles = mark_events(ax, trace, "t", "energy")
     ax.set_xlabel(trace_label(trace, "t"))
     ax.set_ylabel(trace_label(trace, "energy"))
-    set_title(ax, trace_result_text(trace, ("energy", "regime")))
     _layout_with_legend(fig, handles)
     return [Drawn(ax, "energy", "lines", ["t"], classes=colours)]
 
@@ -258,15 +267,18 @@ def trace_jobs(trace: Trace, fields: Optional[List[str]]):
     return picked
 
 
-def trace_provenance(trace: Trace) -> Dict[str, str]:
-    """The provenance written into every figure of a trace."""
+def trace_provenance(trace: Trace, full_paths: bool = False) -> Dict[str, str]:
+    """The provenance written into every figure of a trace (the source file by its name,
+    with FULL_PATHS by its absolute path)."""
     return {
         "model": trace.model,
         "title": trace.attr("title"),
         "job_fingerprint": "",
         "git_commit": trace.attr("git_commit"),
         "engine_version": trace.attr("engine_version"),
-        "source_file": os.path.abspath(trace.path),
+        "source_file": os.path.abspath(trace.path) if full_paths else
+        os.path.basename(trace.path),
         "run_state": trace.attr("status"),
         "points": trace.attr("source"),
+        "summary": trace_summary(trace),
     }

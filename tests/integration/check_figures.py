@@ -32,6 +32,27 @@ file FIGURE.json written by impactplot.py --layout.
         the figure has N panels (in R rows and C columns of one size), K labelled colour
         bars, a panel note containing TEXT, panels titled A, B; --labelled: every level
         curve drawn is labelled
+    check_figures.py levels FIGURE
+        on every panel with level curves: exactly one label per level drawn (and none of a
+        level not drawn), the labels' boxes apart (LABEL_GAP pixels), read in the order
+        of the levels along their main direction (never 10 20 10, 25 50 25 100), and no
+        curve crossing or touching another or itself (the "X" where a count's curve ran
+        through grid points at its level)
+    check_figures.py colourbars FIGURE [RESULT] --max-chars N
+        every colour bar label is one line of at most N characters as read (mathtext
+        markup aside), not a long_name of RESULT's variables, its units typeset
+    check_figures.py units FIGURE [--x TEXT] [--y TEXT] [--colourbar TEXT]
+        no text of the figure shows raw UDUNITS units ("[m s-1]": an exponent outside
+        mathtext); the first panel's x and y labels and the colour bar's contain TEXT
+    check_figures.py ticks FIGURE
+        the tick labels of every axis and colour bar are in one format: all plain
+        decimals (on a linear axis with one number of decimals) or all powers of ten
+    check_figures.py metadata FIGURE --formats png,pdf,svg,eps --path DIR [--expect-path]
+        the metadata of FIGURE.FORMAT (PNG text chunks, PDF Info, SVG metadata and title,
+        EPS comments) holds no absolute local path (nothing under /work/, /home/, /tmp/,
+        DIR, ...); with --expect-path it names DIR (--source-path asked for it)
+    check_figures.py notitle FIGURE | title FIGURE --text TEXT
+        no title, suptitle or panel header at all; or a title containing TEXT
     check_figures.py nonresult PATH
         writes an HDF5 file (with h5py) that is not an impactsweep result file.
 
@@ -574,6 +595,266 @@ def command_panels(figure, count, colourbars, note, titles, grid, labelled=False
     print(f"    {figure}: {len(panels)} panels as expected")
 
 
+LABEL_GAP = 1.0          # pixels between contour labels at least
+ABSOLUTE_PATH = re.compile(r"(?<![\w.])/(?:work|home|tmp|root|Users|scratch|mnt|var|opt|"
+                           r"usr|data|gpfs|lustre|project|p)/")
+
+
+def label_level(text):
+    """The level a contour label names: '0.5', '-2', '$2\\times10^{-5}$'."""
+    t = text.replace("\u2212", "-").strip("$ ")
+    m = re.fullmatch(r"(-?)(?:([0-9.]+)\\times)?10\^\{(-?\d+)\}", t)
+    if m:
+        return float(f"{m.group(1)}{m.group(2) or '1'}e{m.group(3)}")
+    return float(t)
+
+
+def principal_order(centres, levels, apart=2.0):
+    """Whether LEVELS rise or fall throughout along the main direction of CENTRES, the
+    labels at least APART pixels from one another along it."""
+    if len(levels) < 3:
+        return True
+    c = np.asarray(centres, dtype=float)
+    c = c - c.mean(axis=0)
+    axis = np.linalg.svd(c, full_matrices=False)[2][0]
+    proj = c @ axis
+    order = np.argsort(proj, kind="stable")
+    d = np.diff(np.asarray(levels, dtype=float)[order])
+    return bool((np.all(d > 0) or np.all(d < 0)) and np.all(np.diff(proj[order]) >= apart))
+
+
+def segments_cross(a, b, same=False):
+    """Whether polyline pieces A and B (lists of [x, y]) cross or touch; with SAME (B is
+    A), whether A touches itself (neighbouring segments, and a closed loop's first and
+    last, aside)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) < 2 or len(b) < 2:
+        return False
+    p, r = a[:-1], a[1:] - a[:-1]
+    q, s = b[:-1], b[1:] - b[:-1]
+    lo_a, hi_a = np.minimum(a[:-1], a[1:]), np.maximum(a[:-1], a[1:])
+    lo_b, hi_b = np.minimum(b[:-1], b[1:]), np.maximum(b[:-1], b[1:])
+    near = np.all(lo_a[:, None, :] <= hi_b[None, :, :] + 1e-6, axis=2) & \
+        np.all(lo_b[None, :, :] <= hi_a[:, None, :] + 1e-6, axis=2)
+    if same:
+        n = len(p)
+        i, j = np.indices((n, n))
+        near &= j >= i + 2
+        if np.allclose(a[0], a[-1]):
+            near &= ~((i == 0) & (j == n - 1))
+    i, j = np.nonzero(near)
+    if i.size == 0:
+        return False
+    rxs = r[i, 0] * s[j, 1] - r[i, 1] * s[j, 0]
+    qp = q[j] - p[i]
+    t = qp[:, 0] * s[j, 1] - qp[:, 1] * s[j, 0]
+    u = qp[:, 0] * r[i, 1] - qp[:, 1] * r[i, 0]
+    ok = np.abs(rxs) > 1e-12
+    tt, uu = t[ok] / rxs[ok], u[ok] / rxs[ok]
+    return bool(np.any((tt >= 0) & (tt <= 1) & (uu >= 0) & (uu <= 1)))
+
+
+def curves_touch(curves):
+    """(level, level) of the first two pieces of the curves (any levels, one field) that
+    cross or touch, or a piece that touches itself (an X where a count's curve ran
+    through a grid point at its level); None if none do."""
+    pieces = [(c["field"], c["level"], np.asarray(p, dtype=float))
+              for c in curves for p in c["pieces"]]
+    for i, (fa, la, a) in enumerate(pieces):
+        if segments_cross(a, a, same=True):
+            return la, la
+        for fb, lb, b in pieces[i + 1:]:
+            if fa == fb and segments_cross(a, b):
+                return la, lb
+    return None
+
+
+def command_levels(figure):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    labels = [t for t in layout["texts"] if t["role"] == "contour_label"]
+    total = 0
+    for n, p in enumerate(layout["panels"]):
+        box = p["bbox_px"]
+        mine = [t for t in labels if box[0] <= t["bbox_px"][0] and t["bbox_px"][2] <= box[2]
+                and box[1] <= t["bbox_px"][1] and t["bbox_px"][3] <= box[3]]
+        drawn = [float(v) for v in ((p.get("contours") or {}).get("levels") or [])]
+        where = f"{figure} panel {n} ({p.get('title', '')})"
+        levels = [label_level(t["text"]) for t in mine]
+        for v in sorted(set(drawn) | set(levels)):
+            k = sum(1 for x in levels if abs(x - v) <= 1e-9 * max(1.0, abs(v)))
+            check(k == 1 or (k == 0 and v not in drawn),
+                  f"{where}: {k} labels of the level {v:g} (drawn: {v in drawn}); one each")
+        for i, a in enumerate(mine):
+            for b in mine[i + 1:]:
+                check(not boxes_overlap(a["bbox_px"], b["bbox_px"], pad=-LABEL_GAP),
+                      f"{where}: labels {a['text']!r} and {b['text']!r} closer than "
+                      f"{LABEL_GAP:g} px")
+        centres = [((t["bbox_px"][0] + t["bbox_px"][2]) / 2, (t["bbox_px"][1] + t["bbox_px"][3]) / 2)
+                   for t in mine]
+        check(principal_order(centres, levels),
+              f"{where}: the labels interleave: "
+              + " ".join(t["text"] for t in sorted(mine, key=lambda t: t["bbox_px"][0])))
+        curves = p.get("curves")
+        check(curves is not None or not drawn, f"{where}: the layout has no curves")
+        touch = curves_touch(curves or [])
+        check(touch is None, f"{where}: level curves touch or cross (levels "
+                             f"{touch[0]:g} and {touch[1]:g})" if touch else "")
+        total += len(mine)
+    print(f"    {figure}: {total} contour labels, one per level, apart and in level order")
+
+
+def visible(label):
+    """LABEL as read (mathtext markup dropped)."""
+    text = re.sub(r"\\(mathrm|mathit|bar|hat|tilde)\b", "", label)
+    text = re.sub(r"\\[A-Za-z]+", "x", text)
+    return re.sub(r"[${}^_\\]", "", text)
+
+
+def raw_udunits(text):
+    """The raw UDUNITS units in TEXT outside mathtext ('[m s-1]'), or ''."""
+    plain = re.sub(r"\$[^$]*\$", "", text)
+    m = re.search(r"\[[^\]]*?(?<![A-Za-z])[A-Za-z]{1,3}(?:\^|\*\*)?-?\d[^\]]*\]", plain)
+    return m.group(0) if m else ""
+
+
+def long_names(result):
+    if not result:
+        return set()
+    import h5py
+    out = set()
+    with h5py.File(result, "r") as f:
+        for dset in f.values():
+            if "long_name" in dset.attrs:
+                out.add(text(dset.attrs["long_name"]).strip())
+    return out
+
+
+def command_colourbars(figure, result, max_chars):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    names = long_names(result)
+    bars = layout.get("colourbars", [])
+    check(bool(bars), f"{figure}: no colour bar")
+    for label in bars:
+        check("\n" not in label, f"{figure}: colour bar label {label!r} has several lines")
+        check(len(visible(label)) <= max_chars,
+              f"{figure}: colour bar label {label!r} is {len(visible(label))} characters, "
+              f"at most {max_chars}")
+        check(not any(n and n in label for n in names),
+              f"{figure}: colour bar label {label!r} is a variable's long_name")
+        check(not raw_udunits(label), f"{figure}: colour bar label {label!r}: raw units")
+    print(f"    {figure}: colour bars {bars}: short, one line")
+
+
+def command_units(figure, x, y, colourbar):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    for t in layout["texts"]:
+        bad = raw_udunits(t["text"])
+        check(not bad, f"{figure}: raw UDUNITS units {bad!r} in {t['text']!r}")
+    p = layout["panels"][0]
+    for want, got, what in ((x, p["xlabel"], "x label"), (y, p["ylabel"], "y label"),
+                            (colourbar, " ".join(layout.get("colourbars", [])), "colour bar")):
+        if want:
+            check(want in got, f"{figure}: the {what} {got!r} lacks {want!r}")
+    print(f"    {figure}: units typeset")
+
+
+PLAIN = re.compile(r"[\u2212-]?\d+(\.\d+)?")
+POWER = re.compile(r"\$[\u2212-]?(\d+(\.\d+)?\\times)?10\^\{[\u2212-]?\d+\}\$")
+
+
+def tick_kind(label):
+    """'plain' (0.05, \u22121.5), 'power' ($10^{-5}$, $2\\times10^{-5}$) or the label
+    itself; matplotlib's $\\mathdefault{...}$ wrapper aside."""
+    m = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", label)
+    inner = m.group(1) if m else label
+    if PLAIN.fullmatch(inner):
+        return "plain", inner
+    if POWER.fullmatch(inner) or POWER.fullmatch(f"${inner}$"):
+        return "power", inner
+    return label, inner
+
+
+def command_ticks(figure):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    axes = layout.get("axes")
+    ticks = [t for t in layout["texts"] if t["role"] == "tick"]
+    if not check(axes is not None and all("axis" in t for t in ticks) and ticks,
+                 f"{figure}: the layout does not say which axis a tick label is on"):
+        return
+    by_axis = {}
+    for t in ticks:
+        by_axis.setdefault(t["axis"], []).append(t["text"])
+    for key, labels in sorted(by_axis.items()):
+        index, name = key.split(".")
+        scale = axes[int(index)][f"{name}scale"]
+        kinds = {tick_kind(s)[0] for s in labels}
+        check(len(kinds) == 1 and kinds <= {"plain", "power"},
+              f"{figure}: axis {key} ({axes[int(index)]['role']}) mixes formats: {labels}")
+        if kinds == {"plain"} and scale == "linear":
+            inner = [tick_kind(s)[1] for s in labels]
+            decimals = {len(s.split(".")[1]) if "." in s else 0 for s in inner}
+            check(len(decimals) == 1,
+                  f"{figure}: axis {key} ({axes[int(index)]['role']}) has labels with "
+                  f"different numbers of decimals: {labels}")
+    print(f"    {figure}: {len(by_axis)} axes, each in one number format")
+
+
+def metadata_texts(figure, fmt):
+    """The metadata of FIGURE.FMT as (field, text) pairs."""
+    path = f"{figure}.{fmt}"
+    if fmt == "png":
+        return list(png_text(path).items())
+    if fmt == "pdf":
+        return list(pdf_info(path).items())
+    with open(path, "rb") as f:
+        raw = f.read().decode("latin-1")
+    if fmt == "svg":
+        meta = re.findall(r"<metadata>.*?</metadata>|<title>.*?</title>|<!--.*?-->", raw,
+                          re.S)
+        return [("svg", m) for m in meta]
+    return [("eps", line) for line in raw.splitlines() if line.startswith("%%")]
+
+
+def command_metadata(figure, formats, path, expect_path):
+    """See the module docstring."""
+    for fmt in formats:
+        fields = metadata_texts(figure, fmt)
+        check(bool(fields), f"{figure}.{fmt}: no metadata found")
+        found = [(k, v) for k, v in fields if path in v]
+        if expect_path:
+            check(bool(found), f"{figure}.{fmt}: --source-path, but no field names {path}")
+            continue
+        for k, v in fields:
+            check(path not in v and not ABSOLUTE_PATH.search(v),
+                  f"{figure}.{fmt}: metadata {k} holds a local path: {v[:200]!r}")
+    print(f"    {figure}: metadata of {', '.join(formats)} "
+          + ("names the source's path" if expect_path else "without local paths"))
+
+
+def command_title(figure, want):
+    """See the module docstring."""
+    with open(f"{figure}.json") as f:
+        layout = json.load(f)
+    titles = [t["text"] for t in layout["texts"] if t["role"] in ("title", "suptitle")]
+    titles += [p.get("title", "") for p in layout["panels"] if p.get("title")]
+    if layout.get("suptitle"):
+        titles.append(layout["suptitle"])
+    if want is None:
+        check(not titles, f"{figure}: a title without --title: {titles}")
+        print(f"    {figure}: no title")
+    else:
+        check(any(want in t for t in titles), f"{figure}: no title with {want!r}: {titles}")
+        print(f"    {figure}: titled {want!r}")
+
+
 def command_nonresult(path):
     """See the module docstring."""
     import h5py
@@ -623,7 +904,43 @@ def run(argv):
     pa.add_argument("--grid", help="RxC")
     pa.add_argument("--labelled", action="store_true",
                     help="every panel has level curves, each level labelled")
+    lv = sub.add_parser("levels")
+    lv.add_argument("figure")
+    cb = sub.add_parser("colourbars")
+    cb.add_argument("figure")
+    cb.add_argument("result", nargs="?")
+    cb.add_argument("--max-chars", type=int, required=True)
+    un = sub.add_parser("units")
+    un.add_argument("figure")
+    un.add_argument("--x")
+    un.add_argument("--y")
+    un.add_argument("--colourbar")
+    tk = sub.add_parser("ticks")
+    tk.add_argument("figure")
+    md = sub.add_parser("metadata")
+    md.add_argument("figure")
+    md.add_argument("--formats", required=True)
+    md.add_argument("--path", required=True)
+    md.add_argument("--expect-path", action="store_true")
+    nt = sub.add_parser("notitle")
+    nt.add_argument("figure")
+    ti = sub.add_parser("title")
+    ti.add_argument("figure")
+    ti.add_argument("--text", required=True)
     args = p.parse_args(argv)
+    simple = {
+        "levels": lambda: command_levels(args.figure),
+        "colourbars": lambda: command_colourbars(args.figure, args.result, args.max_chars),
+        "units": lambda: command_units(args.figure, args.x, args.y, args.colourbar),
+        "ticks": lambda: command_ticks(args.figure),
+        "metadata": lambda: command_metadata(args.figure, args.formats.split(","), args.path,
+                                             args.expect_path),
+        "notitle": lambda: command_title(args.figure, None),
+        "title": lambda: command_title(args.figure, args.text),
+    }
+    if args.command in simple:
+        simple[args.command]()
+        return
     if args.command == "fonts":
         command_fonts(args.paths)
         return
