@@ -4,7 +4,7 @@
     /usr/bin/python3 analysis/impactplot.py FILE [FILE ...] [--output PREFIX]
         [--format png,pdf,svg,eps] [--size single|double|auto|WxH] [--dpi N]
         [--field NAME[,NAME]] [--sel AXIS=VALUE] [--facet AXIS] [--axes X[,Y]]
-        [--title [TEXT]] [--footer] [--layout]
+        [--title [TEXT]] [--footer] [--layout] [--source-path]
 
 The drawing lives in the package impactplot/ beside this file (in the source tree,
 analysis/impactplot/; installed, share/impactsweep/python/impactplot/), which is also

@@ -3,8 +3,8 @@
 # or $IMPACTSWEEP_OUTPUT as in example.sh): its figures as PNG and PDF next to it
 # (example.h5 -> example_regime.png, example_impacts.png, ...), the paths printed. Extra
 # arguments go to analysis/impactplot.py (--format png,pdf,svg,eps, --size single|double|WxH,
-# --dpi, --field, --sel, --facet, --title, --footer, --output PREFIX; more files of the
-# same model after FILE are drawn beside it).
+# --dpi, --field, --sel, --facet, --title, --footer, --source-path, --output PREFIX; more
+# files of the same model after FILE are drawn beside it).
 #     scripts/example.sh && scripts/figure.sh
 #     scripts/figure.sh [FILE [FILE ...]] [--size double --format pdf,eps ...]
 set -euo pipefail

@@ -11,21 +11,23 @@ or to pyplot's current Axes):
     impactplot.collision.cor(ds.sel(law="bwshc"), ax)   # select choices / extra axes first
     with impactplot.journal_style(): ...                # TrueType fonts, 8 pt
 
-Modules: reading (files, planes, facets), drawing (generic panels, level curves and their
-labels, legends, colour bars), figures (a figure kind over facets), chatter, collision,
-stop_oscillator (one module of figures per model), traces, output (metadata, writing),
-cli (the command: `python3 -m impactplot`, or the impactplot script).
+Modules: reading (files, planes, facets), drawing (generic panels, legends, colour bars),
+contours (level curves and their labels), labels (short labels: symbols, typeset units),
+ticks (one number format per axis), figures (a figure kind over facets), chatter,
+collision, stop_oscillator (one module of figures per model), traces, output (metadata,
+writing), cli (the command: `python3 -m impactplot`, or the impactplot script).
 """
 
 import contextlib
 
-from . import chatter, collision, drawing, figures, reading, stop_oscillator, style
+from . import (chatter, collision, contours, drawing, figures, labels, reading,
+               stop_oscillator, style, ticks)
 from .drawing import Drawn
 from .reading import BadInput, Result, open_result
 
-__all__ = ["chatter", "collision", "stop_oscillator", "drawing", "figures", "reading",
-           "style", "Drawn", "BadInput", "Result", "open_result", "open_dataset",
-           "journal_style", "classes", "colour"]
+__all__ = ["chatter", "collision", "stop_oscillator", "drawing", "contours", "figures",
+           "labels", "reading", "style", "ticks", "Drawn", "BadInput", "Result",
+           "open_result", "open_dataset", "journal_style", "classes", "colour"]
 
 
 def open_dataset(path: str):

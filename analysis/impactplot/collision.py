@@ -69,7 +69,8 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     curves = level_curves(ax, r, p, "cor", e, lines, colour="black", linewidth=0.5) \
         if lines else None
     if curves:
-        d.contours = {"field": "cor", "levels": list(curves.levels)}
+        d.contours = {"field": "cor", "levels": list(curves.levels),
+                      "cuts": list(curves.cuts)}
         d.contour_sets.append(curves)
         d.artists += curves.collections
     d.handles = draw_status(ax, r, p, status)

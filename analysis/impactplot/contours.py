@@ -2,8 +2,9 @@
 
 The curves: a field of whole numbers (a count: rebounds) is cut half-way between them
 (the curve labelled 20 parts the points with 19 or fewer from those with 20 or more),
-so that no grid value lies on a level and curves of different levels cannot touch or
-cross; a closed loop round one or two grid values (shorter than LOOP_CELLS cells) and a
+and a field with grid values on a level (a mean of a few samples) half a step of its
+data below the level, so that no curve runs through a grid point, where the branches of
+one level would meet in an X; a closed loop round one or two grid values (shorter than LOOP_CELLS cells) and a
 piece shorter than MIN_PIECE of the panel are left out as specks, and so is a level
 whose pieces together are shorter than MIN_CURVE.
 
@@ -43,6 +44,7 @@ class LevelCurves:
 
     field: str
     levels: List[float]                 # the levels drawn (as labelled)
+    cuts: List[float]                   # the values their curves are drawn at (_cut)
     texts: List[str]                    # their labels, in one number format
     allsegs: List[List[np.ndarray]]     # per level its pieces (data coordinates)
     collections: List = field(default_factory=list)  # per level its LineCollection
@@ -95,6 +97,21 @@ def _speck(piece: np.ndarray, coords, scales) -> bool:
     return closed and _piece_length(piece, coords, scales, cells=True) < LOOP_CELLS
 
 
+def _cut(values: np.ndarray, level: float) -> float:
+    """Where the curve of LEVEL is drawn through VALUES (finite): at the level, unless
+    grid values lie on it (a count, a mean of a few samples): then half a step of the
+    data below it (a count's curve 20 at 19.5), the boundary of the points at or above
+    the level, which passes through no grid point."""
+    whole = bool(np.all(values == np.round(values))) and level == round(level)
+    if whole:
+        return level - 0.5
+    if not np.any(np.abs(values - level) <= 1e-12 * max(1.0, abs(level))):
+        return level
+    steps = np.diff(np.unique(values))
+    steps = steps[steps > 1e-12 * max(1.0, abs(level))]
+    return level - 0.5 * float(steps.min()) if steps.size else level
+
+
 def level_curves(ax, result: Result, plane: Plane, name: str, values: np.ndarray,
                  levels: Sequence[float], colour: str = "black",
                  linewidth: float = 0.8) -> Optional[LevelCurves]:
@@ -103,21 +120,20 @@ def level_curves(ax, result: Result, plane: Plane, name: str, values: np.ndarray
     finite = values[np.isfinite(values)]
     if len(plane.axes) < 2 or finite.size == 0 or min(values.shape) < 2:
         return None
-    whole = bool(np.all(finite == np.round(finite))) and \
-        all(float(v) == round(float(v)) for v in levels)
     lo, hi = float(finite.min()), float(finite.max())
-    shift = 0.5 if whole else 0.0  # a count is cut half-way between whole numbers
-    wanted = [float(v) for v in levels if lo < float(v) - shift < hi]
+    cuts = [(float(v), _cut(finite, float(v))) for v in levels]
+    wanted = [(v, t) for v, t in cuts if lo < t < hi and lo < v < hi]
     if not wanted:
         return None
     coords, scales = plane.coords(result), plane.scales(result)
     z = np.ma.masked_invalid(values.T)
-    kept, segs = [], []
-    for level in wanted:
-        pieces = [p for p in _contour_pieces(coords[0], coords[1], z, level - shift)
+    kept, kept_cuts, segs = [], [], []
+    for level, cut in wanted:
+        pieces = [p for p in _contour_pieces(coords[0], coords[1], z, cut)
                   if not _speck(p, coords, scales)]
         if sum(_piece_length(p, coords, scales) for p in pieces) >= MIN_CURVE:
             kept.append(level)
+            kept_cuts.append(cut)
             segs.append(pieces)
         else:
             note(f"{result.path}: {name}: the level curve {level:g} left out: only specks "
@@ -125,8 +141,8 @@ def level_curves(ax, result: Result, plane: Plane, name: str, values: np.ndarray
                  f"{MIN_PIECE:.0%} of the panel)")
     if not kept:
         return None
-    curves = LevelCurves(field=name, levels=kept, texts=format_values(kept), allsegs=segs,
-                         colour=colour)
+    curves = LevelCurves(field=name, levels=kept, cuts=kept_cuts, texts=format_values(kept),
+                         allsegs=segs, colour=colour)
     for pieces in segs:
         lc = LineCollection(pieces, colors=colour, linewidths=linewidth, zorder=2.5)
         ax.add_collection(lc, autolim=False)
@@ -138,7 +154,7 @@ def hide_level(curves: LevelCurves, level: float) -> None:
     """Remove LEVEL from CURVES (its line hidden)."""
     i = curves.levels.index(level)
     curves.collections[i].set_visible(False)
-    for seq in (curves.levels, curves.texts, curves.allsegs, curves.collections):
+    for seq in (curves.levels, curves.cuts, curves.texts, curves.allsegs, curves.collections):
         del seq[i]
 
 
@@ -414,4 +430,4 @@ def label_levels(d) -> None:
             note(f"{d.variable}: the level curve {level:g} of {curves.field} left out: no "
                  "room for its label")
         if d.contours and d.contours.get("field") == curves.field:
-            d.contours["levels"] = list(curves.levels)
+            d.contours.update(levels=list(curves.levels), cuts=list(curves.cuts))

@@ -237,7 +237,8 @@ def classes_panel(ax, result: Result, plane: Plane, name: str,
         cname, levels = contour
         curves = level_curves(ax, result, plane, cname, plane.take(result.ds[cname]), levels)
         if curves:
-            d.contours = {"field": cname, "levels": list(curves.levels)}
+            d.contours = {"field": cname, "levels": list(curves.levels),
+                          "cuts": list(curves.cuts)}
             d.contour_sets.append(curves)
             d.artists += curves.collections
             d.handles.append(Line2D([], [], color="black", linewidth=0.8,
@@ -281,7 +282,8 @@ def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
     if levels:
         curves = level_curves(ax, result, plane, name, values, levels, colour="white")
         if curves:
-            d.contours = {"field": name, "levels": list(curves.levels)}
+            d.contours = {"field": name, "levels": list(curves.levels),
+                          "cuts": list(curves.cuts)}
             d.contour_sets.append(curves)
             d.artists += curves.collections
     return d

@@ -312,7 +312,9 @@ def near_contour(ds, panel, axes, i, j):
     block = block[np.isfinite(block)]
     if block.size == 0:
         return False
-    return any(block.min() <= level <= block.max() for level in c["levels"])
+    # the value a curve is drawn at (a count's 20 at 19.5), and the level itself
+    values = list(c["levels"]) + list(c.get("cuts") or [])
+    return any(block.min() <= level <= block.max() for level in values)
 
 
 def inside(panel, coords, i, j, texts=()):
@@ -691,8 +693,7 @@ def command_levels(figure):
                 check(not boxes_overlap(a["bbox_px"], b["bbox_px"], pad=-LABEL_GAP),
                       f"{where}: labels {a['text']!r} and {b['text']!r} closer than "
                       f"{LABEL_GAP:g} px")
-        centres = [((t["bbox_px"][0] + t["bbox_px"][2]) / 2, (t["bbox_px"][1] + t["bbox_px"][3]) / 2)
-                   for t in mine]
+        centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in (t["bbox_px"] for t in mine)]
         check(principal_order(centres, levels),
               f"{where}: the labels interleave: "
               + " ".join(t["text"] for t in sorted(mine, key=lambda t: t["bbox_px"][0])))

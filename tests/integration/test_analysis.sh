@@ -17,6 +17,15 @@
 #  - no two texts of a figure overlap, none stands upside down, contour labels lie inside
 #    their panel; no title or footer unless asked (--title, --footer), provenance in the
 #    PNG text chunks and the PDF Info dictionary all the same;
+#  - level curves (chatter regime and impacts, collision CoR, stop-oscillator Zeno map):
+#    exactly one label per level, the labels apart and read in the order of the levels,
+#    no curve crossing or touching another or itself (the "X" on the Zeno map);
+#  - short labels: colour bars one line of at most 24 characters, never a long_name;
+#    units typeset (m s$^{-1}$, the L and T of the stop oscillator's axes), no raw
+#    UDUNITS anywhere; every axis and colour bar in one number format (a plug-in's log
+#    colours over 1e-5 .. 1e-3 too);
+#  - no local path in the metadata of any format unless --source-path asks for it;
+#    trace figures without a title unless --title;
 #  - the fractions figure: three panels, one labelled colour bar; a one-colour panel (the
 #    bwshc outcome map, p_pcc = 0) carries a note;
 #  - a refined file: the points a refinement inferred (status 7) drawn in their class on
@@ -111,11 +120,26 @@ texts chatter_impacts
 texts chatter_fractions
 texts chatter_cone
 texts free_regime
-panels chatter_fractions --count 3 --colourbars 1 --titles ICC,CC,PCC --note "p_pcc = 0 at every" --grid 1x3
+levels chatter_regime
+levels chatter_impacts
+colourbars chatter_impacts chatter.h5 --max-chars 24
+colourbars chatter_fractions chatter.h5 --max-chars 24
+units chatter_impacts --colourbar "impacts per drop"
+ticks chatter_regime
+ticks chatter_impacts
+ticks chatter_fractions
+ticks chatter_cone
+ticks wide_impacts
+panels chatter_fractions --count 3 --colourbars 1 --titles ICC,CC,PCC --note '$p_{\mathrm{PCC}}$ = 0 at every' --grid 1x3
 panels chatter_impacts --count 1 --colourbars 1 --labelled
 panels chatter_regime --count 1 --labelled
 meta chatter_regime chatter.h5
 meta free_regime chatter.h5
+END
+plot chatter.h5 sourced 72 --format png,pdf,svg,eps --field cone --source-path
+checks <<END
+metadata chatter_regime --formats png,pdf,svg,eps --path "$PWD"
+metadata sourced_cone --formats png,pdf,svg,eps --path "$PWD" --expect-path
 END
 if [ -f chatter_undecided.json ]; then # p_undecided, where the model has it
     checks <<'END'
@@ -138,6 +162,8 @@ map three_regime three.h5 --dpi 80 --inches 7.2 --classes regime --require icc,c
 panels three_regime --count 2 --titles "$n$ = 3,$n$ = 5" --grid 1x2
 panels three_impacts --count 2 --colourbars 1 --grid 1x2
 texts three_regime
+levels three_regime
+levels three_impacts
 map three_sel_regime three.h5 --dpi 80 --inches 3.5 --classes regime --require icc,cc
 panels three_sel_regime --count 1 --titles "$n$ = 5"
 END
@@ -156,6 +182,10 @@ panels n345_regime --count 3 --titles "$n$ = 3,$n$ = 4,$n$ = 5" --grid 1x3
 panels n345_impacts --count 3 --colourbars 1 --grid 1x3
 texts n345_regime
 texts n345_impacts
+levels n345_regime
+levels n345_impacts
+ticks n345_impacts
+colourbars n345_impacts n3.h5 --max-chars 24
 panels n345_regime --count 3 --labelled
 fonts n345_regime.pdf
 END
@@ -237,6 +267,13 @@ texts surface_cor
 texts surface_outcome
 fonts surface_cor.pdf
 meta surface_cor surface.h5
+levels surface_cor
+colourbars surface_cor surface.h5 --max-chars 24
+units surface_cor --colourbar '$e$' --x '$\pi_{1}$' --y '$\pi_{2}$'
+ticks surface_cor
+units ev0_cor --x '$v_{0}$ [m s$^{-1}$]' --y '$e$'
+ticks ev0_cor
+ticks ev0_family_cor_v0
 map failed_outcome failed.h5 --dpi 100 --inches 3.5 --classes outcome --require separated,failed
 map failed_cor failed.h5 --dpi 100 --inches 3.5 --require failed
 line ev0_cor ev0.h5 --dpi 100 --field cor --colour '#0072b2'
@@ -278,6 +315,10 @@ map short_regime short.h5 --dpi 100 --inches 3.5 --classes regime --require impa
 map zeno_zeno zeno.h5 --dpi 100 --inches 3.5 --classes zeno --require zeno,no_zeno
 panels zeno_zeno --count 1 --labelled
 texts zeno_zeno
+levels zeno_zeno
+units zeno_zeno --x '$x_{2,0}$ [$L$]' --y '$v_{1,0}$ [$L\,T^{-1}$]'
+ticks zeno_zeno
+ticks short_regime
 texts short_regime
 meta zeno_zeno zeno.h5
 END
@@ -293,6 +334,7 @@ say "trace files (impactsweep trace): loop, history, impacts, phase, energy"
 for t in tr_collision tr_chatter tr_stop; do
     plot "$t.h5" "$t" 100 --format png,pdf
 done
+plot tr_collision.h5 tr_titled 72 --format png --field loop --title
 checks <<'END'
 texts tr_collision_loop
 texts tr_collision_history
@@ -300,6 +342,41 @@ texts tr_chatter_impacts
 texts tr_stop_phase
 texts tr_stop_energy
 fonts tr_collision_loop.pdf tr_chatter_impacts.pdf tr_stop_phase.pdf
+notitle tr_collision_loop
+notitle tr_collision_history
+notitle tr_chatter_impacts
+notitle tr_stop_phase
+notitle tr_stop_energy
+title tr_titled_loop --text "status done, cor = "
+texts tr_titled_loop
+units tr_stop_phase --x '$x_{1}$ [$L$]' --y '$v_{1}$ [$L\,T^{-1}$]'
+units tr_stop_energy --x '$t$ [$T$]' --y '$E$ [$m\,L^{2}\,T^{-2}$]'
+units tr_collision_loop --x '$-X$ [$X_{c}$]'
+ticks tr_collision_history
+ticks tr_stop_phase
+ticks tr_chatter_impacts
+END
+checks <<END
+metadata tr_collision_loop --formats png,pdf --path "$PWD"
+metadata tr_chatter_impacts --formats png,pdf --path "$PWD"
+metadata tr_stop_phase --formats png,pdf --path "$PWD"
+END
+
+say "a plug-in's outputs (the test plug-in ball): short labels from the names, SI units typeset, one number format on log colours over 1e-5 .. 1e-3"
+[ -f "${PLUGIN_DIR:-}/libball.so" ] || die "PLUGIN_DIR has no libball.so (run the test through ctest)"
+printf '%s\n' "[sweep]" "model = ball" "[model]" "g = 9.81" \
+    "[axis.h]" "from = 1e-10" "to = 1e-6" "count = 9" "scale = log" \
+    "[axis.r]" "from = 0.1" "to = 0.9" "count = 6" >ball.ini
+IMPACTSWEEP_MODEL_PATH="$PLUGIN_DIR" engine ball.h5 ball.ini
+plot ball.h5 ball 80 --format png --field t_rest,v_first
+checks <<'END'
+colourbars ball_t_rest ball.h5 --max-chars 24
+colourbars ball_v_first ball.h5 --max-chars 24
+units ball_t_rest --x '$h$ [m]' --colourbar '$t_{\mathrm{rest}}$ [s]'
+units ball_v_first --colourbar '$v_{\mathrm{first}}$ [m s$^{-1}$]'
+ticks ball_t_rest
+ticks ball_v_first
+texts ball_t_rest
 END
 
 say "as a library: no backend switch on import, a Dataset and an Axes in, the artists out"

@@ -31,7 +31,8 @@ for f in bin/impactsweep bin/impactplot share/impactsweep/slurm/submit \
     share/impactsweep/slurm/impactsweep.sbatch share/impactsweep/slurm/local-cluster.sh; do
     [ -x "$PREFIX/$f" ] || die "$f is not installed as a program"
 done
-for m in __init__ cli drawing figures reading chatter collision stop_oscillator; do
+for m in __init__ cli drawing contours labels ticks figures reading chatter collision \
+    stop_oscillator; do
     [ -f "$PREFIX/share/impactsweep/python/impactplot/$m.py" ] ||
         die "impactplot's package is not installed (share/impactsweep/python/impactplot/$m.py)"
 done

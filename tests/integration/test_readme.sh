@@ -80,7 +80,7 @@ expect_status 0 "run --help" impactsweep run --help
 mirror "impactsweep --version"
 expect_status 0 "--version" impactsweep --version
 
-mirror "/usr/bin/python3 analysis/impactplot.py FILE [FILE ...] [--output PREFIX] [--format png,pdf,svg,eps] [--size single|double|auto|WxH[in|cm|mm]] [--dpi N] [--field NAME[,NAME]] [--sel AXIS=VALUE ...] [--facet AXIS ...] [--axes X[,Y]] [--title [TEXT]] [--footer] [--layout]"
+mirror "/usr/bin/python3 analysis/impactplot.py FILE [FILE ...] [--output PREFIX] [--format png,pdf,svg,eps] [--size single|double|auto|WxH[in|cm|mm]] [--dpi N] [--field NAME[,NAME]] [--sel AXIS=VALUE ...] [--facet AXIS ...] [--axes X[,Y]] [--title [TEXT]] [--footer] [--layout] [--source-path]"
 expect_status 0 "impactplot" /usr/bin/python3 "$ROOT/analysis/impactplot.py" readme.h5 \
     --output fig/readme --format png,svg --size single --dpi 100 --field regime --title --footer
 ls fig/readme_*.png fig/readme_*.svg >/dev/null 2>&1 || die "impactplot drew nothing"
