@@ -16,6 +16,7 @@ once the figure's layout is final; a level that finds no room is left out (its l
 hidden, said on stderr).
 """
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import List, Optional, Sequence
@@ -172,6 +173,7 @@ class Candidates:
     quality: np.ndarray   # (n,) higher is better
 
 
+@functools.lru_cache(maxsize=256)
 def label_width(text: str) -> float:
     """The width of a contour label TEXT in points (mathtext measured as such)."""
     from matplotlib.font_manager import FontProperties

@@ -157,7 +157,8 @@ def axes_records(fig) -> List[dict]:
 
 def curve_records(d: Drawn, height_px: float) -> List[dict]:
     """The level curves drawn on D's panel: per level its pieces in pixels (origin top
-    left), for checks that curves of different levels never cross."""
+    left, to 1e-5 pixel: a narrow neck of a curve is not a touch), for checks that
+    curves never cross or touch."""
     out = []
     for curves in d.contour_sets:
         for level, pieces, lc in zip(curves.levels, curves.allsegs, curves.collections):
@@ -166,7 +167,7 @@ def curve_records(d: Drawn, height_px: float) -> List[dict]:
             px = []
             for piece in pieces:
                 p = d.ax.transData.transform(piece)
-                px.append([[round(float(x), 2), round(float(height_px - y), 2)] for x, y in p])
+                px.append([[round(float(x), 5), round(float(height_px - y), 5)] for x, y in p])
             out.append({"field": curves.field, "level": float(level), "pieces": px})
     return out
 

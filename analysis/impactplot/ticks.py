@@ -103,11 +103,25 @@ class EveryNth(Formatter):
         return self.base(x, pos) if round(x, 12) in self.keep else ""
 
 
+class LinearFormat(ScalarFormatter):
+    """matplotlib's formatter of linear axes (one number of decimals), the labels in
+    plain text (quick to draw), a factor or offset in mathtext (x10^n)."""
+
+    def __init__(self):
+        super().__init__(useMathText=False)
+        self.set_powerlimits((-3, 4))
+
+    def get_offset(self):
+        self._useMathText = True
+        try:
+            return super().get_offset()
+        finally:
+            self._useMathText = False
+
+
 def linear_formatter() -> ScalarFormatter:
-    """matplotlib's formatter of linear axes, its factor in mathtext (x10^n)."""
-    f = ScalarFormatter(useMathText=True)
-    f.set_powerlimits((-3, 4))
-    return f
+    """The formatter of a linear axis or colour bar."""
+    return LinearFormat()
 
 
 def log_ticks(axis, scale: str, values: np.ndarray) -> None:
@@ -165,7 +179,7 @@ def unify(fig) -> None:
             continue
         for axis in (ax.xaxis, ax.yaxis):
             major = axis.get_major_formatter()
-            if type(major) is ScalarFormatter and not major._useMathText:
+            if type(major) is ScalarFormatter:
                 axis.set_major_formatter(linear_formatter())
             elif isinstance(major, LogFormatter):
                 axis.set_major_formatter(OneFormat())

@@ -47,10 +47,11 @@ file FIGURE.json written by impactplot.py --layout.
     check_figures.py ticks FIGURE
         the tick labels of every axis and colour bar are in one format: all plain
         decimals (on a linear axis with one number of decimals) or all powers of ten
-    check_figures.py metadata FIGURE --formats png,pdf,svg,eps --path DIR [--expect-path]
+    check_figures.py metadata FIGURE --formats png,pdf,svg,eps [--path DIR] [--expect-path]
         the metadata of FIGURE.FORMAT (PNG text chunks, PDF Info, SVG metadata and title,
         EPS comments) holds no absolute local path (nothing under /work/, /home/, /tmp/,
-        DIR, ...); with --expect-path it names DIR (--source-path asked for it)
+        DIR (default: the current directory), ...); with --expect-path it names DIR
+        (--source-path asked for it)
     check_figures.py notitle FIGURE | title FIGURE --text TEXT
         no title, suptitle or panel header at all; or a title containing TEXT
     check_figures.py nonresult PATH
@@ -63,6 +64,7 @@ Exit status 0 when every check passes, 1 otherwise (the problems on stderr).
 """
 
 import json
+import os
 import re
 import struct
 import sys
@@ -921,7 +923,7 @@ def run(argv):
     md = sub.add_parser("metadata")
     md.add_argument("figure")
     md.add_argument("--formats", required=True)
-    md.add_argument("--path", required=True)
+    md.add_argument("--path", help="the local directory (default: the current one)")
     md.add_argument("--expect-path", action="store_true")
     nt = sub.add_parser("notitle")
     nt.add_argument("figure")
@@ -934,8 +936,8 @@ def run(argv):
         "colourbars": lambda: command_colourbars(args.figure, args.result, args.max_chars),
         "units": lambda: command_units(args.figure, args.x, args.y, args.colourbar),
         "ticks": lambda: command_ticks(args.figure),
-        "metadata": lambda: command_metadata(args.figure, args.formats.split(","), args.path,
-                                             args.expect_path),
+        "metadata": lambda: command_metadata(args.figure, args.formats.split(","),
+                                             args.path or os.getcwd(), args.expect_path),
         "notitle": lambda: command_title(args.figure, None),
         "title": lambda: command_title(args.figure, args.text),
     }
