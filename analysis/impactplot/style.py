@@ -170,6 +170,7 @@ SHORT_LABELS = {
         "stick_ratio": r"$E / E_{\mathrm{stick}}$", "t_regime": r"$t_{\mathrm{regime}}$",
         "orbit_v": "$v_2^*$", "orbit_t_cod": r"$t_{\mathrm{cod}}$",
         "orbits": "periodic orbits", "late_sticking": "late sticking",
+        "orbit_gap": r"$(E - E^*) / E^*$",
         # trace channels
         "t": "$t$",
     },
