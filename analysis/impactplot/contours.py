@@ -4,9 +4,9 @@ The curves: a field of whole numbers (a count: rebounds) is cut half-way between
 (the curve labelled 20 parts the points with 19 or fewer from those with 20 or more),
 and a field with grid values on a level (a mean of a few samples) half a step of its
 data below the level, so that no curve runs through a grid point, where the branches of
-one level would meet in an X; a closed loop round one or two grid values (shorter than LOOP_CELLS cells) and a
-piece shorter than MIN_PIECE of the panel are left out as specks, and so is a level
-whose pieces together are shorter than MIN_CURVE.
+one level would meet in an X; a closed loop round one or two grid values (shorter than
+LOOP_CELLS cells) and a piece shorter than MIN_PIECE of the panel are left out as
+specks, and so is a level whose pieces together are shorter than MIN_CURVE.
 
 The labels: one per level, written along a nearly straight stretch of its line, upright,
 inside the panel, clear of the notes and of each other, and in the order of the levels

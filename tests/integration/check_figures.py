@@ -867,8 +867,8 @@ def command_nonresult(path):
         f.attrs["title"] = "looks like a result, but is none"
 
 
-def run(argv):
-    """Parse and run one command."""
+def parser():
+    """The command line's parser (one subcommand per check)."""
     import argparse
     p = argparse.ArgumentParser(prog="check_figures.py")
     sub = p.add_subparsers(dest="command", required=True)
@@ -930,6 +930,12 @@ def run(argv):
     ti = sub.add_parser("title")
     ti.add_argument("figure")
     ti.add_argument("--text", required=True)
+    return p
+
+
+def run(argv):
+    """Parse and run one command."""
+    p = parser()
     args = p.parse_args(argv)
     simple = {
         "levels": lambda: command_levels(args.figure),

@@ -355,8 +355,8 @@ metadata tr_chatter_impacts --formats png,pdf
 metadata tr_stop_phase --formats png,pdf
 END
 
-say "a plug-in's outputs (the test plug-in ball): short labels from the names, SI units typeset, one number format on log colours over 4e-5 .. 4e-3"
-[ -f "${PLUGIN_DIR:-}/libball.so" ] || die "PLUGIN_DIR has no libball.so (run the test through ctest)"
+say "a plug-in's outputs (test plug-in ball): short labels, SI units, log colours 4e-5 .. 4e-3"
+[ -f "${PLUGIN_DIR:-}/libball.so" ] || die "no libball.so in PLUGIN_DIR (run the test through ctest)"
 printf '%s\n' "[sweep]" "model = ball" "[model]" "g = 9.81" \
     "[axis.h]" "from = 1e-10" "to = 1e-6" "count = 9" "scale = log" \
     "[axis.r]" "from = 0.1" "to = 0.9" "count = 6" >ball.ini
