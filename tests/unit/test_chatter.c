@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "chatter_reference.h"
 #include "models/chatter/chatter.h"
 #include "check.h"
 #include "suites.h"
@@ -380,7 +381,7 @@ static void reference_outputs(const double *point, double *out)
     CU_ASSERT_PTR_NOT_NULL_FATAL(work);
     out[CHATTER_CONE] = chatter_point_certificate(point, work, &rounds, &region);
     chatter_cone_work_free(work);
-    double tally[3] = {0, 0, 0}, impacts = 0, most = 0, time = 0, certified = 0;
+    double tally[CHATTER_OUTCOMES] = {0}, impacts = 0, most = 0, time = 0, certified = 0;
     for (int s = 0; s < samples; s++) {
         double q[3], p[3];
         chatter_initial_state(point, (uint64_t)s, q, p);
@@ -394,24 +395,21 @@ static void reference_outputs(const double *point, double *out)
         most = fmax(most, (double)d.impacts);
         time += d.time;
     }
-    out[CHATTER_P_ICC] = tally[0] / samples;
-    out[CHATTER_P_CC] = tally[1] / samples;
-    out[CHATTER_P_PCC] = tally[2] / samples;
+    for (int k = 0; k < CHATTER_OUTCOMES; k++)
+        out[chatter_fraction_outputs[k][0]] = tally[k] / samples;
     out[CHATTER_P_CERTIFIED] = certified / samples;
     out[CHATTER_P_UNDECIDED] = (tally[1] - certified) / samples;
     out[CHATTER_IMPACTS_MEAN] = impacts / samples;
     out[CHATTER_IMPACTS_MAX] = most;
     out[CHATTER_TIME_MEAN] = time / samples;
-    static const int bounds[3][2] = {{CHATTER_P_ICC_LO, CHATTER_P_ICC_HI},
-                                     {CHATTER_P_CC_LO, CHATTER_P_CC_HI},
-                                     {CHATTER_P_PCC_LO, CHATTER_P_PCC_HI}};
-    for (int k = 0; k < 3; k++)
-        wilson_textbook(tally[k], samples, &out[bounds[k][0]], &out[bounds[k][1]]);
+    for (int k = 0; k < CHATTER_OUTCOMES; k++)
+        wilson_textbook(tally[k], samples, &out[chatter_fraction_outputs[k][1]],
+                        &out[chatter_fraction_outputs[k][2]]);
     if (point[CHATTER_N] == 2.0) /* PCC is not defined for the rod: exactly 0 */
         out[CHATTER_P_PCC_LO] = out[CHATTER_P_PCC_HI] = 0.0;
 }
 
-/* Points that cover ICC, CC and PCC, several n, and one long budget. */
+/* Points that cover ICC, CC, PCC and flat landings, several n, and long budgets. */
 static const double kernel_cases[][5] = {
     /* n, rho, gamma, samples, max_impacts */
     {4, 0.3, 0.1, 150, 200},  {4, 0.3, 0.5, 150, 200},  {3, 0.1, 0.05, 150, 200},
@@ -419,6 +417,12 @@ static const double kernel_cases[][5] = {
     {2, 0.4, 0.2, 150, 200},  {2, 0.8, 0.6, 150, 200},  {4, 0.25, 0.05, 20, 10000},
     {7, 0.6, 0.4, 150, 300},  {3, 0.15, 0.1, 97, 1000},  {4, 0.12, 0.3, 60, 1000},
     {2, 0.3, 0.1, 60, 1000},  {6, 0.15, 0.2, 60, 10000}, {4, 0.3, 1e-6, 40, 203},
+    /* issue 21: the corner of flat landings (PCC proven, flat, CC), at long budgets; a
+     * point of flat landings armed from the start (gamma below chatter_flat_armed's
+     * bound), and the rod where tiny gamma lands it flat (never armed) */
+    {3, 0.46429424955138265, 0.005, 64, 10000}, {3, 0.6746, 0.000289, 40, 1000},
+    {3, 0.173387, 0.0587334, 60, 1000},         {3, 0.55, 0.014, 64, 100000},
+    {2, 0.01, 1e-13, 20, 1000},
 };
 #define KERNEL_CASES (sizeof kernel_cases / sizeof *kernel_cases)
 
@@ -440,7 +444,7 @@ static void test_kernel_matches_reference(void)
     void *ws;
     is_error err;
     CU_ASSERT_EQUAL_FATAL(chatter_workspace_create(&ws, &err), IS_OK);
-    int regimes_seen[3] = {0, 0, 0}, certified_seen = 0;
+    int regimes_seen[CHATTER_OUTCOMES] = {0}, certified_seen = 0;
     for (size_t c = 0; c < 2 * KERNEL_CASES; c++) {
         double point[CHATTER_PARAM_COUNT], out[CHATTER_OUTPUT_COUNT], ref[CHATTER_OUTPUT_COUNT];
         uint8_t status;
@@ -451,6 +455,8 @@ static void test_kernel_matches_reference(void)
         for (int o = CHATTER_P_ICC; o <= CHATTER_IMPACTS_MAX; o++)
             CHECK(out[o] == ref[o], "case %zu output %d: %.17g, reference %.17g", c, o, out[o],
                   ref[o]);
+        CHECK(out[CHATTER_P_FLAT] == ref[CHATTER_P_FLAT], "case %zu p_flat: %.17g, reference %.17g",
+              c, out[CHATTER_P_FLAT], ref[CHATTER_P_FLAT]);
         CU_ASSERT_EQUAL(out[CHATTER_P_CERTIFIED], ref[CHATTER_P_CERTIFIED]);
         CU_ASSERT_EQUAL(out[CHATTER_P_UNDECIDED], ref[CHATTER_P_UNDECIDED]);
         CU_ASSERT_EQUAL(memcmp(&out[CHATTER_CONE], &ref[CHATTER_CONE], sizeof(double)), 0);
@@ -460,15 +466,19 @@ static void test_kernel_matches_reference(void)
         CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_TIME_MEAN], ref[CHATTER_TIME_MEAN],
                                1e-13 * ref[CHATTER_TIME_MEAN]);
         /* the uncertainty of the fractions: the Wilson bounds of the reference's counts */
-        for (int o = CHATTER_P_ICC_LO; o <= CHATTER_P_PCC_HI; o++)
-            CHECK(fabs(out[o] - ref[o]) <= 1e-14, "case %zu output %d: %.17g, closed form %.17g",
-                  c, o, out[o], ref[o]);
-        CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_P_ICC] + out[CHATTER_P_CC] + out[CHATTER_P_PCC], 1.0,
-                               1e-15);
+        for (int k = 0; k < CHATTER_OUTCOMES; k++)
+            for (int b = 1; b <= 2; b++) {
+                int o = chatter_fraction_outputs[k][b];
+                CHECK(fabs(out[o] - ref[o]) <= 1e-14,
+                      "case %zu output %d: %.17g, closed form %.17g", c, o, out[o], ref[o]);
+            }
+        CU_ASSERT_DOUBLE_EQUAL(out[CHATTER_P_ICC] + out[CHATTER_P_CC] + out[CHATTER_P_PCC] +
+                                   out[CHATTER_P_FLAT],
+                               1.0, 1e-15);
         regimes_seen[(int)out[CHATTER_REGIME]]++;
     }
-    for (int k = 0; k < 3; k++)
-        CU_ASSERT_TRUE(regimes_seen[k] > 0); /* the cases cover all three outcomes */
+    for (int k = 0; k < CHATTER_OUTCOMES; k++)
+        CU_ASSERT_TRUE(regimes_seen[k] > 0); /* the cases cover all four outcomes */
     CU_ASSERT_TRUE(certified_seen >= 5);     /* and drops stopped early */
     chatter_workspace_free(ws);
 }
@@ -557,15 +567,19 @@ static double pcc_closeness(const chatter_geometry *g, const double p[3])
     return best;
 }
 
-static void test_pcc_tolerance_separates_cleanly(void)
+static void test_pcc_gate_separates_cleanly(void)
 {
-    /* PCC must sit far inside the tolerance and CC far outside, so that 1e-6 is not a
-     * marginal choice. (3, 0.1, 0.05) is deep in the PCC region of the triangle, the
-     * others are CC points where drops come closest to a PCC ray. */
+    /* PCC is decided by a proof (chatter_pcc_proven) asked for only at its gate, both
+     * speeds of the pair below CHATTER_PCC_TOLERANCE |p_3|: the gate must not be marginal.
+     * (3, 0.1, 0.05) is deep in the PCC region: there the proof passes within a few impacts
+     * of the first state through the gate, whose pair is then far inside it; the others are
+     * CC points where drops come closest to a PCC ray, never within 1e2 of the gate. Drops
+     * end with the impact before which PCC was proven, and every PCC drop of the deep
+     * point is proven PCC by the test's independent simulator too. */
     static const double cases[][3] = {{3, 0.1, 0.05}, {3, 0.15, 0.1}, {3, 0.3, 0.2},
                                       {4, 0.2, 0.05}, {5, 0.2, 0.1}};
-    int pcc = 0, cc = 0;
-    double pcc_worst = 0.0, cc_best = INFINITY;
+    int pcc = 0, cc = 0, late = 0, reference_pcc = 0;
+    double cc_best = INFINITY;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         int n = (int)cases[c][0];
         double point[CHATTER_PARAM_COUNT];
@@ -577,16 +591,23 @@ static void test_pcc_tolerance_separates_cleanly(void)
             chatter_initial_state(point, (uint64_t)s, q, p);
             chatter_drop d;
             chatter_drop_reference(&g, cases[c][1], cases[c][2], 200, q, p, &d);
-            /* the closest approach to a PCC ray along the whole drop, before each impact */
+            /* the closest approach to a PCC ray along the drop, before each impact, and the
+             * first impact before which some adjacent pair is through the gate */
             double closest = INFINITY;
+            int64_t gate = -1;
             for (int64_t budget = 0; budget <= d.impacts && budget <= 200; budget += 1) {
                 chatter_drop upto;
                 chatter_drop_reference(&g, cases[c][1], cases[c][2], budget, q, p, &upto);
                 closest = fmin(closest, pcc_closeness(&g, upto.p));
+                if (gate < 0 && closest < CHATTER_PCC_TOLERANCE)
+                    gate = budget;
             }
             if (d.outcome == CHATTER_PCC) {
                 pcc++;
-                pcc_worst = fmax(pcc_worst, closest);
+                late += !(gate >= 0 && d.pcc_at <= gate + 2);
+                chatter_ref_drop r;
+                chatter_ref_simulate_state(n, cases[c][1], cases[c][2], q, p, 200, &r);
+                reference_pcc += r.outcome == CHATTER_PCC && r.impacts == d.impacts;
             } else if (d.outcome == CHATTER_CC) {
                 cc++;
                 cc_best = fmin(cc_best, closest);
@@ -594,15 +615,17 @@ static void test_pcc_tolerance_separates_cleanly(void)
         }
     }
     CU_ASSERT_TRUE(pcc > 40 && cc > 150);
-    /* measured: PCC drops reach 1.2e-16, CC drops never come closer than 3.5e-3 */
-    CU_ASSERT_TRUE(pcc_worst < 1e-6 * CHATTER_PCC_TOLERANCE);
+    CHECK(late == 0, "%d of %d PCC drops proven more than 2 impacts after the gate", late, pcc);
+    CHECK(reference_pcc == pcc, "%d of %d PCC drops PCC at the same impact in long double",
+          reference_pcc, pcc);
+    /* measured: CC drops never come closer than 3.5e-3 */
     CU_ASSERT_TRUE(cc_best > 1e2 * CHATTER_PCC_TOLERANCE);
 }
 
-static void test_pcc_is_sticky_and_early(void)
+static void test_pcc_is_decided_early(void)
 {
-    /* Deep in the PCC region every drop is PCC, and is recognised within a few dozen
-     * impacts, long before its budget. */
+    /* Deep in the PCC region every drop is PCC, and is proven within a few dozen impacts,
+     * long before its budget, where the drop ends. */
     double point[CHATTER_PARAM_COUNT];
     make_point(point, 3, 0.1, 0.05, 1, 2000);
     chatter_geometry g;
@@ -613,7 +636,7 @@ static void test_pcc_is_sticky_and_early(void)
         chatter_drop d;
         chatter_drop_reference(&g, 0.1, 0.05, 2000, q, p, &d);
         CU_ASSERT_EQUAL(d.outcome, CHATTER_PCC);
-        CU_ASSERT_TRUE(d.pcc_at >= 0 && d.pcc_at < 100);
+        CU_ASSERT_TRUE(d.pcc_at >= 0 && d.pcc_at < 100 && d.impacts == d.pcc_at + 1);
     }
 }
 
@@ -1228,12 +1251,14 @@ static void test_checks_catch_nonsense(void)
         {CHATTER_IMPACTS_MEAN, INFINITY}, {CHATTER_IMPACTS_MEAN, good[CHATTER_IMPACTS_MAX] + 1},
         {CHATTER_IMPACTS_MEAN, 0.5},    {CHATTER_IMPACTS_MAX, 301},
         {CHATTER_IMPACTS_MAX, 2.5},     {CHATTER_TIME_MEAN, -1e-9},
-        {CHATTER_TIME_MEAN, NAN},       {CHATTER_REGIME, 3},
+        {CHATTER_TIME_MEAN, NAN},       {CHATTER_REGIME, 4},
         {CHATTER_REGIME, NAN},          {CHATTER_CONE, NAN},
         {CHATTER_CONE, 1.5},            {CHATTER_CONE_ROUNDS_USED, 51},
         {CHATTER_P_ICC_LO, -1e-3},      {CHATTER_P_CC_HI, 1.01},
         {CHATTER_P_PCC_LO, NAN},        {CHATTER_P_CC_LO, good[CHATTER_P_CC] + 1e-3},
         {CHATTER_P_ICC_HI, good[CHATTER_P_ICC] - 1e-3},
+        {CHATTER_P_FLAT, 0.01},         {CHATTER_P_FLAT_HI, NAN},
+        {CHATTER_P_FLAT_LO, -1e-3},     {CHATTER_REGIME, 3}, /* flat, not the most frequent */
     };
     for (size_t k = 0; k < sizeof plants / sizeof *plants; k++) {
         memcpy(bad, good, sizeof bad);
@@ -1286,8 +1311,8 @@ void suite_chatter(void)
     CU_add_test(s, "batch composition does not change results",
                 test_batch_composition_does_not_matter);
     CU_add_test(s, "10^4 impacts stay in normal numbers", test_long_chatter_stays_normal);
-    CU_add_test(s, "PCC tolerance separates PCC from CC", test_pcc_tolerance_separates_cleanly);
-    CU_add_test(s, "PCC is recognised early and stays", test_pcc_is_sticky_and_early);
+    CU_add_test(s, "PCC's gate separates PCC from CC", test_pcc_gate_separates_cleanly);
+    CU_add_test(s, "PCC is decided early, and the drop ends", test_pcc_is_decided_early);
     CU_add_test(s, "PCC velocity test on constructed states",
                 test_pcc_velocity_on_constructed_states);
     CU_add_test(s, "a found cone means no drop escapes", test_cone_found_means_no_drop_escapes);

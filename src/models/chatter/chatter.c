@@ -27,19 +27,25 @@ static const is_param chatter_params[CHATTER_PARAM_COUNT] = {
                              IS_PARAM_INT, 100, 0, 100000, 0, NULL},
     [CHATTER_EARLY_STOP] = {"early_stop",
                             "1: a drop stops, proven CC, once its velocity is in the region "
-                            "of the point's certificate (p_certified); 0: every drop runs to "
-                            "lift-off or max_impacts, as in the paper", "1", IS_PARAM_INT, 1, 0,
+                            "of the point's certificate (p_certified; never for n = 3, where "
+                            "no region can exist); 0: every drop runs to lift-off, PCC, a flat "
+                            "landing or max_impacts, as in the paper", "1", IS_PARAM_INT, 1, 0,
                             1, 0, NULL},
 };
 
-static const char *const chatter_regimes[] = {"icc", "cc", "pcc", NULL};
+static const char *const chatter_regimes[] = {"icc", "cc", "pcc", "flat", NULL};
 static const char *const chatter_cones[] = {"found", "none", "inconclusive", NULL};
 
 static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
     [CHATTER_P_ICC] = {"p_icc", "1", "fraction of drops ending in incomplete chatter (lift-off)",
                        IS_OUTPUT_REAL, NULL},
-    [CHATTER_P_CC] = {"p_cc", "1", "fraction of drops in complete chatter", IS_OUTPUT_REAL, NULL},
-    [CHATTER_P_PCC] = {"p_pcc", "1", "fraction of drops in partial complete chatter",
+    [CHATTER_P_CC] = {"p_cc", "1",
+                      "fraction of drops in complete chatter (p_certified proven, p_undecided "
+                      "at max_impacts)", IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_PCC] = {"p_pcc", "1",
+                       "fraction of drops in partial complete chatter, proven: two adjacent "
+                       "vertices chatter to rest before anything else touches (the drop ends "
+                       "there; the flat landing that follows is undecidable)",
                        IS_OUTPUT_REAL, NULL},
     [CHATTER_IMPACTS_MEAN] = {"impacts_mean", "1", "mean number of impacts per drop",
                               IS_OUTPUT_REAL, NULL},
@@ -47,11 +53,14 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
                              IS_OUTPUT_INT, NULL},
     [CHATTER_TIME_MEAN] = {"time_mean", "1",
                            "mean accumulated time of the impacts simulated (to lift-off, "
-                           "the early stop or max_impacts), in units of circumradius / "
-                           "initial sink speed of the centre of mass",
+                           "PCC, a flat landing, the early stop or max_impacts), in units of "
+                           "circumradius / initial sink speed of the centre of mass",
                            IS_OUTPUT_REAL, NULL},
-    [CHATTER_REGIME] = {"regime", "1", "most frequent outcome of the drops", IS_OUTPUT_CATEGORY,
-                        chatter_regimes},
+    [CHATTER_REGIME] = {"regime", "1",
+                        "most frequent outcome of the drops: icc (lift-off), cc (complete "
+                        "chatter: certified or at max_impacts), pcc (proven), flat (a flat "
+                        "landing, all vertices at once: undecidable)",
+                        IS_OUTPUT_CATEGORY, chatter_regimes},
     [CHATTER_CONE] = {"cone", "1",
                       "complete-chatter certificate: effectively invariant cone (n >= 3) or "
                       "the rod's exact condition (n = 2)",
@@ -82,6 +91,19 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
                              "fraction of drops counted CC only because they reached "
                              "max_impacts uncertified (p_cc = p_certified + p_undecided)",
                              IS_OUTPUT_REAL, NULL},
+    /* drops that landed flat (CHATTER_FLAT_RATIO): where the paper's classification is
+     * undefined */
+    [CHATTER_P_FLAT] = {"p_flat", "1",
+                        "fraction of drops that landed flat: every vertex at the plane at once "
+                        "(within 2^-32 of the centroid's height), a simultaneous impact the "
+                        "paper leaves undecidable; the drop ends there",
+                        IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_FLAT_LO] = {"p_flat_lo", "1",
+                           "lower bound of the 95% Wilson score interval of p_flat",
+                           IS_OUTPUT_REAL, NULL},
+    [CHATTER_P_FLAT_HI] = {"p_flat_hi", "1",
+                           "upper bound of the 95% Wilson score interval of p_flat",
+                           IS_OUTPUT_REAL, NULL},
 };
 
 /* The one cross-parameter limit: what a point may cost (CHATTER_MAX_POINT_IMPACTS). */

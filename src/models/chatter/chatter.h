@@ -14,21 +14,36 @@ extern const is_model is_model_chatter;
 
 #define CHATTER_MAX_VERTICES 64
 
-/* A drop ends as one of these (the values of the per-drop outcome). */
-typedef enum { CHATTER_ICC = 0, CHATTER_CC = 1, CHATTER_PCC = 2 } chatter_outcome;
+/* A drop ends as one of these (the values of the per-drop outcome and of `regime`). */
+typedef enum {
+    CHATTER_ICC = 0, CHATTER_CC = 1, CHATTER_PCC = 2, CHATTER_FLAT = 3, CHATTER_OUTCOMES = 4
+} chatter_outcome;
 
-/* PCC: two adjacent vertices i, j chatter to rest while the body moves on, so the
- * velocity tends to the ray -b m_ij, where both vertex velocities f_i.p and f_j.p
- * vanish. A drop is PCC once, before some impact or at its end, both of those are
- * below CHATTER_PCC_TOLERANCE |p_3|. Genuine PCC drops reach ~1e-16 within a few
- * dozen impacts, CC drops stay above ~1e-3, so 1e-6 leaves a wide margin on both
- * sides (tests/unit/test_chatter.c measures both). The test looks at the velocity
- * only: in the linearised model every other vertex approaches the plane during PCC,
- * and all of them reach it together (q = 0) in finite time; after that simultaneous
- * impact, which the paper calls undecidable, the configuration is no longer near the
- * ray +a m_ij and the simulated motion means nothing, so PCC is sticky: a drop that
- * was PCC stays PCC even if it later lifts off. (Not defined for the rod.) */
+/* PCC: two adjacent vertices i, j chatter to rest (infinitely many impacts in finite
+ * time) while the body moves on, its velocity tending to the ray -b m_ij. In the
+ * linearised model every other vertex then approaches the plane and all of them reach it
+ * together (q = 0): the simultaneous impact that the paper calls undecidable. So a drop
+ * ends at PCC, decided by chatter_pcc_proven (a proof, not a tolerance): before an impact
+ * of an adjacent pair whose two speeds are below CHATTER_PCC_TOLERANCE |p_3| (only there
+ * is the proof tried), the pair's alternation is shown to go on for ever and to come to
+ * rest before any other vertex can reach the plane. (Not defined for the rod.) */
 #define CHATTER_PCC_TOLERANCE 1e-6
+
+/* A flat landing: a flight after which every vertex is at the plane at once, a
+ * simultaneous impact of all contacts, where the paper's single-point impacts (and so its
+ * classification) are undefined. In exact arithmetic it follows only a Zeno accumulation
+ * (PCC, whose drops end before it); in floating point the accumulation of a pair that is
+ * not PCC (its alternation dies out, e.g. with complex eigenvalues) runs below rounding,
+ * the pair's heights collapse, and the next vertex lands on them: the configuration is
+ * then rounding noise, and the drop ended with zero-time impacts, a time scale that
+ * overflowed and a PCC-looking velocity. The test is on the centroid's height q_3, the
+ * mean height of the vertices (the f_i sum to (0, 0, n)): a flight that leaves at most
+ * CHATTER_FLAT_RATIO of it lands flat, all vertices within n times that of the plane; the
+ * drop ends there, class CHATTER_FLAT, its time that of the landing. The flights of drops
+ * that do not land flat keep at least 3e-9 of it (measured over n = 2 .. 64 and the whole
+ * (rho, gamma) range, tests/unit/test_chatter.c); 2^-32 leaves rounding (2^-52 of q_3
+ * before the flight) at most 2^-20 of the configuration after it. */
+#define CHATTER_FLAT_RATIO 0x1p-32
 
 /* Parameter indices, in the order of the model's table. */
 enum {
@@ -43,8 +58,12 @@ enum {
     CHATTER_P_ICC, CHATTER_P_CC, CHATTER_P_PCC, CHATTER_IMPACTS_MEAN, CHATTER_IMPACTS_MAX,
     CHATTER_TIME_MEAN, CHATTER_REGIME, CHATTER_CONE, CHATTER_CONE_ROUNDS_USED,
     CHATTER_P_ICC_LO, CHATTER_P_ICC_HI, CHATTER_P_CC_LO, CHATTER_P_CC_HI, CHATTER_P_PCC_LO,
-    CHATTER_P_PCC_HI, CHATTER_P_CERTIFIED, CHATTER_P_UNDECIDED, CHATTER_OUTPUT_COUNT
+    CHATTER_P_PCC_HI, CHATTER_P_CERTIFIED, CHATTER_P_UNDECIDED, CHATTER_P_FLAT,
+    CHATTER_P_FLAT_LO, CHATTER_P_FLAT_HI, CHATTER_OUTPUT_COUNT
 };
+
+/* Each outcome's fraction and the bounds of its Wilson interval, indexed by outcome. */
+extern const int chatter_fraction_outputs[CHATTER_OUTCOMES][3];
 
 /* The most impacts a point may ask for, samples * max_impacts (the model's validate
  * refuses more). 10^12 impacts are about 45 minutes of one core at n = 4 (3.8e8
@@ -109,6 +128,41 @@ void chatter_drop_state(const chatter_drop_stream *stream, uint64_t sample, doub
  * CHATTER_PCC_TOLERANCE |p_3| (always 0 for the rod). */
 int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3]);
 
+/* The PCC decision before the impact at vertex `next` (approaching, f_next.p < 0) that
+ * follows one at `last`, an adjacent vertex, in the state (q, p) (each at any scale; rho2
+ * = rho^2): 1 when the pair's
+ * alternation provably goes on for ever, coming to rest in finite time before any other
+ * vertex reaches the plane and with p_3 < 0 throughout (derivation in chatter_geometry.c);
+ * 0 when that is not shown (where the alternation dies out, or not yet). Both simulators
+ * ask it, with the same bits. */
+int chatter_pcc_proven(const chatter_geometry *geometry, double rho2, double gamma, int last,
+                       int next, const double q[3], const double p[3]);
+
+/* Whether a flight that takes the centroid's height from qz_before to qz_after lands
+ * flat (CHATTER_FLAT_RATIO); NaN goes on, as it does in the lift-off test. */
+static inline int chatter_lands_flat(double qz_before, double qz_after)
+{
+    return qz_after <= qz_before * CHATTER_FLAT_RATIO;
+}
+
+/* Whether a drop's flights are tested for a flat landing from its start; else from its
+ * first impact that passes the first half of PCC's gate (the vertex hit approaches slower
+ * than CHATTER_PCC_TOLERANCE |p_3|) on. Why that loses none: after a flat flight every
+ * vertex is within n CHATTER_FLAT_RATIO q_3 of the plane (heights >= 0 with mean q_3'),
+ * and the flight lasted at least (1 - CHATTER_FLAT_RATIO) q_3 / |p_3| (the centroid came
+ * down), so the vertex hit just before, which rose at gamma times the speed it arrived
+ * with, arrived slower than n CHATTER_FLAT_RATIO |p_3| / ((1 - CHATTER_FLAT_RATIO) gamma);
+ * |p_3| only falls at impacts. That is below the tolerance for gamma > n CHATTER_FLAT_RATIO
+ * / CHATTER_PCC_TOLERANCE, and twice that keeps a margin for rounding; below it the test
+ * runs from the start. The first flight cannot land flat (q0 and p0 would have to be
+ * opposite, which R_k > 0 rules out), and the rod never does in the sense that matters: its
+ * impacts alternate whatever q is, so it is never armed. The kernel thus tests a flag a
+ * block, not every flight (3 % of the bench point's time). */
+static inline int chatter_flat_armed(int n, double gamma)
+{
+    return n >= 3 && gamma <= 2.0 * n * CHATTER_FLAT_RATIO / CHATTER_PCC_TOLERANCE;
+}
+
 typedef struct chatter_region chatter_region; /* below, with the certificates */
 
 typedef struct chatter_drop {
@@ -116,7 +170,8 @@ typedef struct chatter_drop {
     int certified;  /* 1: CC, stopped because the velocity entered the region */
     int64_t impacts;
     double time;    /* accumulated flight time up to the last impact */
-    int64_t pcc_at; /* impacts before PCC was first seen, -1 if never */
+    int64_t pcc_at; /* impacts before the one before which PCC was proven (the drop ends
+                       with that impact), -1 if never */
     double q[3], p[3]; /* end state, each rescaled by a power of two (directions only) */
 } chatter_drop;
 
@@ -199,6 +254,14 @@ int chatter_cone_region(const chatter_geometry *geometry, double rho, double gam
  * rho^2 < 1/2; never for n >= 4, the paper's Lemma 4): then a drop in the region may still
  * end in PCC, and chatter_cone_region gives none. */
 int chatter_pcc_possible(const chatter_geometry *geometry, double rho);
+/* Whether any drop can chatter at all: 0 where every impact speeds every other vertex
+ * up (rho^2 >= -cos(2 pi k / n) for all k; n = 3: rho^2 >= 1/2), so that each vertex is
+ * hit at most once and every drop lifts off within n impacts (chatter_cone.c). */
+int chatter_chatter_possible(const chatter_geometry *geometry, double rho);
+/* Whether a region that stops drops can exist at all: chatter possible and PCC not.
+ * Never for n = 3 (rho^2 < 1/2 allows PCC, rho^2 >= 1/2 no chatter), so early_stop costs
+ * an n = 3 point nothing; chatter_point_certificate does not look for one elsewhere. */
+int chatter_region_possible(const chatter_geometry *geometry, double rho);
 /* The rod's region: 1, or 0 (edges = 0) where chatter_rod_condition is not FOUND or the
  * two eigenvalues are too close to tell the sides of the repelling eigenvector apart. */
 int chatter_rod_region(double rho, double gamma, chatter_region *region);
@@ -234,8 +297,8 @@ typedef struct chatter_hook {
 } chatter_hook;
 
 void chatter_hook_start(chatter_hook *hook, int lane, const chatter_lane *view);
-/* After a round of the traced lane: a new impact and/or PCC first seen before it. */
-void chatter_hook_impact(chatter_hook *hook, const chatter_lane *view, int pcc_seen);
+/* After a round of the traced lane: a new impact. */
+void chatter_hook_impact(chatter_hook *hook, const chatter_lane *view);
 /* The drop is over: slot_state is what the point folds in (outcome + 1, and 0x80 when
  * its kinetic energy rose). */
 void chatter_hook_finish(chatter_hook *hook, const chatter_lane *view, unsigned slot_state);

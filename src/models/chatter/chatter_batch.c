@@ -48,6 +48,14 @@
  * drops are being started hold one, so LANES + 1 entries are always enough. */
 #define REGIONS (LANES + 1)
 
+/* Lanes that reached PCC's gate in a round (chatter_pcc_proven decides at its end): the
+ * state before the gate's impact and the pair's vertices. */
+typedef struct pcc_gate {
+    double q[LANES][3], p[LANES][3];
+    int last[LANES], next[LANES];
+    uint8_t waiting[LANES]; /* 1: a proof to make before the lane goes on */
+} pcc_gate;
+
 struct chatter_workspace {
     /* Lane state: configuration q and velocity p, each scaled by its own power of two. */
     _Alignas(64) double qx[LANES], qy[LANES], qz[LANES];
@@ -61,9 +69,13 @@ struct chatter_workspace {
     _Alignas(64) double c_rot[LANES], c_h[LANES]; /* impact coefficients, see chatter_apply_impact */
     _Alignas(64) double active[LANES];   /* 1: still simulating, 0: finished or empty */
     _Alignas(64) double lifted[LANES];   /* 1: ended by lift-off */
-    _Alignas(64) double pcc_seen[LANES]; /* 1: the velocity was PCC-like before an impact */
+    _Alignas(64) double pcc[LANES];      /* 1: PCC proven (the drop ended, lane_checkpoint) */
+    _Alignas(64) double flat[LANES];     /* 1: the last flight landed flat (the drop ends) */
+    _Alignas(64) double armed[LANES];    /* 1: flights are tested for a flat landing */
+    pcc_gate gate;                       /* lanes at PCC's gate (the proof) */
     _Alignas(64) int64_t q_exp[LANES], p_exp[LANES]; /* the powers of two taken out */
-    double rho2[LANES], energy0[LANES];  /* rho^2 and the initial kinetic energy (checks) */
+    double rho2[LANES], gamma[LANES];    /* rho^2 and gamma (the PCC proof) */
+    double energy0[LANES];               /* the initial kinetic energy (checks) */
     size_t drop[LANES];                  /* the drop's number in its group, or NO_DROP */
     double budget[LANES];                /* max_impacts of the lane's drop */
     int region[LANES];                   /* its point's entry of regions[] */
@@ -200,8 +212,12 @@ static void lane_start(chatter_workspace *ws, int l, const double *point, uint64
     ws->c_h[l] = (1.0 + gamma) * rho2 / (1.0 + rho2);
     ws->active[l] = 1.0;
     ws->lifted[l] = 0.0;
-    ws->pcc_seen[l] = 0.0;
+    ws->pcc[l] = 0.0;
+    ws->flat[l] = 0.0;
+    ws->armed[l] = chatter_flat_armed((int)point[CHATTER_N], gamma);
+    ws->gate.waiting[l] = 0;
     ws->rho2[l] = rho2;
+    ws->gamma[l] = gamma;
     ws->energy0[l] = 0.5 * (rho2 * (p0[0] * p0[0] + p0[1] * p0[1]) + p0[2] * p0[2]);
     ws->drop[l] = drop;
     /* rescaled with the lanes already running, by rescale_block before the first impact */
@@ -232,13 +248,14 @@ static void lane_view(const chatter_workspace *ws, int l, chatter_lane *view)
  * would otherwise take for a lift-off) raises it by O(1) or makes it NaN. Checking every
  * impact would add work to the hot loop for an identity that tests/unit/test_chatter.c
  * verifies on thousands of random impacts and along whole drops. */
-static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *geometry)
+static void lane_finish(chatter_workspace *ws, int l)
 {
     size_t slot = ws->drop[l] % WINDOW;
     double p[3] = {ws->px[l], ws->py[l], ws->pz[l]};
-    int pcc = ws->pcc_seen[l] != 0.0 ||
-              (ws->lifted[l] == 0.0 && chatter_is_pcc_velocity(geometry, p));
-    chatter_outcome outcome = pcc ? CHATTER_PCC : ws->lifted[l] != 0.0 ? CHATTER_ICC : CHATTER_CC;
+    chatter_outcome outcome = ws->pcc[l] != 0.0      ? CHATTER_PCC
+                              : ws->flat[l] != 0.0   ? CHATTER_FLAT
+                              : ws->lifted[l] != 0.0 ? CHATTER_ICC
+                                                     : CHATTER_CC;
     int certified = ws->certified[l] && outcome == CHATTER_CC;
     double scaled = 0.5 * (ws->rho2[l] * (p[0] * p[0] + p[1] * p[1]) + p[2] * p[2]);
     double energy = ldexp(scaled, ldexp_exponent(2 * ws->p_exp[l]));
@@ -251,23 +268,34 @@ static void lane_finish(chatter_workspace *ws, int l, const chatter_geometry *ge
     ws->region_refs[ws->region[l]]--;
 }
 
-/* A lane that has stopped: at a checkpoint (or at its budget) without lift-off or PCC,
- * with a region, its velocity is tested. Returns 1 when the drop is over (lifted, out of
- * budget, or certified), 0 when it was a checkpoint that the drop goes on from. */
+/* A lane that has stopped: at PCC's gate (the proof is made here, on the state before
+ * the gate's impact), at a checkpoint or at its budget, or because the drop is over.
+ * Returns 1 when the drop is over (lifted, PCC, flat, out of budget, or certified), 0 when
+ * it goes on: from a gate that the proof did not pass (its state unchanged, so the drop is
+ * the same bits as if it had not stopped), or from a checkpoint outside the region. */
 static int lane_checkpoint(chatter_workspace *ws, int l, const chatter_geometry *geometry)
 {
-    const chatter_region *region = &ws->regions[ws->region[l]];
-    if (ws->lifted[l] != 0.0 || region->edges == 0)
-        return 1;
-    if (ws->pcc_seen[l] == 0.0) {
-        double p[3] = {ws->px[l], ws->py[l], ws->pz[l]};
-        if (chatter_region_contains(geometry, region, (int)ws->last[l], p)) {
-            ws->certified[l] = 1;
+    pcc_gate *gate = &ws->gate;
+    if (gate->waiting[l]) {
+        gate->waiting[l] = 0;
+        if (chatter_pcc_proven(geometry, ws->rho2[l], ws->gamma[l], gate->last[l],
+                               gate->next[l], gate->q[l], gate->p[l])) {
+            ws->pcc[l] = 1.0;
             return 1;
         }
     }
-    if (ws->impacts[l] >= ws->budget[l])
+    if (ws->lifted[l] != 0.0 || ws->flat[l] != 0.0)
         return 1;
+    if (ws->impacts[l] >= ws->limit[l]) { /* a checkpoint, or the budget */
+        const chatter_region *region = &ws->regions[ws->region[l]];
+        double p[3] = {ws->px[l], ws->py[l], ws->pz[l]};
+        if (region->edges > 0 && chatter_region_contains(geometry, region, (int)ws->last[l], p)) {
+            ws->certified[l] = 1;
+            return 1;
+        }
+        if (ws->impacts[l] >= ws->budget[l])
+            return 1;
+    }
     ws->active[l] = 1.0;
     certify_pause(ws, l);
     return 0;
@@ -288,6 +316,11 @@ static int lane_checkpoint(chatter_workspace *ws, int l, const chatter_geometry 
 #define BLOCK 4
 #else
 #define BLOCK 2
+#endif
+#if defined(__GNUC__)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define UNLIKELY(x) (x)
 #endif
 #if defined(__GNUC__)
 /* Without AVX-512, GCC and Clang warn that passing these vectors by value has another
@@ -332,12 +365,14 @@ typedef __mmask8 vmask; /* bit l: lane l */
 static inline vmask vlt(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
 static inline vmask vgt(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
 static inline vmask vge(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
+static inline vmask vle(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
 static inline vmask veq(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
 static inline vmask vne(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_NEQ_UQ); }
 static inline vmask vnot(vmask m) { return (vmask)~m; }
 static inline vmask vmask_if(int all) { return all ? (vmask)0xff : (vmask)0; }
 static inline vmask vmask_of(vint m) { return _mm512_movepi64_mask((__m512i)m); } /* 0, -1 */
 static inline int vlane(vmask m, int l) { return (m >> l) & 1; }
+static inline vmask vmask_clear(vmask m, int l) { return (vmask)(m & ~(1u << l)); }
 static inline int vany(vmask m) { return m != 0; }
 static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
 {
@@ -378,12 +413,18 @@ typedef vint vmask; /* lane l: 0 or -1 */
 static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
 static inline vmask vgt(vdouble a, vdouble b) { return (vmask)(a > b); }
 static inline vmask vge(vdouble a, vdouble b) { return (vmask)(a >= b); }
+static inline vmask vle(vdouble a, vdouble b) { return (vmask)(a <= b); }
 static inline vmask veq(vdouble a, vdouble b) { return (vmask)(a == b); }
 static inline vmask vne(vdouble a, vdouble b) { return (vmask)(a != b); }
 static inline vmask vnot(vmask m) { return ~m; }
 static inline vmask vmask_if(int all) { return (vmask){0} + (all ? -1 : 0); }
 static inline vmask vmask_of(vint m) { return m; }
 static inline int vlane(vmask m, int l) { return m[l] != 0; }
+static inline vmask vmask_clear(vmask m, int l)
+{
+    m[l] = 0;
+    return m;
+}
 #if defined(__AVX__)
 static inline int vany(vmask m) { return _mm256_movemask_pd((__m256d)m) != 0; }
 static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
@@ -483,7 +524,8 @@ static inline vdouble vindex(vdouble key)
  * last is the key of the vertex hit last (vkey). */
 typedef struct block_state {
     vdouble qx, qy, qz, px, py, pz, last, impacts, time;
-    vmask active, lifted, pcc_seen;
+    vmask active, lifted;
+    int armed; /* some lane of the block is armed for the flat-landing test (ws->armed) */
 } block_state;
 
 /* The vertex hit next, per lane: the flight time num/den (compared as cross products,
@@ -613,7 +655,10 @@ static inline void pair_search(const block_state b[PAIR], block_target t[PAIR],
 /* Lane-invariant data of a block during a round. */
 typedef struct block_const {
     vdouble limit, tscale, c_rot, c_h, wrap; /* wrap: key difference of vertices 0, n - 1 */
-    vmask pcc_possible;
+    vdouble pcc_tolerance; /* CHATTER_PCC_TOLERANCE, or 0 for the rod (never PCC) */
+    pcc_gate *gate;        /* where lanes at PCC's gate keep their state */
+    double *flat, *armed;  /* the block's lanes' flags (chatter_workspace), in memory */
+    int base;              /* the block's first lane */
 } block_const;
 
 /* f_last.p of the vertex hit last, as the search evaluates it, for the lanes where
@@ -633,14 +678,31 @@ static vdouble last_fp(const block_state *b, const round_const *r, int mode)
     return fp;
 }
 
-/* PCC: the vertex hit last and the one about to be hit (key) are adjacent and both
- * nearly at rest (see pcc_before_impact in chatter_geometry.c). */
+/* PCC's gate: the vertex hit last and the one about to be hit (key) are adjacent and
+ * both nearly at rest (see pcc_before_impact in chatter_geometry.c). */
 static vmask pcc_pair(const block_state *b, const block_const *k, const round_const *r,
                       vdouble key, vdouble threshold, int mode)
 {
     vdouble step = vabs(key - b->last);
     vmask adjacent = vge(b->last, vsplat(KEY0)) & (veq(step, vsplat(KEY1)) | veq(step, k->wrap));
     return adjacent & vlt(vabs(last_fp(b, r, mode)), threshold);
+}
+
+/* A lane at PCC's gate keeps its state from before the impact (and the vertices of the
+ * pair) for the proof at the end of the round (lane_checkpoint): plain stores, no call,
+ * for a call in this loop makes the compiler keep the blocks' state in memory (all vector
+ * registers are the caller's to save): the bench point ran 17-23 % slower. */
+static inline void gate_save(pcc_gate *g, int base, vmask gate, const block_state *b,
+                             vdouble qz, vdouble next)
+{
+    vdouble last = vindex(b->last), vertex = vindex(next);
+    for (int l = 0; l < BLOCK; l++)
+        if (vlane(gate, l)) {
+            int at = base + l;
+            g->q[at][0] = b->qx[l], g->q[at][1] = b->qy[l], g->q[at][2] = qz[l];
+            g->p[at][0] = b->px[l], g->p[at][1] = b->py[l], g->p[at][2] = b->pz[l];
+            g->last[at] = (int)last[l], g->next[at] = (int)vertex[l], g->waiting[at] = 1;
+        }
 }
 
 /* Which lanes of the block the impact found hits, and its flight time: the division,
@@ -668,17 +730,46 @@ static inline void block_update(block_state *b, const block_const *k, const roun
                                 const block_target *t, const block_hit *h, int mode)
 {
     const vmask hit = h->hit;
-    const vdouble den = h->den, dt = h->dt;
-    /* The rest of the PCC test only where the vertex about to be hit is that slow,
-     * which CC drops never are: the same mask, for a third of the operations. The test
-     * den < threshold as fp > -threshold (negation is exact). */
-    vdouble neg_threshold = -CHATTER_PCC_TOLERANCE * vabs(b->pz);
-    vmask slow = k->pcc_possible & hit & vgt(t->fp, neg_threshold);
-    if (vany(slow))
-        b->pcc_seen |= slow & pcc_pair(b, k, r, t->key, -neg_threshold, mode);
+    const vdouble den = h->den, dt = h->dt, qz = b->qz;
+    /* The PCC decision only where the vertex about to be hit is that slow, which CC drops
+     * never are: the same mask, for a third of the operations. The test den < threshold as
+     * fp > -threshold, -threshold = tolerance p_3 where p_3 < 0 (every lane hit: else it
+     * had lifted off; NaN fails), which is -(tolerance |p_3|) bit for bit; for the rod the
+     * tolerance is 0 and no fp > -0. Such a lane is armed for the flat-landing test below
+     * from then on. A lane at the gate (where the proof is asked for, on the state before
+     * this impact) stops after the impact, through the round's limit, so that this rare
+     * branch changes nothing on the common path. */
+    vdouble neg_threshold = k->pcc_tolerance * b->pz, limit = k->limit;
+    vmask slow = hit & vgt(t->fp, neg_threshold);
+    if (UNLIKELY(vany(slow))) {
+        for (int l = 0; l < BLOCK; l++) /* in memory: not in the round's registers */
+            if (vlane(slow, l))
+                k->armed[l] = 1.0;
+        b->armed = 1;
+        vmask gate = slow & pcc_pair(b, k, r, t->key, -neg_threshold, mode);
+        if (vany(gate)) {
+            gate_save(k->gate, k->base, gate, b, qz, t->key);
+            limit = vsel(gate, vsplat(-INFINITY), limit);
+        }
+    }
     b->qx = vadd_where(hit, b->qx, dt * b->px);
     b->qy = vadd_where(hit, b->qy, dt * b->py);
-    b->qz = vadd_where(hit, b->qz, dt * b->pz);
+    b->qz = vadd_where(hit, qz, dt * b->pz);
+    /* A flat landing (chatter_lands_flat) ends the drop with this impact, the lane
+     * stopping as at the gate; tested on armed lanes only (chatter_flat_armed), a branch
+     * on one integer a block where the test was 3 % of the bench point's time. Not masked
+     * by hit: every lane that holds a drop has q_3 > 0 (it is at the start, and a flight
+     * that leaves it <= 0 lands flat), so a lane not hit, q_3 unchanged, never passes. */
+    if (UNLIKELY(b->armed)) {
+        vmask landed = vle(b->qz, qz * vsplat(CHATTER_FLAT_RATIO)) &
+                       vne(vload(k->armed), (vdouble){0});
+        if (vany(landed)) {
+            for (int l = 0; l < BLOCK; l++)
+                if (vlane(landed, l))
+                    k->flat[l] = 1.0;
+            limit = vsel(landed, vsplat(-INFINITY), limit);
+        }
+    }
     b->px = vadd_where(hit, b->px, k->c_rot * den * t->fx);
     b->py = vadd_where(hit, b->py, k->c_rot * den * t->fy);
     b->pz = vadd_where(hit, b->pz, k->c_h * den);
@@ -688,7 +779,7 @@ static inline void block_update(block_state *b, const block_const *k, const roun
     /* Lift-off where no vertex was hit or p_3 >= 0 after the impact (NaN goes on). */
     vmask stay = hit & vnot(vge(b->pz, (vdouble){0}));
     b->lifted |= h->on & vnot(stay);
-    b->active = stay & vlt(b->impacts, k->limit);
+    b->active = stay & vlt(b->impacts, limit);
 }
 
 /* The impacts found by the search on every active lane of the pair's blocks: the
@@ -779,23 +870,29 @@ static void rescale_block(chatter_workspace *ws, int base)
 
 static inline block_state block_load(const chatter_workspace *ws, int base)
 {
+    int armed = 0;
+    for (int l = 0; l < BLOCK; l++)
+        armed |= ws->armed[base + l] != 0.0;
     return (block_state){
+        .armed = armed,
         .qx = vload(ws->qx + base), .qy = vload(ws->qy + base), .qz = vload(ws->qz + base),
         .px = vload(ws->px + base), .py = vload(ws->py + base), .pz = vload(ws->pz + base),
         .last = vkey(vload(ws->last + base)), .impacts = vload(ws->impacts + base),
         .time = vload(ws->time + base),
         .active = vne(vload(ws->active + base), (vdouble){0}),
         .lifted = vne(vload(ws->lifted + base), (vdouble){0}),
-        .pcc_seen = vne(vload(ws->pcc_seen + base), (vdouble){0})};
+        };
 }
 
-static block_const block_constants(const chatter_workspace *ws, int base,
+static block_const block_constants(chatter_workspace *ws, int base,
                                    const chatter_geometry *geometry)
 {
     return (block_const){.limit = vload(ws->limit + base), .tscale = vload(ws->tscale + base),
                          .c_rot = vload(ws->c_rot + base), .c_h = vload(ws->c_h + base),
                          .wrap = vsplat((geometry->n - 1) * KEY1),
-                         .pcc_possible = vmask_if(geometry->n >= 3)};
+                         .pcc_tolerance = vsplat(geometry->n >= 3 ? CHATTER_PCC_TOLERANCE : 0.0),
+                         .gate = &ws->gate, .flat = ws->flat + base,
+                         .armed = ws->armed + base, .base = base};
 }
 
 static inline void block_store(chatter_workspace *ws, int base, const block_state *b)
@@ -806,7 +903,6 @@ static inline void block_store(chatter_workspace *ws, int base, const block_stat
     vstore(ws->last + base, vindex(b->last)), vstore(ws->impacts + base, b->impacts);
     vstore(ws->time + base, b->time), vstore(ws->active + base, vsel(b->active, one, zero));
     vstore(ws->lifted + base, vsel(b->lifted, one, zero));
-    vstore(ws->pcc_seen + base, vsel(b->pcc_seen, one, zero));
 }
 
 
@@ -883,7 +979,7 @@ static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, i
 typedef struct point_sums {
     size_t point;      /* its index in the batch */
     uint64_t folded;   /* drops folded in so far */
-    int64_t tally[3], certified;
+    int64_t tally[CHATTER_OUTCOMES], certified;
     double impacts_sum, impacts_max, time_sum;
     int energy_ok;
 } point_sums;
@@ -924,9 +1020,8 @@ static void finish_point(const double *points, const point_sums *sums, size_t co
     size_t i = sums->point;
     const double *point = points + i * CHATTER_PARAM_COUNT;
     double total = (double)sums->folded;
-    outputs[CHATTER_P_ICC * count + i] = (double)sums->tally[CHATTER_ICC] / total;
-    outputs[CHATTER_P_CC * count + i] = (double)sums->tally[CHATTER_CC] / total;
-    outputs[CHATTER_P_PCC * count + i] = (double)sums->tally[CHATTER_PCC] / total;
+    for (int k = 0; k < CHATTER_OUTCOMES; k++)
+        outputs[chatter_fraction_outputs[k][0] * count + i] = (double)sums->tally[k] / total;
     outputs[CHATTER_P_CERTIFIED * count + i] = (double)sums->certified / total;
     outputs[CHATTER_P_UNDECIDED * count + i] =
         (double)(sums->tally[CHATTER_CC] - sums->certified) / total;
@@ -934,21 +1029,18 @@ static void finish_point(const double *points, const point_sums *sums, size_t co
     outputs[CHATTER_IMPACTS_MAX * count + i] = sums->impacts_max;
     outputs[CHATTER_TIME_MEAN * count + i] = sums->time_sum / total;
     int regime = CHATTER_ICC;
-    for (int k = 1; k < 3; k++)
+    for (int k = 1; k < CHATTER_OUTCOMES; k++)
         if (sums->tally[k] > sums->tally[regime])
             regime = k;
     outputs[CHATTER_REGIME * count + i] = regime;
     /* Wilson rather than p +- z sqrt(p (1 - p) / samples): these maps are mostly 0 or 1,
      * where the standard error is 0 and would claim certainty from a handful of drops;
      * Wilson's interval stays inside [0, 1] and still says how far 0 of 100 is from 0. */
-    static const int outcome_of[3][3] = {{CHATTER_ICC, CHATTER_P_ICC_LO, CHATTER_P_ICC_HI},
-                                         {CHATTER_CC, CHATTER_P_CC_LO, CHATTER_P_CC_HI},
-                                         {CHATTER_PCC, CHATTER_P_PCC_LO, CHATTER_P_PCC_HI}};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < CHATTER_OUTCOMES; k++) {
         double lo, hi;
-        chatter_wilson(sums->tally[outcome_of[k][0]], (int64_t)sums->folded, &lo, &hi);
-        outputs[outcome_of[k][1] * count + i] = lo;
-        outputs[outcome_of[k][2] * count + i] = hi;
+        chatter_wilson(sums->tally[k], (int64_t)sums->folded, &lo, &hi);
+        outputs[chatter_fraction_outputs[k][1] * count + i] = lo;
+        outputs[chatter_fraction_outputs[k][2] * count + i] = hi;
     }
     if (point[CHATTER_N] == 2.0) { /* the rod cannot be PCC: 0 by definition, not by chance */
         outputs[CHATTER_P_PCC_LO * count + i] = 0.0;
@@ -995,7 +1087,7 @@ static void finish_lanes(chatter_workspace *ws, const chatter_geometry *geometry
     for (int l = 0; l < LANES; l++)
         if (ws->drop[l] != NO_DROP && ws->active[l] == 0.0 && lane_checkpoint(ws, l, geometry)) {
             size_t drop = ws->drop[l];
-            lane_finish(ws, l, geometry);
+            lane_finish(ws, l);
             if (hook && l == hook->lane) { /* the traced drop: its decision, as folded */
                 chatter_lane view;
                 lane_view(ws, l, &view);
@@ -1010,12 +1102,11 @@ static void step_traced(chatter_workspace *ws, const chatter_geometry *geometry,
                         chatter_hook *hook)
 {
     int l = hook->lane;
-    double pcc_before = ws->pcc_seen[l];
     run_steps(ws, geometry, 1);
-    if (ws->impacts[l] != hook->impacts || ws->pcc_seen[l] != pcc_before) {
+    if (ws->impacts[l] != hook->impacts) {
         chatter_lane view;
         lane_view(ws, l, &view);
-        chatter_hook_impact(hook, &view, ws->pcc_seen[l] != pcc_before);
+        chatter_hook_impact(hook, &view);
     }
 }
 

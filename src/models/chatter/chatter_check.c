@@ -25,13 +25,18 @@ static int integral_in(double v, double min, double max)
     return v >= min && v <= max && v == floor(v);
 }
 
+const int chatter_fraction_outputs[CHATTER_OUTCOMES][3] = {
+    [CHATTER_ICC] = {CHATTER_P_ICC, CHATTER_P_ICC_LO, CHATTER_P_ICC_HI},
+    [CHATTER_CC] = {CHATTER_P_CC, CHATTER_P_CC_LO, CHATTER_P_CC_HI},
+    [CHATTER_PCC] = {CHATTER_P_PCC, CHATTER_P_PCC_LO, CHATTER_P_PCC_HI},
+    [CHATTER_FLAT] = {CHATTER_P_FLAT, CHATTER_P_FLAT_LO, CHATTER_P_FLAT_HI},
+};
+
 const char *chatter_check_result(const double *point, const double *outputs, size_t stride,
                                  int energy_ok)
 {
 #define OUT(o) outputs[(size_t)(o) * stride]
-    static const int fractions[3][3] = {{CHATTER_P_ICC, CHATTER_P_ICC_LO, CHATTER_P_ICC_HI},
-                                        {CHATTER_P_CC, CHATTER_P_CC_LO, CHATTER_P_CC_HI},
-                                        {CHATTER_P_PCC, CHATTER_P_PCC_LO, CHATTER_P_PCC_HI}};
+    const int(*fractions)[3] = chatter_fraction_outputs;
     double max_impacts = point[CHATTER_MAX_IMPACTS];
     if (!energy_ok)
         return "a drop ended with more kinetic energy than it started with";
@@ -39,7 +44,7 @@ const char *chatter_check_result(const double *point, const double *outputs, siz
         if (o != CHATTER_CONE && o != CHATTER_CONE_ROUNDS_USED && !isfinite(OUT(o)))
             return "an output is not finite";
     double sum = 0.0;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < CHATTER_OUTCOMES; k++) {
         double p = OUT(fractions[k][0]), lo = OUT(fractions[k][1]), hi = OUT(fractions[k][2]);
         if (!(p >= 0.0 && p <= 1.0))
             return "a fraction is outside [0, 1]";
@@ -47,9 +52,9 @@ const char *chatter_check_result(const double *point, const double *outputs, siz
             return "a Wilson interval does not hold its fraction inside [0, 1]";
         sum += p;
     }
-    /* three correctly rounded quotients of counts that add up to samples */
+    /* four correctly rounded quotients of counts that add up to samples */
     if (!(fabs(sum - 1.0) <= 4.0 * DBL_EPSILON))
-        return "p_icc + p_cc + p_pcc is not 1";
+        return "p_icc + p_cc + p_pcc + p_flat is not 1";
     if (point[CHATTER_N] == 2.0 && OUT(CHATTER_P_PCC_HI) != 0.0)
         return "the rod is PCC";
     /* p_cc split into proven and capped: two correctly rounded quotients of counts that
@@ -69,9 +74,9 @@ const char *chatter_check_result(const double *point, const double *outputs, siz
     if (!(OUT(CHATTER_TIME_MEAN) >= 0.0))
         return "time_mean is negative";
     double regime = OUT(CHATTER_REGIME);
-    if (!integral_in(regime, 0.0, 2.0))
+    if (!integral_in(regime, 0.0, CHATTER_OUTCOMES - 1))
         return "regime is not a category";
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < CHATTER_OUTCOMES; k++)
         if (OUT(fractions[k][0]) > OUT(fractions[(int)regime][0]))
             return "regime is not the most frequent outcome";
     /* the certificate: NaN only where it was not asked for (cone_rounds = 0, n >= 3) */

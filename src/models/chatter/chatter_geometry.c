@@ -126,10 +126,10 @@ int chatter_is_pcc_velocity(const chatter_geometry *geometry, const double p[3])
     return previous_small && first_small;
 }
 
-/* The in-flight PCC test: vertex `last` (hit before) and vertex `next` (about to be
- * hit) are adjacent and both move slower than CHATTER_PCC_TOLERANCE |p_3|. PCC can only
- * set in through such an alternation, and this costs one dot product per impact. The
- * batch kernel evaluates the same expressions. */
+/* The gate of the PCC decision: vertex `last` (hit before) and vertex `next` (about to be
+ * hit) are adjacent and both move slower than CHATTER_PCC_TOLERANCE |p_3|. PCC can only set
+ * in through such an alternation, and this costs one dot product per impact; only where it
+ * holds is chatter_pcc_proven asked. The batch kernel evaluates the same expressions. */
 static int pcc_before_impact(const chatter_geometry *geometry, int last, int next,
                              const double p[3])
 {
@@ -140,6 +140,133 @@ static int pcc_before_impact(const chatter_geometry *geometry, int last, int nex
     double last_fp = geometry->fx[last] * p[0] + geometry->fy[last] * p[1] + p[2];
     double next_fp = geometry->fx[next] * p[0] + geometry->fy[next] * p[1] + p[2];
     return fabs(last_fp) < threshold && -next_fp < threshold;
+}
+
+/* The first half of the gate: the vertex about to be hit approaches slower than
+ * CHATTER_PCC_TOLERANCE |p_3| (never for the rod). It arms the flat-landing test
+ * (chatter_flat_armed). */
+static int slow_approach(const chatter_geometry *geometry, int next, const double p[3])
+{
+    double next_fp = geometry->fx[next] * p[0] + geometry->fy[next] * p[1] + p[2];
+    return geometry->n >= 3 && -next_fp < CHATTER_PCC_TOLERANCE * fabs(p[2]);
+}
+
+static double dot(const chatter_geometry *g, int j, const double v[3])
+{
+    return g->fx[j] * v[0] + g->fy[j] * v[1] + v[2];
+}
+
+/* s_ij = f_i Theta^-1 f_j / f_j Theta^-1 f_j: what an impact at j does to the speed of i
+ * (see chatter_chatter_possible in chatter_cone.c). */
+static double coupling(const chatter_geometry *g, int i, int j, double rho2)
+{
+    return (g->fx[i] * g->fx[j] + g->fy[i] * g->fy[j] + rho2) / (1.0 + rho2);
+}
+
+/* Margins of the proof below against rounding: the pair's eigenvalues distinct by more
+ * than rounding, the speeds and heights of the state known to PROOF_SLACK of its largest
+ * component (2^-48: 16 ulps; the state after a few hundred impacts carries far less
+ * error relative to its own size, being rescaled), and the Zeno time bound kept below
+ * half of any other vertex's landing time. PROOF_STEPS of the pair's impacts are summed
+ * one by one before the closed-form bound takes the rest: near a double root the bound
+ * from the first impact is loose by far (lambda_2 / lambda_1 near 1, w_1 small). */
+#define PROOF_ROOT_GAP 1e-9
+#define PROOF_SLACK 0x1p-48
+#define PROOF_STEPS 64
+
+/* The pair's alternation from speeds x_0 (the vertex that rose last, divided by gamma) and
+ * x_1 > 0 (the one coming down), with w_1 = x_1 - lambda_2 x_0 > 0: bounds on the sum of
+ * its flight times in units of the first one (t_1 = 1) and on the sum of its speeds x_k,
+ * k >= 1 (see chatter_pcc_proven). 0 where the numbers do not bear it out. */
+typedef struct pair_run {
+    double lambda1, lambda2, c, gamma;
+} pair_run;
+
+static int pair_bounds(const pair_run *r, double x0, double x1, double *times, double *speeds)
+{
+    double t = 1.0, x_prev = x0, x = x1;
+    *times = 1.0;
+    *speeds = x1;
+    for (int k = 1; k <= PROOF_STEPS; k++) { /* the (k + 1)-th impact, one by one */
+        double x_next = r->c * x - r->gamma * x_prev;
+        if (!(x_next > 0.0))
+            return 0;
+        t *= r->gamma * x_prev / x_next;
+        *times += t;
+        *speeds += x_next;
+        x_prev = x;
+        x = x_next;
+    }
+    /* the rest in closed form, from (x_prev, x) and the flight t */
+    double w = x - r->lambda2 * x_prev, ratio = r->lambda2 / r->lambda1;
+    if (!(w > PROOF_ROOT_GAP * x))
+        return 0;
+    double a = w / (r->lambda1 - r->lambda2);
+    *times += t * x_prev * x * r->lambda2 / (w * w * (1.0 - ratio));
+    *speeds += (a + fmax(x_prev - a, 0.0)) * r->lambda1 / (1.0 - r->lambda1);
+    return isfinite(*times) && isfinite(*speeds);
+}
+
+/* Why PCC is decided here. Let A = last be the vertex just hit (at the plane, moving up at
+ * b = f_A.p >= 0) and B = next its neighbour (height h_B, moving down at x_1 = -f_B.p > 0).
+ * Impacts at a pair act on its two speeds alone (chatter_chatter_possible's formula with
+ * s = s_AB < 0): after B is hit it moves up at gamma x_1 and A moves at b - c x_1,
+ * c = (1 + gamma)(-s). So while nothing else is hit, the speeds at which the pair's
+ * vertices arrive at their impacts, x_1, x_2, ..., follow
+ *     x_{k+1} = c x_k - gamma x_{k-1},   x_0 = b / gamma,
+ * and the alternation goes on exactly as long as they stay > 0. With real roots
+ * lambda_1 > lambda_2 > 0 of L^2 - c L + gamma (c^2 > 4 gamma), w_k = x_k - lambda_2 x_{k-1}
+ * obeys w_{k+1} = lambda_1 w_k; so w_1 > 0 gives x_k >= w_k = w_1 lambda_1^(k-1) > 0 for ever
+ * (with complex roots, or w_1 <= 0, the x_k change sign: the alternation dies out, and the
+ * drop goes on). The flight before the impact at x_{k+1} lasts t_{k+1} = gamma x_{k-1} t_k /
+ * x_{k+1} (the other vertex of the pair rises at gamma x_{k-1}, t_1 = h_B / x_1), so
+ *     t_{k+1} = t_1 gamma^k x_0 x_1 / (x_k x_{k+1}) <= t_1 (x_0 x_1 lambda_1 / w_1^2)
+ *               (lambda_2 / lambda_1)^k,
+ * and all of them together last at most T = t_1 (1 + x_0 x_1 lambda_2 / (w_1^2 (1 -
+ * lambda_2 / lambda_1))) (pair_bounds sums the first PROOF_STEPS exactly and bounds the
+ * rest so): infinitely many impacts in finite time, the pair's speeds going to 0
+ * (lambda_1 < 1). Meanwhile the impact at speed x_k changes the speed of any other vertex
+ * m by at most (1 + gamma) |s_m.| x_k, and p_3 by c_h x_k, with sum_k x_k <= (a + max(x_0 -
+ * a, 0)) lambda_1 / (1 - lambda_1), a = w_1 / (lambda_1 - lambda_2) (x_k = a lambda_1^k + (x_0
+ * - a) lambda_2^k). If that keeps p_3 < 0 and no other vertex can come down its height
+ * within 2 T, nothing interrupts the pair: PCC, proven for the state as simulated, with the
+ * state's rounding taken against it (PROOF_SLACK). */
+int chatter_pcc_proven(const chatter_geometry *g, double rho2, double gamma, int last,
+                       int next, const double q[3], const double p[3])
+{
+    if (g->n < 3 || last < 0 || next < 0 || last == next)
+        return 0;
+    double s = coupling(g, last, next, rho2), c = (1.0 + gamma) * -s, disc = c * c - 4.0 * gamma;
+    if (!(s < 0.0) || !(disc > PROOF_ROOT_GAP * c * c))
+        return 0;
+    double lambda1 = 0.5 * (c + sqrt(disc));
+    pair_run run = {.lambda1 = lambda1, .lambda2 = gamma / lambda1, .c = c, .gamma = gamma};
+    double p_slack = PROOF_SLACK * fmax(fabs(p[0]), fmax(fabs(p[1]), fabs(p[2])));
+    double q_slack = PROOF_SLACK * fmax(fabs(q[0]), fmax(fabs(q[1]), fabs(q[2])));
+    /* The speeds as rounding allows: the flight times grow as x_1 falls and x_0 grows, the
+     * sum of speeds the other way round. */
+    double v_next = -dot(g, next, p), v_last = fabs(dot(g, last, p));
+    double x1 = v_next - p_slack, x0 = (v_last + p_slack) / gamma;
+    double times, speeds, unused;
+    if (!(lambda1 < 1.0) || !(x1 > 0.0) || !(x1 - run.lambda2 * x0 > PROOF_ROOT_GAP * x1) ||
+        !pair_bounds(&run, x0, x1, &times, &unused) ||
+        !pair_bounds(&run, fmax(v_last - p_slack, 0.0) / gamma, v_next + p_slack, &unused,
+                     &speeds))
+        return 0;
+    double zeno = (fmax(dot(g, next, q), 0.0) + q_slack) / x1 * times;
+    double c_h = (1.0 + gamma) * rho2 / (1.0 + rho2);
+    if (!(2.0 * c_h * speeds < -p[2]) || !isfinite(zeno))
+        return 0;
+    for (int m = 0; m < g->n; m++) {
+        if (m == last || m == next)
+            continue;
+        double push = (1.0 + gamma) *
+                      fmax(fabs(coupling(g, m, last, rho2)), fabs(coupling(g, m, next, rho2)));
+        double approach = -dot(g, m, p) + p_slack + push * speeds;
+        if (approach > 0.0 && !(2.0 * zeno * approach < dot(g, m, q) - q_slack))
+            return 0;
+    }
+    return 1;
 }
 
 /* Divides v by a power of two so that its largest component lies in [0.5, 1); returns
@@ -170,7 +297,8 @@ void chatter_drop_reference_certified(const chatter_geometry *geometry, double r
 {
     double q[3] = {q0[0], q0[1], q0[2]}, p[3] = {p0[0], p0[1], p0[2]};
     int q_exp = rescale(q), p_exp = rescale(p);
-    int last = -1, lifted = 0;
+    int last = -1, lifted = 0, flat = 0, armed = chatter_flat_armed(geometry->n, gamma);
+    double rho2 = rho * rho;
     result->impacts = 0;
     result->time = 0.0;
     result->pcc_at = -1;
@@ -195,30 +323,36 @@ void chatter_drop_reference_certified(const chatter_geometry *geometry, double r
             lifted = 1; /* nothing approaches the plane any more */
             break;
         }
-        if (result->pcc_at < 0 && pcc_before_impact(geometry, last, next, p))
-            result->pcc_at = result->impacts;
+        /* decided on the state before this impact; the drop ends with the impact */
+        armed |= slow_approach(geometry, next, p);
+        int pcc = pcc_before_impact(geometry, last, next, p) &&
+                  chatter_pcc_proven(geometry, rho2, gamma, last, next, q, p);
+        double qz_before = q[2];
         for (int k = 0; k < 3; k++)
             q[k] += t_next * p[k];
         chatter_apply_impact(geometry, rho, gamma, next, p);
         result->impacts++;
         result->time += ldexp(t_next, q_exp - p_exp);
         last = next;
-        if (p[2] >= 0.0) {
-            lifted = 1; /* condition (18) fails: the body lifts off */
+        flat = armed && chatter_lands_flat(qz_before, q[2]);
+        lifted = p[2] >= 0.0; /* condition (18) fails: the body lifts off */
+        if (pcc)
+            result->pcc_at = result->impacts - 1; /* what follows is undecidable */
+        if (pcc || flat || lifted)
             break;
-        }
         q_exp += rescale(q);
         p_exp += rescale(p);
-        if (region && result->pcc_at < 0 &&
+        if (region &&
             (result->impacts % CHATTER_CERTIFY_EVERY == 0 || result->impacts == max_impacts) &&
             chatter_region_contains(geometry, region, last, p)) {
             result->certified = 1;
             break;
         }
     }
-    if (!lifted && result->pcc_at < 0 && chatter_is_pcc_velocity(geometry, p))
-        result->pcc_at = result->impacts;
-    result->outcome = result->pcc_at >= 0 ? CHATTER_PCC : lifted ? CHATTER_ICC : CHATTER_CC;
+    result->outcome = result->pcc_at >= 0 ? CHATTER_PCC
+                      : flat              ? CHATTER_FLAT
+                      : lifted            ? CHATTER_ICC
+                                          : CHATTER_CC;
     result->certified &= result->outcome == CHATTER_CC;
     for (int k = 0; k < 3; k++) {
         result->q[k] = q[k];

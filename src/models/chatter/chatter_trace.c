@@ -43,17 +43,19 @@ static const is_trace_channel channels[CHANNEL_COUNT] = {
                              "p2^2) + p3^2)/2, in units of m (initial sink speed)^2"},
 };
 
-enum { EVENT_PCC_SEEN, EVENT_ICC, EVENT_CC, EVENT_PCC, EVENT_ENERGY_ROSE, EVENT_CERTIFIED };
+enum { EVENT_ICC, EVENT_CC, EVENT_PCC, EVENT_ENERGY_ROSE, EVENT_CERTIFIED, EVENT_FLAT };
 
 static const char *const event_names[] = {
-    [EVENT_PCC_SEEN] = "pcc_seen",   /* the velocity PCC-like before this impact */
     [EVENT_ICC] = "icc",             /* decision: lift-off, incomplete chatter */
     [EVENT_CC] = "cc",               /* decision: the impact budget used up, complete */
-    [EVENT_PCC] = "pcc",             /* decision: partial complete chatter */
+    [EVENT_PCC] = "pcc",             /* decision: partial complete chatter, proven (the drop
+                                        ends with the impact before which it was) */
     [EVENT_ENERGY_ROSE] = "energy_rose", /* the drop ended with more kinetic energy (a
                                             failed check) */
     [EVENT_CERTIFIED] = "certified", /* decision: complete chatter proven, the velocity in
                                         the certificate's invariant region (chatter_region) */
+    [EVENT_FLAT] = "flat",           /* decision: the body landed flat, all vertices at once
+                                        (CHATTER_FLAT_RATIO): undecidable */
     NULL};
 
 enum { OPTION_DROP, OPTION_COUNT };
@@ -99,24 +101,23 @@ void chatter_hook_start(chatter_hook *hook, int lane, const chatter_lane *view)
     report(hook, view, -1);
 }
 
-void chatter_hook_impact(chatter_hook *hook, const chatter_lane *view, int pcc_seen)
+void chatter_hook_impact(chatter_hook *hook, const chatter_lane *view)
 {
-    if (view->impacts != hook->impacts)
-        report(hook, view, -1);
+    report(hook, view, -1);
     hook->impacts = view->impacts;
-    if (pcc_seen)
-        report(hook, view, EVENT_PCC_SEEN);
 }
 
 void chatter_hook_finish(chatter_hook *hook, const chatter_lane *view, unsigned slot_state)
 {
-    static const int decision[3] = {[CHATTER_ICC] = EVENT_ICC, [CHATTER_CC] = EVENT_CC,
-                                    [CHATTER_PCC] = EVENT_PCC};
+    static const int decision[CHATTER_OUTCOMES] = {[CHATTER_ICC] = EVENT_ICC,
+                                                   [CHATTER_CC] = EVENT_CC,
+                                                   [CHATTER_PCC] = EVENT_PCC,
+                                                   [CHATTER_FLAT] = EVENT_FLAT};
     unsigned outcome = (slot_state & 0x3fu) - 1u;
     hook->lane = -1;
     if (outcome == CHATTER_CC && (slot_state & 0x40u))
         report(hook, view, EVENT_CERTIFIED);
-    else if (outcome < 3)
+    else if (outcome < CHATTER_OUTCOMES)
         report(hook, view, decision[outcome]);
     if (slot_state & 0x80u)
         report(hook, view, EVENT_ENERGY_ROSE);
