@@ -1,7 +1,8 @@
 """chatter: the figures of the chatter model (Baranyai and Varkonyi): the most frequent
 outcome with the impact-count level curves (their Fig. 7), the mean impact count, the
-fractions of ICC, CC and PCC drops, the share of drops CC only by the impact budget
-(p_undecided, where the file has it), and the invariant-cone certificate (their Fig. 6).
+fractions of ICC, CC and PCC drops (and of flat landings, where any drop landed flat), the
+share of drops CC only by the impact budget (p_undecided, where the file has it), and the
+invariant-cone certificate (their Fig. 6).
 
 Each figure kind has a panel function for the command's facets and a library function
 taking a Dataset and an Axes: regime(ds, ax), impacts(ds, ax), fractions(ds, axes),
@@ -21,14 +22,27 @@ from .style import CLASS_COLOURS, class_label
 
 # Level curves of impacts_mean (the paper's Fig. 7 uses 10, 25, 50, 100, 200).
 IMPACT_LEVELS = (10, 25, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
-FRACTIONS = ("p_icc", "p_cc", "p_pcc")
+FRACTIONS = ("p_icc", "p_cc", "p_pcc", "p_flat")
+
+
+def drawn_fractions(result: Result) -> List[str]:
+    """The fractions the figures show: those the file has, p_flat only where some drop
+    landed flat (most maps have none: a fourth panel of zeros would say nothing)."""
+    def shown(name):
+        if not result.has(name):
+            return False
+        if name != "p_flat":
+            return True
+        values = np.asarray(result.ds[name].values, dtype=float)
+        return bool(np.any(values[np.isfinite(values)] > 0))
+    return [n for n in FRACTIONS if shown(n)]
 
 
 def regime_codes(result: Result, plane):
     """The regime classes: the `regime` variable, else the largest of the fractions."""
     if result.has("regime"):
         return plane.take(result.ds["regime"]), categories_of(result, "regime")
-    names = [n for n in FRACTIONS if result.has(n)]
+    names = drawn_fractions(result)
     stack = np.stack([plane.take(result.ds[n]) for n in names])
     finite = np.all(np.isfinite(stack), axis=0)
     codes = np.where(finite, np.argmax(np.where(np.isfinite(stack), stack, -1), axis=0), np.nan)
@@ -59,7 +73,7 @@ def fraction_panel(ax, facet: Facet, shared: Dict, sub: str) -> Drawn:
     fractions as lines in the class colours."""
     r, p = facet.result, facet.plane
     if len(p.axes) == 1:
-        names = [n for n in FRACTIONS if r.has(n)]
+        names = drawn_fractions(r)
         return lines_panel(ax, r, p, names, colours=[CLASS_COLOURS[n[2:]] for n in names],
                            labels=[class_label(n[2:]) for n in names], ylog=False,
                            ylabel="fraction of the drops")
@@ -85,7 +99,7 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
         out.append(Kind("regime", regime_panel, one_axis_aspect=STRIP))
     if result.has("impacts_mean"):
         out.append(Kind("impacts", impacts_panel, prepare=impacts_prepare, colourbar=True))
-    fractions = [f for f in FRACTIONS if result.has(f)]
+    fractions = drawn_fractions(result)
     if fractions:
         if len(plane_axes) == 1:
             out.append(Kind("fractions", fraction_panel, subpanels=("all",)))
@@ -104,8 +118,8 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
 
 
 def regime(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
-    """The ICC / CC / PCC map of a chatter Dataset (two axes, or a strip over one) with
-    the impacts_mean level curves, into AX (default: the current Axes)."""
+    """The ICC / CC / PCC / flat map of a chatter Dataset (two axes, or a strip over one)
+    with the impacts_mean level curves, into AX (default: the current Axes)."""
     return library_panel(Kind("regime", regime_panel), ds, ax, x, y, **kw)
 
 
@@ -116,18 +130,20 @@ def impacts(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw)
 
 
 def fractions(ds, axes=None, x: Optional[str] = None, y: Optional[str] = None) -> List[Drawn]:
-    """p_icc, p_cc, p_pcc into AXES (three Axes, e.g. plt.subplots(1, 3)[1]), one shared
-    colour bar from 0 to 1; over one axis the three as lines in the first Axes."""
+    """p_icc, p_cc, p_pcc (and p_flat where a drop landed flat) into AXES (one Axes each,
+    e.g. plt.subplots(1, 3)[1]), one shared colour bar from 0 to 1; over one axis the
+    fractions as lines in the first Axes."""
     import matplotlib.pyplot as plt
     from .drawing import add_colourbar
     result = Result.from_dataset(ds)
     if len(dataset_plane(result, x, y).axes) == 1:  # one axis: the three as lines
         ax = np.atleast_1d(axes)[0] if axes is not None else None
         return [library_panel(Kind("fractions", fraction_panel), ds, ax, x, y, sub="all")]
+    names = drawn_fractions(result)
     if axes is None:
-        axes = plt.gcf().subplots(1, 3, sharey=True)
+        axes = plt.gcf().subplots(1, len(names), sharey=True)
     out = []
-    for ax, name in zip(np.atleast_1d(axes), FRACTIONS):
+    for ax, name in zip(np.atleast_1d(axes), names):
         d = library_panel(Kind("fractions", fraction_panel), ds, ax, x, y, legend=False,
                           colourbar=False, sub=name)
         ax.set_title(class_label(name[2:]))

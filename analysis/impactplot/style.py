@@ -16,6 +16,7 @@ CLASS_COLOURS = {
     "icc": "#56b4e9",            # sky blue: incomplete chatter (lift-off)
     "cc": "#e69f00",             # orange: complete chatter
     "pcc": "#009e73",            # bluish green: partial complete chatter
+    "flat": "#cc79a7",           # reddish purple: landed flat, all vertices at once
     # chatter: cone (the complete-chatter certificate)
     "found": "#e69f00",          # orange like CC: an effectively invariant cone
     "none": "#0072b2",           # blue: no cone
@@ -44,7 +45,7 @@ FALLBACK_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#f0e442", "#56b
                     "#d55e00", "#000000", "#8c564b", "#7f7f7f")
 # Short legend labels (the README explains each class).
 CLASS_LABELS = {
-    "icc": "ICC", "cc": "CC", "pcc": "PCC",
+    "icc": "ICC", "cc": "CC", "pcc": "PCC", "flat": "flat landing",
     "no_separation": "no separation", "solver_failure": "solver failure",
     "horizon": "at t_max",
     "zeno": "Zeno", "no_zeno": "no Zeno",

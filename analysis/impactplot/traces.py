@@ -21,7 +21,8 @@ TRACE_EVENT_COLOURS = {
     "force_max": "#d55e00", "kink": "#7f7f7f", "separation": "#009e73", "rest": "#e69f00",
     "solver_failure": FAILED_COLOUR,
     # chatter (the decisions take the class colours)
-    "pcc_seen": "#009e73", "energy_rose": FAILED_COLOUR,
+    "pcc_seen": "#009e73",  # (traces written before PCC ended the drop)
+    "energy_rose": FAILED_COLOUR,
     "certified": "#e69f00",  # CC like "cc", proven: the velocity in the certificate's region
     # stop oscillator
     "rebound": "#0072b2", "zeno_reset": "#cc79a7", "contact_start": "#d55e00",
@@ -78,7 +79,8 @@ def trace_summary(trace: Trace) -> str:
     """What the point's run gave, in one line: the subtitle drawn with --title, and part
     of every trace figure's metadata."""
     if trace.model == "chatter" and "impacts" in trace.ds.variables:
-        decision = [n for n in trace.event_names() if n in ("icc", "cc", "pcc", "certified")]
+        decision = [n for n in trace.event_names()
+                    if n in ("icc", "cc", "pcc", "flat", "certified")]
         drop = int(np.asarray(trace.ds.attrs.get("trace_option_drop", 0)).item())
         impacts = trace.ds["impacts"].values
         return (f"drop {drop}: {class_label(decision[-1]) if decision else '?'} after "

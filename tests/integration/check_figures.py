@@ -75,7 +75,7 @@ import numpy as np
 # The documented colours (README "Figures"; analysis/impactplot.py CLASS_COLOURS), kept
 # here on purpose so that a change of the documented table fails the test.
 DOCUMENTED = {
-    "icc": "#56b4e9", "cc": "#e69f00", "pcc": "#009e73",
+    "icc": "#56b4e9", "cc": "#e69f00", "pcc": "#009e73", "flat": "#cc79a7",
     "found": "#e69f00", "none": "#0072b2", "inconclusive": "#cc79a7",
     "separated": "#56b4e9", "no_separation": "#e69f00", "solver_failure": "#c8102e",
     "horizon": "#cc79a7",

@@ -1,6 +1,6 @@
 # test_cli.sh: the commands other than run, and how eval agrees with run.
 #  - `eval chatter rho=0.3 gamma=0.1` prints valid JSON with every output that
-#    `models chatter` lists, p_icc + p_cc + p_pcc == 1;
+#    `models chatter` lists, p_icc + p_cc + p_pcc + p_flat == 1;
 #  - eval of each point of a sweep (axis values exactly representable) equals the stored
 #    values bit for bit: the random streams are keyed by the point's parameter values;
 #  - eval with a bad parameter exits 2 with a message naming it;
@@ -42,10 +42,10 @@ if params.get("rho") != 0.3 or params.get("gamma") != 0.1 or params.get("n") != 
 out = doc.get("outputs", {})
 if sorted(out) != sorted(want):
     problems.append(f"outputs {sorted(out)}, models lists {sorted(want)}")
-total = sum(out.get(k, 0) for k in ("p_icc", "p_cc", "p_pcc"))
+total = sum(out.get(k, 0) for k in ("p_icc", "p_cc", "p_pcc", "p_flat"))
 if abs(total - 1) > 1e-12:
-    problems.append(f"p_icc + p_cc + p_pcc = {total!r}")
-if out.get("regime") not in ("icc", "cc", "pcc"):
+    problems.append(f"p_icc + p_cc + p_pcc + p_flat = {total!r}")
+if out.get("regime") not in ("icc", "cc", "pcc", "flat"):
     problems.append(f"regime {out.get('regime')!r}")
 for p in problems:
     print("PROBLEM:", p, file=sys.stderr)

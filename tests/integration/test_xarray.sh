@@ -3,7 +3,7 @@
 #    the axes are coordinates named after the parameters with the job's values; every
 #    output (and status) is a variable over the axes in job order with units and
 #    long_name; the categorical regime and status carry flag_values / flag_meanings;
-#    p_icc + p_cc + p_pcc == 1 where status is done; the provenance attributes exist;
+#    p_icc + p_cc + p_pcc + p_flat == 1 where status is done; the provenance attributes exist;
 #  - an interrupted 2-rank sweep over linear axes: the axes equal numpy's linspace, the
 #    pending points are NaN in every float output (and masked in integer ones), the done
 #    points are finite.
@@ -48,7 +48,8 @@ for name in ("rho", "gamma"):
 # The variables: every output and status, over (rho, gamma), described.
 check(outputs == ["p_icc", "p_cc", "p_pcc", "impacts_mean", "impacts_max", "time_mean", "regime",
                   "cone", "cone_rounds_used", "p_icc_lo", "p_icc_hi", "p_cc_lo", "p_cc_hi",
-                  "p_pcc_lo", "p_pcc_hi", "p_certified", "p_undecided"],
+                  "p_pcc_lo", "p_pcc_hi", "p_certified", "p_undecided", "p_flat", "p_flat_lo",
+                  "p_flat_hi"],
       f"outputs attribute {outputs}")
 for name in outputs + ["status"]:
     if name not in ds.data_vars:
@@ -60,7 +61,7 @@ for name in outputs + ["status"]:
     check(bool(v.attrs.get("long_name")), f"{name} has no long_name")
 
 # Categorical variables: flag_values 0..n-1 with one meaning each.
-for name, meanings in (("regime", ["icc", "cc", "pcc"]), ("status", None)):
+for name, meanings in (("regime", ["icc", "cc", "pcc", "flat"]), ("status", None)):
     a = ds[name].attrs
     values, words = a.get("flag_values"), str(a.get("flag_meanings", "")).split()
     check(values is not None and len(words) > 0, f"{name} lacks flag_values or flag_meanings")
@@ -76,11 +77,11 @@ check(status_words[:2] == ["pending", "done"], f"status flag_meanings {status_wo
 status = ds["status"].values
 done = status == 1
 check(done.all(), f"{(~done).sum()} points of the complete file are not done")
-total = ds["p_icc"].values + ds["p_cc"].values + ds["p_pcc"].values
+total = ds["p_icc"].values + ds["p_cc"].values + ds["p_pcc"].values + ds["p_flat"].values
 check(np.all(np.abs(total[done] - 1) <= 1e-12),
-      f"p_icc + p_cc + p_pcc != 1 at done points: {total[done][np.abs(total[done] - 1) > 1e-12][:5]}")
+      f"p_icc + p_cc + p_pcc + p_flat != 1 at done points: {total[done][np.abs(total[done] - 1) > 1e-12][:5]}")
 regime = ds["regime"].values
-check(np.all(np.isin(regime[done], [0, 1, 2])), f"regime values {np.unique(regime)}")
+check(np.all(np.isin(regime[done], [0, 1, 2, 3])), f"regime values {np.unique(regime)}")
 
 # Provenance.
 for name in ("model", "job", "engine_version", "git_commit", "hdf5_version", "mpi_library",
@@ -161,7 +162,7 @@ EOF
 
 say "a complete 2-rank sweep over a log axis and an explicit-values axis"
 expect_status 0 "2-rank run of axes.ini" mpi2 run "$INTEGRATION_JOBS/axes.ini" --output axes.h5
-say "xarray: coordinates, variables, attributes, p_icc + p_cc + p_pcc == 1, provenance"
+say "xarray: coordinates, variables, attributes, p_icc + p_cc + p_pcc + p_flat == 1, provenance"
 "$PYTHON" check_complete.py axes.h5 || die "axes.h5 does not read as expected with xarray"
 
 samples=$(interruptible_samples)

@@ -31,18 +31,19 @@ typedef enum {
 
 /* A flat landing: a flight after which every vertex is at the plane at once, a
  * simultaneous impact of all contacts, where the paper's single-point impacts (and so its
- * classification) are undefined. In exact arithmetic it follows only a Zeno accumulation
- * (PCC, whose drops end before it); in floating point the accumulation of a pair that is
- * not PCC (its alternation dies out, e.g. with complex eigenvalues) runs below rounding,
- * the pair's heights collapse, and the next vertex lands on them: the configuration is
- * then rounding noise, and the drop ended with zero-time impacts, a time scale that
- * overflowed and a PCC-looking velocity. The test is on the centroid's height q_3, the
- * mean height of the vertices (the f_i sum to (0, 0, n)): a flight that leaves at most
- * CHATTER_FLAT_RATIO of it lands flat, all vertices within n times that of the plane; the
- * drop ends there, class CHATTER_FLAT, its time that of the landing. The flights of drops
- * that do not land flat keep at least 3e-9 of it (measured over n = 2 .. 64 and the whole
- * (rho, gamma) range, tests/unit/test_chatter.c); 2^-32 leaves rounding (2^-52 of q_3
- * before the flight) at most 2^-20 of the configuration after it. */
+ * classification) are undefined. In exact arithmetic it follows a Zeno accumulation of a
+ * pair (PCC, whose drops end before it); in floating point also the pair of a drop that
+ * is not PCC, its alternation dying out slowly (complex roots near the double root),
+ * comes to rest below rounding, its heights collapse, and the next vertex lands on them:
+ * the configuration is then rounding noise, and the drop went on with zero-time impacts,
+ * a time scale that overflowed and a PCC-looking velocity. The test is on the centroid's
+ * height q_3, the mean height of the vertices (the f_i sum to (0, 0, n)): a flight that
+ * leaves at most CHATTER_FLAT_RATIO of it lands flat, all vertices within n times that of
+ * the plane; the drop ends there, class CHATTER_FLAT, its time that of the landing. It
+ * is a tolerance, as PCC's gate is: near the double root drops land ever closer to flat,
+ * down to the threshold (the long-double simulator of the tests finds flights left with
+ * 2.5e-10 of q_3 that went on); 2^-32 keeps the rounding of the flight (2^-52 of q_3
+ * before it) below 2^-20 of the configuration after it. */
 #define CHATTER_FLAT_RATIO 0x1p-32
 
 /* Parameter indices, in the order of the model's table. */

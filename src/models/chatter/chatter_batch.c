@@ -736,40 +736,23 @@ static inline void block_update(block_state *b, const block_const *k, const roun
      * fp > -threshold, -threshold = tolerance p_3 where p_3 < 0 (every lane hit: else it
      * had lifted off; NaN fails), which is -(tolerance |p_3|) bit for bit; for the rod the
      * tolerance is 0 and no fp > -0. Such a lane is armed for the flat-landing test below
-     * from then on. A lane at the gate (where the proof is asked for, on the state before
-     * this impact) stops after the impact, through the round's limit, so that this rare
-     * branch changes nothing on the common path. */
-    vdouble neg_threshold = k->pcc_tolerance * b->pz, limit = k->limit;
+     * from then on; at the gate (where the proof is asked for, on the state before this
+     * impact) it keeps that state. Only memory is written here, so that the round's
+     * registers stay as they were without this branch. */
+    vdouble neg_threshold = k->pcc_tolerance * b->pz;
     vmask slow = hit & vgt(t->fp, neg_threshold);
     if (UNLIKELY(vany(slow))) {
-        for (int l = 0; l < BLOCK; l++) /* in memory: not in the round's registers */
+        for (int l = 0; l < BLOCK; l++)
             if (vlane(slow, l))
                 k->armed[l] = 1.0;
         b->armed = 1;
         vmask gate = slow & pcc_pair(b, k, r, t->key, -neg_threshold, mode);
-        if (vany(gate)) {
+        if (vany(gate))
             gate_save(k->gate, k->base, gate, b, qz, t->key);
-            limit = vsel(gate, vsplat(-INFINITY), limit);
-        }
     }
     b->qx = vadd_where(hit, b->qx, dt * b->px);
     b->qy = vadd_where(hit, b->qy, dt * b->py);
     b->qz = vadd_where(hit, qz, dt * b->pz);
-    /* A flat landing (chatter_lands_flat) ends the drop with this impact, the lane
-     * stopping as at the gate; tested on armed lanes only (chatter_flat_armed), a branch
-     * on one integer a block where the test was 3 % of the bench point's time. Not masked
-     * by hit: every lane that holds a drop has q_3 > 0 (it is at the start, and a flight
-     * that leaves it <= 0 lands flat), so a lane not hit, q_3 unchanged, never passes. */
-    if (UNLIKELY(b->armed)) {
-        vmask landed = vle(b->qz, qz * vsplat(CHATTER_FLAT_RATIO)) &
-                       vne(vload(k->armed), (vdouble){0});
-        if (vany(landed)) {
-            for (int l = 0; l < BLOCK; l++)
-                if (vlane(landed, l))
-                    k->flat[l] = 1.0;
-            limit = vsel(landed, vsplat(-INFINITY), limit);
-        }
-    }
     b->px = vadd_where(hit, b->px, k->c_rot * den * t->fx);
     b->py = vadd_where(hit, b->py, k->c_rot * den * t->fy);
     b->pz = vadd_where(hit, b->pz, k->c_h * den);
@@ -779,7 +762,23 @@ static inline void block_update(block_state *b, const block_const *k, const roun
     /* Lift-off where no vertex was hit or p_3 >= 0 after the impact (NaN goes on). */
     vmask stay = hit & vnot(vge(b->pz, (vdouble){0}));
     b->lifted |= h->on & vnot(stay);
-    b->active = stay & vlt(b->impacts, limit);
+    b->active = stay & vlt(b->impacts, k->limit);
+    /* Armed lanes (chatter_flat_armed; a branch on one integer a block, where the test on
+     * every flight was 3 % of the bench point's time): a flat landing (chatter_lands_flat)
+     * ends the drop with this impact, and a lane at PCC's gate stops after it, for the
+     * proof at the round's end. Not masked by hit: every lane that holds a drop has
+     * q_3 > 0 (it is at the start, and a flight that leaves it <= 0 lands flat), so a lane
+     * not hit, q_3 unchanged, never passes. */
+    if (UNLIKELY(b->armed)) {
+        vmask landed = vle(b->qz, qz * vsplat(CHATTER_FLAT_RATIO));
+        for (int l = 0; l < BLOCK; l++) {
+            int flat = vlane(landed, l) && k->armed[l] != 0.0;
+            if (flat)
+                k->flat[l] = 1.0;
+            if (flat || k->gate->waiting[k->base + l])
+                b->active = vmask_clear(b->active, l);
+        }
+    }
 }
 
 /* The impacts found by the search on every active lane of the pair's blocks: the
