@@ -27,7 +27,8 @@
 #  - no local path in the metadata of any format unless --source-path asks for it;
 #    trace figures without a title unless --title;
 #  - the fractions figure: three panels, one labelled colour bar; a one-colour panel (the
-#    bwshc outcome map, p_pcc = 0) carries a note;
+#    bwshc outcome map, p_pcc = 0) carries a note; a fourth, p_flat, where drops landed
+#    flat (n = 3 along the PCC boundary), whose regime map shows `flat` in its colour;
 #  - a refined file: the points a refinement inferred (status 7) drawn in their class on
 #    the map of the refined output, as not computed on the others;
 #  - a partial chatter file (a run stopped by SIGUSR1) shows its pending points in the
@@ -145,6 +146,20 @@ panels chatter_undecided --count 1 --colourbars 1
 texts chatter_undecided
 END
 fi
+
+say "chatter flat landings (n = 3 along the PCC boundary): flat in its colour, p_flat a fourth panel"
+engine flat.h5 "$JOBS/example.ini" --set model.n=3 --set model.samples=20 \
+    --set axis.rho.from=0.672 --set axis.rho.to=0.690 --set axis.rho.count=32 \
+    --set axis.gamma.from=0.00017 --set axis.gamma.to=0.00023 --set axis.gamma.count=32
+plot flat.h5 flat 100 --format png
+expect_files flat regime fractions
+checks <<'END'
+map flat_regime flat.h5 --dpi 100 --inches 3.5 --classes regime --require pcc,flat
+map flat_fractions flat.h5 --dpi 100 --inches 7.2
+panels flat_fractions --count 4 --colourbars 1 --titles "ICC,CC,PCC,flat landing" --grid 1x4
+texts flat_regime
+texts flat_fractions
+END
 
 say "three axes (rho, gamma, n): panels over n (said on stderr), --sel n=5 the slice at n = 5"
 sed '/^n *=/d' "$JOBS/example.ini" >three_axes.ini

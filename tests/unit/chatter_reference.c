@@ -133,8 +133,7 @@ static int pcc_followed(const body *b, int last, int next, const real q0[3], con
 }
 
 void chatter_ref_simulate_state(int n, double rho, double gamma, const double q0[3],
-                                const double p0[3], int64_t max_impacts,
-                                chatter_ref_drop *drop)
+                                const double p0[3], int64_t max_impacts, chatter_ref_drop *drop)
 {
     body b;
     body_init(&b, n, rho, gamma);

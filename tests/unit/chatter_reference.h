@@ -15,10 +15,10 @@
 #include <stdint.h>
 
 typedef struct chatter_ref_drop {
-    int outcome;       /* CHATTER_ICC, _CC, _PCC or _FLAT */
-    int64_t impacts;   /* impacts simulated, the last included */
-    long double time;  /* their accumulated time */
-    double min_ratio;  /* smallest q_3 after / q_3 before of a flight that did not land flat */
+    int outcome;      /* CHATTER_ICC, _CC, _PCC or _FLAT */
+    int64_t impacts;  /* impacts simulated, the last included */
+    long double time; /* their accumulated time */
+    double min_ratio; /* smallest q_3 after / q_3 before of a flight that did not land flat */
 } chatter_ref_drop;
 
 /* Drop `sample` of the point (n, rho, gamma, perturbation 0.1, seed), at most max_impacts. */
@@ -27,7 +27,6 @@ void chatter_ref_simulate(int n, double rho, double gamma, uint64_t seed, uint64
 
 /* The same from a given initial state (q0, p0). */
 void chatter_ref_simulate_state(int n, double rho, double gamma, const double q0[3],
-                                const double p0[3], int64_t max_impacts,
-                                chatter_ref_drop *drop);
+                                const double p0[3], int64_t max_impacts, chatter_ref_drop *drop);
 
 #endif
