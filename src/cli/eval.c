@@ -202,6 +202,8 @@ typedef struct line_reader {
 /* Is a whole line in the buffer (or, at the end of input, a last line without '\n')? */
 static char *buffered_line(line_reader *r)
 {
+    if (r->end == r->start)
+        return NULL; /* nothing buffered (and buf may not exist yet: memchr wants a pointer) */
     char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
     if (!nl && r->eof && r->end > r->start)
         nl = r->buf + r->end; /* the last line has no newline: end it where it ends */
