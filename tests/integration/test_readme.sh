@@ -87,6 +87,7 @@ ls fig/readme_*.png fig/readme_*.svg >/dev/null 2>&1 || die "impactplot drew not
 expect_status 0 "impactplot, two files" /usr/bin/python3 "$ROOT/analysis/impactplot.py" \
     readme.h5 run3.h5 --output fig/two --format png --size 7x5 --field regime
 ls fig/two_*.png >/dev/null 2>&1 || die "impactplot drew nothing of two files"
+mirror "scripts/figure.sh"
 expect_status 0 "scripts/figure.sh" "$ROOT/scripts/figure.sh"
 ls example_*.png >/dev/null 2>&1 || die "scripts/figure.sh drew nothing"
 
