@@ -57,7 +57,7 @@ export LSAN_OPTIONS="suppressions=$SUPP:print_suppressions=0:use_tls=0:exitcode=
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=88:log_path=$REPORTS/ubsan:log_exe_name=1"
 
 status=0
-ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -LE 'slurm|fuzz' -E "$EXCLUDE" \
+ctest --test-dir "$BUILD" --output-on-failure --timeout 900 -j "$(nproc)" -LE 'slurm|fuzz' -E "$EXCLUDE" \
     "$@" || status=$?
 t2=$(date +%s)
 
