@@ -26,217 +26,44 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <immintrin.h>
-#endif
 
-/* Lanes per block: a vector register's doubles (AVX 4, else SSE2's 2). The width changes
- * no result: every lane computes its own point alone. */
-#if defined(__AVX__)
-#define LANES 4
-#else
-#define LANES 2
-#endif
+#include "../shared/lanes_math.h"
 
-#if defined(__GNUC__)
-/* GCC warns that passing these vectors by value has another ABI with AVX-512: true, and
- * irrelevant to functions that never leave this file. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-typedef double vdouble __attribute__((vector_size(LANES * sizeof(double))));
-typedef int64_t vint __attribute__((vector_size(LANES * sizeof(int64_t))));
-typedef uint64_t vuint __attribute__((vector_size(LANES * sizeof(uint64_t))));
+/* Lanes per block: a vector register's doubles (lanes.h). The width changes no result:
+ * every lane computes its own point alone. */
+#define LANES LV_WIDTH
 
-/* x in every lane (x - 0 keeps -0.0; compilers emit a broadcast). */
-static inline vdouble vsplat(double x)
-{
-    return x - (vdouble){0};
-}
+typedef lv_double vdouble;
+typedef lv_int vint; /* masks here are lanes of 0 / -1, as C's vector comparisons give */
 
-/* The sign bit cleared. With AVX as ANDNPD with -0.0, a constant GCC loads in one
- * broadcast (INT64_MAX took it three instructions through an integer register). */
-static inline vdouble vabs(vdouble a)
-{
-#if defined(__AVX__)
-    return (vdouble)_mm256_andnot_pd(_mm256_set1_pd(-0.0), (__m256d)a);
-#else
-    return (vdouble)((vint)a & INT64_MAX);
-#endif
-}
-
-/* m ? a : b lane by lane (m: 0 or -1 per lane, as comparisons give): with AVX one
- * BLENDVPD (which reads the mask's sign bits), else and, andnot, or. Bits are moved, so
- * the result is the same either way. */
 static inline vdouble vsel(vint m, vdouble a, vdouble b)
 {
-#if defined(__AVX__)
-    return (vdouble)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
-#else
-    return (vdouble)(((vint)a & m) | ((vint)b & ~m));
-#endif
-}
-
-static inline vdouble vmax(vdouble a, vdouble b) /* a > b ? a : b */
-{
-    return vsel(a > b, a, b);
-}
-
-static inline vdouble vmin(vdouble a, vdouble b) /* a < b ? a : b */
-{
-    return vsel(a < b, a, b);
+    return lv_sel(lv_mask_from_int(m), a, b);
 }
 
 static inline int vany(vint m)
 {
-#if defined(__AVX__)
-    return _mm256_movemask_pd((__m256d)m) != 0;
-#elif defined(__SSE2__)
-    return _mm_movemask_pd((__m128d)m) != 0;
-#else
-    int any = 0;
-    for (int l = 0; l < LANES; l++)
-        any |= m[l] != 0;
-    return any;
-#endif
+    return lv_any(lv_mask_from_int(m));
 }
 
 static inline int vall(vint m)
 {
-#if defined(__AVX__)
-    return _mm256_movemask_pd((__m256d)m) == (1 << LANES) - 1;
-#elif defined(__SSE2__)
-    return _mm_movemask_pd((__m128d)m) == (1 << LANES) - 1;
-#else
-    int all = 1;
-    for (int l = 0; l < LANES; l++)
-        all &= m[l] != 0;
-    return all;
-#endif
+    return lv_all(lv_mask_from_int(m));
 }
 
-/* Correctly rounded in every lane (IEEE), so the same bits as the scalar sqrt. */
-static inline vdouble vsqrt(vdouble x)
+static inline vdouble vsplat(double x)
 {
-#if defined(__AVX__)
-    return (vdouble)_mm256_sqrt_pd((__m256d)x);
-#elif defined(__SSE2__)
-    return (vdouble)_mm_sqrt_pd((__m128d)x);
-#else
-    for (int l = 0; l < LANES; l++)
-        x[l] = sqrt(x[l]);
-    return x;
-#endif
-}
-
-/* --- the power ------------------------------------------------------------------------ */
-
-/* a + b = hi + lo exactly (Knuth's two-sum). */
-static inline void two_sum(vdouble a, vdouble b, vdouble *hi, vdouble *lo)
-{
-    vdouble s = a + b, bb = s - a;
-    *hi = s;
-    *lo = (a - (s - bb)) + (b - bb);
-}
-
-/* a b = hi + lo exactly (Dekker's product, with Veltkamp's split: no FMA needed). */
-static inline void two_product(vdouble a, vdouble b, vdouble *hi, vdouble *lo)
-{
-    const double split = 134217729.0; /* 2^27 + 1 */
-    vdouble ca = split * a, cb = split * b;
-    vdouble ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
-    vdouble p = a * b;
-    *hi = p;
-    *lo = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
-}
-
-/* log x = hi + lo for finite x > 0: x = 2^k m, m in [sqrt(1/2), sqrt(2)), and
- * log m = f - f^2/2 + s (f^2/2 + R(s^2)), s = f/(2 + f), f = m - 1, with fdlibm's
- * minimax R (error below 2^-58 on that range); k log 2 is exact in its high part. */
-static inline void vlog(vdouble x, vdouble *hi, vdouble *lo)
-{
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    const double lg1 = 6.666666666666735130e-01, lg2 = 3.999999999940941908e-01,
-                 lg3 = 2.857142874366239149e-01, lg4 = 2.222219843214978396e-01,
-                 lg5 = 1.818357216161805012e-01, lg6 = 1.531383769920937332e-01,
-                 lg7 = 1.479819860511658591e-01;
-    vint tiny = x < 0x1p-1022; /* subnormal: scaled into the normal range first */
-    x = vsel(tiny, x * 0x1p54, x);
-    vuint bits = (vuint)x;
-    vdouble m = (vdouble)((bits & 0x000fffffffffffffu) | 0x3ff0000000000000u);
-    /* the biased exponent as a double, exactly: 2^52 + e - 2^52 */
-    vdouble k = ((vdouble)((bits >> 52) | 0x4330000000000000u) - 0x1p52) - 1023.0;
-    k = vsel(tiny, k - 54.0, k);
-    vint big = m > 1.4142135623730951;
-    m = vsel(big, m * 0.5, m);
-    k = vsel(big, k + 1.0, k);
-    vdouble f = m - 1.0, s = f / (2.0 + f), z = s * s, w = z * z;
-    vdouble t1 = w * (lg2 + w * (lg4 + w * lg6));
-    vdouble t2 = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7)));
-    vdouble r = t2 + t1, hfsq = 0.5 * f * f;
-    vdouble rest = f - (hfsq - (s * (hfsq + r) + k * ln2_lo));
-    two_sum(k * ln2_hi, rest, hi, lo);
-}
-
-/* exp(hi + lo) for |hi| < 800 (hi, lo from a product: |lo| <= ulp(hi)): 2^n e^r,
- * |r| <= log(2)/2, e^r by its Taylor series to degree 13 (error below 1e-17). */
-static inline vdouble vexp(vdouble hi, vdouble lo)
-{
-    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
-    const double shifter = 0x1.8p52; /* adding it rounds to an integer, kept in the bits */
-    vdouble t = hi * 1.4426950408889634 + shifter;
-    vdouble n = t - shifter;
-    vint ni = (vint)t - (vint)vsplat(shifter);
-    vdouble r = (hi - n * ln2_hi) + (lo - n * ln2_lo);
-    static const double c[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
-                               1.0 / 3628800.0,    1.0 / 362880.0,    1.0 / 40320.0,
-                               1.0 / 5040.0,       1.0 / 720.0,       1.0 / 120.0,
-                               1.0 / 24.0,         1.0 / 6.0,         1.0 / 2.0};
-    vdouble q = vsplat(c[0]);
-    for (int i = 1; i < 12; i++)
-        q = q * r + c[i];
-    vdouble e = 1.0 + (r + r * r * q);
-    /* 2^n in two factors, so that the results below 2^-1022 come out subnormal */
-    vint n1 = ni >> 1, n2 = ni - n1;
-    vdouble s1 = (vdouble)((n1 + 1023) << 52), s2 = (vdouble)((n2 + 1023) << 52);
-    return e * s1 * s2;
-}
-
-/* log x = hi + lo for the power: x > 0 finite, anything else (0, inf, NaN: the power
- * sets those apart) as if 1. */
-static inline void vlog_for_power(vdouble x, vdouble *hi, vdouble *lo)
-{
-    vint ordinary = (x > 0.0) & (x < INFINITY);
-    vlog(vsel(ordinary, x, vsplat(1.0)), hi, lo);
-}
-
-/* |x|^e for x >= 0, e > 0, from (lhi, llo) = vlog_for_power(x): exp(e log x), the
- * product in double-double, so that the error is about (1 + e/4) ulp rather than
- * growing with |e log x|. A power of x to two exponents shares the logarithm, with the
- * same bits as two separate powers. */
-static inline vdouble vpow_from_log(vdouble x, vdouble lhi, vdouble llo, vdouble e)
-{
-    vdouble yhi, ylo;
-    two_product(e, lhi, &yhi, &ylo);
-    ylo = ylo + e * llo;
-    vint huge = yhi > 710.0, small = yhi < -746.0;
-    vdouble clipped = vsel(huge | small, vsplat(0.0), yhi);
-    vdouble result = vexp(clipped, vsel(huge | small, vsplat(0.0), ylo));
-    result = vsel(huge, vsplat(INFINITY), vsel(small, vsplat(0.0), result));
-    result = vsel(x == 0.0, vsplat(0.0), result);
-    result = vsel(x == INFINITY, x, result);
-    return vsel(x == x, result, x); /* NaN stays NaN */
+    return lv_splat(x);
 }
 
 static inline vdouble vpow_general(vdouble x, vdouble e)
 {
-    vdouble lhi, llo;
-    vlog_for_power(x, &lhi, &llo);
-    return vpow_from_log(x, lhi, llo, e);
+    return lv_pow(x, e);
 }
 
 double collision_power_general(double x, double e)
 {
-    return vpow_general(vsplat(x), vsplat(e))[0];
+    return lv_pow(lv_splat(x), lv_splat(e))[0];
 }
 
 /* collision_power_eval in lanes: the same kinds, the same bits. */
@@ -250,9 +77,9 @@ static inline vdouble vpower(int kind, vdouble x, vdouble e)
     case 3:
         return x * x * x;
     case 4:
-        return x * vsqrt(x);
+        return x * lv_sqrt(x);
     case 5:
-        return x * x * vsqrt(x);
+        return x * x * lv_sqrt(x);
     default:
         return vpow_general(x, e);
     }
@@ -265,9 +92,9 @@ static inline void vpower_pair(int p_kind, int n_kind, vdouble x, vdouble p, vdo
 {
     if (p_kind == 0 && n_kind == 0) {
         vdouble lhi, llo;
-        vlog_for_power(x, &lhi, &llo);
-        *xp = vpow_from_log(x, lhi, llo, p);
-        *xn = vpow_from_log(x, lhi, llo, n);
+        lv_log_for_pow(x, &lhi, &llo);
+        *xp = lv_pow_from_log(x, lhi, llo, p);
+        *xn = lv_pow_from_log(x, lhi, llo, n);
         return;
     }
     *xp = vpower(p_kind, x, p);
@@ -298,7 +125,7 @@ static inline vdouble vsigned(vdouble u, vdouble magnitude)
 static inline vdouble vbouc_wen(const lane_params *q, vdouble z, vdouble zn, vdouble u)
 {
     vdouble zn_signed = vsigned(z, zn);
-    return q->A * (u - q->pi2 * zn_signed * vabs(u) - q->pi3 * zn * u);
+    return q->A * (u - q->pi2 * zn_signed * lv_abs(u) - q->pi3 * zn * u);
 }
 
 /* |u|^(p-1) as |u|^p / |u| (0 at u = 0 for p > 1, 1 for p = 1), from up = |u|^p */
@@ -317,7 +144,7 @@ typedef struct vpowers {
 static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f,
                          vpowers *pw)
 {
-    vdouble w = y[3], ay = vabs(y[1]), az = vabs(y[2]), zp, zn;
+    vdouble w = y[3], ay = lv_abs(y[1]), az = lv_abs(y[2]), zp, zn;
     vdouble yp = vpower(k->p_kind, ay, q->p);
     if (k->law == LAW_BWM)
         vpower_pair(k->p_kind, k->n_kind, az, q->p, q->n, &zp, &zn);
@@ -354,18 +181,18 @@ static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdo
         f[1] = -x - q->pi1 * v;
         break;
     case LAW_HERTZ:
-        pw->up = vpower(k->p_kind, vabs(x), q->p);
+        pw->up = vpower(k->p_kind, lv_abs(x), q->p);
         f[1] = -vsigned(x, pw->up);
         break;
     case LAW_HUNT_CROSSLEY: {
-        vdouble xp = vpower(k->p_kind, vabs(x), q->p);
+        vdouble xp = vpower(k->p_kind, lv_abs(x), q->p);
         f[1] = -vsigned(x, xp) - q->pi1 * xp * v;
         pw->up = xp;
         break;
     }
     default: { /* LAW_BWSHC */
-        vdouble xp = vpower(k->p_kind, vabs(x), q->p), zp, zn;
-        vpower_pair(k->p_kind, k->n_kind, vabs(z), q->p, q->n, &zp, &zn);
+        vdouble xp = vpower(k->p_kind, lv_abs(x), q->p), zp, zn;
+        vpower_pair(k->p_kind, k->n_kind, lv_abs(z), q->p, q->n, &zp, &zn);
         f[1] = -q->alpha * vsigned(x, xp) - q->alpha_c * vsigned(z, zp) - q->pi1 * xp * v;
         f[2] = vbouc_wen(q, z, zn, v);
         pw->up = xp;
@@ -381,14 +208,14 @@ static void vforce(const lane_kind *k, const lane_params *q, const vdouble *y, c
                    const vpowers *pw, vdouble *force, vdouble *rate)
 {
     if (k->dimension == 4) {
-        vdouble ay = vabs(y[1]), az = vabs(y[2]);
+        vdouble ay = lv_abs(y[1]), az = lv_abs(y[2]);
         vdouble y_p1 = vpower_less_one(k, ay, pw->up);
         vdouble z_p1 = vpower_less_one(k, az, pw->zp);
         *force = -f[0] / q->pi1;
         *rate = -q->p * (q->alpha * y_p1 * f[1] + q->alpha_c * z_p1 * f[2]);
         return;
     }
-    vdouble x = y[0], v = y[1], z = y[2], ax = vabs(x), az = vabs(z);
+    vdouble x = y[0], v = y[1], z = y[2], ax = lv_abs(x), az = lv_abs(z);
     *force = f[1];
     switch (k->law) {
     case LAW_HOOKE: /* |X|^1 */
@@ -422,7 +249,7 @@ static void vroots(const lane_kind *k, const lane_params *q, const vdouble *y, c
     int maxwell = k->dimension == 4;
     int follows_x = k->law == LAW_HOOKE || k->law == LAW_HERTZ || k->law == LAW_HUNT_CROSSLEY;
     vdouble one = vsplat(1.0), velocity = maxwell ? f[0] + y[3] : y[1];
-    g[COLLISION_ROOT_FORCE] = follows_x ? -y[0] : vsigned(force, vabs(force));
+    g[COLLISION_ROOT_FORCE] = follows_x ? -y[0] : vsigned(force, lv_abs(force));
     g[COLLISION_ROOT_VELOCITY] = velocity;
     g[COLLISION_ROOT_FORCE_RATE] = rate;
     g[COLLISION_ROOT_KINK_W] = k->law == LAW_BWM ? y[3] : one;
@@ -430,7 +257,7 @@ static void vroots(const lane_kind *k, const lane_params *q, const vdouble *y, c
     g[COLLISION_ROOT_KINK_Z] = k->law == LAW_BWM || k->law == LAW_BWSHC ? y[2] : one;
     int conservative = k->law == LAW_HOOKE || k->law == LAW_HERTZ;
     g[COLLISION_ROOT_REST] =
-        conservative ? one : vmax(vabs(velocity), vabs(force)) - q->rest_velocity;
+        conservative ? one : lv_max_nanb(lv_abs(velocity), lv_abs(force)) - q->rest_velocity;
 }
 
 /* --- a block of lanes ----------------------------------------------------------------- */
@@ -472,11 +299,11 @@ static vdouble verror(const lane_kind *k, const block *b, const vdouble *k3, con
     for (int i = 0; i < d; i++) {
         vdouble error =
             h * (e1 * f0[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] + e7 * f1[i]);
-        vdouble scale = TOLERANCE_SAFETY * (atol + q->rtol * vmax(vabs(y[i]), vabs(y1[i])));
+        vdouble scale = TOLERANCE_SAFETY * (atol + q->rtol * lv_max_nanb(lv_abs(y[i]), lv_abs(y1[i])));
         vdouble e = error / scale;
         sum += e * e;
     }
-    return vsqrt(sum / (double)d);
+    return lv_sqrt(sum / (double)d);
 }
 
 /* One trial step of each of the nb blocks from its (y, f) by its h, stage by stage
@@ -656,7 +483,7 @@ static void lane_point(const lane_kind *k, const vdouble *y1, const vdouble *f1,
 static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor, const vdouble *y1,
                    const vdouble *f1, const vdouble *g)
 {
-    vdouble shrunk = b->h * vmax(vsplat(0.2), factor);
+    vdouble shrunk = b->h * lv_max_nanb(vsplat(0.2), factor);
     static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
                                 COLLISION_ROOT_KINK_U, COLLISION_ROOT_KINK_Z};
     vint kink = (vint){0};
@@ -686,7 +513,7 @@ static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor, 
     const int d = k->dimension;
     /* no growth after a rejection */
     vdouble growth = vsel(b->rejected, vsplat(1.0), vsplat(5.0));
-    vdouble h_next = b->h * vmin(growth, vmax(vsplat(0.2), factor));
+    vdouble h_next = b->h * lv_min_nanb(growth, lv_max_nanb(vsplat(0.2), factor));
     b->rejected &= ~accepted;
     b->steps = vsel(accepted, b->steps + 1.0, b->steps);
     vint event = accepted & crossings(b, g), plain = accepted & ~event;
@@ -777,7 +604,7 @@ static void block_begin(const lane_kind *k, block *b, uint8_t *status)
      * be trusted: keep steps short against it (see ROUGH_STEP_SHARE). */
     if (k->rough)
         b->h =
-            vsel(stepping, vmin(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)), b->h);
+            vsel(stepping, lv_min_nanb(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)), b->h);
     b->h = vsel(stepping & (b->t + b->h > q->t_max), q->t_max - b->t, b->h);
 }
 
@@ -789,9 +616,9 @@ static void block_end(const lane_kind *k, block *b, trial *tr, uint8_t *status)
     vint stepping = b->active & ~b->exact, arriving = b->active & b->exact;
     vdouble err = tr->err, *y1 = tr->y1, *f1 = tr->f1;
     /* err^(-1/4) by two square roots: the controller needs no more precision */
-    vdouble factor = 0.9 / vsqrt(vsqrt(vmax(err, vsplat(1e-12))));
+    vdouble factor = 0.9 / lv_sqrt(lv_sqrt(lv_max_nanb(err, vsplat(1e-12))));
     vint finite = err - err == 0.0;
-    vint underflow = b->h < 16.0 * DBL_EPSILON * vmax(vsplat(1.0), b->t);
+    vint underflow = b->h < 16.0 * DBL_EPSILON * lv_max_nanb(vsplat(1.0), b->t);
     fail(k, b, stepping & ~finite, SOLVER_NONFINITE, status);
     fail(k, b, stepping & finite & underflow, SOLVER_STEP_UNDERFLOW, status);
     stepping &= b->active;

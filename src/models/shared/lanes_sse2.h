@@ -1,0 +1,97 @@
+/* lanes_sse2.h: lanes.h's primitives for SSE2, the x86-64 baseline (the engine's
+ * IMPACTSWEEP_NATIVE=OFF build, which the cross-build test compares with the native
+ * one): 2 lanes in an xmm register; masks are vectors of 0 / -1 lanes. SSE2 has no blend,
+ * so selects are and/andnot/or; masks are read with MOVMSKPD. Included by lanes.h only. */
+#ifndef IMPACTSWEEP_LANES_SSE2_H
+#define IMPACTSWEEP_LANES_SSE2_H
+
+#include <emmintrin.h>
+
+#define LV_WIDTH 2
+#define LV_ISA "sse2"
+
+typedef double lv_double __attribute__((vector_size(16)));
+typedef int64_t lv_int __attribute__((vector_size(16)));
+typedef lv_int lv_mask; /* lane l: 0 or -1 */
+
+static inline lv_mask lv_lt(lv_double a, lv_double b) { return (lv_mask)(a < b); }
+static inline lv_mask lv_le(lv_double a, lv_double b) { return (lv_mask)(a <= b); }
+static inline lv_mask lv_gt(lv_double a, lv_double b) { return (lv_mask)(a > b); }
+static inline lv_mask lv_ge(lv_double a, lv_double b) { return (lv_mask)(a >= b); }
+static inline lv_mask lv_eq(lv_double a, lv_double b) { return (lv_mask)(a == b); }
+static inline lv_mask lv_ne(lv_double a, lv_double b) { return (lv_mask)(a != b); }
+static inline lv_mask lv_ieq(lv_int a, lv_int b) { return (lv_mask)(a == b); }
+static inline lv_mask lv_igt(lv_int a, lv_int b) { return (lv_mask)(a > b); }
+
+static inline lv_mask lv_mask_none(void) { return (lv_mask){0}; }
+static inline lv_mask lv_not(lv_mask m) { return ~m; }
+static inline lv_mask lv_mask_from_int(lv_int m) { return m; }
+static inline lv_int lv_int_from_mask(lv_mask m) { return m; }
+static inline int lv_mask_bits(lv_mask m) { return _mm_movemask_pd((__m128d)m); }
+static inline int lv_any(lv_mask m) { return _mm_movemask_pd((__m128d)m) != 0; }
+static inline int lv_all(lv_mask m) { return _mm_movemask_pd((__m128d)m) == 3; }
+static inline int lv_mask_lane(lv_mask m, int l) { return m[l] != 0; }
+
+static inline lv_double lv_sel(lv_mask m, lv_double a, lv_double b)
+{
+    return (lv_double)(((lv_int)a & m) | ((lv_int)b & ~m));
+}
+
+static inline lv_int lv_isel(lv_mask m, lv_int a, lv_int b)
+{
+    return (a & m) | (b & ~m);
+}
+
+static inline lv_double lv_sqrt(lv_double x)
+{
+    return (lv_double)_mm_sqrt_pd((__m128d)x);
+}
+
+static inline lv_double lv_abs(lv_double a)
+{
+    return (lv_double)((lv_int)a & INT64_MAX);
+}
+
+static inline lv_double lv_min_nanb(lv_double a, lv_double b)
+{
+    return (lv_double)_mm_min_pd((__m128d)a, (__m128d)b);
+}
+
+static inline lv_double lv_max_nanb(lv_double a, lv_double b)
+{
+    return (lv_double)_mm_max_pd((__m128d)a, (__m128d)b);
+}
+
+static inline lv_double lv_keep(lv_mask m, lv_double a)
+{
+    return (lv_double)((lv_int)a & m);
+}
+
+static inline lv_double lv_drop(lv_mask m, lv_double a)
+{
+    return (lv_double)((lv_int)a & ~m);
+}
+
+/* m ? a + b : a where a is not -0 (a + (+0) is a for every other a): a masked term
+ * instead of a select, a logic operation that any vector port takes. */
+static inline lv_double lv_add_where(lv_mask m, lv_double a, lv_double b)
+{
+    return a + lv_keep(m, b);
+}
+
+static inline lv_int lv_imax(lv_int a, lv_int b)
+{
+    lv_int a_greater = (lv_int)(a > b);
+    return (a & a_greater) | (b & ~a_greater);
+}
+
+#define LV_HAS_LOOKUP 0
+#define LV_LOOKUP_KEY0 0.0
+#define LV_LOOKUP_KEY1 1.0
+static inline lv_double lv_lookup(lv_double table, lv_double key) /* not there: no lookup */
+{
+    (void)key;
+    return table;
+}
+
+#endif
