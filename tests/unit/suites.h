@@ -4,8 +4,8 @@
 #define IMPACTSWEEP_TEST_SUITES_H
 
 #define IS_TEST_SUITES(X)                                                                  \
-    X(rng) X(grid) X(job) X(chatter) X(chatter_degenerate) X(collision) X(stop) X(models)      \
-        X(progress) X(trace) X(memo)
+    X(rng) X(grid) X(job) X(chatter) X(chatter_degenerate) X(collision) X(stop) X(hybrid)     \
+        X(models) X(progress) X(trace) X(memo)
 
 #define IS_TEST_DECLARE(name) void suite_##name(void);
 IS_TEST_SUITES(IS_TEST_DECLARE)

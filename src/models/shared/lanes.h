@@ -26,7 +26,8 @@
  * x[l]; masks combine with & and |, but are negated with lv_not and read with
  * lv_mask_lane, since their representation depends on the instruction set):
  *
- *   lv_splat(x), lv_zero(), lv_load(p), lv_store(p, v), lv_iload, lv_istore, lv_isplat
+ *   lv_splat(x), lv_zero(), lv_load(p), lv_store(p, v), lv_iload, lv_istore, lv_isplat,
+ *   lv_iota() (0, 1, ...: lv_eq(lv_iota(), lv_splat(l)) is lane l's mask)
  *   lv_sel(m, a, b)          m ? a : b, lane by lane (lv_isel for ints)
  *   lv_lt, lv_le, lv_gt, lv_ge, lv_eq   ordered comparisons: false where a lane is NaN
  *   lv_ne                    unordered: true where a lane is NaN (C's !=)
@@ -121,6 +122,15 @@ static inline lv_int lv_as_int(lv_double x)
 static inline lv_double lv_as_double(lv_int x)
 {
     return (lv_double)x;
+}
+
+/* 0, 1, ..., LV_WIDTH - 1: lv_eq(lv_iota(), lv_splat(l)) is the mask of lane l. */
+static inline lv_double lv_iota(void)
+{
+    lv_double v;
+    for (int l = 0; l < LV_WIDTH; l++)
+        v[l] = l;
+    return v;
 }
 
 static inline lv_mask lv_mask_of(int all)

@@ -1,0 +1,170 @@
+/* hybrid.h: an integrator of hybrid systems in lanes, for the models and for plug-ins
+ * (installed as <impactsweep/hybrid.h>; header only, so a plug-in compiles it with its own
+ * flags and needs nothing of the engine's at run time).
+ *
+ * A model describes its system with a const is_hybrid_system: a vector field (or a
+ * closed-form flow), event functions with directions and kinds, and what happens at
+ * events (resets, records, the end of a run), all written for a vector of lanes with
+ * lanes.h; and, per point, a start and a finish in plain C. is_hybrid_run then runs a
+ * batch of points in lanes: IS_HYBRID_BLOCKS vectors of LV_WIDTH lanes stepped side by
+ * side, each lane a point with its own step size, refilled from the batch as points end.
+ *
+ *   - Steps: Dormand-Prince 5(4) with the error of the 4th-order solution controlled per
+ *     lane (RMS over the state of error / (atol + rtol max(|y0|, |y1|))), or the model's
+ *     closed-form flow in steps of at most h_max.
+ *   - Events: after every trial step the event functions are evaluated at its end; a lane
+ *     where one crossed in its direction (or where, in flow mode, the Hermite cubic of an
+ *     event with known rates dips through zero inside the step) locates the first crossing
+ *     on the step's continuous extension (DOPRI5's dense output of order 4, or the flow
+ *     itself) by the Illinois method on min over the crossing events of side * g, for all
+ *     such lanes of the vector at once; events crossed at the located time (within the
+ *     tolerance) happen together. An IS_HYBRID_OBSERVE event is reported there and the
+ *     step goes on; the others end the lane's next step exactly there (the step is redone
+ *     to that length: the state at an event is a step end, as accurate as any) and are
+ *     reported at its end. IS_HYBRID_KINK events are where the field is not smooth: a
+ *     step never straddles one, so the error estimates stay honest (a step across one was
+ *     rejected and cut back for a dozen steps).
+ *   - Resets: on_event may change the state (an IS_HYBRID_RESET event returns the lane to
+ *     the side it came from, as an impact does) and the lane's records, and end lanes.
+ *   - Accumulation: at the arrivals of IS_HYBRID_RESET events the integrator watches the
+ *     intervals between them. When zeno_events intervals in a row have shrunk and the
+ *     geometric rest of the sequence, interval q / (1 - q) with q the last ratio, is
+ *     shorter than zeno_tail, or an interval is below rounding, the events accumulate
+ *     (Zeno) at t* = t + that rest; when an event's rate after its reset is at most
+ *     stick_speed (event_rates given), the lane sticks at t* = t. Either way on_accumulate
+ *     gives the state at t* (e.g. at rest on a constraint, in a mode whose field holds it
+ *     there, left by another event); without it the run ends with IS_HYBRID_ZENO.
+ *   - Ends: the model's (on_event, on_accumulate), the horizon t_end, the budgets
+ *     max_steps (every trial step counts) and max_events, a non-finite state or error,
+ *     a step below rounding; then finish gets the point's end. The stop flag is polled
+ *     every IS_HYBRID_POLL rounds: points not finished then are not finished at all.
+ *
+ * Determinism: every lane operation is elementwise IEEE arithmetic (build with
+ * -ffp-contract=off), nothing is reduced across lanes, and a lane's decisions depend on
+ * its own values alone, so a point's result is the same bits in any lane, block, batch,
+ * order and build (SSE2, AVX2, AVX-512): a run of one point (a trace) gives the bits of
+ * the batch. Memory: is_hybrid_run allocates its blocks once per call (a few kB), nothing
+ * per step. Callbacks run on vectors of lanes that may hold idle lanes (copies of a
+ * point): they must not fail on any lane, and what they compute there is discarded. */
+#ifndef IMPACTSWEEP_HYBRID_H
+#define IMPACTSWEEP_HYBRID_H
+
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lanes_math.h"
+
+#define IS_HYBRID_MAX_DIM 8     /* state components */
+#define IS_HYBRID_MAX_EVENTS 8  /* event functions */
+#define IS_HYBRID_MAX_PARAMS 24 /* per-lane parameters (is_hybrid_lanes.par) */
+#define IS_HYBRID_MAX_RECORDS 16
+#define IS_HYBRID_BLOCKS 2 /* vectors stepped side by side: one step is a chain of
+                              dependent stages, and a second vector's fills its waits */
+#define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
+#define IS_HYBRID_POLL 256 /* rounds between two looks at the stop flag */
+
+/* Event kinds (is_hybrid_system.kind): how the integrator treats a located crossing. */
+enum {
+    IS_HYBRID_LAND = 0,    /* the lane's step ends there; the event passes to its far side */
+    IS_HYBRID_OBSERVE = 1, /* reported on the dense output, the step goes on (a maximum to
+                              record: a time error enters only squared) */
+    IS_HYBRID_KINK = 2,    /* the field is not smooth there: land, and report it */
+    IS_HYBRID_RESET = 3    /* land; on_event resets the state so that the lane returns to
+                              the side it came from; watched for accumulation */
+};
+
+/* How a point's run ended (is_hybrid_end.status). */
+typedef enum {
+    IS_HYBRID_ENDED = 0,     /* on_event or on_accumulate ended it */
+    IS_HYBRID_HORIZON = 1,   /* t reached t_end */
+    IS_HYBRID_BUDGET = 2,    /* max_steps or max_events used up */
+    IS_HYBRID_NONFINITE = 3, /* a state or an error estimate was not finite */
+    IS_HYBRID_UNDERFLOW = 4, /* the step fell below the rounding of t */
+    IS_HYBRID_ZENO = 5       /* events accumulated and the model has no on_accumulate */
+} is_hybrid_status;
+
+/* A point's start, filled in by the model's start (the integrator clears it first:
+ * zeros, no budgets, no accumulation rules). */
+typedef struct is_hybrid_start {
+    double t, t_end;                     /* the start and the horizon */
+    double y[IS_HYBRID_MAX_DIM];         /* the state at t */
+    double par[IS_HYBRID_MAX_PARAMS];    /* the lane's parameters, read by the callbacks */
+    double rec[IS_HYBRID_MAX_RECORDS];   /* the lane's records, the callbacks' to keep */
+    double h;                            /* the first step (0: 1e-2 sqrt(rtol)) */
+    double h_max;                        /* the longest step (0: none; flow mode needs it) */
+    double rtol, atol;                   /* local error tolerances (field mode) */
+    double max_steps, max_events;        /* budgets (0: none) */
+    double zeno_tail;                    /* accumulate when the rest is shorter (0: never) */
+    double zeno_events;                  /* shrinking intervals in a row first (0: 3) */
+    double stick_speed;                  /* stick when a reset leaves a rate this slow */
+} is_hybrid_start;
+
+/* A point's end, for the model's finish. */
+typedef struct is_hybrid_end {
+    is_hybrid_status status;
+    double t;
+    double y[IS_HYBRID_MAX_DIM];
+    double rec[IS_HYBRID_MAX_RECORDS];
+    int64_t steps, rejected, events, accumulations;
+} is_hybrid_end;
+
+/* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
+ * records, and (in on_event) the side each event was on before it: -1, 1, or 0 (not
+ * known yet). */
+typedef struct is_hybrid_lanes {
+    lv_double par[IS_HYBRID_MAX_PARAMS];
+    lv_double rec[IS_HYBRID_MAX_RECORDS];
+    lv_double side[IS_HYBRID_MAX_EVENTS];
+    void *ctx;
+} is_hybrid_lanes;
+
+typedef struct is_hybrid_system {
+    int dimension, events;                     /* <= IS_HYBRID_MAX_DIM, _MAX_EVENTS */
+    signed char direction[IS_HYBRID_MAX_EVENTS]; /* -1 falling, 1 rising, 0 either */
+    unsigned char kind[IS_HYBRID_MAX_EVENTS];  /* IS_HYBRID_LAND, _OBSERVE, _KINK, _RESET */
+    /* how closely an event's time is located, as a share of the step (0: 1e-9 with a
+     * field, 4 DBL_EPSILON with a flow) */
+    double locate_tolerance[IS_HYBRID_MAX_EVENTS];
+    /* y' = f(t, y) (NULL: flow mode) */
+    void (*field)(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
+    /* the state at t0 + dt of the solution through (t0, y0) (NULL: field mode) */
+    void (*flow)(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
+                 lv_double *y);
+    /* g(t, y) for every event; dydt = f(t, y) in field mode (free: the step's last
+     * stage), NULL in flow mode */
+    void (*event_values)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                         const lv_double *dydt, lv_double *g);
+    /* optional: dg/dt along the solution (grazing checks in flow mode, stick_speed) */
+    void (*event_rates)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                        const lv_double *dydt, lv_double *dg);
+    /* at events: fired[e] holds the lanes where event e happened at (t, y); may change y
+     * and b->rec; returns the lanes whose run is over */
+    lv_mask (*on_event)(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y);
+    /* optional: the state at t_star after events accumulated (y holds the state after the
+     * last reset at t); returns the lanes whose run is over */
+    lv_mask (*on_accumulate)(is_hybrid_lanes *b, lv_mask lanes, lv_double t,
+                             lv_double t_star, lv_double *y);
+    /* optional: a longest step that depends on the lane's state of affairs */
+    lv_double (*step_limit)(const is_hybrid_lanes *b, lv_double t);
+    /* per point, plain C: start returns 1 when the point is to be run, 0 when the model
+     * has finished it without (an invalid point, say); finish takes its end */
+    int (*start)(void *ctx, size_t point, is_hybrid_start *s);
+    void (*finish)(void *ctx, size_t point, const is_hybrid_end *e);
+    /* optional, for traces: every accepted step's end and every event's state */
+    void (*sample)(void *ctx, size_t point, double t, const double *y);
+} is_hybrid_system;
+
+/* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1
+ * when the stop flag ended the run (points not finished stay unfinished: no finish), -1
+ * when there was no memory for the lanes (no point was run). `trace` calls sample. */
+static inline int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t count,
+                                const volatile sig_atomic_t *stop, int trace);
+
+#include "hybrid_impl.h"
+
+#endif

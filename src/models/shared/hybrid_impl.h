@@ -1,0 +1,747 @@
+/* hybrid_impl.h: how is_hybrid_run works (hybrid.h is the contract; include that, not
+ * this). Private names begin with ish_. A round takes one trial step of every busy block
+ * (ish_trial_steps), then settles each block (ish_settle): lanes whose step crossed an
+ * event locate it (ish_locate) and either report it on the dense output (observe) or go
+ * there by their next step (landing); landed lanes arrive (ish_arrive: on_event, resets,
+ * accumulation); the others accept or reject their step. Lanes whose run is over are
+ * finished and refilled from the batch between rounds (ish_refill). */
+#ifndef IMPACTSWEEP_HYBRID_IMPL_H
+#define IMPACTSWEEP_HYBRID_IMPL_H
+
+/* Dormand & Prince (1980) 5(4): nodes, rows, the 5th-order weights (the last row: the
+ * step is first same as last), the error weights (5th minus 4th order) and Hairer's
+ * dense output of order 4 (DOPRI5's contd5). */
+static const double ish_c[7] = {0.0, 1.0 / 5, 3.0 / 10, 4.0 / 5, 8.0 / 9, 1.0, 1.0};
+static const double ish_a[7][6] = {
+    {0},
+    {1.0 / 5},
+    {3.0 / 40, 9.0 / 40},
+    {44.0 / 45, -56.0 / 15, 32.0 / 9},
+    {19372.0 / 6561, -25360.0 / 2187, 64448.0 / 6561, -212.0 / 729},
+    {9017.0 / 3168, -355.0 / 33, 46732.0 / 5247, 49.0 / 176, -5103.0 / 18656},
+    {35.0 / 384, 0.0, 500.0 / 1113, 125.0 / 192, -2187.0 / 6784, 11.0 / 84}};
+static const double ish_e[7] = {71.0 / 57600,      0.0,           -71.0 / 16695, 71.0 / 1920,
+                                -17253.0 / 339200, 22.0 / 525,    -1.0 / 40};
+static const double ish_d[7] = {-12715105075.0 / 11282082432.0, 0.0,
+                                87487479700.0 / 32700410799.0,  -10690763975.0 / 1880347072.0,
+                                701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
+                                69997945.0 / 29380423.0};
+
+#define ISH_D IS_HYBRID_MAX_DIM
+#define ISH_E IS_HYBRID_MAX_EVENTS
+
+/* One vector of lanes and what the integrator keeps of each: the state at t, f(t, y)
+ * (field mode), the event values and rates there, the side of each event, the step, the
+ * per-point settings, the counts, and the accumulation watch. */
+typedef struct ish_block {
+    is_hybrid_lanes pub;
+    lv_double y[ISH_D], f[ISH_D], g[ISH_E], dg[ISH_E]; /* sides: pub.side */
+    lv_double t, h, h_resume, t_end, h_max, rtol, atol, max_steps, max_events;
+    lv_double zeno_tail, zeno_events, stick_speed;
+    lv_double steps, rejected, events, accumulations;
+    lv_double last_reset, last_interval, shrinking;
+    lv_mask active, landing, was_rejected, clamped, pend[ISH_E];
+    size_t point[LV_WIDTH];
+} ish_block;
+
+/* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
+ * end, event values there, and the squared error norm. */
+typedef struct ish_trial {
+    lv_double h, k[7][ISH_D], y1[ISH_D], g1[ISH_E], dg1[ISH_E], err2;
+} ish_trial;
+
+/* The event crossings from a side to values g (direction filtered): cross[e]. */
+static inline lv_mask ish_crossings(const is_hybrid_system *sys, const lv_double *side,
+                                    const lv_double *g, lv_mask *cross)
+{
+    lv_mask any = lv_mask_none();
+    for (int e = 0; e < sys->events; e++) {
+        lv_mask up = lv_lt(side[e], lv_zero()) & lv_ge(g[e], lv_zero());
+        lv_mask down = lv_gt(side[e], lv_zero()) & lv_le(g[e], lv_zero());
+        int d = sys->direction[e];
+        cross[e] = d > 0 ? up : d < 0 ? down : up | down;
+        any |= cross[e];
+    }
+    return any;
+}
+
+/* -1, 1, or `keep` where g is 0 (or NaN). */
+static inline lv_double ish_side_of(lv_double g, lv_double keep)
+{
+    return lv_sel(lv_lt(g, lv_zero()), lv_splat(-1.0),
+                  lv_sel(lv_gt(g, lv_zero()), lv_splat(1.0), keep));
+}
+
+/* The controller's factor 0.9 err^(-1/5) from err2 = err^2 (so no square root): x^(-1/10)
+ * from x's exponent and mantissa, log2(m) ~ m - 1 and 2^f ~ 1 + f (0.6565 + 0.3435 f),
+ * within about 1% (a step size needs no more), in elementwise operations. */
+static inline lv_double ish_factor(lv_double err2)
+{
+    lv_double x = lv_min_nanb(lv_max_nanb(err2, lv_splat(1e-30)), lv_splat(1e30));
+    lv_int bits = lv_as_int(x);
+    lv_double m = lv_as_double((bits & 0x000fffffffffffff) | 0x3ff0000000000000);
+    lv_double e = (lv_as_double((bits >> 52) | 0x4330000000000000) - 0x1p52) - 1023.0;
+    lv_double y = -0.1 * (e + (m - 1.0)); /* ~ log2 x^(-1/10), in [-10, 10] */
+    lv_double n = (y + 0x1.8p52) - 0x1.8p52; /* nearest integer */
+    n = lv_sel(lv_gt(n, y), n - 1.0, n);     /* floor */
+    lv_double f = y - n;
+    lv_double two_n = lv_as_double((lv_as_int(n + 0x1.8p52) - lv_as_int(lv_splat(0x1.8p52)) +
+                                    1023) << 52);
+    return 0.9 * two_n * (1.0 + f * (0.6565 + 0.3435 * f));
+}
+
+/* --- trial steps -------------------------------------------------------------------- */
+
+/* One DOPRI5 trial step of each of the nb blocks, stage by stage across them. */
+static inline void ish_trial_steps_field(const is_hybrid_system *sys, ish_block *const *bs,
+                                         int nb, ish_trial *tr)
+{
+    const int d = sys->dimension;
+    lv_double s[ISH_D];
+    for (int j = 0; j < nb; j++) {
+        tr[j].h = bs[j]->h;
+        for (int i = 0; i < d; i++)
+            tr[j].k[0][i] = bs[j]->f[i];
+    }
+    for (int st = 1; st < 7; st++)
+        for (int j = 0; j < nb; j++) {
+            const ish_block *b = bs[j];
+            ish_trial *T = &tr[j];
+            for (int i = 0; i < d; i++) {
+                lv_double sum = ish_a[st][0] * T->k[0][i];
+                for (int q = 1; q < st; q++)
+                    if (ish_a[st][q] != 0.0)
+                        sum = sum + ish_a[st][q] * T->k[q][i];
+                s[i] = b->y[i] + T->h * sum;
+            }
+            if (st == 6)
+                for (int i = 0; i < d; i++)
+                    T->y1[i] = s[i];
+            sys->field(&b->pub, b->t + ish_c[st] * T->h, s, T->k[st]);
+        }
+    for (int j = 0; j < nb; j++) {
+        const ish_block *b = bs[j];
+        ish_trial *T = &tr[j];
+        lv_double sum2 = lv_zero();
+        for (int i = 0; i < d; i++) {
+            lv_double err = ish_e[0] * T->k[0][i];
+            for (int q = 2; q < 7; q++)
+                err = err + ish_e[q] * T->k[q][i];
+            err = T->h * err;
+            lv_double scale = b->atol + b->rtol * lv_max_nanb(lv_abs(b->y[i]), lv_abs(T->y1[i]));
+            lv_double r = err / scale;
+            sum2 = sum2 + r * r;
+        }
+        T->err2 = sum2 * (1.0 / d);
+    }
+}
+
+/* One flow step of each block (exact: no error). */
+static inline void ish_trial_steps_flow(const is_hybrid_system *sys, ish_block *const *bs, int nb,
+                                        ish_trial *tr)
+{
+    for (int j = 0; j < nb; j++) {
+        tr[j].h = bs[j]->h;
+        sys->flow(&bs[j]->pub, bs[j]->t, bs[j]->y, tr[j].h, tr[j].y1);
+        tr[j].err2 = lv_zero();
+    }
+}
+
+/* The events (and rates) at a step's end (t1, y1, f1). */
+static inline void ish_events_at(const is_hybrid_system *sys, const ish_block *b, lv_double t1,
+                                 const lv_double *y1, const lv_double *f1, lv_double *g,
+                                 lv_double *dg)
+{
+    sys->event_values(&b->pub, t1, y1, sys->field ? f1 : NULL, g);
+    if (sys->event_rates)
+        sys->event_rates(&b->pub, t1, y1, sys->field ? f1 : NULL, dg);
+}
+
+/* --- the state inside a step -------------------------------------------------------- */
+
+/* DOPRI5's dense output of a trial step: y(theta) = r0 + theta (r1 + (1 - theta) (r2 +
+ * theta (r3 + (1 - theta) r4))), or the flow itself. */
+typedef struct ish_dense {
+    lv_double r[5][ISH_D];
+} ish_dense;
+
+static inline void ish_dense_init(const is_hybrid_system *sys, const ish_block *b,
+                                  const ish_trial *T, ish_dense *D)
+{
+    if (!sys->field)
+        return;
+    for (int i = 0; i < sys->dimension; i++) {
+        lv_double ydiff = T->y1[i] - b->y[i], bspl = T->h * T->k[0][i] - ydiff;
+        lv_double cont = ish_d[0] * T->k[0][i];
+        for (int q = 2; q < 7; q++)
+            cont = cont + ish_d[q] * T->k[q][i];
+        D->r[0][i] = b->y[i];
+        D->r[1][i] = ydiff;
+        D->r[2][i] = bspl;
+        D->r[3][i] = ydiff - T->h * T->k[6][i] - bspl;
+        D->r[4][i] = T->h * cont;
+    }
+}
+
+static inline void ish_dense_at(const is_hybrid_system *sys, const ish_block *b,
+                                const ish_trial *T, const ish_dense *D, lv_double theta,
+                                lv_double *y)
+{
+    if (!sys->field) {
+        sys->flow(&b->pub, b->t, b->y, theta * T->h, y);
+        return;
+    }
+    lv_double rest = 1.0 - theta;
+    for (int i = 0; i < sys->dimension; i++)
+        y[i] = D->r[0][i] +
+               theta * (D->r[1][i] +
+                        rest * (D->r[2][i] + theta * (D->r[3][i] + rest * D->r[4][i])));
+}
+
+/* The smallest side * g over the events in cross (infinity where none). */
+static inline lv_double ish_least(const is_hybrid_system *sys, const lv_double *side,
+                                  const lv_mask *cross, const lv_double *g)
+{
+    lv_double least = lv_splat(__builtin_inf());
+    for (int e = 0; e < sys->events; e++)
+        least = lv_min_nanb(least, lv_sel(cross[e], side[e] * g[e], lv_splat(__builtin_inf())));
+    return least;
+}
+
+/* The first crossing in (lo, hi] of the events in cross[] for the lanes m: the Illinois
+ * method on G = min over them of side * g (G(lo) = glo > 0 > G(hi) = ghi), on the dense
+ * output. Returns the located share of the step (the first point past the root: the
+ * crossing has happened there), with the events' values there in g_at. */
+static inline lv_double ish_locate(const is_hybrid_system *sys, const ish_block *b,
+                                   const ish_trial *T, const ish_dense *D, lv_mask m,
+                                   const lv_mask *cross, lv_double lo, lv_double glo,
+                                   lv_double hi, lv_double ghi, lv_double *g_at)
+{
+    lv_double tol = lv_splat(__builtin_inf());
+    for (int e = 0; e < sys->events; e++) {
+        double te = sys->locate_tolerance[e] > 0.0 ? sys->locate_tolerance[e]
+                    : sys->field                    ? 1e-9
+                                                    : 4.0 * DBL_EPSILON;
+        tol = lv_sel(cross[e], lv_min_nanb(tol, lv_splat(te)), tol);
+    }
+    lv_double moved = lv_zero(); /* the side moved last: -1 lo, 1 hi */
+    lv_double y[ISH_D], g[ISH_E];
+    for (int iter = 0; iter < 200; iter++) {
+        lv_mask open = m & lv_gt(hi - lo, tol);
+        if (!lv_any(open))
+            break;
+        lv_double s = (glo * hi - ghi * lo) / (glo - ghi);
+        /* bisection where the secant would creep: outside the bracket, or from a start
+         * on the boundary (G(lo) ~ 0: just after a reset, or at a located event) */
+        lv_mask secant = lv_gt(s, lo) & lv_lt(s, hi) & lv_gt(glo, -1e-3 * ghi);
+        s = lv_sel(secant, s, 0.5 * (lo + hi));
+        ish_dense_at(sys, b, T, D, s, y);
+        sys->event_values(&b->pub, b->t + s * T->h, y, NULL, g);
+        lv_double G = ish_least(sys, b->pub.side, cross, g);
+        lv_mask zero = open & lv_eq(G, lv_zero()), below = open & lv_lt(G, lv_zero());
+        lv_mask above = open & lv_not(zero | below) & lv_eq(G, G);
+        lv_mask to_hi = below | zero | (open & lv_ne(G, G)); /* NaN: past the root */
+        /* Illinois: an end kept twice in a row has its value halved */
+        ghi = lv_sel(above & lv_lt(moved, lv_zero()), 0.5 * ghi, ghi);
+        glo = lv_sel(to_hi & lv_gt(moved, lv_zero()), 0.5 * glo, glo);
+        lo = lv_sel(above, s, lo);
+        glo = lv_sel(above, G, glo);
+        hi = lv_sel(to_hi, s, hi);
+        ghi = lv_sel(to_hi, lv_min_nanb(G, lv_splat(-DBL_MIN)), ghi);
+        moved = lv_sel(above, lv_splat(-1.0), lv_sel(to_hi, lv_splat(1.0), moved));
+        for (int e = 0; e < sys->events; e++)
+            g_at[e] = lv_sel(to_hi, g[e], g_at[e]);
+        lo = lv_sel(zero, s, lo); /* an exact zero ends the search there */
+    }
+    return hi;
+}
+
+/* --- lanes in and out --------------------------------------------------------------- */
+
+static inline void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
+                                is_hybrid_status status)
+{
+    is_hybrid_end e;
+    memset(&e, 0, sizeof e);
+    e.status = status;
+    e.t = b->t[l];
+    for (int i = 0; i < sys->dimension; i++)
+        e.y[i] = b->y[i][l];
+    for (int r = 0; r < IS_HYBRID_MAX_RECORDS; r++)
+        e.rec[r] = b->pub.rec[r][l];
+    e.steps = (int64_t)b->steps[l];
+    e.rejected = (int64_t)b->rejected[l];
+    e.events = (int64_t)b->events[l];
+    e.accumulations = (int64_t)b->accumulations[l];
+    sys->finish(b->pub.ctx, b->point[l], &e);
+}
+
+/* Ends the active lanes of m with this status. */
+static inline void ish_end(const is_hybrid_system *sys, ish_block *b, lv_mask m,
+                           is_hybrid_status status)
+{
+    m = m & b->active;
+    if (!lv_any(m))
+        return;
+    for (int l = 0; l < LV_WIDTH; l++)
+        if (lv_mask_lane(m, l))
+            ish_lane_end(sys, b, l, status);
+    b->active = b->active & lv_not(m);
+}
+
+/* Lane l takes the point s (the block's f and g are worked out for it afterwards). */
+static inline void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid_start *s,
+                                 int field)
+{
+    b->point[l] = point;
+    b->t[l] = s->t;
+    b->t_end[l] = s->t_end;
+    for (int i = 0; i < ISH_D; i++)
+        b->y[i][l] = s->y[i];
+    for (int p = 0; p < IS_HYBRID_MAX_PARAMS; p++)
+        b->pub.par[p][l] = s->par[p];
+    for (int r = 0; r < IS_HYBRID_MAX_RECORDS; r++)
+        b->pub.rec[r][l] = s->rec[r];
+    b->h_max[l] = s->h_max > 0.0 ? s->h_max : __builtin_inf();
+    b->h[l] = s->h > 0.0 ? s->h : field ? 1e-2 * sqrt(s->rtol) : b->h_max[l];
+    b->h_resume[l] = b->h[l];
+    b->rtol[l] = s->rtol;
+    b->atol[l] = s->atol;
+    b->max_steps[l] = s->max_steps > 0.0 ? s->max_steps : __builtin_inf();
+    b->max_events[l] = s->max_events > 0.0 ? s->max_events : __builtin_inf();
+    b->zeno_tail[l] = s->zeno_tail;
+    b->zeno_events[l] = s->zeno_events > 0.0 ? s->zeno_events : 3.0;
+    b->stick_speed[l] = s->stick_speed;
+    b->steps[l] = b->rejected[l] = b->events[l] = b->accumulations[l] = 0.0;
+    b->last_reset[l] = s->t;
+    b->last_interval[l] = __builtin_inf();
+    b->shrinking[l] = 0.0;
+    for (int e = 0; e < ISH_E; e++)
+        b->pub.side[e][l] = 0.0; /* from g, by the caller */
+}
+
+
+/* f, g and the rates at the block's state for the lanes m (the others keep theirs, which
+ * came from their own step: recomputing them could give other bits where t was clamped
+ * to t_end); the sides of m's events from g where `sides`. */
+static inline void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_mask m, int sides)
+{
+    lv_double f[ISH_D], g[ISH_E], dg[ISH_E];
+    if (sys->field) {
+        sys->field(&b->pub, b->t, b->y, f);
+        for (int i = 0; i < sys->dimension; i++)
+            b->f[i] = lv_sel(m, f[i], b->f[i]);
+    }
+    ish_events_at(sys, b, b->t, b->y, b->f, g, dg);
+    for (int e = 0; e < sys->events; e++) {
+        b->g[e] = lv_sel(m, g[e], b->g[e]);
+        if (sys->event_rates)
+            b->dg[e] = lv_sel(m, dg[e], b->dg[e]);
+        if (sides)
+            b->pub.side[e] = lv_sel(m, ish_side_of(g[e], b->pub.side[e]), b->pub.side[e]);
+    }
+}
+
+/* Fills the block's free lanes from the batch (*next: the next point). Returns 1 if the
+ * block has an active lane. A lane whose point has ended keeps its last state (every
+ * update is masked), so an idle lane computes harmless numbers. */
+static inline int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t count,
+                             size_t *next)
+{
+    lv_mask loaded = lv_mask_none();
+    for (int l = 0; l < LV_WIDTH && *next < count; l++) {
+        if (lv_mask_lane(b->active, l))
+            continue;
+        while (*next < count) {
+            is_hybrid_start s;
+            memset(&s, 0, sizeof s);
+            size_t point = (*next)++;
+            if (!sys->start(b->pub.ctx, point, &s))
+                continue;
+            ish_lane_load(b, l, point, &s, sys->field != NULL);
+            loaded |= lv_eq(lv_iota(), lv_splat(l));
+            break;
+        }
+    }
+    if (lv_any(loaded)) {
+        for (int e = 0; e < ISH_E; e++)
+            b->pend[e] = b->pend[e] & lv_not(loaded);
+        b->landing = b->landing & lv_not(loaded);
+        b->was_rejected = b->was_rejected & lv_not(loaded);
+        b->active = b->active | loaded;
+        ish_at_state(sys, b, loaded, 1);
+    }
+    return lv_any(b->active);
+}
+
+static inline void ish_sample(const is_hybrid_system *sys, const ish_block *b, lv_mask m)
+{
+    double y[ISH_D];
+    for (int l = 0; l < LV_WIDTH; l++)
+        if (lv_mask_lane(m, l)) {
+            for (int i = 0; i < sys->dimension; i++)
+                y[i] = b->y[i][l];
+            sys->sample(b->pub.ctx, b->point[l], b->t[l], y);
+        }
+}
+
+/* Before a trial step: lanes out of budget end; the step is cut to the longest allowed
+ * and to the horizon (a step to an event keeps its length). */
+static inline void ish_begin(const is_hybrid_system *sys, ish_block *b)
+{
+    ish_end(sys, b, lv_not(b->landing) & lv_ge(b->steps, b->max_steps), IS_HYBRID_BUDGET);
+    lv_mask free = b->active & lv_not(b->landing);
+    lv_double h = lv_min_nanb(b->h, b->h_max);
+    if (sys->step_limit)
+        h = lv_min_nanb(h, sys->step_limit(&b->pub, b->t));
+    lv_double left = b->t_end - b->t;
+    b->clamped = free & lv_ge(h, left);
+    b->h = lv_sel(free, lv_sel(b->clamped, left, h), b->h);
+}
+
+/* --- accumulation ------------------------------------------------------------------- */
+
+/* After the arrivals `reset` (lanes where an IS_HYBRID_RESET event fired, fired[]): the
+ * watch of their intervals, and the accumulations it finds (or sticking), handed to
+ * on_accumulate. Returns the lanes to end: [0] ended by the model, [1] Zeno without a
+ * model's answer. */
+static inline void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mask reset,
+                                  const lv_mask *fired, lv_mask *ended, lv_mask *zeno)
+{
+    lv_double interval = b->t - b->last_reset;
+    lv_mask shrunk = lv_lt(interval, b->last_interval);
+    b->shrinking = lv_sel(reset, lv_sel(shrunk, b->shrinking + 1.0, lv_zero()), b->shrinking);
+    lv_double q = interval / b->last_interval;
+    lv_double rest = interval * q / (1.0 - q);
+    lv_mask on = lv_gt(b->zeno_tail, lv_zero());
+    lv_mask geometric = lv_ge(b->shrinking, b->zeno_events) & lv_lt(rest, b->zeno_tail);
+    lv_mask at_once = lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
+    lv_mask stuck = lv_mask_none();
+    if (sys->event_rates)
+        for (int e = 0; e < sys->events; e++)
+            if (sys->kind[e] == IS_HYBRID_RESET)
+                stuck |= fired[e] & lv_le(lv_abs(b->dg[e]), b->stick_speed) &
+                         lv_gt(b->stick_speed, lv_zero());
+    lv_mask accumulate = reset & ((on & (geometric | at_once)) | stuck);
+    b->last_interval = lv_sel(reset, interval, b->last_interval);
+    b->last_reset = lv_sel(reset, b->t, b->last_reset);
+    if (!lv_any(accumulate))
+        return;
+    lv_double t_star = lv_sel(geometric & lv_not(stuck | at_once), b->t + rest, b->t);
+    if (!sys->on_accumulate) {
+        *zeno |= accumulate;
+        return;
+    }
+    lv_double y[ISH_D];
+    for (int i = 0; i < sys->dimension; i++)
+        y[i] = b->y[i];
+    *ended |= accumulate & sys->on_accumulate(&b->pub, accumulate, b->t, t_star, y);
+    for (int i = 0; i < sys->dimension; i++)
+        b->y[i] = lv_sel(accumulate, y[i], b->y[i]);
+    b->t = lv_sel(accumulate, t_star, b->t);
+    b->accumulations = lv_add_where(accumulate, b->accumulations, lv_splat(1.0));
+    b->shrinking = lv_sel(accumulate, lv_zero(), b->shrinking);
+    b->last_interval = lv_sel(accumulate, lv_splat(__builtin_inf()), b->last_interval);
+    b->last_reset = lv_sel(accumulate, b->t, b->last_reset);
+    ish_at_state(sys, b, accumulate, 1);
+}
+
+/* --- arrivals and the end of a step -------------------------------------------------- */
+
+/* The lanes A whose step to an event was accepted: at its end (t1, y1), the events
+ * pending and any other crossed there happen together: on_event, the sides (an
+ * IS_HYBRID_RESET event returns to the side it came from, the others pass), the watch
+ * for accumulation, and the lanes that end. */
+static inline void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                              lv_mask A, const lv_mask *cross, lv_double t1, int trace)
+{
+    lv_mask fired[ISH_E], reset = lv_mask_none();
+    for (int e = 0; e < sys->events; e++) {
+        fired[e] = A & (b->pend[e] | cross[e]);
+        if (sys->kind[e] == IS_HYBRID_RESET)
+            reset |= fired[e];
+        b->pend[e] = b->pend[e] & lv_not(A);
+    }
+    b->t = lv_sel(A, t1, b->t);
+    for (int i = 0; i < sys->dimension; i++) {
+        b->y[i] = lv_sel(A, T->y1[i], b->y[i]);
+        b->f[i] = lv_sel(A, T->k[6][i], b->f[i]);
+    }
+    b->events = lv_add_where(A, b->events, lv_splat(1.0));
+    if (trace)
+        ish_sample(sys, b, A);
+    lv_double y[ISH_D];
+    for (int i = 0; i < sys->dimension; i++)
+        y[i] = b->y[i];
+    lv_mask ended = A & sys->on_event(&b->pub, fired, b->t, y), zeno = lv_mask_none();
+    for (int i = 0; i < sys->dimension; i++)
+        b->y[i] = lv_sel(A, y[i], b->y[i]);
+    lv_double before[ISH_E];
+    for (int e = 0; e < sys->events; e++)
+        before[e] = b->pub.side[e];
+    ish_at_state(sys, b, A, 1);
+    for (int e = 0; e < sys->events; e++) {
+        lv_double old = before[e], back = lv_sel(lv_eq(old, lv_zero()),
+                                                 lv_splat(sys->direction[e] > 0 ? -1.0 : 1.0), old);
+        lv_double passed = lv_sel(lv_eq(old, lv_zero()), b->pub.side[e], -old);
+        lv_double side = sys->kind[e] == IS_HYBRID_RESET ? back : passed;
+        b->pub.side[e] = lv_sel(fired[e], side, b->pub.side[e]);
+    }
+    ish_accumulate(sys, b, reset & lv_not(ended), fired, &ended, &zeno);
+    if (trace && lv_any(reset))
+        ish_sample(sys, b, A & lv_not(ended | zeno));
+    b->h = lv_sel(A, b->h_resume, b->h);
+    b->landing = b->landing & lv_not(A);
+    b->was_rejected = b->was_rejected & lv_not(A);
+    ish_end(sys, b, ended, IS_HYBRID_ENDED);
+    ish_end(sys, b, zeno, IS_HYBRID_ZENO);
+    ish_end(sys, b, lv_ge(b->events, b->max_events), IS_HYBRID_BUDGET);
+}
+
+/* Observe events at the share theta of the step, for the lanes O (fired[]): reported at
+ * the dense output's state there; the step goes on. */
+static inline void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                               const ish_dense *D, lv_mask O, const lv_mask *fired,
+                               lv_double theta)
+{
+    lv_double y[ISH_D], t = b->t + theta * T->h;
+    ish_dense_at(sys, b, T, D, theta, y);
+    lv_mask ended = O & sys->on_event(&b->pub, fired, t, y);
+    for (int e = 0; e < sys->events; e++)
+        b->pub.side[e] = lv_sel(fired[e], -b->pub.side[e], b->pub.side[e]);
+    b->events = lv_add_where(O, b->events, lv_splat(1.0));
+    if (lv_any(ended)) { /* the run ends there */
+        b->t = lv_sel(ended, t, b->t);
+        for (int i = 0; i < sys->dimension; i++)
+            b->y[i] = lv_sel(ended, y[i], b->y[i]);
+        ish_end(sys, b, ended, IS_HYBRID_ENDED);
+    }
+}
+
+/* Flow mode with event rates: an event on its side at both ends of the step whose Hermite
+ * cubic (values and rates at the ends) dips through zero inside it, where the flow
+ * confirms it, crossed by the cubic's minimum: cross[e] is set and *hi is that share of
+ * the step (1 elsewhere). A dip shallower than the cubic's error goes unseen. */
+static inline void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                              lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
+{
+    lv_mask found = lv_mask_none();
+    lv_double at = lv_splat(1.0), y[ISH_D], g[ISH_E];
+    for (int e = 0; e < sys->events; e++) {
+        lv_double s = b->pub.side[e];
+        lv_double p0 = s * b->g[e], p1 = s * T->g1[e];
+        lv_double m0 = s * T->h * b->dg[e], m1 = s * T->h * T->dg1[e];
+        int d = sys->direction[e];
+        lv_mask watch = m & lv_not(cross[e]) & lv_gt(p0, lv_zero()) & lv_gt(p1, lv_zero()) &
+                        lv_lt(m0, lv_zero()) & lv_gt(m1, lv_zero()) &
+                        (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
+        if (!lv_any(watch))
+            continue;
+        /* p'(x) = A x^2 + B x + C on [0, 1]: its root where p' turns from - to + */
+        lv_double A = 6.0 * (p0 - p1) + 3.0 * (m0 + m1), B = 6.0 * (p1 - p0) - 4.0 * m0 - 2.0 * m1;
+        lv_double disc = lv_max_nanb(B * B - 4.0 * A * m0, lv_zero());
+        lv_double x = lv_sel(lv_eq(A, lv_zero()), -m0 / B, (-B + lv_sqrt(disc)) / (2.0 * A));
+        x = lv_min_nanb(lv_max_nanb(x, lv_zero()), lv_splat(1.0));
+        lv_double r = 1.0 - x;
+        lv_double px = (1.0 + 2.0 * x) * r * r * p0 + x * r * r * m0 + x * x * (3.0 - 2.0 * x) * p1 -
+                       x * x * r * m1;
+        watch &= lv_lt(px, lv_zero()) & lv_gt(x, lv_zero()) & lv_lt(x, lv_splat(1.0));
+        if (!lv_any(watch))
+            continue;
+        sys->flow(&b->pub, b->t, b->y, x * T->h, y);
+        sys->event_values(&b->pub, b->t + x * T->h, y, NULL, g);
+        watch &= lv_le(s * g[e], lv_zero()) & lv_lt(x, at);
+        cross[e] |= watch;
+        found |= watch;
+        at = lv_sel(watch, x, at);
+        for (int k = 0; k < sys->events; k++)
+            g_hi[k] = lv_sel(watch, g[k], g_hi[k]);
+    }
+    *hi = lv_sel(found, at, lv_splat(1.0));
+}
+
+/* The lanes of `todo` whose trial step crossed events (cross[]): the first crossing is
+ * located (ish_locate, from the step's start, or beyond observe events already reported
+ * in the step); observe events found first are reported and the search goes on past them;
+ * otherwise the lane's next step goes exactly there (landing, with the events pending).
+ * Returns the lanes now landing. */
+static inline lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                                 lv_mask todo, lv_mask accepted, const lv_mask *cross0,
+                                 lv_double hi0, const lv_double *g_hi0, lv_double h_next)
+{
+    ish_dense D;
+    ish_dense_init(sys, b, T, &D);
+    lv_double lo = lv_zero(), g_lo[ISH_E], g_at[ISH_E];
+    lv_mask landing = lv_mask_none(), search[ISH_E], cross[ISH_E];
+    for (int e = 0; e < sys->events; e++)
+        g_lo[e] = b->g[e];
+    for (int round = 0; round <= sys->events && lv_any(todo); round++) {
+        const lv_double *g_hi = round == 0 ? g_hi0 : T->g1;
+        if (round == 0)
+            for (int e = 0; e < sys->events; e++)
+                cross[e] = cross0[e];
+        else
+            ish_crossings(sys, b->pub.side, T->g1, cross);
+        lv_mask found = lv_mask_none();
+        for (int e = 0; e < sys->events; e++) {
+            /* a rejected step is searched for the events it must not straddle */
+            lv_mask ok = sys->kind[e] == IS_HYBRID_OBSERVE ? accepted : todo;
+            search[e] = cross[e] & todo & ok;
+            found |= search[e];
+        }
+        todo &= found;
+        if (!lv_any(todo))
+            break;
+        /* G(lo) <= 0 (a lane on the boundary after a reset, or a rounding) counts as
+         * just before the crossing: the search finds it at lo if it is there */
+        lv_double glo = ish_least(sys, b->pub.side, search, g_lo);
+        lv_double hi = round == 0 ? hi0 : lv_splat(1.0);
+        lv_double ghi = lv_min_nanb(ish_least(sys, b->pub.side, search, g_hi), lv_splat(-DBL_MIN));
+        for (int e = 0; e < sys->events; e++)
+            g_at[e] = g_hi[e];
+        lv_double theta = ish_locate(sys, b, T, &D, todo, search, lo,
+                                     lv_max_nanb(glo, lv_splat(DBL_MIN)), hi, ghi, g_at);
+        lv_mask fired[ISH_E], observed = todo & accepted;
+        for (int e = 0; e < sys->events; e++) {
+            fired[e] = search[e] & lv_le(b->pub.side[e] * g_at[e], lv_zero());
+            if (sys->kind[e] != IS_HYBRID_OBSERVE)
+                observed &= lv_not(fired[e]);
+        }
+        lv_mask land = todo & lv_not(observed);
+        if (lv_any(observed)) {
+            lv_mask obs_fired[ISH_E];
+            for (int e = 0; e < sys->events; e++)
+                obs_fired[e] = fired[e] & observed;
+            ish_observe(sys, b, T, &D, observed, obs_fired, theta);
+            observed &= b->active;
+        }
+        for (int e = 0; e < sys->events; e++)
+            b->pend[e] = (land & fired[e]) | (lv_not(land) & b->pend[e]);
+        b->h_resume = lv_sel(land, h_next, b->h_resume);
+        b->h = lv_sel(land, theta * T->h, b->h);
+        landing |= land;
+        todo = observed;
+        lo = lv_sel(observed, theta, lo);
+        for (int e = 0; e < sys->events; e++)
+            g_lo[e] = lv_sel(observed, g_at[e], g_lo[e]);
+    }
+    return landing;
+}
+
+/* The lanes that advance to the trial step's end (t1): its state, f, events and rates;
+ * the sides of the events from their values there. */
+static inline void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                               lv_mask m, lv_double t1, lv_double h_next)
+{
+    b->t = lv_sel(m, t1, b->t);
+    for (int i = 0; i < sys->dimension; i++) {
+        b->y[i] = lv_sel(m, T->y1[i], b->y[i]);
+        b->f[i] = lv_sel(m, T->k[6][i], b->f[i]);
+    }
+    for (int e = 0; e < sys->events; e++) {
+        b->g[e] = lv_sel(m, T->g1[e], b->g[e]);
+        b->dg[e] = lv_sel(m, T->dg1[e], b->dg[e]);
+        b->pub.side[e] = lv_sel(m, ish_side_of(T->g1[e], b->pub.side[e]), b->pub.side[e]);
+    }
+    b->h = lv_sel(m, h_next, b->h);
+    b->was_rejected = b->was_rejected & lv_not(m);
+}
+
+/* After the trial step of the block: failures, then for each lane one of: a step to an
+ * event accepted (ish_arrive), events to locate (ish_search), a plain accepted step
+ * (ish_advance), a rejected one (shrunk: no more than 5 times, no growth after it); last
+ * the horizon. */
+static inline void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial *T, int trace)
+{
+    lv_double t1 = lv_sel(b->clamped, b->t_end, b->t + T->h);
+    ish_events_at(sys, b, t1, T->y1, T->k[6], T->g1, T->dg1);
+    lv_double finite = T->err2;
+    for (int i = 0; i < sys->dimension; i++)
+        finite = finite + (T->y1[i] - T->y1[i]); /* NaN if any is not finite */
+    ish_end(sys, b, lv_ne(finite - finite, lv_zero()), IS_HYBRID_NONFINITE);
+    if (sys->field) {
+        lv_double unit = 16.0 * DBL_EPSILON * lv_max_nanb(lv_splat(1.0), lv_abs(b->t));
+        ish_end(sys, b, lv_not(b->landing) & lv_lt(T->h, unit), IS_HYBRID_UNDERFLOW);
+    }
+    lv_mask act = b->active;
+    b->steps = lv_add_where(act, b->steps, lv_splat(1.0));
+    lv_mask accepted = act & lv_le(T->err2, lv_splat(1.0)), rejected = act & lv_not(accepted);
+    b->rejected = lv_add_where(rejected, b->rejected, lv_splat(1.0));
+    lv_double factor = lv_max_nanb(lv_splat(0.2), ish_factor(T->err2));
+    lv_double growth = lv_sel(b->was_rejected, lv_splat(1.0), lv_splat(5.0));
+    lv_double h_next = T->h * lv_min_nanb(growth, factor);
+    lv_mask cross[ISH_E];
+    lv_double hi0 = lv_splat(1.0), g_hi0[ISH_E];
+    ish_crossings(sys, b->pub.side, T->g1, cross);
+    for (int e = 0; e < sys->events; e++)
+        g_hi0[e] = T->g1[e];
+    lv_mask free = act & lv_not(b->landing);
+    if (!sys->field && sys->event_rates)
+        ish_grazes(sys, b, T, free, cross, &hi0, g_hi0);
+    lv_mask todo = lv_mask_none();
+    for (int e = 0; e < sys->events; e++)
+        todo |= cross[e] & free;
+    lv_mask landed = b->landing & accepted, missed = b->landing & rejected, to_event = lv_mask_none();
+    if (lv_any(todo))
+        to_event = ish_search(sys, b, T, todo, accepted, cross, hi0, g_hi0,
+                              lv_sel(accepted, h_next, T->h));
+    lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
+    ish_advance(sys, b, T, plain, t1, h_next);
+    if (trace && lv_any(plain))
+        ish_sample(sys, b, plain);
+    lv_mask shrink = rejected & b->active & lv_not(to_event);
+    b->h = lv_sel(shrink, T->h * factor, b->h);
+    b->was_rejected = b->was_rejected | shrink;
+    for (int e = 0; e < sys->events; e++)
+        b->pend[e] = b->pend[e] & lv_not(missed);
+    b->landing = (b->landing & lv_not(missed)) | to_event;
+    if (lv_any(landed))
+        ish_arrive(sys, b, T, landed, cross, t1, trace);
+    ish_end(sys, b, lv_not(b->landing) & lv_ge(b->t, b->t_end), IS_HYBRID_HORIZON);
+}
+
+static inline int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t count,
+                                const volatile sig_atomic_t *stop, int trace)
+{
+    if (count == 0)
+        return 0;
+    const size_t size = (sizeof(ish_block) * IS_HYBRID_BLOCKS + 63) / 64 * 64;
+    ish_block *blocks = aligned_alloc(64, size); /* the vectors' alignment */
+    if (!blocks)
+        return -1;
+    memset(blocks, 0, size); /* no lane active, no mask set */
+    for (int j = 0; j < IS_HYBRID_BLOCKS; j++)
+        blocks[j].pub.ctx = ctx;
+    trace = trace && sys->sample;
+    size_t next = 0;
+    int stopped = 0;
+    for (uint64_t round = 0;; round++) {
+        ish_block *busy[IS_HYBRID_BLOCKS];
+        int nb = 0;
+        for (int j = 0; j < IS_HYBRID_BLOCKS; j++)
+            if (ish_refill(sys, &blocks[j], count, &next))
+                busy[nb++] = &blocks[j];
+        if (nb == 0)
+            break;
+        if (round % IS_HYBRID_POLL == 0 && stop && *stop) {
+            stopped = 1;
+            break;
+        }
+        if (round == 0 && trace)
+            for (int j = 0; j < nb; j++)
+                ish_sample(sys, busy[j], busy[j]->active);
+        ish_trial tr[IS_HYBRID_BLOCKS];
+        for (int j = 0; j < nb; j++)
+            ish_begin(sys, busy[j]);
+        if (sys->field)
+            ish_trial_steps_field(sys, busy, nb, tr);
+        else
+            ish_trial_steps_flow(sys, busy, nb, tr);
+        for (int j = 0; j < nb; j++)
+            ish_settle(sys, busy[j], &tr[j], trace);
+    }
+    free(blocks);
+    return stopped;
+}
+
+#endif

@@ -1,0 +1,330 @@
+/* test_hybrid.c: the hybrid integrator in lanes (src/models/shared/hybrid.h) against exact
+ * event times, accumulation and sticking, and a point's bits whatever its lane and batch.
+ *
+ * The systems: a linear oscillator x'' = -x hitting a wall at x = a (0 < a < 1) with
+ * restitution r, from x = 0, x' = 1: impacts at t1 = asin a with speed u1 = sqrt(1 - a^2),
+ * then t_{k+1} = t_k + 2 pi - 2 atan(r u_k / a), u_{k+1} = r u_k (the flight from the wall
+ * with speed r u_k returns when a cos s - r u_k sin s = a); run with DOPRI5 on the field
+ * and with the closed-form flow. A ball under gravity x'' = -1 on a floor x = 0, dropped
+ * from x0: impacts accumulate at t1 + 2 r u1 / (1 - r), t1 = u1 = sqrt(2 x0), which the
+ * integrator's geometric prediction gives exactly. A grazing contact: x = sin t against a
+ * wall just below 1, found inside a flow step whose ends are both clear of it. */
+#include <CUnit/CUnit.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "models/shared/hybrid.h"
+#include "suites.h"
+
+enum { WALL_A, WALL_R, WALL_H_MAX, WALL_STICK };
+#define IMPACTS 10
+#define REC_COUNT 15 /* rec[0 .. IMPACTS): impact times; rec[REC_COUNT]: their count */
+
+/* --- the oscillator and the wall ---------------------------------------------------------- */
+
+static void osc_field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    (void)b, (void)t;
+    f[0] = y[1];
+    f[1] = -y[0];
+}
+
+static void osc_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
+                     lv_double *y)
+{
+    (void)b, (void)t0;
+    lv_double s, c;
+    lv_sincos(dt, &s, &c);
+    y[0] = y0[0] * c + y0[1] * s;
+    y[1] = y0[1] * c + -(y0[0] * s);
+}
+
+static void wall_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                        const lv_double *f, lv_double *g)
+{
+    (void)t, (void)f;
+    g[0] = b->par[WALL_A] - y[0];
+}
+
+static void wall_rates(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                       const lv_double *f, lv_double *dg)
+{
+    (void)b, (void)t, (void)f;
+    dg[0] = -y[1];
+}
+
+/* An impact: v -> -r v, its time recorded; the run ends after IMPACTS. */
+static lv_mask wall_impact(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    lv_double n = b->rec[REC_COUNT];
+    for (int k = 0; k < IMPACTS; k++)
+        b->rec[k] = lv_sel(fired[0] & lv_eq(n, lv_splat(k)), t, b->rec[k]);
+    b->rec[REC_COUNT] = lv_add_where(fired[0], n, lv_splat(1.0));
+    y[1] = lv_sel(fired[0], -b->par[WALL_R] * y[1], y[1]);
+    return fired[0] & lv_ge(b->rec[REC_COUNT], lv_splat(IMPACTS));
+}
+
+/* The batch: points[i] = (a, r); ends[i] and the records are kept for the checks. */
+typedef struct wall_batch {
+    const double (*points)[2];
+    is_hybrid_end *ends;
+    int *finished;
+    double h_max;
+} wall_batch;
+
+static int wall_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    wall_batch *w = ctx;
+    s->t_end = 200.0;
+    s->y[0] = 0.0;
+    s->y[1] = 1.0;
+    s->par[WALL_A] = w->points[i][0];
+    s->par[WALL_R] = w->points[i][1];
+    s->rtol = 1e-12;
+    s->atol = 1e-14;
+    s->h_max = w->h_max;
+    s->max_steps = 1e6;
+    return 1;
+}
+
+static void wall_finish(void *ctx, size_t i, const is_hybrid_end *e)
+{
+    wall_batch *w = ctx;
+    w->ends[i] = *e;
+    w->finished[i]++;
+}
+
+static const is_hybrid_system wall_field = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .field = osc_field, .event_values = wall_events, .on_event = wall_impact,
+    .start = wall_start, .finish = wall_finish};
+
+static const is_hybrid_system wall_flow = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = osc_flow, .event_values = wall_events, .event_rates = wall_rates,
+    .on_event = wall_impact, .start = wall_start, .finish = wall_finish};
+
+/* (a, r), with impact speeds r^k sqrt(1 - a^2) that stay well above grazing (the flight
+ * from the wall at speed w rises above it for 2 w / a) */
+static const double wall_points[][2] = {{0.5, 0.8}, {0.2, 0.85}, {0.9, 0.95}, {0.3, 0.9},
+                                        {0.05, 0.9}, {0.6, 1.0}, {0.33, 0.8}, {0.4, 0.93},
+                                        {0.45, 0.85}, {0.15, 0.8}, {0.95, 0.99}};
+#define WALL_COUNT (sizeof wall_points / sizeof *wall_points)
+
+static void wall_run(const is_hybrid_system *sys, const double (*points)[2], size_t count,
+                     is_hybrid_end *ends, double h_max)
+{
+    int finished[WALL_COUNT] = {0};
+    wall_batch w = {points, ends, finished, h_max};
+    CHECK(is_hybrid_run(sys, &w, count, NULL, 0) == 0, "is_hybrid_run failed");
+    for (size_t i = 0; i < count; i++)
+        CHECK(finished[i] == 1, "point %zu finished %d times", i, finished[i]);
+}
+
+/* The exact impact times of point (a, r). */
+static void wall_exact(double a, double r, double *t)
+{
+    double u = sqrt(1.0 - a * a);
+    t[0] = asin(a);
+    for (int k = 1; k < IMPACTS; k++) {
+        t[k] = t[k - 1] + 2.0 * M_PI - 2.0 * atan(r * u / a);
+        u *= r;
+    }
+}
+
+static void check_wall_times(const is_hybrid_system *sys, double h_max, double tolerance,
+                             const char *what)
+{
+    is_hybrid_end ends[WALL_COUNT];
+    wall_run(sys, wall_points, WALL_COUNT, ends, h_max);
+    double worst = 0.0;
+    for (size_t i = 0; i < WALL_COUNT; i++) {
+        double exact[IMPACTS];
+        wall_exact(wall_points[i][0], wall_points[i][1], exact);
+        CHECK(ends[i].status == IS_HYBRID_ENDED && ends[i].rec[REC_COUNT] == IMPACTS,
+              "%s: point %zu ended with status %d after %g impacts", what, i, ends[i].status,
+              ends[i].rec[REC_COUNT]);
+        for (int k = 0; k < IMPACTS; k++)
+            worst = fmax(worst, fabs(ends[i].rec[k] - exact[k]));
+    }
+    printf("\n    %s: impact times within %.2g of the exact ones", what, worst);
+    CHECK(worst < tolerance, "%s: an impact time is %.3g off", what, worst);
+}
+
+static void test_wall_field(void)
+{
+    check_wall_times(&wall_field, 0.0, 1e-9, "oscillator and wall, DOPRI5 at rtol 1e-12");
+}
+
+static void test_wall_flow(void)
+{
+    check_wall_times(&wall_flow, 0.5, 2e-13, "oscillator and wall, closed-form flow");
+}
+
+/* The same bits for every point alone, in the batch, and in the batch reversed. */
+static void test_wall_lanes(void)
+{
+    const is_hybrid_system *systems[] = {&wall_field, &wall_flow};
+    for (int s = 0; s < 2; s++) {
+        is_hybrid_end batch[WALL_COUNT], alone, reversed[WALL_COUNT];
+        double back[WALL_COUNT][2];
+        for (size_t i = 0; i < WALL_COUNT; i++) {
+            back[i][0] = wall_points[WALL_COUNT - 1 - i][0];
+            back[i][1] = wall_points[WALL_COUNT - 1 - i][1];
+        }
+        wall_run(systems[s], wall_points, WALL_COUNT, batch, 0.5);
+        wall_run(systems[s], (const double(*)[2])back, WALL_COUNT, reversed, 0.5);
+        for (size_t i = 0; i < WALL_COUNT; i++) {
+            wall_run(systems[s], wall_points + i, 1, &alone, 0.5);
+            const is_hybrid_end *r = &reversed[WALL_COUNT - 1 - i];
+            CHECK(!memcmp(alone.rec, batch[i].rec, sizeof alone.rec) &&
+                      !memcmp(r->rec, batch[i].rec, sizeof r->rec) && alone.t == batch[i].t &&
+                      alone.y[0] == batch[i].y[0] && alone.y[1] == batch[i].y[1] &&
+                      alone.steps == batch[i].steps,
+                  "%s: point %zu's bits depend on its lane or batch",
+                  s ? "flow" : "field", i);
+        }
+    }
+}
+
+/* --- the ball on the floor: accumulation ------------------------------------------------- */
+
+static void fall_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
+                      lv_double *y)
+{
+    (void)b, (void)t0;
+    y[0] = y0[0] + dt * (y0[1] + -0.5 * dt);
+    y[1] = y0[1] + -dt;
+}
+
+static void floor_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                         const lv_double *f, lv_double *g)
+{
+    (void)b, (void)t, (void)f;
+    g[0] = y[0];
+}
+
+static void floor_rates(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                        const lv_double *f, lv_double *dg)
+{
+    (void)b, (void)t, (void)f;
+    dg[0] = y[1];
+}
+
+static lv_mask floor_impact(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    (void)t;
+    b->rec[REC_COUNT] = lv_add_where(fired[0], b->rec[REC_COUNT], lv_splat(1.0));
+    y[1] = lv_sel(fired[0], -b->par[WALL_R] * y[1], y[1]);
+    return lv_mask_none();
+}
+
+/* At rest on the floor from t_star: the run ends there (rec[0]: t_star, rec[1]: t). */
+static lv_mask floor_rest(is_hybrid_lanes *b, lv_mask lanes, lv_double t, lv_double t_star,
+                          lv_double *y)
+{
+    b->rec[0] = lv_sel(lanes, t_star, b->rec[0]);
+    b->rec[1] = lv_sel(lanes, t, b->rec[1]);
+    y[0] = lv_sel(lanes, lv_zero(), y[0]);
+    y[1] = lv_sel(lanes, lv_zero(), y[1]);
+    return lanes;
+}
+
+static int floor_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    wall_batch *w = ctx;
+    s->t_end = 100.0;
+    s->y[0] = w->points[i][0];
+    s->par[WALL_R] = w->points[i][1];
+    s->h_max = 0.25;
+    s->max_events = 1e5;
+    s->zeno_tail = w->h_max; /* (the batch's h_max field carries the rule here) */
+    s->stick_speed = w->h_max > 0 ? 0.0 : 1e-3;
+    return 1;
+}
+
+static const is_hybrid_system floor_zeno = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = fall_flow, .event_values = floor_events, .event_rates = floor_rates,
+    .on_event = floor_impact, .on_accumulate = floor_rest, .start = floor_start,
+    .finish = wall_finish};
+
+static const is_hybrid_system floor_no_answer = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = fall_flow, .event_values = floor_events, .event_rates = floor_rates,
+    .on_event = floor_impact, .start = floor_start, .finish = wall_finish};
+
+static void test_accumulation(void)
+{
+    static const double drops[][2] = {{1.0, 0.5}, {2.0, 0.8}, {0.3, 0.9}, {5.0, 0.2}, {1.5, 0.7}};
+    const size_t n = sizeof drops / sizeof *drops;
+    is_hybrid_end ends[WALL_COUNT];
+    int finished[WALL_COUNT] = {0};
+    wall_batch w = {drops, ends, finished, 1e-4};
+    CHECK(is_hybrid_run(&floor_zeno, &w, n, NULL, 0) == 0, "run failed");
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double u = sqrt(2.0 * drops[i][0]), r = drops[i][1], t_inf = u + 2.0 * r * u / (1.0 - r);
+        CHECK(ends[i].status == IS_HYBRID_ENDED && ends[i].accumulations == 1,
+              "drop %zu: status %d, %" PRId64 " accumulations", i, ends[i].status,
+              ends[i].accumulations);
+        worst = fmax(worst, fabs(ends[i].rec[0] - t_inf) / t_inf);
+        CHECK(t_inf - ends[i].rec[1] < 1e-4 * 1.0001, "drop %zu: accumulated %g before", i,
+              t_inf - ends[i].rec[1]);
+    }
+    printf("\n    Zeno: accumulation times within %.2g (relative) of t1 + 2 r u1 / (1 - r)", worst);
+    CHECK(worst < 1e-12, "an accumulation time is %.3g off", worst);
+    /* without on_accumulate: the run ends as Zeno */
+    memset(finished, 0, sizeof finished);
+    CHECK(is_hybrid_run(&floor_no_answer, &w, n, NULL, 0) == 0, "run failed");
+    for (size_t i = 0; i < n; i++)
+        CHECK(ends[i].status == IS_HYBRID_ZENO, "drop %zu: status %d, not Zeno", i,
+              ends[i].status);
+    /* sticking: zeno_tail 0, stick_speed 1e-3: the lane sticks once the bounce is slower */
+    w.h_max = 0.0;
+    memset(finished, 0, sizeof finished);
+    CHECK(is_hybrid_run(&floor_zeno, &w, n, NULL, 0) == 0, "run failed");
+    for (size_t i = 0; i < n; i++) {
+        double u = sqrt(2.0 * drops[i][0]), r = drops[i][1];
+        double k = ceil(log(1e-3 / u) / log(r)); /* the first impact leaving r^k u <= 1e-3 */
+        CHECK(ends[i].status == IS_HYBRID_ENDED && ends[i].rec[0] == ends[i].rec[1] &&
+                  ends[i].rec[REC_COUNT] == k,
+              "drop %zu: status %d, stuck after %g impacts (%g expected)", i, ends[i].status,
+              ends[i].rec[REC_COUNT], k);
+    }
+}
+
+/* --- a grazing contact ------------------------------------------------------------------- */
+
+static void test_graze(void)
+{
+    /* x = sin t (x(0) = 0, v = 1) against a wall at a = 1 - 1e-6: the crossing lies within
+     * 1.5e-3 of t = pi/2, inside the flow step from 1.5 to 1.6, whose ends are clear of the
+     * wall (by 2.5e-3 and 4.3e-4); the Hermite cubic of a - x (values and rates), within
+     * 0.1^4 / 384 = 2.6e-7 of it, dips below zero there. */
+    static const double points[][2] = {{1.0 - 1e-6, 0.5}, {1.0 - 1e-5, 0.5}};
+    is_hybrid_end ends[2];
+    int finished[2] = {0};
+    wall_batch w = {points, ends, finished, 0.1};
+    CHECK(is_hybrid_run(&wall_flow, &w, 2, NULL, 0) == 0, "run failed");
+    for (int i = 0; i < 2; i++) {
+        double exact = asin(points[i][0]);
+        CHECK(ends[i].rec[REC_COUNT] >= 1 && fabs(ends[i].rec[0] - exact) < 1e-9,
+              "graze %d: first impact at %.15g, exact %.15g (%g impacts)", i, ends[i].rec[0],
+              exact, ends[i].rec[REC_COUNT]);
+    }
+}
+
+void suite_hybrid(void)
+{
+    CU_pSuite s = CU_add_suite("hybrid", NULL, NULL);
+    CU_add_test(s, "oscillator and wall: exact impact times (DOPRI5)", test_wall_field);
+    CU_add_test(s, "oscillator and wall: exact impact times (closed-form flow)", test_wall_flow);
+    CU_add_test(s, "a point's bits whatever its lane and batch", test_wall_lanes);
+    CU_add_test(s, "accumulation at the geometric limit, Zeno, sticking", test_accumulation);
+    CU_add_test(s, "a grazing contact inside a flow step", test_graze);
+}
