@@ -26,7 +26,7 @@ enum { WALL_A, WALL_R, WALL_H_MAX, WALL_STICK };
 
 /* --- the oscillator and the wall ---------------------------------------------------------- */
 
-static void osc_field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+static void osc_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
 {
     (void)b, (void)t;
     f[0] = y[1];

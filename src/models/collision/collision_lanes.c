@@ -1,73 +1,83 @@
-/* collision_lanes.c: the collision model's DOPRI5 integrator run across lanes of points.
+/* collision_lanes.c: the collision model's DOPRI5 integrator: the laws in lanes on the
+ * hybrid integrator (../shared/hybrid.h), which runs a batch's points side by side, each
+ * lane a point with its own step size, locates the events in lanes and never lets a step
+ * straddle a kink of the right-hand side.
  *
  * A batch's dopri5 points are grouped by (law, kind of p, kind of n), so that one
- * right-hand side without branches serves a whole group, and each group runs in blocks
- * of LANES lanes held as vectors (structure of arrays; BLOCKS blocks step side by side):
- * every lane is one point with its own step size, and the steps of all lanes are taken
- * together, with accept/reject, the step size control and the detection of root
- * crossings as masked lane updates. What is rare runs in scalar code for the one lane it
- * concerns (collision_dopri5.c): locating an event on the step's interpolant and its
- * Newton correction, retrying a rejected step up to a kink, failing, finishing; the exact
- * steps to an event are lane steps like the others (the lane's stage says what its step
- * is). A lane whose point is over is refilled from the group's queue.
- *
- * Cost (callgrind, the bench point bwshc p = 1.5, n = 1 at rtol 1e-8): 56,000
- * instructions a CoR, 60% in the lanes (about 25 block steps a CoR: 75 accepted steps,
- * 9 rejected, 12 exact steps to 6 events, over 4 lanes) and 40% in the scalar event code;
- * with general exponents (p = 1.7, n = 1.3) 146,000, two thirds in the power.
+ * right-hand side without branches serves a whole group (collision_power: p, n of 1, 2, 3,
+ * 1.5, 2.5 need no power; 1.5 and 2.5 a square root). The events are collision_events':
+ * the force root falling (sign(F) |F|^(1/p), with an increasing stand-in for the power;
+ * -X for the laws whose F has the sign of -X), V (a kink of the Bouc-Wen rate for bwshc,
+ * else where X has its extremes: observed), F' falling (a maximum of F: observed), the
+ * kinks W, U, Z, and coming to rest; on_event is collision_tracker_event in lanes, with
+ * the separation time corrected by a Newton step (the state there is a step's end: V is
+ * flat, and X moves by V dt). The field leaves |U|^p and |Z|^p in aux for the events at
+ * the same state.
  *
  * Determinism: every lane operation is elementwise IEEE arithmetic (contraction is off),
- * there is no reduction across lanes, and the one power without a fast path is the plain
- * C routine below (used by the scalar code too), so a point's result is the same bits
- * whatever its lane, block, batch and build. A trace runs the same code with one lane. */
-#include "collision_dopri5.h"
-
+ * there is no reduction across lanes, and the one power without a fast path is
+ * lanes_math.h's lv_pow (collision_power_general, which the scalar code uses too, is its
+ * lane 0), so a point's result is the same bits whatever its lane, block, batch and build.
+ * A trace runs the same code with one point. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../shared/lanes_math.h"
+#include "../shared/hybrid.h"
+#include "collision.h"
 
-/* Lanes per block: a vector register's doubles (lanes.h). The width changes no result:
- * every lane computes its own point alone. */
-#define LANES LV_WIDTH
-
-typedef lv_double vdouble;
-typedef lv_int vint; /* masks here are lanes of 0 / -1, as C's vector comparisons give */
-
-static inline vdouble vsel(vint m, vdouble a, vdouble b)
-{
-    return lv_sel(lv_mask_from_int(m), a, b);
-}
-
-static inline int vany(vint m)
-{
-    return lv_any(lv_mask_from_int(m));
-}
-
-static inline int vall(vint m)
-{
-    return lv_all(lv_mask_from_int(m));
-}
-
-static inline vdouble vsplat(double x)
-{
-    return lv_splat(x);
-}
-
-static inline vdouble vpow_general(vdouble x, vdouble e)
-{
-    return lv_pow(x, e);
-}
+/* The error in e comes out below the local tolerance (measured against the exact results
+ * of the classical laws), so the local tolerance is a share of the accuracy asked of the
+ * outputs. */
+#define TOLERANCE_SAFETY 0.25
+/* atol is the accuracy asked of the state; the local one is tighter (as CVODE's): the
+ * states start at 0 (or -1), where the solution is least smooth, and an error there
+ * stays in e (the Bouc-Wen-Maxwell e drifted by 10 rtol with a local atol of rtol/100). */
+#define ABSOLUTE_SAFETY 1e-2
+/* For the Maxwell type with p > 1 the right-hand side holds |Y|^(p-1) and |Z|^(p-1),
+ * which are not even Lipschitz at 0 for p < 2: just after such a point, or after contact,
+ * steps stay below this share of the distance to it. */
+#define ROUGH_STEP_SHARE 0.25
+#ifndef ROUGH_PENALTY
+#define ROUGH_PENALTY 10.0
+#endif
 
 double collision_power_general(double x, double e)
 {
     return lv_pow(lv_splat(x), lv_splat(e))[0];
 }
 
+/* What a group's points share: the law, the kinds of p and n (collision_power). */
+typedef struct lane_kind {
+    collision_law law;
+    int dimension, p_kind, n_kind;
+    int rough; /* the Maxwell type with p != 1: steps limited after rough points */
+} lane_kind;
+
+/* The lanes' parameters (is_hybrid_lanes.par) and records (.rec). */
+enum { P_PI1, P_PI2, P_PI3, P_P, P_N, P_ALPHA, P_ALPHA_C, P_A, P_REST, P_H_START, P_INV_P };
+enum {
+    R_OUTCOME, R_COR, R_T_SEP, R_X_MAX, R_X_SEP, R_F_MAX, R_E_MAX, R_E_MIN, R_NONFINITE,
+    R_T_ROUGH
+};
+/* The field's by-products (is_hybrid_lanes.aux): |U|^p and |Z|^p at its state. */
+enum { AUX_UP, AUX_ZP };
+
+/* A group's run: its kind, and its points (order[i]: the batch index of point i). */
+typedef struct group {
+    lane_kind kind;
+    int variant; /* SPECIALIZED: which compiled case of the laws serves the group */
+    const collision_problem *problems;
+    collision_result *results;
+    uint8_t *status;
+    const size_t *order;
+} group;
+
+/* --- the laws in lanes (collision_law.c's right-hand sides and roots) ---------------- */
+
 /* collision_power_eval in lanes: the same kinds, the same bits. */
-static inline vdouble vpower(int kind, vdouble x, vdouble e)
+static inline lv_double vpower(int kind, lv_double x, lv_double e)
 {
     switch (kind) {
     case 1:
@@ -81,17 +91,16 @@ static inline vdouble vpower(int kind, vdouble x, vdouble e)
     case 5:
         return x * x * lv_sqrt(x);
     default:
-        return vpow_general(x, e);
+        return lv_pow(x, e);
     }
 }
 
-/* |x|^p and |x|^n (kinds p_kind, n_kind), one logarithm between them where both need
- * the general power. */
-static inline void vpower_pair(int p_kind, int n_kind, vdouble x, vdouble p, vdouble n, vdouble *xp,
-                               vdouble *xn)
+/* |x|^p and |x|^n, one logarithm between them where both need the general power. */
+static inline void vpower_pair(int p_kind, int n_kind, lv_double x, lv_double p, lv_double n,
+                               lv_double *xp, lv_double *xn)
 {
     if (p_kind == 0 && n_kind == 0) {
-        vdouble lhi, llo;
+        lv_double lhi, llo;
         lv_log_for_pow(x, &lhi, &llo);
         *xp = lv_pow_from_log(x, lhi, llo, p);
         *xn = lv_pow_from_log(x, lhi, llo, n);
@@ -101,155 +110,221 @@ static inline void vpower_pair(int p_kind, int n_kind, vdouble x, vdouble p, vdo
     *xn = vpower(n_kind, x, n);
 }
 
-/* --- the laws in lanes (collision_law.c's right-hand sides and roots, the same bits) --- */
-
-/* What a group's points share: the law, the kinds of p and n (collision_power). */
-typedef struct lane_kind {
-    collision_law law;
-    int dimension, p_kind, n_kind;
-    int rough; /* the Maxwell type with p != 1: steps limited after rough points */
-} lane_kind;
-
-/* Per-lane parameters of the laws and of the step control. */
-typedef struct lane_params {
-    vdouble pi1, pi2, pi3, p, n, alpha, alpha_c, A, rest_velocity;
-    vdouble rtol, atol, t_max, h_start, max_steps;
-} lane_params;
-
-static inline vdouble vsigned(vdouble u, vdouble magnitude)
+static inline lv_double vsigned(lv_double u, lv_double magnitude)
 {
-    return vsel(u < 0.0, -magnitude, magnitude);
+    return lv_sel(lv_lt(u, lv_zero()), -magnitude, magnitude);
 }
 
 /* Z' = A (U - pi2 |Z|^(n-1) Z |U| - pi3 |Z|^n U), with zn = |Z|^n */
-static inline vdouble vbouc_wen(const lane_params *q, vdouble z, vdouble zn, vdouble u)
+static inline lv_double vbouc_wen(const lv_double *q, lv_double z, lv_double zn, lv_double u)
 {
-    vdouble zn_signed = vsigned(z, zn);
-    return q->A * (u - q->pi2 * zn_signed * lv_abs(u) - q->pi3 * zn * u);
+    lv_double zn_signed = vsigned(z, zn);
+    return q[P_A] * (u - q[P_PI2] * zn_signed * lv_abs(u) - q[P_PI3] * zn * u);
 }
 
 /* |u|^(p-1) as |u|^p / |u| (0 at u = 0 for p > 1, 1 for p = 1), from up = |u|^p */
-static inline vdouble vpower_less_one(const lane_kind *k, vdouble au, vdouble up)
+static inline lv_double vpower_less_one(const lane_kind *k, lv_double au, lv_double up)
 {
-    return k->p_kind == 1 ? vsplat(1.0) : vsel(au > 0.0, up / au, vsplat(0.0));
+    return k->p_kind == 1 ? lv_splat(1.0) : lv_sel(lv_gt(au, lv_zero()), up / au, lv_zero());
 }
 
-/* |U|^p and |Z|^p (U = X, or Y for the Maxwell type) at a state, as the right-hand side
- * computed them, for the force rate at the same state (the same bits, without computing
- * them again). */
-typedef struct vpowers {
-    vdouble up, zp;
-} vpowers;
-
-static void vrhs_maxwell(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f,
-                         vpowers *pw)
+static inline void vrhs_maxwell(const lane_kind *k, const lv_double *q, const lv_double *y,
+                                lv_double *f, lv_double *pw)
 {
-    vdouble w = y[3], ay = lv_abs(y[1]), az = lv_abs(y[2]), zp, zn;
-    vdouble yp = vpower(k->p_kind, ay, q->p);
+    lv_double w = y[3], ay = lv_abs(y[1]), az = lv_abs(y[2]), zp, zn;
+    lv_double yp = vpower(k->p_kind, ay, q[P_P]);
     if (k->law == LAW_BWM)
-        vpower_pair(k->p_kind, k->n_kind, az, q->p, q->n, &zp, &zn);
+        vpower_pair(k->p_kind, k->n_kind, az, q[P_P], q[P_N], &zp, &zn);
     else
-        zp = zn = vpower(k->p_kind, az, q->p);
-    vdouble r_rate = q->pi1 * (q->alpha * vsigned(y[1], yp) + q->alpha_c * vsigned(y[2], zp));
-    vdouble z_rate = k->law == LAW_BWM ? vbouc_wen(q, y[2], zn, w) : vsplat(0.0);
-    vdouble y_p1 = vpower_less_one(k, ay, yp), z_p1 = vpower_less_one(k, az, zp);
+        zp = zn = vpower(k->p_kind, az, q[P_P]);
+    lv_double r_rate =
+        q[P_PI1] * (q[P_ALPHA] * vsigned(y[1], yp) + q[P_ALPHA_C] * vsigned(y[2], zp));
+    lv_double z_rate = k->law == LAW_BWM ? vbouc_wen(q, y[2], zn, w) : lv_zero();
+    lv_double y_p1 = vpower_less_one(k, ay, yp), z_p1 = vpower_less_one(k, az, zp);
     f[0] = r_rate;
     f[1] = w;
     f[2] = z_rate;
-    f[3] = -r_rate / q->pi1 - q->alpha * q->p * q->pi1 * y_p1 * w -
-           q->alpha_c * q->p * q->pi1 * z_p1 * z_rate;
-    pw->up = yp;
-    pw->zp = zp;
+    f[3] = -r_rate / q[P_PI1] - q[P_ALPHA] * q[P_P] * q[P_PI1] * y_p1 * w -
+           q[P_ALPHA_C] * q[P_P] * q[P_PI1] * z_p1 * z_rate;
+    pw[AUX_UP] = yp;
+    pw[AUX_ZP] = zp;
 }
 
-static void vrhs(const lane_kind *k, const lane_params *q, const vdouble *y, vdouble *f,
-                 vpowers *pw)
+/* y' = f(y) of the group's law, and |U|^p, |Z|^p in pw (0 where the law needs none). */
+static inline __attribute__((always_inline)) void vrhs(const lane_kind *k, const lv_double *q, const lv_double *y, lv_double *f,
+                        lv_double *pw)
 {
     if (k->dimension == 4) {
         vrhs_maxwell(k, q, y, f, pw);
         return;
     }
-    vdouble x = y[0], v = y[1], z = y[2];
+    lv_double x = y[0], v = y[1], z = y[2];
     f[0] = v;
-    f[2] = vsplat(0.0);
-    pw->up = pw->zp = vsplat(0.0); /* hooke, kelvin-voigt: not needed */
+    f[2] = lv_zero();
+    pw[AUX_UP] = pw[AUX_ZP] = lv_zero();
     switch (k->law) {
     case LAW_HOOKE:
         f[1] = -x;
         break;
     case LAW_KELVIN_VOIGT:
-        f[1] = -x - q->pi1 * v;
+        f[1] = -x - q[P_PI1] * v;
         break;
     case LAW_HERTZ:
-        pw->up = vpower(k->p_kind, lv_abs(x), q->p);
-        f[1] = -vsigned(x, pw->up);
+        pw[AUX_UP] = vpower(k->p_kind, lv_abs(x), q[P_P]);
+        f[1] = -vsigned(x, pw[AUX_UP]);
         break;
     case LAW_HUNT_CROSSLEY: {
-        vdouble xp = vpower(k->p_kind, lv_abs(x), q->p);
-        f[1] = -vsigned(x, xp) - q->pi1 * xp * v;
-        pw->up = xp;
+        lv_double xp = vpower(k->p_kind, lv_abs(x), q[P_P]);
+        f[1] = -vsigned(x, xp) - q[P_PI1] * xp * v;
+        pw[AUX_UP] = xp;
         break;
     }
     default: { /* LAW_BWSHC */
-        vdouble xp = vpower(k->p_kind, lv_abs(x), q->p), zp, zn;
-        vpower_pair(k->p_kind, k->n_kind, lv_abs(z), q->p, q->n, &zp, &zn);
-        f[1] = -q->alpha * vsigned(x, xp) - q->alpha_c * vsigned(z, zp) - q->pi1 * xp * v;
+        lv_double xp = vpower(k->p_kind, lv_abs(x), q[P_P]), zp, zn;
+        vpower_pair(k->p_kind, k->n_kind, lv_abs(z), q[P_P], q[P_N], &zp, &zn);
+        f[1] = -q[P_ALPHA] * vsigned(x, xp) - q[P_ALPHA_C] * vsigned(z, zp) - q[P_PI1] * xp * v;
         f[2] = vbouc_wen(q, z, zn, v);
-        pw->up = xp;
-        pw->zp = zp;
+        pw[AUX_UP] = xp;
+        pw[AUX_ZP] = zp;
         break;
     }
     }
 }
 
-/* The force F and its rate (the force-rate root) at (y, f = f(y)), as collision_events
- * (pw: the powers at y from f's right-hand side). */
-static void vforce(const lane_kind *k, const lane_params *q, const vdouble *y, const vdouble *f,
-                   const vpowers *pw, vdouble *force, vdouble *rate)
+/* The force F and its rate (the force-rate root of collision_events) at (y, f = f(y)),
+ * from the powers pw at y. */
+static inline void vforce(const lane_kind *k, const lv_double *q, const lv_double *y,
+                          const lv_double *f, const lv_double *pw, lv_double *force,
+                          lv_double *rate)
 {
     if (k->dimension == 4) {
-        vdouble ay = lv_abs(y[1]), az = lv_abs(y[2]);
-        vdouble y_p1 = vpower_less_one(k, ay, pw->up);
-        vdouble z_p1 = vpower_less_one(k, az, pw->zp);
-        *force = -f[0] / q->pi1;
-        *rate = -q->p * (q->alpha * y_p1 * f[1] + q->alpha_c * z_p1 * f[2]);
+        lv_double y_p1 = vpower_less_one(k, lv_abs(y[1]), pw[AUX_UP]);
+        lv_double z_p1 = vpower_less_one(k, lv_abs(y[2]), pw[AUX_ZP]);
+        *force = -f[0] / q[P_PI1];
+        *rate = -q[P_P] * (q[P_ALPHA] * y_p1 * f[1] + q[P_ALPHA_C] * z_p1 * f[2]);
         return;
     }
-    vdouble x = y[0], v = y[1], z = y[2], ax = lv_abs(x), az = lv_abs(z);
+    lv_double x = y[0], v = y[1], z = y[2];
     *force = f[1];
     switch (k->law) {
     case LAW_HOOKE: /* |X|^1 */
-        *rate = q->pi1 * x * ax - q->p * v;
+        *rate = q[P_PI1] * x * lv_abs(x) - q[P_P] * v;
         break;
     case LAW_HERTZ:
     case LAW_HUNT_CROSSLEY:
-        *rate = q->pi1 * x * pw->up - q->p * v;
+        *rate = q[P_PI1] * x * pw[AUX_UP] - q[P_P] * v;
         break;
     case LAW_KELVIN_VOIGT:
-        *rate = -v - q->pi1 * *force;
+        *rate = -v - q[P_PI1] * *force;
         break;
     default: { /* LAW_BWSHC */
-        vdouble xp = pw->up;
-        vdouble x_p1 = vpower_less_one(k, ax, xp);
-        vdouble z_p1 = vpower_less_one(k, az, pw->zp);
-        vdouble sx = vsel(x < 0.0, vsplat(-1.0), vsel(x > 0.0, vsplat(1.0), vsplat(0.0)));
-        *rate = -q->alpha * q->p * x_p1 * v - q->alpha_c * q->p * z_p1 * f[2] -
-                q->pi1 * (q->p * x_p1 * sx * v * v + xp * *force);
+        lv_double xp = pw[AUX_UP];
+        lv_double x_p1 = vpower_less_one(k, lv_abs(x), xp);
+        lv_double z_p1 = vpower_less_one(k, lv_abs(z), pw[AUX_ZP]);
+        lv_double sx = lv_sel(lv_lt(x, lv_zero()), lv_splat(-1.0),
+                              lv_sel(lv_gt(x, lv_zero()), lv_splat(1.0), lv_zero()));
+        *rate = -q[P_ALPHA] * q[P_P] * x_p1 * v - q[P_ALPHA_C] * q[P_P] * z_p1 * f[2] -
+                q[P_PI1] * (q[P_P] * x_p1 * sx * v * v + xp * *force);
         break;
     }
     }
 }
 
-/* The roots at (y, f), with the force root's sign only (collision_events, sign_only). */
-static void vroots(const lane_kind *k, const lane_params *q, const vdouble *y, const vdouble *f,
-                   const vpowers *pw, vdouble *g)
+/* An increasing stand-in for x^(1/p), x >= 0 (the force root's: it has F's root and
+ * undoes F's flat zero |X|^p, so that the root search sees a function close to linear):
+ * 2^(L/p) with L = e + m - 1 the piecewise linear log2 of x = 2^e m and 2^f ~ 1 + f,
+ * continuous and increasing; 0 stays 0. */
+static inline lv_double vroot_power(lv_double x, lv_double inv_p)
 {
-    vdouble force, rate;
+    lv_int bits = lv_as_int(x);
+    lv_double m = lv_as_double((bits & 0x000fffffffffffff) | 0x3ff0000000000000);
+    lv_double e = (lv_as_double((bits >> 52) | 0x4330000000000000) - 0x1p52) - 1023.0;
+    lv_double y = (e + (m - 1.0)) * inv_p;
+    lv_double n = (y + 0x1.8p52) - 0x1.8p52;
+    n = lv_sel(lv_gt(n, y), n - 1.0, n); /* floor */
+    lv_double two_n =
+        lv_as_double((lv_as_int(n + 0x1.8p52) - lv_as_int(lv_splat(0x1.8p52)) + 1023) << 52);
+    return lv_sel(lv_gt(x, lv_zero()), two_n * (1.0 + (y - n)), x);
+}
+
+static inline int follows_x(const lane_kind *k)
+{
+    return k->law == LAW_HOOKE || k->law == LAW_HERTZ || k->law == LAW_HUNT_CROSSLEY;
+}
+
+/* The velocity V (R' + W for the Maxwell type) from f. */
+static inline lv_double vvelocity(const lane_kind *k, const lv_double *y, const lv_double *f)
+{
+    return k->dimension == 4 ? f[0] + y[3] : y[1];
+}
+
+/* --- the hybrid system ------------------------------------------------------------------ */
+
+/* The laws compiled for the kinds most used, with the kinds as constants (no dispatch on
+ * them inside the right-hand side): bwshc with p = 1.5 and n = 1 (Hertz contact, the
+ * bench point), bwshc with general p and n; every other group takes the kinds as they
+ * come. `body` runs with `k`, the group's kind, of dimension `dim`. */
+enum { VARIANT_ANY, VARIANT_BWSHC_HERTZ, VARIANT_BWSHC_GENERAL };
+#define SPECIALIZED(gr, dim, body)                                                          \
+    do {                                                                                    \
+        if ((dim) == 3 && (gr)->variant == VARIANT_BWSHC_HERTZ) {                           \
+            const lane_kind kind_ = {LAW_BWSHC, 3, 4, 1, 0}, *k = &kind_;                   \
+            body;                                                                           \
+        } else if ((dim) == 3 && (gr)->variant == VARIANT_BWSHC_GENERAL) {                  \
+            const lane_kind kind_ = {LAW_BWSHC, 3, 0, 0, 0}, *k = &kind_;                   \
+            body;                                                                           \
+        } else {                                                                            \
+            lane_kind kind_ = (gr)->kind;                                                   \
+            kind_.dimension = (dim);                                                        \
+            const lane_kind *k = &kind_;                                                    \
+            body;                                                                           \
+        }                                                                                   \
+    } while (0)
+
+static int variant_of(const lane_kind *k)
+{
+    if (k->law == LAW_BWSHC && k->p_kind == 4 && k->n_kind == 1)
+        return VARIANT_BWSHC_HERTZ;
+    if (k->law == LAW_BWSHC && k->p_kind == 0 && k->n_kind == 0)
+        return VARIANT_BWSHC_GENERAL;
+    return VARIANT_ANY;
+}
+
+static inline __attribute__((always_inline)) void field3(is_hybrid_lanes *b, lv_double t,
+                                                         const lv_double *y, lv_double *f)
+{
+    (void)t;
+    const group *gr = b->ctx;
+    SPECIALIZED(gr, 3, vrhs(k, b->par, y, f, b->aux));
+}
+
+static inline __attribute__((always_inline)) void field4(is_hybrid_lanes *b, lv_double t,
+                                                         const lv_double *y, lv_double *f)
+{
+    (void)t;
+    const group *gr = b->ctx;
+    SPECIALIZED(gr, 4, vrhs(k, b->par, y, f, b->aux));
+}
+
+/* The roots of collision_events (collision_root). */
+static inline __attribute__((always_inline)) void roots(const lane_kind *k, const is_hybrid_lanes *b,
+                                                        const lv_double *y, const lv_double *given,
+                                                        lv_double *g)
+{
+    const lv_double *q = b->par;
+    lv_double computed[4], pw_computed[IS_HYBRID_MAX_AUX];
+    const lv_double *f = given, *pw = b->aux;
+    if (!f) { /* on the dense output: the field here */
+        vrhs(k, q, y, computed, pw_computed);
+        f = computed;
+        pw = pw_computed;
+    }
+    lv_double force, rate;
     vforce(k, q, y, f, pw, &force, &rate);
     int maxwell = k->dimension == 4;
-    int follows_x = k->law == LAW_HOOKE || k->law == LAW_HERTZ || k->law == LAW_HUNT_CROSSLEY;
-    vdouble one = vsplat(1.0), velocity = maxwell ? f[0] + y[3] : y[1];
-    g[COLLISION_ROOT_FORCE] = follows_x ? -y[0] : vsigned(force, lv_abs(force));
+    lv_double one = lv_splat(1.0), velocity = vvelocity(k, y, f);
+    lv_double magnitude = k->p_kind == 1 ? lv_abs(force) : vroot_power(lv_abs(force), q[P_INV_P]);
+    g[COLLISION_ROOT_FORCE] = follows_x(k) ? -y[0] : vsigned(force, magnitude);
     g[COLLISION_ROOT_VELOCITY] = velocity;
     g[COLLISION_ROOT_FORCE_RATE] = rate;
     g[COLLISION_ROOT_KINK_W] = k->law == LAW_BWM ? y[3] : one;
@@ -257,395 +332,329 @@ static void vroots(const lane_kind *k, const lane_params *q, const vdouble *y, c
     g[COLLISION_ROOT_KINK_Z] = k->law == LAW_BWM || k->law == LAW_BWSHC ? y[2] : one;
     int conservative = k->law == LAW_HOOKE || k->law == LAW_HERTZ;
     g[COLLISION_ROOT_REST] =
-        conservative ? one : lv_max_nanb(lv_abs(velocity), lv_abs(force)) - q->rest_velocity;
+        conservative ? one : lv_max_nanb(lv_abs(velocity), lv_abs(force)) - q[P_REST];
 }
 
-/* --- a block of lanes ----------------------------------------------------------------- */
-
-typedef struct block {
-    vdouble y[DOPRI5_MAX_DIM], f[DOPRI5_MAX_DIM];
-    vdouble t, h, t_rough, steps;
-    vdouble sign[COLLISION_EVENTS];
-    vint rejected, active;
-    vint exact; /* the lane's step is an exact step to an event (dopri5_stage) */
-    int hooked; /* a lane's point is traced (then it is the only point) */
-    lane_params q;
-    dopri5_point point[LANES]; /* the scalar side of each lane's point */
-    size_t index[LANES];       /* the point's place in the batch */
-} block;
-
-/* Blocks stepped side by side: the stages of one step form a single chain of dependent
- * operations (a stage needs the last one's right-hand side, the next step needs this
- * one's error), so one block leaves the core waiting on latencies; the stages of
- * independent blocks, interleaved, fill those waits. No block's numbers depend on
- * another's, so nothing changes in the results. */
-#define BLOCKS 2
-
-/* One block's trial step: y1, f1, the powers at y1 and the error norm. */
-typedef struct trial {
-    vdouble y1[DOPRI5_MAX_DIM], f1[DOPRI5_MAX_DIM], err;
-    vpowers pw;
-} trial;
-
-/* The error norm of a step (the RMS of the error scaled by atol + rtol |y|, as CVODE
- * weighs it). */
-static vdouble verror(const lane_kind *k, const block *b, const vdouble *k3, const vdouble *k4,
-                      const vdouble *k5, const vdouble *k6, const trial *tr)
+static inline __attribute__((always_inline)) void events3(const is_hybrid_lanes *b, lv_double t,
+                                                          const lv_double *y,
+                                                          const lv_double *given, lv_double *g)
 {
-    const int d = k->dimension;
-    const lane_params *q = &b->q;
-    const vdouble h = b->h, *y = b->y, *f0 = b->f, *f1 = tr->f1, *y1 = tr->y1;
-    vdouble sum = vsplat(0.0), atol = ABSOLUTE_SAFETY * q->atol;
-    for (int i = 0; i < d; i++) {
-        vdouble error =
-            h * (e1 * f0[i] + e3 * k3[i] + e4 * k4[i] + e5 * k5[i] + e6 * k6[i] + e7 * f1[i]);
-        vdouble scale = TOLERANCE_SAFETY * (atol + q->rtol * lv_max_nanb(lv_abs(y[i]), lv_abs(y1[i])));
-        vdouble e = error / scale;
-        sum += e * e;
-    }
-    return lv_sqrt(sum / (double)d);
+    (void)t;
+    const group *gr = b->ctx;
+    SPECIALIZED(gr, 3, roots(k, b, y, given, g));
 }
 
-/* One trial step of each of the nb blocks from its (y, f) by its h, stage by stage
- * across the blocks. */
-static void vstep(const lane_kind *k, block *const *blocks, int nb, trial *tr)
+static inline __attribute__((always_inline)) void events4(const is_hybrid_lanes *b, lv_double t,
+                                                          const lv_double *y,
+                                                          const lv_double *given, lv_double *g)
 {
-    const int d = k->dimension;
-    vdouble k2[BLOCKS][DOPRI5_MAX_DIM], k3[BLOCKS][DOPRI5_MAX_DIM], k4[BLOCKS][DOPRI5_MAX_DIM],
-        k5[BLOCKS][DOPRI5_MAX_DIM], k6[BLOCKS][DOPRI5_MAX_DIM], s[DOPRI5_MAX_DIM];
-    s[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* unused when d = 3 */
-    for (int j = 0; j < nb; j++) {
-        const block *b = blocks[j];
-        for (int i = 0; i < d; i++)
-            s[i] = b->y[i] + b->h * a21 * b->f[i];
-        vrhs(k, &b->q, s, k2[j], &tr[j].pw);
-    }
-    for (int j = 0; j < nb; j++) {
-        const block *b = blocks[j];
-        for (int i = 0; i < d; i++)
-            s[i] = b->y[i] + b->h * (a31 * b->f[i] + a32 * k2[j][i]);
-        vrhs(k, &b->q, s, k3[j], &tr[j].pw);
-    }
-    for (int j = 0; j < nb; j++) {
-        const block *b = blocks[j];
-        for (int i = 0; i < d; i++)
-            s[i] = b->y[i] + b->h * (a41 * b->f[i] + a42 * k2[j][i] + a43 * k3[j][i]);
-        vrhs(k, &b->q, s, k4[j], &tr[j].pw);
-    }
-    for (int j = 0; j < nb; j++) {
-        const block *b = blocks[j];
-        for (int i = 0; i < d; i++)
-            s[i] =
-                b->y[i] + b->h * (a51 * b->f[i] + a52 * k2[j][i] + a53 * k3[j][i] + a54 * k4[j][i]);
-        vrhs(k, &b->q, s, k5[j], &tr[j].pw);
-    }
-    for (int j = 0; j < nb; j++) {
-        const block *b = blocks[j];
-        for (int i = 0; i < d; i++)
-            s[i] = b->y[i] + b->h * (a61 * b->f[i] + a62 * k2[j][i] + a63 * k3[j][i] +
-                                     a64 * k4[j][i] + a65 * k5[j][i]);
-        vrhs(k, &b->q, s, k6[j], &tr[j].pw);
-    }
-    for (int j = 0; j < nb; j++) {
-        const block *b = blocks[j];
-        vdouble *y1 = tr[j].y1;
-        for (int i = 0; i < d; i++)
-            y1[i] = b->y[i] + b->h * (b1 * b->f[i] + b3 * k3[j][i] + b4 * k4[j][i] + b5 * k5[j][i] +
-                                      b6 * k6[j][i]);
-        vrhs(k, &b->q, y1, tr[j].f1, &tr[j].pw); /* last: the powers at y1 stay */
-    }
-    for (int j = 0; j < nb; j++)
-        tr[j].err = verror(k, blocks[j], k3[j], k4[j], k5[j], k6[j], &tr[j]);
+    (void)t;
+    const group *gr = b->ctx;
+    SPECIALIZED(gr, 4, roots(k, b, y, given, g));
 }
 
-/* Lane l's state into its scalar point, and back. */
-static void lane_store(block *b, int l, int d)
+/* The roots' rates along the solution, where they are components of f (the kinks, V,
+ * and -X for the laws whose force root it is): the integrator's Newton corrections of
+ * landings; NaN for the others (no correction). */
+static inline __attribute__((always_inline)) void rates(const lane_kind *k, const lv_double *y,
+                                                        const lv_double *f, lv_double *dg)
 {
-    dopri5_point *dp = &b->point[l];
-    for (int i = 0; i < d; i++) {
-        dp->y[i] = b->y[i][l];
-        dp->f[i] = b->f[i][l];
-    }
-    for (int e = 0; e < COLLISION_EVENTS; e++)
-        dp->sign[e] = b->sign[e][l];
-    dp->t = b->t[l];
-    dp->h = b->h[l];
-    dp->t_rough = b->t_rough[l];
-    dp->rejected = b->rejected[l] != 0;
-    dp->result->steps = (int64_t)b->steps[l];
+    lv_double none = lv_splat(__builtin_nan("")), force;
+    int maxwell = k->dimension == 4;
+    force = maxwell ? -f[0] : f[1]; /* V' = F; the Maxwell type's F is -R'/pi1: its sign */
+    (void)y;
+    dg[COLLISION_ROOT_FORCE] = follows_x(k) ? -f[0] : none;
+    dg[COLLISION_ROOT_VELOCITY] = maxwell ? none : force;
+    dg[COLLISION_ROOT_FORCE_RATE] = none;
+    dg[COLLISION_ROOT_KINK_W] = k->law == LAW_BWM ? f[3] : none;
+    dg[COLLISION_ROOT_KINK_U] = k->p_kind != 1 ? (maxwell ? f[1] : f[0]) : none;
+    dg[COLLISION_ROOT_KINK_Z] = k->law == LAW_BWM || k->law == LAW_BWSHC ? f[2] : none;
+    dg[COLLISION_ROOT_REST] = none;
 }
 
-static void lane_load(block *b, int l, int d)
+static inline __attribute__((always_inline)) void rates3(const is_hybrid_lanes *b, lv_double t,
+                                                         const lv_double *y, const lv_double *f,
+                                                         lv_double *dg)
 {
-    const dopri5_point *dp = &b->point[l];
-    for (int i = 0; i < d; i++) {
-        b->y[i][l] = dp->y[i];
-        b->f[i][l] = dp->f[i];
-    }
-    for (int e = 0; e < COLLISION_EVENTS; e++)
-        b->sign[e][l] = dp->sign[e];
-    b->t[l] = dp->t;
-    b->h[l] = dp->h;
-    b->t_rough[l] = dp->t_rough;
-    b->rejected[l] = dp->rejected ? -1 : 0;
-    b->exact[l] = dp->stage != DOPRI5_STEPPING ? -1 : 0;
-    b->steps[l] = (double)dp->result->steps;
+    (void)t;
+    const group *gr = b->ctx;
+    SPECIALIZED(gr, 3, rates(k, y, f, dg));
 }
 
-/* Starts problem pb (batch index i) in lane l. */
-static void lane_start(block *b, int l, const collision_problem *pb, collision_result *r, size_t i)
+static inline __attribute__((always_inline)) void rates4(const is_hybrid_lanes *b, lv_double t,
+                                                         const lv_double *y, const lv_double *f,
+                                                         lv_double *dg)
 {
-    dopri5_point *dp = &b->point[l];
-    lane_params *q = &b->q;
-    dopri5_point_start(dp, pb, r);
-    b->index[l] = i;
-    q->pi1[l] = pb->pi1;
-    q->pi2[l] = pb->pi2;
-    q->pi3[l] = pb->pi3;
-    q->p[l] = pb->p;
-    q->n[l] = pb->n;
-    q->alpha[l] = pb->alpha;
-    q->alpha_c[l] = pb->alpha_c;
-    q->A[l] = pb->A;
-    q->rest_velocity[l] = pb->rest_velocity;
-    q->rtol[l] = pb->rtol;
-    q->atol[l] = pb->atol;
-    q->t_max[l] = pb->t_max;
-    q->h_start[l] = dp->h_start;
-    q->max_steps[l] = (double)pb->max_steps;
-    r->steps = 0;
-    b->hooked |= pb->hook != NULL;
-    lane_load(b, l, pb->dimension);
-    b->active[l] = -1;
+    (void)t;
+    const group *gr = b->ctx;
+    SPECIALIZED(gr, 4, rates(k, y, f, dg));
 }
 
-/* Lane `to` gets lane `from`'s vector state and parameters (not its scalar point). */
-static void lane_copy(block *b, int from, int to)
+/* collision_energy in lanes, from the powers pw at y. */
+static inline lv_double venergy(const lane_kind *k, const lv_double *q, const lv_double *y,
+                                lv_double v, const lv_double *pw)
 {
-    lane_params *q = &b->q;
-    vdouble *params[] = {&q->pi1,     &q->pi2,       &q->pi3,
-                         &q->p,       &q->n,         &q->alpha,
-                         &q->alpha_c, &q->A,         &q->rest_velocity,
-                         &q->rtol,    &q->atol,      &q->t_max,
-                         &q->h_start, &q->max_steps, &b->t,
-                         &b->h,       &b->t_rough,   &b->steps};
-    for (size_t i = 0; i < sizeof params / sizeof *params; i++)
-        (*params[i])[to] = (*params[i])[from];
-    for (int i = 0; i < DOPRI5_MAX_DIM; i++) {
-        b->y[i][to] = b->y[i][from];
-        b->f[i][to] = b->f[i][from];
-    }
-    for (int e = 0; e < COLLISION_EVENTS; e++)
-        b->sign[e][to] = b->sign[e][from];
-    b->rejected[to] = b->rejected[from];
-    b->exact[to] = b->exact[from];
-    b->active[to] = 0;
+    lv_double u = lv_abs(k->dimension == 4 ? y[1] : y[0]);
+    lv_double up = k->p_kind == 1 ? u : pw[AUX_UP], zp = k->p_kind == 1 ? lv_abs(y[2]) : pw[AUX_ZP];
+    if (k->law == LAW_HOOKE || k->law == LAW_KELVIN_VOIGT || k->law == LAW_MAXWELL)
+        up = u, zp = lv_abs(y[2]); /* p = 1: the field left no powers */
+    lv_double energy = 0.5 * v * v + q[P_ALPHA] * u * up / (q[P_P] + 1.0);
+    lv_double stored = q[P_ALPHA_C] * lv_abs(y[2]) * zp / ((q[P_P] + 1.0) * q[P_A]);
+    return energy + lv_keep(lv_gt(q[P_ALPHA_C], lv_zero()), stored);
 }
 
-/* Lane l's point is over with this status. */
-static void lane_finish(block *b, int l, uint8_t *status, int point_status)
+/* The hook's events of a traced point (the only point: lane 0). */
+static void hook_events(const group *gr, const is_hybrid_lanes *b, const lv_mask *fired,
+                        lv_mask ended, lv_mask separated, lv_mask rest)
 {
-    b->point[l].result->steps = (int64_t)b->steps[l];
-    status[b->index[l]] = (uint8_t)point_status;
-    b->active[l] = 0;
-}
-
-/* The lanes whose step crossed a root (the direction table decides which count). */
-static vint crossings(const block *b, const vdouble *g)
-{
-    vint hit = (vint){0};
-    for (int e = 0; e < COLLISION_EVENTS; e++) {
-        vint up = (b->sign[e] < 0.0) & (g[e] >= 0.0), down = (b->sign[e] > 0.0) & (g[e] <= 0.0);
-        int direction = collision_root_direction[e];
-        if (direction >= 0)
-            hit |= up;
-        if (direction <= 0)
-            hit |= down;
-    }
-    return hit;
-}
-
-/* Lane l of a step's end (y1, f1) and its roots g, as the scalar code takes them. */
-static void lane_point(const lane_kind *k, const vdouble *y1, const vdouble *f1, const vdouble *g,
-                       int l, double *y1l, double *f1l, double *gl)
-{
-    for (int i = 0; i < k->dimension; i++) {
-        y1l[i] = y1[i][l];
-        f1l[i] = f1[i][l];
-    }
-    for (int e = 0; e < COLLISION_EVENTS; e++)
-        gl[e] = g[e][l];
-}
-
-/* Rejected lanes: shrink (never by more than 5) and retry; the first rejection of a step
- * across a kink of the right-hand side (a kink root changed sign: V for the Kelvin-Voigt
- * type, W, U, Z) asks the scalar code where the kink is. */
-static void reject(const lane_kind *k, block *b, vint rejected, vdouble factor, const vdouble *y1,
-                   const vdouble *f1, const vdouble *g)
-{
-    vdouble shrunk = b->h * lv_max_nanb(vsplat(0.2), factor);
-    static const int kinks[] = {COLLISION_ROOT_VELOCITY, COLLISION_ROOT_KINK_W,
-                                COLLISION_ROOT_KINK_U, COLLISION_ROOT_KINK_Z};
-    vint kink = (vint){0};
-    for (int j = 0; j < 4; j++) {
-        int e = kinks[j];
-        if (e == COLLISION_ROOT_VELOCITY && k->dimension == 4)
-            continue; /* the Maxwell type's input is W, not V */
-        /* as dopri5_point_retry decides: a known side, and g on the other (not 0) */
-        kink |= ((b->sign[e] < 0.0) & (g[e] > 0.0)) | ((b->sign[e] > 0.0) & (g[e] < 0.0));
-    }
-    vint first = rejected & ~b->rejected & kink;
-    for (int l = 0; l < LANES; l++)
-        if (first[l]) {
-            double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM], gl[COLLISION_EVENTS];
-            lane_point(k, y1, f1, g, l, y1l, f1l, gl);
-            lane_store(b, l, k->dimension);
-            shrunk[l] = dopri5_point_retry(&b->point[l], y1l, f1l, gl, b->h[l], shrunk[l]);
-        }
-    b->h = vsel(rejected, shrunk, b->h);
-    b->rejected |= rejected;
-}
-
-/* Accepted lanes: those that crossed a root go to the scalar code, the others move on. */
-static void accept(const lane_kind *k, block *b, vint accepted, vdouble factor, const vdouble *y1,
-                   const vdouble *f1, const vdouble *g, uint8_t *status)
-{
-    const int d = k->dimension;
-    /* no growth after a rejection */
-    vdouble growth = vsel(b->rejected, vsplat(1.0), vsplat(5.0));
-    vdouble h_next = b->h * lv_min_nanb(growth, lv_max_nanb(vsplat(0.2), factor));
-    b->rejected &= ~accepted;
-    b->steps = vsel(accepted, b->steps + 1.0, b->steps);
-    vint event = accepted & crossings(b, g), plain = accepted & ~event;
-    for (int e = 0; e < COLLISION_EVENTS; e++) {
-        vdouble side = vsel(g[e] < 0.0, vsplat(-1.0), vsplat(1.0));
-        b->sign[e] = vsel(plain & (g[e] != 0.0), side, b->sign[e]);
-    }
-    b->t = vsel(plain, b->t + b->h, b->t);
-    for (int i = 0; i < d; i++) {
-        b->y[i] = vsel(plain, y1[i], b->y[i]);
-        b->f[i] = vsel(plain, f1[i], b->f[i]);
-    }
-    vdouble h = b->h;
-    b->h = vsel(plain, h_next, b->h);
-    if (!b->hooked && !vany(event))
-        return; /* most steps: no lane for the scalar code */
-    for (int l = 0; l < LANES; l++) {
-        dopri5_point *dp = &b->point[l];
-        if (b->hooked && plain[l] && dp->problem.hook) {
-            lane_store(b, l, d);
-            collision_hook_sample(dp->problem.hook, dp->t, dp->y);
-        }
-        if (!event[l])
-            continue;
-        double y1l[DOPRI5_MAX_DIM], f1l[DOPRI5_MAX_DIM], gl[COLLISION_EVENTS];
-        lane_point(k, y1, f1, g, l, y1l, f1l, gl);
-        lane_store(b, l, d);
-        if (dopri5_point_events(dp, y1l, f1l, gl, h[l], h_next[l]))
-            lane_finish(b, l, status, IS_POINT_DONE);
-        else
-            lane_load(b, l, d);
-    }
-}
-
-/* Lanes in `failed` fail for `why` (a solver_failure). */
-static void fail(const lane_kind *k, block *b, vint failed, solver_failure why, uint8_t *status)
-{
-    if (!vany(failed))
+    collision_hook *hook = gr->problems[gr->order[0]].hook;
+    if (!hook)
         return;
-    for (int l = 0; l < LANES; l++)
-        if (failed[l]) {
-            lane_store(b, l, k->dimension);
-            lane_finish(b, l, status, dopri5_point_fail(&b->point[l], why));
-        }
+    if (lv_mask_lane(fired[COLLISION_ROOT_VELOCITY], 0))
+        collision_hook_event(hook, b->side[COLLISION_ROOT_VELOCITY][0] < 0.0
+                                       ? COLLISION_EVENT_MAX_COMPRESSION
+                                       : COLLISION_EVENT_MIN_COMPRESSION);
+    if (lv_mask_lane(fired[COLLISION_ROOT_FORCE_RATE], 0))
+        collision_hook_event(hook, COLLISION_EVENT_FORCE_MAX);
+    if (lv_mask_lane(rest, 0))
+        collision_hook_event(hook, COLLISION_EVENT_REST);
+    else if (lv_mask_lane(separated, 0))
+        collision_hook_event(hook, COLLISION_EVENT_SEPARATION);
+    else if (!lv_mask_lane(ended, 0) &&
+             lv_mask_lane(fired[COLLISION_ROOT_KINK_W] | fired[COLLISION_ROOT_KINK_U] |
+                              fired[COLLISION_ROOT_KINK_Z], 0))
+        collision_hook_event(hook, COLLISION_EVENT_KINK);
 }
 
-/* Lanes that took the exact step to an event, to (ye, fe). */
-static void at_event(const lane_kind *k, block *b, vint arriving, const vdouble *ye,
-                     const vdouble *fe, uint8_t *status)
+/* The end of the contact at the compression c for the lanes m (track_end). */
+static inline void vtrack_end(is_hybrid_lanes *b, lv_mask m, lv_double c)
 {
-    for (int l = 0; l < LANES; l++)
-        if (arriving[l]) {
-            double yl[DOPRI5_MAX_DIM], fl[DOPRI5_MAX_DIM];
-            for (int i = 0; i < k->dimension; i++) {
-                yl[i] = ye[i][l];
-                fl[i] = fe[i][l];
-            }
-            lane_store(b, l, k->dimension);
-            if (dopri5_point_at_event(&b->point[l], yl, fl))
-                lane_finish(b, l, status, IS_POINT_DONE);
-            else
-                lane_load(b, l, k->dimension);
-        }
+    b->rec[R_X_SEP] = lv_sel(m, c, b->rec[R_X_SEP]);
+    b->rec[R_X_MAX] = lv_sel(m, lv_max_num(b->rec[R_X_MAX], c), b->rec[R_X_MAX]);
+    lv_mask bad = m & lv_ne(c - c, lv_zero());
+    b->rec[R_NONFINITE] = lv_sel(bad, lv_splat(1.0), b->rec[R_NONFINITE]);
 }
 
-/* Lanes that reached t_max in contact. */
-static void horizon(const lane_kind *k, block *b, vint reached, uint8_t *status)
+/* collision_tracker_event in lanes, for the group's kind k. */
+static inline __attribute__((always_inline)) lv_mask
+tracker_event(is_hybrid_lanes *b, const group *gr, const lane_kind *k, const lv_mask *fired,
+              lv_double t, lv_double *y)
 {
-    for (int l = 0; l < LANES; l++)
-        if (reached[l]) {
-            lane_store(b, l, k->dimension);
-            dopri5_point *dp = &b->point[l];
-            collision_tracker_horizon(&dp->tracker, dp->t, dp->y);
-            lane_finish(b, l, status, IS_POINT_DONE);
-        }
-}
-
-/* Before a trial step: lanes out of budget fail, and the steps are cut to the limits. */
-static void block_begin(const lane_kind *k, block *b, uint8_t *status)
-{
-    const lane_params *q = &b->q;
-    /* out of budget before the step (every step counts; the exact steps to events are
-     * part of the step that found them) */
-    fail(k, b, b->active & ~b->exact & (b->steps >= q->max_steps), SOLVER_BUDGET, status);
-    vint stepping = b->active & ~b->exact;
-    /* Just after a point where |u|^(p-1) is not smooth, the solution behaves like
-     * |t - t_rough|^p and an error estimate of a step as long as that distance is not to
-     * be trusted: keep steps short against it (see ROUGH_STEP_SHARE). */
-    if (k->rough)
-        b->h =
-            vsel(stepping, lv_min_nanb(b->h, q->h_start + ROUGH_STEP_SHARE * (b->t - b->t_rough)), b->h);
-    b->h = vsel(stepping & (b->t + b->h > q->t_max), q->t_max - b->t, b->h);
-}
-
-/* After the trial step of every active lane (or the exact step to an event): what
- * follows from it. */
-static void block_end(const lane_kind *k, block *b, trial *tr, uint8_t *status)
-{
-    const lane_params *q = &b->q;
-    vint stepping = b->active & ~b->exact, arriving = b->active & b->exact;
-    vdouble err = tr->err, *y1 = tr->y1, *f1 = tr->f1;
-    /* err^(-1/4) by two square roots: the controller needs no more precision */
-    vdouble factor = 0.9 / lv_sqrt(lv_sqrt(lv_max_nanb(err, vsplat(1e-12))));
-    vint finite = err - err == 0.0;
-    vint underflow = b->h < 16.0 * DBL_EPSILON * lv_max_nanb(vsplat(1.0), b->t);
-    fail(k, b, stepping & ~finite, SOLVER_NONFINITE, status);
-    fail(k, b, stepping & finite & underflow, SOLVER_STEP_UNDERFLOW, status);
-    stepping &= b->active;
-    vint rejected = stepping & (err > 1.0);
-    vdouble g[COLLISION_EVENTS];
-    vroots(k, &b->q, y1, f1, &tr->pw, g);
-    if (vany(rejected))
-        reject(k, b, rejected, factor, y1, f1, g);
-    accept(k, b, stepping & ~rejected, factor, y1, f1, g, status);
-    if (vany(arriving))
-        at_event(k, b, arriving, y1, f1, status);
-    vint reached = b->active & ~b->exact & ~(b->t < q->t_max);
-    if (vany(reached))
-        horizon(k, b, reached, status);
-}
-
-/* One trial step of every active lane of the nb blocks, and what follows from it. */
-static void blocks_try(const lane_kind *k, block *const *blocks, int nb, uint8_t *status)
-{
-    trial tr[BLOCKS];
-    for (int j = 0; j < nb; j++) {
-        block_begin(k, blocks[j], status);
-        tr[j].y1[DOPRI5_MAX_DIM - 1] = tr[j].f1[DOPRI5_MAX_DIM - 1] = vsplat(0.0); /* d = 3 */
+    const lv_double *q = b->par;
+    lv_double f[4], pw[IS_HYBRID_MAX_AUX], force, rate;
+    vrhs(k, q, y, f, pw);
+    vforce(k, q, y, f, pw, &force, &rate);
+    lv_double v = vvelocity(k, y, f);
+    lv_double compression = -(k->dimension == 4 ? y[0] + y[1] : y[0]);
+    lv_mask any = lv_mask_none();
+    for (int e = 0; e < COLLISION_EVENTS; e++)
+        any |= fired[e];
+    /* the energy at every event, and any non-finite state met */
+    lv_double energy = venergy(k, q, y, v, pw);
+    b->rec[R_E_MAX] = lv_sel(any, lv_max_num(b->rec[R_E_MAX], energy), b->rec[R_E_MAX]);
+    b->rec[R_E_MIN] = lv_sel(any, lv_min_num(b->rec[R_E_MIN], energy), b->rec[R_E_MIN]);
+    lv_mask bad = any & lv_ne(energy - energy, lv_zero());
+    b->rec[R_NONFINITE] = lv_sel(bad, lv_splat(1.0), b->rec[R_NONFINITE]);
+    lv_mask v_root = fired[COLLISION_ROOT_VELOCITY];
+    b->rec[R_X_MAX] = lv_sel(v_root, lv_max_num(b->rec[R_X_MAX], compression), b->rec[R_X_MAX]);
+    lv_mask f_max = fired[COLLISION_ROOT_FORCE_RATE];
+    b->rec[R_F_MAX] = lv_sel(f_max, lv_max_num(b->rec[R_F_MAX], force), b->rec[R_F_MAX]);
+    lv_mask kink = fired[COLLISION_ROOT_KINK_U] | fired[COLLISION_ROOT_KINK_Z];
+    b->rec[R_T_ROUGH] = lv_sel(kink, t, b->rec[R_T_ROUGH]);
+    /* at rest in the equilibrium set without having separated: e = 0 */
+    lv_mask rest = fired[COLLISION_ROOT_REST];
+    /* entering {F <= 0, V >= 0}: F falling to 0 with V >= 0, or V rising to 0 with F <= 0 */
+    lv_mask rising = lv_lt(b->side[COLLISION_ROOT_VELOCITY], lv_zero());
+    lv_mask separated = lv_not(rest) & ((fired[COLLISION_ROOT_FORCE] & lv_ge(v, lv_zero())) |
+                                        (v_root & rising & lv_le(force, lv_zero())));
+    /* One Newton step on the separation time, F (or -X) to 0 along F' (or -V), from the
+     * state the step to the located time reached (the location on the dense output
+     * carries its error, e.g. where F' is small), the state following to first order
+     * (y + f dt); a step that is not small is not taken. The outputs are read from that
+     * state (and a trace's last sample is it). */
+    lv_double value = follows_x(k) ? -y[0] : force, slope = follows_x(k) ? -v : rate;
+    lv_double dt = -value / slope;
+    dt = lv_keep(separated & lv_le(lv_abs(dt), 1e-3 * (1.0 + t)), dt);
+    lv_double ys[4] = {lv_zero(), lv_zero(), lv_zero(), lv_zero()}, fs[4], pws[IS_HYBRID_MAX_AUX];
+    for (int i = 0; i < k->dimension; i++)
+        ys[i] = y[i] + f[i] * dt;
+    vrhs(k, q, ys, fs, pws);
+    lv_double vs = vvelocity(k, ys, fs), ts = t + dt;
+    lv_double cs = -(k->dimension == 4 ? ys[0] + ys[1] : ys[0]);
+    lv_mask moving = separated & lv_ge(vs, q[P_REST]);
+    vtrack_end(b, rest | separated, lv_sel(separated, cs, compression));
+    b->rec[R_OUTCOME] = lv_sel(rest | separated, lv_sel(moving, lv_splat(OUTCOME_SEPARATED),
+                                                        lv_splat(OUTCOME_NO_SEPARATION)),
+                               b->rec[R_OUTCOME]);
+    b->rec[R_COR] = lv_sel(moving, vs, b->rec[R_COR]);
+    b->rec[R_T_SEP] = lv_sel(moving, ts, b->rec[R_T_SEP]);
+    collision_hook *hook = gr->problems[gr->order[0]].hook;
+    if (hook && lv_mask_lane(any, 0)) { /* the event's state; after a separation, the outputs' */
+        double yl[4];
+        int moved = lv_mask_lane(separated, 0);
+        for (int i = 0; i < k->dimension; i++)
+            yl[i] = moved ? ys[i][0] : y[i][0];
+        collision_hook_sample(hook, moved ? ts[0] : t[0], yl);
     }
-    vstep(k, blocks, nb, tr);
-    for (int j = 0; j < nb; j++)
-        block_end(k, blocks[j], &tr[j], status);
+    lv_mask ended = rest | separated;
+    hook_events(gr, b, fired, ended, moving, rest | (separated & lv_not(moving)));
+    return ended;
+}
+
+static lv_mask on_event3(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    const group *gr = b->ctx;
+    lv_mask ended;
+    SPECIALIZED(gr, 3, ended = tracker_event(b, gr, k, fired, t, y));
+    return ended;
+}
+
+static lv_mask on_event4(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    const group *gr = b->ctx;
+    lv_mask ended;
+    SPECIALIZED(gr, 4, ended = tracker_event(b, gr, k, fired, t, y));
+    return ended;
+}
+
+/* The Maxwell type with p != 1: steps after a rough point stay short against it. */
+static lv_double step_limit(const is_hybrid_lanes *b, lv_double t)
+{
+    return b->par[P_H_START] + ROUGH_STEP_SHARE * (t - b->rec[R_T_ROUGH]);
+}
+
+static int start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    const group *gr = ctx;
+    const collision_problem *pb = &gr->problems[gr->order[i]];
+    collision_result *r = &gr->results[gr->order[i]];
+    collision_initial_state(pb, s->y);
+    collision_tracker tracker;
+    collision_tracker_start(&tracker, pb, r, s->y); /* the outputs' start; hook: contact */
+    double par[] = {[P_PI1] = pb->pi1, [P_PI2] = pb->pi2, [P_PI3] = pb->pi3, [P_P] = pb->p,
+                    [P_N] = pb->n, [P_ALPHA] = pb->alpha, [P_ALPHA_C] = pb->alpha_c,
+                    [P_A] = pb->A, [P_REST] = pb->rest_velocity,
+                    [P_H_START] = 1e-2 * sqrt(TOLERANCE_SAFETY * pb->rtol), [P_INV_P] = 1.0 / pb->p};
+    memcpy(s->par, par, sizeof par);
+    s->rec[R_OUTCOME] = r->outcome;
+    s->rec[R_COR] = r->cor;
+    s->rec[R_T_SEP] = r->t_sep;
+    s->rec[R_X_MAX] = r->x_max;
+    s->rec[R_X_SEP] = r->x_sep;
+    s->rec[R_F_MAX] = r->f_max;
+    s->rec[R_E_MAX] = r->energy_max;
+    s->rec[R_E_MIN] = r->energy_min;
+    s->t_end = pb->t_max;
+    s->h = par[P_H_START];
+    s->rtol = TOLERANCE_SAFETY * pb->rtol;
+    s->atol = TOLERANCE_SAFETY * ABSOLUTE_SAFETY * pb->atol;
+    s->max_steps = (double)pb->max_steps;
+    s->rough_start = pb->p != 1.0;
+    return 1;
+}
+
+static void finish(void *ctx, size_t i, const is_hybrid_end *e)
+{
+    const group *gr = ctx;
+    size_t index = gr->order[i];
+    const collision_problem *pb = &gr->problems[index];
+    collision_result *r = &gr->results[index];
+    r->steps = e->steps;
+    r->outcome = (collision_outcome)e->rec[R_OUTCOME];
+    r->cor = e->rec[R_COR];
+    r->t_sep = e->rec[R_T_SEP];
+    r->x_max = e->rec[R_X_MAX];
+    r->x_sep = e->rec[R_X_SEP];
+    r->f_max = e->rec[R_F_MAX];
+    r->energy_max = e->rec[R_E_MAX];
+    r->energy_min = e->rec[R_E_MIN];
+    r->nonfinite = e->rec[R_NONFINITE] != 0.0;
+    int status = IS_POINT_DONE;
+    solver_failure why = SOLVER_NONFINITE;
+    switch (e->status) {
+    case IS_HYBRID_HORIZON: {
+        collision_tracker tracker = {pb, r};
+        collision_tracker_horizon(&tracker, e->t, e->y);
+        break;
+    }
+    case IS_HYBRID_BUDGET:
+        why = SOLVER_BUDGET;
+        status = IS_POINT_FAILED_BUDGET;
+        break;
+    case IS_HYBRID_NONFINITE:
+        status = IS_POINT_FAILED_NONFINITE;
+        break;
+    case IS_HYBRID_UNDERFLOW:
+    case IS_HYBRID_ZENO:
+        why = SOLVER_STEP_UNDERFLOW;
+        status = IS_POINT_FAILED_SOLVER;
+        break;
+    default:
+        break;
+    }
+    if (status != IS_POINT_DONE) {
+        r->outcome = OUTCOME_SOLVER_FAILURE;
+        r->solver_flag = why;
+    }
+    gr->status[index] = (uint8_t)status;
+}
+
+static void sample(void *ctx, size_t i, double t, const double *y)
+{
+    const group *gr = ctx;
+    collision_hook *hook = gr->problems[gr->order[i]].hook;
+    if (hook)
+        collision_hook_sample(hook, t, y);
+}
+
+/* The systems: the state's dimension (3: X, V, Z; 4: R, Y, Z, W), the events' kinds (V is
+ * a kink of the Bouc-Wen rate of bwshc, whose input it is, else where X has its
+ * extremes: observed; the force maximum is observed) and the step limit of the rough
+ * Maxwell type. Each is run from a function of its own, so that is_hybrid_run is
+ * compiled for it with its sizes and callbacks as constants. */
+#define COLLISION_SYSTEM(dim, v_kind, limit)                                                 \
+    {                                                                                        \
+        .dimension = dim, .events = COLLISION_EVENTS,                                        \
+        .direction = {[COLLISION_ROOT_FORCE] = -1, [COLLISION_ROOT_FORCE_RATE] = -1,         \
+                      [COLLISION_ROOT_REST] = -1},                                           \
+        .kind = {[COLLISION_ROOT_VELOCITY] = v_kind,                                         \
+                 [COLLISION_ROOT_FORCE_RATE] = IS_HYBRID_LAND,                               \
+                 [COLLISION_ROOT_KINK_W] = IS_HYBRID_KINK,                                   \
+                 [COLLISION_ROOT_KINK_U] = IS_HYBRID_ROUGH,                                  \
+                 [COLLISION_ROOT_KINK_Z] = IS_HYBRID_ROUGH},                                 \
+        .locate_tolerance = {[COLLISION_ROOT_FORCE_RATE] = 1e-6},                             \
+        .rough_penalty = ROUGH_PENALTY,                                                      \
+        .field = field##dim, .event_values = events##dim, .event_rates = rates##dim,         \
+        .on_event = on_event##dim,                                                           \
+        .step_limit = limit, .start = start, .finish = finish, .sample = sample,             \
+        .own_event_samples = 1                                                               \
+    }
+static const is_hybrid_system bwshc_system = COLLISION_SYSTEM(3, IS_HYBRID_KINK, NULL);
+static const is_hybrid_system kelvin_voigt_type = COLLISION_SYSTEM(3, IS_HYBRID_OBSERVE, NULL);
+static const is_hybrid_system maxwell_type = COLLISION_SYSTEM(4, IS_HYBRID_OBSERVE, NULL);
+static const is_hybrid_system maxwell_type_rough =
+    COLLISION_SYSTEM(4, IS_HYBRID_OBSERVE, step_limit);
+
+typedef const volatile sig_atomic_t *stop_flag;
+
+static int run_bwshc(group *g, size_t n, stop_flag stop, int trace)
+{
+    return is_hybrid_run(&bwshc_system, g, n, stop, trace);
+}
+
+static int run_kelvin_voigt_type(group *g, size_t n, stop_flag stop, int trace)
+{
+    return is_hybrid_run(&kelvin_voigt_type, g, n, stop, trace);
+}
+
+static int run_maxwell_type(group *g, size_t n, stop_flag stop, int trace)
+{
+    return is_hybrid_run(&maxwell_type, g, n, stop, trace);
+}
+
+static int run_maxwell_type_rough(group *g, size_t n, stop_flag stop, int trace)
+{
+    return is_hybrid_run(&maxwell_type_rough, g, n, stop, trace);
 }
 
 /* The group's kind: what its points share (the grouping key is made of it). */
@@ -661,54 +670,22 @@ static size_t group_key(const collision_problem *pb)
     return ((size_t)pb->law * 8 + (size_t)pb->pow_p.kind) * 8 + (size_t)pb->pow_n.kind;
 }
 
-/* Runs the points order[0..count) of one group; returns 1 if the stop flag ended it
- * (the points not finished stay pending), -1 if there was no memory for the lanes. */
+/* Runs the points order[0..count) of one group: 0, 1 if the stop flag ended it (the
+ * points not finished stay pending), -1 if there was no memory for the lanes. */
 static int run_group(const collision_problem *problems, collision_result *results, uint8_t *status,
                      const size_t *order, size_t count)
 {
     const collision_problem *first = &problems[order[0]];
-    const lane_kind k = kind_of(first);
-    const volatile sig_atomic_t *stop = first->stop;
-    const int nb = count > LANES ? BLOCKS : 1; /* a second block only with points for it */
-    const size_t size = (sizeof(block) * (size_t)nb + 63) / 64 * 64;
-    block *all = aligned_alloc(64, size); /* the vectors' alignment */
-    if (!all)
-        return -1;
-    memset(all, 0, size);
-    /* every lane holds a point's parameters and state, even when idle, so that idle
-     * lanes compute harmless numbers: the first point's, started in lane 0 (and started
-     * again as the first point to run) */
-    for (int j = 0; j < nb; j++) {
-        lane_start(&all[j], 0, first, &results[order[0]], order[0]);
-        for (int l = 1; l < LANES; l++)
-            lane_copy(&all[j], 0, l);
-        all[j].active[0] = 0;
-    }
-    size_t next = 0;
-    int64_t tries = 0, stopped = 0;
-    for (;;) {
-        block *busy[BLOCKS];
-        int nbusy = 0;
-        for (int j = 0; j < nb; j++) {
-            block *b = &all[j];
-            for (int l = 0; l < LANES && next < count && !vall(b->active); l++)
-                if (!b->active[l]) {
-                    lane_start(b, l, &problems[order[next]], &results[order[next]], order[next]);
-                    next++;
-                }
-            if (vany(b->active))
-                busy[nbusy++] = b;
-        }
-        if (nbusy == 0)
-            break;
-        if (tries++ % COLLISION_POLL_STEPS == 0 && stop && *stop) {
-            stopped = 1;
-            break;
-        }
-        blocks_try(&k, busy, nbusy, status);
-    }
-    free(all);
-    return (int)stopped;
+    group gr = {kind_of(first), 0, problems, results, status, order};
+    gr.variant = variant_of(&gr.kind);
+    int trace = first->hook != NULL;
+    if (first->law == LAW_BWSHC)
+        return run_bwshc(&gr, count, first->stop, trace);
+    if (first->dimension == 3)
+        return run_kelvin_voigt_type(&gr, count, first->stop, trace);
+    if (gr.kind.rough)
+        return run_maxwell_type_rough(&gr, count, first->stop, trace);
+    return run_maxwell_type(&gr, count, first->stop, trace);
 }
 
 static int compare_size(const void *a, const void *b)
@@ -728,17 +705,17 @@ int collision_solve_dopri5(const collision_problem *problems, size_t count,
         order[i] = group_key(&problems[i]) << index_bits | i;
     }
     qsort(order, count, sizeof *order, compare_size);
-    size_t start = 0;
-    while (start < count) {
-        size_t key = order[start] >> index_bits, end = start;
+    size_t begin = 0;
+    while (begin < count) {
+        size_t key = order[begin] >> index_bits, end = begin;
         while (end < count && order[end] >> index_bits == key) {
             order[end] &= index_mask;
             end++;
         }
-        int rc = run_group(problems, results, status, order + start, end - start);
+        int rc = run_group(problems, results, status, order + begin, end - begin);
         if (rc != 0)
             return rc < 0 ? -1 : 0;
-        start = end;
+        begin = end;
     }
     return 0;
 }

@@ -63,6 +63,7 @@
 #define IS_HYBRID_MAX_EVENTS 8  /* event functions */
 #define IS_HYBRID_MAX_PARAMS 24 /* per-lane parameters (is_hybrid_lanes.par) */
 #define IS_HYBRID_MAX_RECORDS 16
+#define IS_HYBRID_MAX_AUX 4     /* by-products of the field (is_hybrid_lanes.aux) */
 #define IS_HYBRID_BLOCKS 2 /* vectors stepped side by side: one step is a chain of
                               dependent stages, and a second vector's fills its waits */
 #define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
@@ -74,8 +75,12 @@ enum {
     IS_HYBRID_OBSERVE = 1, /* reported on the dense output, the step goes on (a maximum to
                               record: a time error enters only squared) */
     IS_HYBRID_KINK = 2,    /* the field is not smooth there: land, and report it */
-    IS_HYBRID_RESET = 3    /* land; on_event resets the state so that the lane returns to
+    IS_HYBRID_RESET = 3,   /* land; on_event resets the state so that the lane returns to
                               the side it came from; watched for accumulation */
+    IS_HYBRID_ROUGH = 4    /* a kink where the field's derivatives are unbounded on both
+                              sides (|u|^p, 1 < p < 2, at u = 0): the error estimates of the
+                              steps that end and begin there are taken rough_penalty times
+                              larger, as they come out too small there */
 };
 
 /* How a point's run ended (is_hybrid_end.status). */
@@ -102,6 +107,7 @@ typedef struct is_hybrid_start {
     double zeno_tail;                    /* accumulate when the rest is shorter (0: never) */
     double zeno_events;                  /* shrinking intervals in a row first (0: 3) */
     double stick_speed;                  /* stick when a reset leaves a rate this slow */
+    int rough_start;                     /* the start is a rough point (IS_HYBRID_ROUGH) */
 } is_hybrid_start;
 
 /* A point's end, for the model's finish. */
@@ -114,12 +120,15 @@ typedef struct is_hybrid_end {
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
- * records, and (in on_event) the side each event was on before it: -1, 1, or 0 (not
- * known yet). */
+ * records, (in on_event) the side each event was on before it: -1, 1, or 0 (not known
+ * yet), and aux: what the field chooses to leave there of its last evaluation, which
+ * event_values may use when it is given dydt (then dydt is that evaluation's, at the same
+ * t and y: e.g. powers of the state that the events need too). */
 typedef struct is_hybrid_lanes {
     lv_double par[IS_HYBRID_MAX_PARAMS];
     lv_double rec[IS_HYBRID_MAX_RECORDS];
     lv_double side[IS_HYBRID_MAX_EVENTS];
+    lv_double aux[IS_HYBRID_MAX_AUX];
     void *ctx;
 } is_hybrid_lanes;
 
@@ -130,8 +139,9 @@ typedef struct is_hybrid_system {
     /* how closely an event's time is located, as a share of the step (0: 1e-9 with a
      * field, 4 DBL_EPSILON with a flow) */
     double locate_tolerance[IS_HYBRID_MAX_EVENTS];
+    double rough_penalty; /* IS_HYBRID_ROUGH: the error estimates' factor there (0: 10) */
     /* y' = f(t, y) (NULL: flow mode) */
-    void (*field)(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
+    void (*field)(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
     /* the state at t0 + dt of the solution through (t0, y0) (NULL: field mode) */
     void (*flow)(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y);
@@ -155,15 +165,23 @@ typedef struct is_hybrid_system {
      * has finished it without (an invalid point, say); finish takes its end */
     int (*start)(void *ctx, size_t point, is_hybrid_start *s);
     void (*finish)(void *ctx, size_t point, const is_hybrid_end *e);
-    /* optional, for traces: every accepted step's end and every event's state */
+    /* optional, for traces: every accepted step's end and every event's state (before
+     * on_event, and after a reset), unless own_event_samples: then on_event samples the
+     * events' states itself (a model that reports a state other than the event's) */
     void (*sample)(void *ctx, size_t point, double t, const double *y);
+    int own_event_samples;
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1
  * when the stop flag ended the run (points not finished stay unfinished: no finish), -1
- * when there was no memory for the lanes (no point was run). `trace` calls sample. */
-static inline int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t count,
-                                const volatile sig_atomic_t *stop, int trace);
+ * when there was no memory for the lanes (no point was run). `trace` calls sample.
+ * It is inlined where it is called: call it with the address of a const system, in one
+ * place per system (a function of the model's), so that the system's sizes, kinds and
+ * callbacks are constants there (loops unrolled, callbacks inlined). */
+static inline __attribute__((always_inline)) int is_hybrid_run(const is_hybrid_system *sys,
+                                                               void *ctx, size_t count,
+                                                               const volatile sig_atomic_t *stop,
+                                                               int trace);
 
 #include "hybrid_impl.h"
 

@@ -27,6 +27,11 @@ static const double ish_d[7] = {-12715105075.0 / 11282082432.0, 0.0,
                                 701980252875.0 / 199316789632.0, -1453857185.0 / 822651844.0,
                                 69997945.0 / 29380423.0};
 
+/* Every function is inlined into the model's call of is_hybrid_run, where the system is
+ * a constant: its sizes, kinds and callbacks fold, the loops over the state and the
+ * events unroll, and the callbacks inline. */
+#define ISH_INLINE static inline __attribute__((always_inline))
+
 #define ISH_D IS_HYBRID_MAX_DIM
 #define ISH_E IS_HYBRID_MAX_EVENTS
 
@@ -39,8 +44,8 @@ typedef struct ish_block {
     lv_double t, h, h_resume, t_end, h_max, rtol, atol, max_steps, max_events;
     lv_double zeno_tail, zeno_events, stick_speed;
     lv_double steps, rejected, events, accumulations;
-    lv_double last_reset, last_interval, shrinking;
-    lv_mask active, landing, was_rejected, clamped, pend[ISH_E];
+    lv_double last_reset, last_interval, shrinking, refined;
+    lv_mask active, landing, was_rejected, clamped, rough_next, pend[ISH_E];
     size_t point[LV_WIDTH];
 } ish_block;
 
@@ -51,7 +56,7 @@ typedef struct ish_trial {
 } ish_trial;
 
 /* The event crossings from a side to values g (direction filtered): cross[e]. */
-static inline lv_mask ish_crossings(const is_hybrid_system *sys, const lv_double *side,
+ISH_INLINE lv_mask ish_crossings(const is_hybrid_system *sys, const lv_double *side,
                                     const lv_double *g, lv_mask *cross)
 {
     lv_mask any = lv_mask_none();
@@ -66,7 +71,7 @@ static inline lv_mask ish_crossings(const is_hybrid_system *sys, const lv_double
 }
 
 /* -1, 1, or `keep` where g is 0 (or NaN). */
-static inline lv_double ish_side_of(lv_double g, lv_double keep)
+ISH_INLINE lv_double ish_side_of(lv_double g, lv_double keep)
 {
     return lv_sel(lv_lt(g, lv_zero()), lv_splat(-1.0),
                   lv_sel(lv_gt(g, lv_zero()), lv_splat(1.0), keep));
@@ -75,7 +80,7 @@ static inline lv_double ish_side_of(lv_double g, lv_double keep)
 /* The controller's factor 0.9 err^(-1/5) from err2 = err^2 (so no square root): x^(-1/10)
  * from x's exponent and mantissa, log2(m) ~ m - 1 and 2^f ~ 1 + f (0.6565 + 0.3435 f),
  * within about 1% (a step size needs no more), in elementwise operations. */
-static inline lv_double ish_factor(lv_double err2)
+ISH_INLINE lv_double ish_factor(lv_double err2)
 {
     lv_double x = lv_min_nanb(lv_max_nanb(err2, lv_splat(1e-30)), lv_splat(1e30));
     lv_int bits = lv_as_int(x);
@@ -93,7 +98,7 @@ static inline lv_double ish_factor(lv_double err2)
 /* --- trial steps -------------------------------------------------------------------- */
 
 /* One DOPRI5 trial step of each of the nb blocks, stage by stage across them. */
-static inline void ish_trial_steps_field(const is_hybrid_system *sys, ish_block *const *bs,
+ISH_INLINE void ish_trial_steps_field(const is_hybrid_system *sys, ish_block *const *bs,
                                          int nb, ish_trial *tr)
 {
     const int d = sys->dimension;
@@ -103,12 +108,16 @@ static inline void ish_trial_steps_field(const is_hybrid_system *sys, ish_block 
         for (int i = 0; i < d; i++)
             tr[j].k[0][i] = bs[j]->f[i];
     }
+#pragma GCC unroll 8
     for (int st = 1; st < 7; st++)
+#pragma GCC unroll 4
         for (int j = 0; j < nb; j++) {
-            const ish_block *b = bs[j];
+            ish_block *b = bs[j];
             ish_trial *T = &tr[j];
+#pragma GCC unroll 8
             for (int i = 0; i < d; i++) {
                 lv_double sum = ish_a[st][0] * T->k[0][i];
+#pragma GCC unroll 8
                 for (int q = 1; q < st; q++)
                     if (ish_a[st][q] != 0.0)
                         sum = sum + ish_a[st][q] * T->k[q][i];
@@ -137,7 +146,7 @@ static inline void ish_trial_steps_field(const is_hybrid_system *sys, ish_block 
 }
 
 /* One flow step of each block (exact: no error). */
-static inline void ish_trial_steps_flow(const is_hybrid_system *sys, ish_block *const *bs, int nb,
+ISH_INLINE void ish_trial_steps_flow(const is_hybrid_system *sys, ish_block *const *bs, int nb,
                                         ish_trial *tr)
 {
     for (int j = 0; j < nb; j++) {
@@ -148,13 +157,13 @@ static inline void ish_trial_steps_flow(const is_hybrid_system *sys, ish_block *
 }
 
 /* The events (and rates) at a step's end (t1, y1, f1). */
-static inline void ish_events_at(const is_hybrid_system *sys, const ish_block *b, lv_double t1,
+ISH_INLINE void ish_events_at(const is_hybrid_system *sys, const ish_block *b, lv_double t1,
                                  const lv_double *y1, const lv_double *f1, lv_double *g,
                                  lv_double *dg)
 {
     sys->event_values(&b->pub, t1, y1, sys->field ? f1 : NULL, g);
-    if (sys->event_rates)
-        sys->event_rates(&b->pub, t1, y1, sys->field ? f1 : NULL, dg);
+    if (sys->event_rates && !sys->field) /* the grazing checks' (a field's only where used) */
+        sys->event_rates(&b->pub, t1, y1, NULL, dg);
 }
 
 /* --- the state inside a step -------------------------------------------------------- */
@@ -165,7 +174,7 @@ typedef struct ish_dense {
     lv_double r[5][ISH_D];
 } ish_dense;
 
-static inline void ish_dense_init(const is_hybrid_system *sys, const ish_block *b,
+ISH_INLINE void ish_dense_init(const is_hybrid_system *sys, const ish_block *b,
                                   const ish_trial *T, ish_dense *D)
 {
     if (!sys->field)
@@ -183,7 +192,7 @@ static inline void ish_dense_init(const is_hybrid_system *sys, const ish_block *
     }
 }
 
-static inline void ish_dense_at(const is_hybrid_system *sys, const ish_block *b,
+ISH_INLINE void ish_dense_at(const is_hybrid_system *sys, const ish_block *b,
                                 const ish_trial *T, const ish_dense *D, lv_double theta,
                                 lv_double *y)
 {
@@ -199,7 +208,7 @@ static inline void ish_dense_at(const is_hybrid_system *sys, const ish_block *b,
 }
 
 /* The smallest side * g over the events in cross (infinity where none). */
-static inline lv_double ish_least(const is_hybrid_system *sys, const lv_double *side,
+ISH_INLINE lv_double ish_least(const is_hybrid_system *sys, const lv_double *side,
                                   const lv_mask *cross, const lv_double *g)
 {
     lv_double least = lv_splat(__builtin_inf());
@@ -212,7 +221,7 @@ static inline lv_double ish_least(const is_hybrid_system *sys, const lv_double *
  * method on G = min over them of side * g (G(lo) = glo > 0 > G(hi) = ghi), on the dense
  * output. Returns the located share of the step (the first point past the root: the
  * crossing has happened there), with the events' values there in g_at. */
-static inline lv_double ish_locate(const is_hybrid_system *sys, const ish_block *b,
+ISH_INLINE lv_double ish_locate(const is_hybrid_system *sys, const ish_block *b,
                                    const ish_trial *T, const ish_dense *D, lv_mask m,
                                    const lv_mask *cross, lv_double lo, lv_double glo,
                                    lv_double hi, lv_double ghi, lv_double *g_at)
@@ -258,7 +267,7 @@ static inline lv_double ish_locate(const is_hybrid_system *sys, const ish_block 
 
 /* --- lanes in and out --------------------------------------------------------------- */
 
-static inline void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
+ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
                                 is_hybrid_status status)
 {
     is_hybrid_end e;
@@ -277,7 +286,7 @@ static inline void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l
 }
 
 /* Ends the active lanes of m with this status. */
-static inline void ish_end(const is_hybrid_system *sys, ish_block *b, lv_mask m,
+ISH_INLINE void ish_end(const is_hybrid_system *sys, ish_block *b, lv_mask m,
                            is_hybrid_status status)
 {
     m = m & b->active;
@@ -290,7 +299,7 @@ static inline void ish_end(const is_hybrid_system *sys, ish_block *b, lv_mask m,
 }
 
 /* Lane l takes the point s (the block's f and g are worked out for it afterwards). */
-static inline void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid_start *s,
+ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid_start *s,
                                  int field)
 {
     b->point[l] = point;
@@ -320,11 +329,17 @@ static inline void ish_lane_load(ish_block *b, int l, size_t point, const is_hyb
         b->pub.side[e][l] = 0.0; /* from g, by the caller */
 }
 
+/* The rough lanes of a start (masks are set here, where lane l's mask is known). */
+ISH_INLINE lv_mask ish_lane_mask(int l)
+{
+    return lv_eq(lv_iota(), lv_splat(l));
+}
+
 
 /* f, g and the rates at the block's state for the lanes m (the others keep theirs, which
  * came from their own step: recomputing them could give other bits where t was clamped
  * to t_end); the sides of m's events from g where `sides`. */
-static inline void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_mask m, int sides)
+ISH_INLINE void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_mask m, int sides)
 {
     lv_double f[ISH_D], g[ISH_E], dg[ISH_E];
     if (sys->field) {
@@ -333,6 +348,8 @@ static inline void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_ma
             b->f[i] = lv_sel(m, f[i], b->f[i]);
     }
     ish_events_at(sys, b, b->t, b->y, b->f, g, dg);
+    if (sys->event_rates && sys->field)
+        sys->event_rates(&b->pub, b->t, b->y, b->f, dg);
     for (int e = 0; e < sys->events; e++) {
         b->g[e] = lv_sel(m, g[e], b->g[e]);
         if (sys->event_rates)
@@ -345,9 +362,11 @@ static inline void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_ma
 /* Fills the block's free lanes from the batch (*next: the next point). Returns 1 if the
  * block has an active lane. A lane whose point has ended keeps its last state (every
  * update is masked), so an idle lane computes harmless numbers. */
-static inline int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t count,
+ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t count,
                              size_t *next)
 {
+    if (lv_all(b->active) || *next >= count)
+        return lv_any(b->active);
     lv_mask loaded = lv_mask_none();
     for (int l = 0; l < LV_WIDTH && *next < count; l++) {
         if (lv_mask_lane(b->active, l))
@@ -359,7 +378,9 @@ static inline int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t c
             if (!sys->start(b->pub.ctx, point, &s))
                 continue;
             ish_lane_load(b, l, point, &s, sys->field != NULL);
-            loaded |= lv_eq(lv_iota(), lv_splat(l));
+            loaded |= ish_lane_mask(l);
+            b->rough_next = s.rough_start ? b->rough_next | ish_lane_mask(l)
+                                          : b->rough_next & lv_not(ish_lane_mask(l));
             break;
         }
     }
@@ -374,7 +395,7 @@ static inline int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t c
     return lv_any(b->active);
 }
 
-static inline void ish_sample(const is_hybrid_system *sys, const ish_block *b, lv_mask m)
+ISH_INLINE void ish_sample(const is_hybrid_system *sys, const ish_block *b, lv_mask m)
 {
     double y[ISH_D];
     for (int l = 0; l < LV_WIDTH; l++)
@@ -387,7 +408,7 @@ static inline void ish_sample(const is_hybrid_system *sys, const ish_block *b, l
 
 /* Before a trial step: lanes out of budget end; the step is cut to the longest allowed
  * and to the horizon (a step to an event keeps its length). */
-static inline void ish_begin(const is_hybrid_system *sys, ish_block *b)
+ISH_INLINE void ish_begin(const is_hybrid_system *sys, ish_block *b)
 {
     ish_end(sys, b, lv_not(b->landing) & lv_ge(b->steps, b->max_steps), IS_HYBRID_BUDGET);
     lv_mask free = b->active & lv_not(b->landing);
@@ -405,7 +426,7 @@ static inline void ish_begin(const is_hybrid_system *sys, ish_block *b)
  * watch of their intervals, and the accumulations it finds (or sticking), handed to
  * on_accumulate. Returns the lanes to end: [0] ended by the model, [1] Zeno without a
  * model's answer. */
-static inline void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mask reset,
+ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mask reset,
                                   const lv_mask *fired, lv_mask *ended, lv_mask *zeno)
 {
     lv_double interval = b->t - b->last_reset;
@@ -452,14 +473,16 @@ static inline void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_
  * pending and any other crossed there happen together: on_event, the sides (an
  * IS_HYBRID_RESET event returns to the side it came from, the others pass), the watch
  * for accumulation, and the lanes that end. */
-static inline void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                               lv_mask A, const lv_mask *cross, lv_double t1, int trace)
 {
-    lv_mask fired[ISH_E], reset = lv_mask_none();
+    lv_mask fired[ISH_E], reset = lv_mask_none(), rough = lv_mask_none();
     for (int e = 0; e < sys->events; e++) {
         fired[e] = A & (b->pend[e] | cross[e]);
         if (sys->kind[e] == IS_HYBRID_RESET)
             reset |= fired[e];
+        if (sys->kind[e] == IS_HYBRID_ROUGH)
+            rough |= fired[e];
         b->pend[e] = b->pend[e] & lv_not(A);
     }
     b->t = lv_sel(A, t1, b->t);
@@ -468,6 +491,7 @@ static inline void ish_arrive(const is_hybrid_system *sys, ish_block *b, const i
         b->f[i] = lv_sel(A, T->k[6][i], b->f[i]);
     }
     b->events = lv_add_where(A, b->events, lv_splat(1.0));
+    trace = trace && !sys->own_event_samples;
     if (trace)
         ish_sample(sys, b, A);
     lv_double y[ISH_D];
@@ -491,6 +515,7 @@ static inline void ish_arrive(const is_hybrid_system *sys, ish_block *b, const i
     if (trace && lv_any(reset))
         ish_sample(sys, b, A & lv_not(ended | zeno));
     b->h = lv_sel(A, b->h_resume, b->h);
+    b->rough_next = (b->rough_next & lv_not(A)) | rough;
     b->landing = b->landing & lv_not(A);
     b->was_rejected = b->was_rejected & lv_not(A);
     ish_end(sys, b, ended, IS_HYBRID_ENDED);
@@ -500,12 +525,21 @@ static inline void ish_arrive(const is_hybrid_system *sys, ish_block *b, const i
 
 /* Observe events at the share theta of the step, for the lanes O (fired[]): reported at
  * the dense output's state there; the step goes on. */
-static inline void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                                const ish_dense *D, lv_mask O, const lv_mask *fired,
-                               lv_double theta)
+                               lv_double theta, int trace)
 {
     lv_double y[ISH_D], t = b->t + theta * T->h;
     ish_dense_at(sys, b, T, D, theta, y);
+    if (trace && !sys->own_event_samples) {
+        double yl[ISH_D];
+        for (int l = 0; l < LV_WIDTH; l++)
+            if (lv_mask_lane(O, l)) {
+                for (int i = 0; i < sys->dimension; i++)
+                    yl[i] = y[i][l];
+                sys->sample(b->pub.ctx, b->point[l], t[l], yl);
+            }
+    }
     lv_mask ended = O & sys->on_event(&b->pub, fired, t, y);
     for (int e = 0; e < sys->events; e++)
         b->pub.side[e] = lv_sel(fired[e], -b->pub.side[e], b->pub.side[e]);
@@ -522,7 +556,7 @@ static inline void ish_observe(const is_hybrid_system *sys, ish_block *b, const 
  * cubic (values and rates at the ends) dips through zero inside it, where the flow
  * confirms it, crossed by the cubic's minimum: cross[e] is set and *hi is that share of
  * the step (1 elsewhere). A dip shallower than the cubic's error goes unseen. */
-static inline void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                               lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
 {
     lv_mask found = lv_mask_none();
@@ -565,9 +599,10 @@ static inline void ish_grazes(const is_hybrid_system *sys, ish_block *b, const i
  * in the step); observe events found first are reported and the search goes on past them;
  * otherwise the lane's next step goes exactly there (landing, with the events pending).
  * Returns the lanes now landing. */
-static inline lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+ISH_INLINE lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                                  lv_mask todo, lv_mask accepted, const lv_mask *cross0,
-                                 lv_double hi0, const lv_double *g_hi0, lv_double h_next)
+                                 lv_double hi0, const lv_double *g_hi0, lv_double h_next,
+                                 int trace, int only_observe)
 {
     ish_dense D;
     ish_dense_init(sys, b, T, &D);
@@ -585,7 +620,9 @@ static inline lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, cons
         lv_mask found = lv_mask_none();
         for (int e = 0; e < sys->events; e++) {
             /* a rejected step is searched for the events it must not straddle */
-            lv_mask ok = sys->kind[e] == IS_HYBRID_OBSERVE ? accepted : todo;
+            lv_mask ok = sys->kind[e] == IS_HYBRID_OBSERVE ? accepted
+                         : only_observe                    ? lv_mask_none()
+                                                           : todo;
             search[e] = cross[e] & todo & ok;
             found |= search[e];
         }
@@ -612,7 +649,7 @@ static inline lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, cons
             lv_mask obs_fired[ISH_E];
             for (int e = 0; e < sys->events; e++)
                 obs_fired[e] = fired[e] & observed;
-            ish_observe(sys, b, T, &D, observed, obs_fired, theta);
+            ish_observe(sys, b, T, &D, observed, obs_fired, theta, trace);
             observed &= b->active;
         }
         for (int e = 0; e < sys->events; e++)
@@ -630,7 +667,7 @@ static inline lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, cons
 
 /* The lanes that advance to the trial step's end (t1): its state, f, events and rates;
  * the sides of the events from their values there. */
-static inline void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+ISH_INLINE void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                                lv_mask m, lv_double t1, lv_double h_next)
 {
     b->t = lv_sel(m, t1, b->t);
@@ -647,11 +684,69 @@ static inline void ish_advance(const is_hybrid_system *sys, ish_block *b, const 
     b->was_rejected = b->was_rejected & lv_not(m);
 }
 
+/* The steps that end or begin at a rough point (IS_HYBRID_ROUGH): their error estimate
+ * is taken rough_penalty times larger. */
+ISH_INLINE void ish_rough_penalty(const is_hybrid_system *sys, ish_block *b, ish_trial *T)
+{
+    int any_rough = 0;
+    for (int e = 0; e < sys->events; e++)
+        any_rough |= sys->kind[e] == IS_HYBRID_ROUGH;
+    if (!any_rough)
+        return;
+    lv_mask m = b->rough_next;
+    for (int e = 0; e < sys->events; e++)
+        if (sys->kind[e] == IS_HYBRID_ROUGH)
+            m |= b->landing & b->pend[e];
+    double penalty = sys->rough_penalty > 0.0 ? sys->rough_penalty : 10.0;
+    T->err2 = lv_sel(m & b->active, T->err2 * (penalty * penalty), T->err2);
+}
+
+/* The lanes L whose step to an event was accepted, before they arrive: observe events
+ * crossed inside the step (e.g. a maximum just before a kink, in a step that was
+ * rejected across the kink) are reported on its dense output; then, where the model
+ * gives the events' rates, one Newton correction of the step's length towards the
+ * pending event's root (a landing located on a rejected step's dense output may miss
+ * the kink by far more than the location tolerance, and a kink straddled by d costs an
+ * error of order d^2): those lanes take the step again, and the others arrive. Returns
+ * the lanes that arrive. */
+ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                              lv_mask L, lv_mask *cross, lv_double t1, int trace)
+{
+    lv_mask observe[ISH_E], todo = lv_mask_none();
+    for (int e = 0; e < sys->events; e++) {
+        observe[e] = sys->kind[e] == IS_HYBRID_OBSERVE ? cross[e] & L & lv_not(b->pend[e])
+                                                       : lv_mask_none();
+        todo |= observe[e];
+    }
+    if (lv_any(todo)) {
+        ish_search(sys, b, T, todo, todo, observe, lv_splat(1.0), T->g1, T->h, trace, 1);
+        L &= b->active;
+        for (int e = 0; e < sys->events; e++)
+            cross[e] &= lv_not(observe[e]);
+    }
+    if (!sys->event_rates || !lv_any(L))
+        return L;
+    lv_double dg[ISH_E], step = lv_zero();
+    lv_mask found = lv_mask_none();
+    sys->event_rates(&b->pub, t1, T->y1, T->k[6], dg);
+    for (int e = 0; e < sys->events; e++) {
+        lv_double d = -T->g1[e] / dg[e];
+        lv_mask take = L & b->pend[e] & lv_not(found) & lv_eq(d - d, lv_zero());
+        step = lv_sel(take, d, step);
+        found |= take;
+    }
+    lv_mask again = found & lv_gt(lv_abs(step), 1e-7 * T->h) & lv_lt(b->refined, lv_splat(2.0)) &
+                    lv_gt(T->h + step, lv_zero());
+    b->refined = lv_sel(again, b->refined + 1.0, lv_sel(L, lv_zero(), b->refined));
+    b->h = lv_sel(again, T->h + step, b->h);
+    return L & lv_not(again);
+}
+
 /* After the trial step of the block: failures, then for each lane one of: a step to an
  * event accepted (ish_arrive), events to locate (ish_search), a plain accepted step
  * (ish_advance), a rejected one (shrunk: no more than 5 times, no growth after it); last
  * the horizon. */
-static inline void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial *T, int trace)
+ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial *T, int trace)
 {
     lv_double t1 = lv_sel(b->clamped, b->t_end, b->t + T->h);
     ish_events_at(sys, b, t1, T->y1, T->k[6], T->g1, T->dg1);
@@ -665,6 +760,7 @@ static inline void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_tri
     }
     lv_mask act = b->active;
     b->steps = lv_add_where(act, b->steps, lv_splat(1.0));
+    ish_rough_penalty(sys, b, T);
     lv_mask accepted = act & lv_le(T->err2, lv_splat(1.0)), rejected = act & lv_not(accepted);
     b->rejected = lv_add_where(rejected, b->rejected, lv_splat(1.0));
     lv_double factor = lv_max_nanb(lv_splat(0.2), ish_factor(T->err2));
@@ -684,9 +780,10 @@ static inline void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_tri
     lv_mask landed = b->landing & accepted, missed = b->landing & rejected, to_event = lv_mask_none();
     if (lv_any(todo))
         to_event = ish_search(sys, b, T, todo, accepted, cross, hi0, g_hi0,
-                              lv_sel(accepted, h_next, T->h));
+                              lv_sel(accepted, h_next, T->h), trace, 0);
     lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
     ish_advance(sys, b, T, plain, t1, h_next);
+    b->rough_next = b->rough_next & lv_not(plain);
     if (trace && lv_any(plain))
         ish_sample(sys, b, plain);
     lv_mask shrink = rejected & b->active & lv_not(to_event);
@@ -696,11 +793,13 @@ static inline void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_tri
         b->pend[e] = b->pend[e] & lv_not(missed);
     b->landing = (b->landing & lv_not(missed)) | to_event;
     if (lv_any(landed))
+        landed = ish_landed(sys, b, T, landed, cross, t1, trace);
+    if (lv_any(landed))
         ish_arrive(sys, b, T, landed, cross, t1, trace);
     ish_end(sys, b, lv_not(b->landing) & lv_ge(b->t, b->t_end), IS_HYBRID_HORIZON);
 }
 
-static inline int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t count,
+ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t count,
                                 const volatile sig_atomic_t *stop, int trace)
 {
     if (count == 0)
