@@ -70,11 +70,13 @@ ISH_INLINE lv_mask ish_crossings(const is_hybrid_system *sys, const lv_double *s
     return any;
 }
 
-/* -1, 1, or `keep` where g is 0 (or NaN). */
+/* -1, 1, or `keep` where g is 0 (or NaN): the sign of g as -1 or 1 is 1.0 with g's sign
+ * bit. */
 ISH_INLINE lv_double ish_side_of(lv_double g, lv_double keep)
 {
-    return lv_sel(lv_lt(g, lv_zero()), lv_splat(-1.0),
-                  lv_sel(lv_gt(g, lv_zero()), lv_splat(1.0), keep));
+    lv_double sign = lv_as_double((lv_as_int(g) & lv_as_int(lv_splat(-0.0))) |
+                                  lv_as_int(lv_splat(1.0)));
+    return lv_sel(lv_ne(g, lv_zero()) & lv_eq(g, g), sign, keep);
 }
 
 /* The controller's factor 0.9 err^(-1/5) from err2 = err^2 (so no square root): x^(-1/10)
@@ -654,7 +656,10 @@ ISH_INLINE lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const i
         }
         for (int e = 0; e < sys->events; e++)
             b->pend[e] = (land & fired[e]) | (lv_not(land) & b->pend[e]);
-        b->h_resume = lv_sel(land, h_next, b->h_resume);
+        /* after the event: the step the controller proposed, or after a rejection (which
+         * says nothing of the far side) the step to the event, or a fifth of the step */
+        lv_double resume = lv_sel(accepted, h_next, lv_max_nanb(theta * T->h, 0.2 * T->h));
+        b->h_resume = lv_sel(land, resume, b->h_resume);
         b->h = lv_sel(land, theta * T->h, b->h);
         landing |= land;
         todo = observed;
@@ -677,8 +682,10 @@ ISH_INLINE void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish
     }
     for (int e = 0; e < sys->events; e++) {
         b->g[e] = lv_sel(m, T->g1[e], b->g[e]);
-        b->dg[e] = lv_sel(m, T->dg1[e], b->dg[e]);
-        b->pub.side[e] = lv_sel(m, ish_side_of(T->g1[e], b->pub.side[e]), b->pub.side[e]);
+        if (!sys->field && sys->event_rates)
+            b->dg[e] = lv_sel(m, T->dg1[e], b->dg[e]);
+        b->pub.side[e] = ish_side_of(T->g1[e] + lv_drop(m, lv_splat(__builtin_nan(""))),
+                                     b->pub.side[e]); /* (NaN outside m: kept) */
     }
     b->h = lv_sel(m, h_next, b->h);
     b->was_rejected = b->was_rejected & lv_not(m);
@@ -704,11 +711,12 @@ ISH_INLINE void ish_rough_penalty(const is_hybrid_system *sys, ish_block *b, ish
 /* The lanes L whose step to an event was accepted, before they arrive: observe events
  * crossed inside the step (e.g. a maximum just before a kink, in a step that was
  * rejected across the kink) are reported on its dense output; then, where the model
- * gives the events' rates, one Newton correction of the step's length towards the
- * pending event's root (a landing located on a rejected step's dense output may miss
- * the kink by far more than the location tolerance, and a kink straddled by d costs an
- * error of order d^2): those lanes take the step again, and the others arrive. Returns
- * the lanes that arrive. */
+ * gives the events' rates, a Newton correction of the step's length towards the pending
+ * event's root where it is more than 1e-4 of the step (a landing located on a rejected
+ * step's dense output may miss the kink by far more than the location tolerance, and a
+ * kink straddled by d costs an error of order d^2, or d^(p+1) at a rough one): those
+ * lanes take the step again (twice at most), and the others arrive. Returns the lanes
+ * that arrive. */
 ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                               lv_mask L, lv_mask *cross, lv_double t1, int trace)
 {
@@ -735,7 +743,7 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
         step = lv_sel(take, d, step);
         found |= take;
     }
-    lv_mask again = found & lv_gt(lv_abs(step), 1e-7 * T->h) & lv_lt(b->refined, lv_splat(2.0)) &
+    lv_mask again = found & lv_gt(lv_abs(step), 1e-4 * T->h) & lv_lt(b->refined, lv_splat(2.0)) &
                     lv_gt(T->h + step, lv_zero());
     b->refined = lv_sel(again, b->refined + 1.0, lv_sel(L, lv_zero(), b->refined));
     b->h = lv_sel(again, T->h + step, b->h);
@@ -750,9 +758,10 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
 {
     lv_double t1 = lv_sel(b->clamped, b->t_end, b->t + T->h);
     ish_events_at(sys, b, t1, T->y1, T->k[6], T->g1, T->dg1);
-    lv_double finite = T->err2;
-    for (int i = 0; i < sys->dimension; i++)
-        finite = finite + (T->y1[i] - T->y1[i]); /* NaN if any is not finite */
+    lv_double finite = T->err2; /* with a field, NaN or inf whenever y1 is not finite */
+    if (!sys->field)
+        for (int i = 0; i < sys->dimension; i++)
+            finite = finite + (T->y1[i] - T->y1[i]); /* NaN if any is not finite */
     ish_end(sys, b, lv_ne(finite - finite, lv_zero()), IS_HYBRID_NONFINITE);
     if (sys->field) {
         lv_double unit = 16.0 * DBL_EPSILON * lv_max_nanb(lv_splat(1.0), lv_abs(b->t));
@@ -789,8 +798,9 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     lv_mask shrink = rejected & b->active & lv_not(to_event);
     b->h = lv_sel(shrink, T->h * factor, b->h);
     b->was_rejected = b->was_rejected | shrink;
-    for (int e = 0; e < sys->events; e++)
-        b->pend[e] = b->pend[e] & lv_not(missed);
+    if (lv_any(missed))
+        for (int e = 0; e < sys->events; e++)
+            b->pend[e] = b->pend[e] & lv_not(missed);
     b->landing = (b->landing & lv_not(missed)) | to_event;
     if (lv_any(landed))
         landed = ish_landed(sys, b, T, landed, cross, t1, trace);
