@@ -9,6 +9,8 @@
 #   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
 #   include/impactsweep/model.h, error.h   the model contract, for plug-in models
 #   include/impactsweep/memo.h             a cache of shared work, for them (header only)
+#   include/impactsweep/lanes*.h, hybrid*.h the models' SDK, header only: the lane layer
+#                                          and the hybrid-system integrator in lanes
 #   lib/cmake/impactsweep/                 find_package(impactsweep): the targets
 #                                          impactsweep::model (INTERFACE: headers, C11, PIC)
 #                                          and impactsweep::impactsweep (the engine), and
@@ -138,11 +140,20 @@ impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
   ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*"
   "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
 
-# --- the model contract ------------------------------------------------------------------
-# Only model.h and what it includes (error.h, by a relative #include "error.h"), under
-# include/impactsweep/: plug-ins write #include <impactsweep/model.h>; and memo.h, the
-# bounded cache of shared work a model may keep in its workspace (header only).
+# --- the model contract and the SDK ------------------------------------------------------
+# model.h and what it includes (error.h, by a relative #include "error.h"), under
+# include/impactsweep/: plug-ins write #include <impactsweep/model.h>; memo.h, the bounded
+# cache of shared work a model may keep in its workspace (header only). Beside them the
+# SDK, headers only (a plug-in compiles them with its own flags and links nothing of the
+# engine's): lanes.h (the lane layer, with its header per instruction set), lanes_math.h
+# (sin, cos, log, exp, pow in lanes) and hybrid.h (the hybrid-system integrator, with
+# hybrid_impl.h), which include each other relatively.
 install(FILES src/core/model.h src/core/error.h src/core/memo.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
+install(FILES src/models/shared/lanes.h src/models/shared/lanes_avx512.h
+              src/models/shared/lanes_avx2.h src/models/shared/lanes_sse2.h
+              src/models/shared/lanes_generic.h src/models/shared/lanes_math.h
+              src/models/shared/hybrid.h src/models/shared/hybrid_impl.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
 
 configure_package_config_file(cmake/impactsweepConfig.cmake.in

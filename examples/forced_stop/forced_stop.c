@@ -1,259 +1,300 @@
-/* forced_stop.c: the forced-stop model, an out-of-tree plug-in of impactsweep: its table
- * (parameters, outputs), its point check, the batch evaluator and the physical checks of
- * each result. The physics is in forced_stop_flow.c (closed-form flight, contact search)
- * and forced_stop_sim.c (impacts, chatter, sticking, the final motion's period).
- *
- * The harmonically forced linear oscillator hitting a rigid stop:
- *     x'' + 2 zeta x' + x = A cos(omega t),   x <= delta,   x' -> -r x' at x = delta.
- * Units: time in 1/omega_n (the natural frequency is 1, omega is the frequency ratio),
- * lengths in a unit L of the user's choosing (A is the static deflection F0/k), speeds in
- * L omega_n; every parameter and output is a number, UDUNITS "1", its scale named in its
- * meaning.
- *
- * Built against the installed contract alone (<impactsweep/model.h>), and self-contained:
- * it calls nothing of the engine's (messages are written into is_error here), so it loads
- * into any impactsweep speaking IS_MODEL_ABI_VERSION and its tests link without it. */
+/* forced_stop.c: the forced-stop model, an out-of-tree plug-in on the SDK's hybrid
+ * integrator (<impactsweep/hybrid.h>): x'' + 2 zeta x' + x = A cos(omega t), x <= delta,
+ * x' -> -r x' at x = delta; time in 1/omega_n, lengths in a unit L (A: F0/k), speeds in
+ * L omega_n. The flight is exact (steady response plus the damped homogeneous part); the
+ * integrator locates the contacts (crossings, or grazes that the cubic of the values and
+ * rates shows between two steps) and resets accumulating impacts (chatter) at their limit,
+ * where the mass rests on the stop while A cos(omega t) - delta pushes into it. A flight
+ * whose envelope stays below the stop (amp + X < delta) is free for ever. The final
+ * motion's period: the smallest p <= max_period with the last p states at t = k T equal to
+ * the ones p periods before, to 1e-8 of |delta| + X. State (x, v, stuck, impacts). */
+#include <impactsweep/hybrid.h> /* (with <stdlib.h>) */
 #include <impactsweep/model.h>
-
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 
-#include "forced_stop.h"
+enum { P_OMEGA, P_ZETA, P_A, P_DELTA, P_R, P_X0, P_V0, P_PERIODS, P_MAX_PERIOD, P_MAX_IMPACTS,
+       P_ZENO_TAIL, PARAM_COUNT };
+enum { O_REGIME, O_PERIOD, O_IMPACTS_PER_PERIOD, O_IMPACTS, O_V_IMPACT, O_PHASE_IMPACT,
+       O_V_IMPACT_MAX, O_CHECK, OUTPUT_COUNT };
+enum { REGIME_FREE, REGIME_PERIODIC, REGIME_CHATTER, REGIME_UNDECIDED, REGIME_FAILED };
+enum { CHECK_NONE, CHECK_BUDGET, CHECK_PENETRATION, CHECK_NONFINITE }; /* (status_of) */
+/* the lanes' parameters and records; the events */
+enum { L_OMEGA, L_ZETA, L_A, L_DELTA, L_R, L_WD, L_PC, L_PS, L_X, L_HALF, L_REACH, L_H_MIN, L_MAX };
+enum { R_V_LAST, R_PHASE_LAST, R_V_MAX_LATE, R_FREE, R_BUDGET, E_CONTACT = 0, E_RELEASE };
+#define RESPONSE_MAX 1e3 /* the response's largest gain (the closed form's digits, near 1) */
+#define TWO_PI 6.283185307179586
 
-enum {
-    P_OMEGA, P_ZETA, P_A, P_DELTA, P_R, P_X0, P_V0, P_PERIODS, P_MAX_PERIOD, P_MAX_IMPACTS,
-    P_ZENO_TAIL, PARAM_COUNT
-};
-enum {
-    O_REGIME, O_PERIOD, O_IMPACTS_PER_PERIOD, O_IMPACTS, O_V_IMPACT, O_PHASE_IMPACT,
-    O_V_IMPACT_MAX, O_CHECK, OUTPUT_COUNT
-};
-
-/* The forced response A / |1 - omega^2 + 2 i zeta omega| may be at most this many times
- * A: near the undamped resonance the closed form cancels the large steady response against
- * an equally large homogeneous part and loses digits (log10 of the ratio). */
-#define RESPONSE_MAX 1e3
-
-static const char *const regime_names[] = {"free", "periodic", "chatter", "undecided",
-                                           "failed", NULL};
-static const char *const check_names[] = {"none",    "budget",    "search", "penetration",
-                                          "energy",  "nonfinite", "invalid", NULL};
-
+static const char *const regime_names[] = {"free", "periodic", "chatter", "undecided", "failed", 0};
+static const char *const check_names[] = {"none", "budget", "penetration", "nonfinite", 0};
+#define R IS_PARAM_REAL
+#define I IS_PARAM_INT
+#define END NULL, NULL /* the choices, when */
 static const is_param fs_params[PARAM_COUNT] = {
-    [P_OMEGA] = {"omega", "forcing frequency over the natural frequency omega_n", "1",
-                 IS_PARAM_REAL, 2.0, 0.01, 100.0, 0, NULL, NULL},
-    [P_ZETA] = {"zeta", "damping ratio (damping over its critical value)", "1", IS_PARAM_REAL,
-                0.0, 0.0, 1.0, IS_PARAM_MAX_OPEN, NULL, NULL},
-    [P_A] = {"A", "forcing amplitude as a static deflection F0 / k, in the length unit L",
-             "1", IS_PARAM_REAL, 1.0, 1e-6, 1e6, 0, NULL, NULL},
-    [P_DELTA] = {"delta", "position of the stop, in L (the spring's equilibrium is x = 0; "
-                 "delta < 0: a pre-loaded stop)",
-                 "1", IS_PARAM_REAL, 0.0, -1e6, 1e6, 0, NULL, NULL},
-    [P_R] = {"r", "coefficient of restitution at the stop (0: plastic, 1: elastic)", "1",
-             IS_PARAM_REAL, 0.8, 0.0, 1.0, 0, NULL, NULL},
-    [P_X0] = {"x0", "initial position at t = 0, in L (<= delta)", "1", IS_PARAM_REAL, 0.0,
-              -1e6, 1e6, 0, NULL, NULL},
-    [P_V0] = {"v0", "initial velocity at t = 0, in L omega_n", "1", IS_PARAM_REAL, 0.0, -1e6,
-              1e6, 0, NULL, NULL},
-    [P_PERIODS] = {"periods", "horizon, in forcing periods 2 pi / omega", "1", IS_PARAM_INT,
-                   1000, 1, 1e8, 0, NULL, NULL},
-    [P_MAX_PERIOD] = {"max_period", "longest period of the final motion looked for, in "
-                      "forcing periods",
-                      "1", IS_PARAM_INT, 16, 1, FS_MAX_PERIOD, 0, NULL, NULL},
-    [P_MAX_IMPACTS] = {"max_impacts", "budget of impacts simulated one by one", "1",
-                       IS_PARAM_INT, 1e7, 1, 1e12, 0, NULL, NULL},
-    [P_ZENO_TAIL] = {"zeno_tail", "reset a chatter when the rest of it lasts less than this, "
-                     "in forcing periods",
-                     "1", IS_PARAM_REAL, 1e-6, 0.0, 0.1, IS_PARAM_MIN_OPEN, NULL, NULL},
-};
-
+    {"omega", "forcing frequency over the natural one", "1", R, 2.0, 0.01, 100.0, 0, END},
+    {"zeta", "damping ratio", "1", R, 0.0, 0.0, 1.0, IS_PARAM_MAX_OPEN, END},
+    {"A", "forcing amplitude as a static deflection F0 / k, in L", "1", R, 1.0, 1e-6, 1e6, 0, END},
+    {"delta", "position of the stop, in L (the spring's equilibrium is x = 0; delta < 0: a "
+     "pre-loaded stop)", "1", R, 0.0, -1e6, 1e6, 0, END},
+    {"r", "coefficient of restitution (0: plastic, 1: elastic)", "1", R, 0.8, 0.0, 1.0, 0, END},
+    {"x0", "initial position at t = 0, in L (<= delta)", "1", R, 0.0, -1e6, 1e6, 0, END},
+    {"v0", "initial velocity at t = 0, in L omega_n", "1", R, 0.0, -1e6, 1e6, 0, END},
+    {"periods", "horizon, in forcing periods 2 pi / omega", "1", I, 1000, 1, 1e8, 0, END},
+    {"max_period", "longest period looked for, in forcing periods", "1", I, 16, 1,
+     IS_HYBRID_RING / 2, 0, END},
+    {"max_impacts", "budget of impacts simulated one by one", "1", I, 1e7, 1, 1e12, 0, END},
+    {"zeno_tail", "reset a chatter when the rest of it lasts less than this, in forcing "
+     "periods", "1", R, 1e-6, 0.0, 0.1, IS_PARAM_MIN_OPEN, END}};
 static const is_output fs_outputs[OUTPUT_COUNT] = {
-    /* free: proved never to hit the stop again; chatter: periodic, coming to rest on the
-     * stop (a chatter ended by a reset, held there while the force pushes in) in every
-     * period; undecided: no period <= max_period by the horizon (chaotic, or a transient
-     * longer than the horizon) */
-    [O_REGIME] = {"regime", "1", "final motion (chatter: periodic, coming to rest on the stop)",
-                  IS_OUTPUT_CATEGORY, regime_names},
-    [O_PERIOD] = {"period", "1", "period of the final motion, in forcing periods (missing: "
-                  "not periodic)",
-                  IS_OUTPUT_INT, NULL},
-    [O_IMPACTS_PER_PERIOD] = {"impacts_per_period", "1", "impacts in one period of the final "
-                              "motion (a chatter's tail, cut by its reset, not counted)",
-                              IS_OUTPUT_INT, NULL},
-    [O_IMPACTS] = {"impacts", "1", "impacts simulated over the whole run", IS_OUTPUT_INT, NULL},
-    [O_V_IMPACT] = {"v_impact", "1", "arrival speed at the last impact (> 0: into the stop), "
-                    "in L omega_n (NaN: no impact)",
-                    IS_OUTPUT_REAL, NULL},
-    [O_PHASE_IMPACT] = {"phase_impact", "1", "forcing phase omega t mod 2 pi of the last "
-                        "impact, in radians (NaN: no impact)",
-                        IS_OUTPUT_REAL, NULL},
-    [O_V_IMPACT_MAX] = {"v_impact_max", "1", "largest arrival speed in the last half of the "
-                        "run, in L omega_n (0: no impact there)",
-                        IS_OUTPUT_REAL, NULL},
-    [O_CHECK] = {"check", "1", "the first physical check the result failed (none: it passed)",
-                 IS_OUTPUT_CATEGORY, check_names},
-};
+    {"regime", "1", "final motion (chatter: periodic, coming to rest on the stop)",
+     IS_OUTPUT_CATEGORY, regime_names},
+    {"period", "1", "period of the final motion, in forcing periods (missing: not periodic)",
+     IS_OUTPUT_INT, NULL},
+    {"impacts_per_period", "1", "impacts in one period of the final motion (a chatter's tail, "
+     "cut by its reset, not counted)", IS_OUTPUT_INT, NULL},
+    {"impacts", "1", "impacts simulated over the whole run", IS_OUTPUT_INT, NULL},
+    {"v_impact", "1", "arrival speed at the last impact (> 0: into the stop), in L omega_n "
+     "(NaN: no impact)", IS_OUTPUT_REAL, NULL},
+    {"phase_impact", "1", "forcing phase omega t mod 2 pi of the last impact, in radians (NaN: "
+     "no impact)", IS_OUTPUT_REAL, NULL},
+    {"v_impact_max", "1", "largest arrival speed in the last half of the run, in L omega_n (0: "
+     "no impact there)", IS_OUTPUT_REAL, NULL},
+    {"check", "1", "the first physical check the result failed (none: it passed)",
+     IS_OUTPUT_CATEGORY, check_names}};
 
 /* is_error_set's work, here, so that the plug-in needs nothing from the engine. */
 static is_code fs_error(is_error *err, is_code code, const char *fmt, ...)
 {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        err->code = code;
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
-    return code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    return err->code = code;
 }
 
 static is_code fs_validate(const double *p, is_error *err)
 {
     if (p[P_X0] > p[P_DELTA])
-        return fs_error(err, IS_PARAM,
-                        "x0 = %g is beyond the stop delta = %g: the mass starts at or before "
-                        "it (x0 <= delta)",
-                        p[P_X0], p[P_DELTA]);
-    double re = 1.0 - p[P_OMEGA] * p[P_OMEGA], im = 2.0 * p[P_ZETA] * p[P_OMEGA];
-    double gain = 1.0 / sqrt(re * re + im * im);
+        return fs_error(err, IS_PARAM, "x0 = %g is beyond the stop delta = %g: the mass "
+                        "starts at or before it (x0 <= delta)", p[P_X0], p[P_DELTA]);
+    double re = 1.0 - p[P_OMEGA] * p[P_OMEGA], im = 2.0 * p[P_ZETA] * p[P_OMEGA],
+           gain = 1.0 / sqrt(re * re + im * im);
     if (!(gain <= RESPONSE_MAX))
-        return fs_error(err, IS_PARAM,
-                        "omega = %g with zeta = %g is too near the resonance omega = 1: the "
-                        "steady response is %g A, at most %g A (the closed-form flight loses "
-                        "its digits beyond); move omega away from 1 or raise zeta",
-                        p[P_OMEGA], p[P_ZETA], gain, RESPONSE_MAX);
+        return fs_error(err, IS_PARAM, "omega = %g with zeta = %g is too near the resonance: "
+                        "the steady response is %g A, at most %g A; move omega away from 1 or "
+                        "raise zeta", p[P_OMEGA], p[P_ZETA], gain, RESPONSE_MAX);
     return IS_OK;
 }
 
-typedef struct fs_workspace {
-    const volatile sig_atomic_t *stop; /* never NULL */
-} fs_workspace;
-
-/* What fs_workspace_watch has not been given: a flag that is never set. */
-static const volatile sig_atomic_t never_stop = 0;
-
-static is_code fs_workspace_create(void **workspace, is_error *err)
+static inline void steady(const lv_double *q, lv_double s, lv_double c, lv_double *x,
+                          lv_double *v) /* the steady response at omega t (sine s, cosine c) */
 {
-    fs_workspace *ws = malloc(sizeof *ws);
-    if (!ws)
-        return fs_error(err, IS_NOMEM, "forced-stop: cannot allocate a workspace");
-    ws->stop = &never_stop;
-    *workspace = ws;
-    return IS_OK;
+    *x = q[L_PC] * c + q[L_PS] * s;
+    *v = q[L_OMEGA] * (q[L_PS] * c + -(q[L_PC] * s));
 }
 
-static void fs_workspace_free(void *workspace)
+/* The flight from (t0, y0) for dt: y = e^(-zeta s) (y0 cos(wd s) + b sin(wd s)) around the
+ * steady response, b = (y0' + zeta y0) / wd; at rest on the stop while stuck. */
+static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
+                 lv_double *y)
 {
-    free(workspace);
+    const lv_double *q = b->par;
+    lv_double angle[3] = {q[L_OMEGA] * t0, q[L_OMEGA] * (t0 + dt), q[L_WD] * dt}, s[3], c[3];
+    lv_sincos_n(3, angle, s, c);
+    lv_double xp0, vp0, xp, vp, e = lv_exp_dd(-(q[L_ZETA] * dt), lv_zero());
+    steady(q, s[0], c[0], &xp0, &vp0);
+    steady(q, s[1], c[1], &xp, &vp);
+    lv_double h0 = y0[0] - xp0, bb = (y0[1] - vp0 + q[L_ZETA] * h0) / q[L_WD];
+    lv_double arc = h0 * c[2] + bb * s[2], h = e * arc;
+    lv_double dh = e * (q[L_WD] * (bb * c[2] + -(h0 * s[2])) + -(q[L_ZETA] * arc));
+    lv_mask stuck = lv_gt(y0[2], lv_zero());
+    y[0] = lv_sel(stuck, q[L_DELTA], h + xp);
+    y[1] = lv_sel(stuck, lv_zero(), dh + vp);
+    y[2] = y0[2];
+    y[3] = y0[3];
+}
+
+/* delta - x in flight, the force into the stop while stuck; their rates where asked */
+static void events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                   const lv_double *f, lv_double *g, lv_double *dg)
+{
+    const lv_double *q = b->par;
+    lv_double s, c, one = lv_splat(1.0);
+    (void)f, lv_sincos(q[L_OMEGA] * t, &s, &c);
+    lv_mask stuck = lv_gt(y[2], lv_zero());
+    g[E_CONTACT] = lv_sel(stuck, one, q[L_DELTA] - y[0]);
+    g[E_RELEASE] = lv_sel(stuck, q[L_A] * c - q[L_DELTA], one);
+    if (!dg)
+        return;
+    dg[E_CONTACT] = lv_drop(stuck, -y[1]);
+    dg[E_RELEASE] = lv_keep(stuck, -(q[L_A] * q[L_OMEGA] * s));
+}
+
+/* amp = |C| of the flight's homogeneous part y = Re(C e^(lambda s)) at (t, y) */
+static lv_double envelope(const lv_double *q, lv_double t, const lv_double *y)
+{
+    lv_double s, c, xp, vp;
+    lv_sincos(q[L_OMEGA] * t, &s, &c);
+    steady(q, s, c, &xp, &vp);
+    lv_double h = y[0] - xp, bb = (y[1] - vp + q[L_ZETA] * h) / q[L_WD];
+    return lv_sqrt(h * h + bb * bb);
+}
+
+/* The lanes m in flight whose envelope amp + X stays below the stop for ever: free. */
+static lv_mask free_for_ever(const lv_double *q, lv_mask m, lv_double t, const lv_double *y)
+{
+    lv_double amp = envelope(q, t, y);
+    return m & lv_le(y[2], lv_zero()) & lv_lt(amp + q[L_X] + q[L_REACH], q[L_DELTA]);
+}
+
+/* A step that cannot reach the stop: delta - x >= g0 + g0' s - M s^2 / 2 with M = amp + X
+ * omega^2 bounding |x''| (|y^(k)| <= amp e^(-zeta s)), to its first root, or h_min = T/50
+ * (where the grazing check's cubic is within (h_min omega)^4 / 384 of the truth); stuck,
+ * T/4 (the release's cosine, a crossing at a time). */
+static lv_double step_limit(const is_hybrid_lanes *b, lv_double t, const lv_double *y)
+{
+    const lv_double *q = b->par;
+    lv_double g = q[L_DELTA] - y[0], dg = -y[1];
+    lv_double M = envelope(q, t, y) + q[L_X] * q[L_OMEGA] * q[L_OMEGA];
+    lv_double first = (dg + lv_sqrt(lv_max_nanb(dg * dg + 2.0 * M * g, lv_zero()))) / M;
+    return lv_sel(lv_gt(y[2], lv_zero()), 12.5 * q[L_H_MIN], lv_max_nanb(first, q[L_H_MIN]));
+}
+
+/* An impact: v -> -r v at x = delta, its speed and phase recorded; a release: free. */
+static lv_mask on_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    const lv_double *q = b->par;
+    lv_double *rec = b->rec, turns = q[L_OMEGA] * t * (1.0 / TWO_PI);
+    lv_double k = (turns + 0x1.8p52) - 0x1.8p52; /* turns, rounded down: */
+    k = lv_sel(lv_gt(k, turns), k - 1.0, k);
+    lv_mask hit = fired[E_CONTACT], late = hit & lv_ge(t, q[L_HALF]);
+    lv_double v_in = lv_max_nanb(y[1], lv_zero());
+    rec[R_V_LAST] = lv_sel(hit, v_in, rec[R_V_LAST]);
+    lv_double phase = lv_max_nanb((turns - k) * TWO_PI, lv_zero());
+    rec[R_PHASE_LAST] = lv_sel(hit, phase, rec[R_PHASE_LAST]);
+    rec[R_V_MAX_LATE] = lv_sel(late, lv_max_nanb(rec[R_V_MAX_LATE], v_in), rec[R_V_MAX_LATE]);
+    y[0] = lv_sel(hit, q[L_DELTA], y[0]);
+    y[1] = lv_sel(hit, -(q[L_R] * v_in), y[1]);
+    y[3] = lv_add_where(hit, y[3], lv_splat(1.0));
+    y[2] = lv_sel(fired[E_RELEASE], lv_zero(), y[2]);
+    lv_mask budget = hit & lv_gt(y[3], q[L_MAX]);
+    lv_mask free = free_for_ever(q, hit | fired[E_RELEASE], t, y);
+    rec[R_BUDGET] = lv_sel(budget, lv_splat(1.0), rec[R_BUDGET]);
+    rec[R_FREE] = lv_sel(free, lv_splat(1.0), rec[R_FREE]);
+    return budget | free;
+}
+
+/* A chatter reset at t_star: at rest on the stop, held while the force pushes into it. */
+static lv_mask rest(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_star, lv_double *y)
+{
+    const lv_double *q = b->par;
+    lv_double s, c;
+    (void)t, lv_sincos(q[L_OMEGA] * t_star, &s, &c);
+    y[0] = lv_sel(m, q[L_DELTA], y[0]);
+    y[1] = lv_sel(m, lv_zero(), y[1]);
+    y[2] = lv_sel(m & lv_gt(q[L_A] * c - q[L_DELTA], lv_zero()), lv_splat(1.0), y[2]);
+    return lv_mask_none();
+}
+
+typedef struct batch { const double *points; double *out; uint8_t *status; size_t count; } batch;
+
+static int start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    const double *p = ((batch *)ctx)->points + i * PARAM_COUNT;
+    double w = p[P_OMEGA], zeta = p[P_ZETA], re = 1.0 - w * w, im = 2.0 * zeta * w;
+    double d2 = re * re + im * im, T = TWO_PI / w, X = p[P_A] / sqrt(d2);
+    double scale = fabs(p[P_DELTA]) + X + fabs(p[P_X0]) + fabs(p[P_V0]);
+    double par[] = {w, zeta, p[P_A], p[P_DELTA], p[P_R], sqrt(1.0 - zeta * zeta),
+                    p[P_A] * re / d2, p[P_A] * im / d2, X, 0.5 * T * p[P_PERIODS],
+                    64.0 * 2.2e-16 * scale, 0.02 * T, p[P_MAX_IMPACTS]};
+    for (int k = 0; k <= L_MAX; k++)
+        s->par[k] = par[k];
+    s->t_end = T * p[P_PERIODS];
+    s->section_period = T;
+    s->y[0] = p[P_X0], s->y[1] = p[P_V0];
+    s->rec[R_V_LAST] = s->rec[R_PHASE_LAST] = NAN;
+    s->h_max = T; /* (the step limit keeps steps clear of the stop) */
+    s->zeno_tail = p[P_ZENO_TAIL] * T, s->stick_speed = 1e-12 * scale;
+    return 1;
+}
+
+static void finish(void *ctx, size_t i, const is_hybrid_end *e)
+{
+    static const uint8_t status_of[] = {IS_POINT_DONE, IS_POINT_FAILED_BUDGET,
+                                        IS_POINT_FAILED_CHECK, IS_POINT_FAILED_NONFINITE};
+    batch *bt = ctx;
+    const double *p = bt->points + i * PARAM_COUNT;
+    is_hybrid_start s = {0}; /* the lane's values again: the end's envelope, the scales */
+    lv_double q[L_MAX + 1], y[4] = {lv_splat(e->y[0]), lv_splat(e->y[1]), lv_splat(e->y[2])};
+    start(ctx, i, &s);
+    for (int k = 0; k <= L_MAX; k++)
+        q[k] = lv_splat(s.par[k]);
+    lv_mask free_end = free_for_ever(q, lv_mask_of(1), lv_splat(e->t), y);
+    int free = e->rec[R_FREE] || lv_mask_lane(free_end, 0);
+    double *o[OUTPUT_COUNT], X = s.par[L_X], tol = 1e-8 * (fabs(p[P_DELTA]) + X); /* of the scale */
+    for (int k = 0; k < OUTPUT_COUNT; k++)
+        o[k] = bt->out + (size_t)k * bt->count + i;
+    int ok = e->status == IS_HYBRID_HORIZON || (e->status == IS_HYBRID_ENDED && e->rec[R_FREE]);
+    int check = e->rec[R_BUDGET] || e->status == IS_HYBRID_BUDGET ? CHECK_BUDGET
+                : !ok                                              ? CHECK_NONFINITE
+                                                                   : CHECK_NONE;
+    for (int64_t k = 0; k < e->sections && k < IS_HYBRID_RING && !check; k++)
+        if (e->section[k][0] > p[P_DELTA] + 1e-12 * (1.0 + fabs(p[P_DELTA]) + X))
+            check = CHECK_PENETRATION; /* a state beyond the stop */
+    int period = check || free ? 0 :
+        is_hybrid_period(e, 2, (int)p[P_MAX_PERIOD], (double[]){tol, tol * fmax(1.0, p[P_OMEGA])});
+    int now = is_hybrid_section_back(e, 0), then = is_hybrid_section_back(e, period);
+    int chatter = period && (e->section[now][2] > 0.0 ||
+                             e->section_accumulations[now] > e->section_accumulations[then]);
+    *o[O_REGIME] = check ? REGIME_FAILED : free ? REGIME_FREE
+                   : !period ? REGIME_UNDECIDED : chatter ? REGIME_CHATTER : REGIME_PERIODIC;
+    *o[O_PERIOD] = period ? period : NAN;
+    *o[O_IMPACTS_PER_PERIOD] = period ? e->section[now][3] - e->section[then][3] : NAN;
+    *o[O_IMPACTS] = e->y[3];
+    *o[O_V_IMPACT] = e->rec[R_V_LAST];
+    *o[O_PHASE_IMPACT] = e->rec[R_PHASE_LAST];
+    *o[O_V_IMPACT_MAX] = e->rec[R_V_MAX_LATE];
+    *o[O_CHECK] = check;
+    bt->status[i] = status_of[check];
+}
+
+static const is_hybrid_system forced_stop = {
+    .dimension = 4, .events = 2, .direction = {-1, -1},
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_CONTACT,
+    .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
+    .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish};
+
+static is_code fs_workspace_create(void **workspace, is_error *err) /* the stop flag */
+{
+    *workspace = calloc(1, sizeof(const volatile sig_atomic_t *));
+    return *workspace ? IS_OK : fs_error(err, IS_NOMEM, "forced-stop: no memory");
 }
 
 static void fs_workspace_watch(void *workspace, const volatile sig_atomic_t *stop)
 {
-    ((fs_workspace *)workspace)->stop = stop ? stop : &never_stop;
-}
-
-static void pending_from(size_t first, size_t count, double *outputs, uint8_t *status)
-{
-    for (size_t i = first; i < count; i++) {
-        for (int o = 0; o < OUTPUT_COUNT; o++)
-            outputs[(size_t)o * count + i] = NAN;
-        status[i] = IS_POINT_PENDING;
-    }
-}
-
-/* The outputs of a result, and the status they earn: a failed check keeps its outputs. */
-static uint8_t fill_outputs(const fs_result *r, double **out)
-{
-    *out[O_REGIME] = r->regime;
-    *out[O_PERIOD] = r->period > 0 ? (double)r->period : NAN;
-    *out[O_IMPACTS_PER_PERIOD] = r->period > 0 ? (double)r->impacts_per_period : NAN;
-    *out[O_IMPACTS] = (double)r->impacts;
-    *out[O_V_IMPACT] = r->v_last;
-    *out[O_PHASE_IMPACT] = r->phase_last;
-    *out[O_V_IMPACT_MAX] = r->v_max_late;
-    fs_check check = r->check;
-    /* every output that must be a number is one, and every speed is an arrival */
-    if (check == FS_CHECK_NONE &&
-        (!isfinite(r->v_max_late) || r->v_max_late < 0.0 ||
-         (r->impacts > 0 && !(isfinite(r->v_last) && r->v_last >= 0.0 &&
-                              r->phase_last >= 0.0 && r->phase_last < 2.0 * M_PI))))
-        check = FS_CHECK_NONFINITE;
-    *out[O_CHECK] = check;
-    if (check != FS_CHECK_NONE)
-        *out[O_REGIME] = FS_REGIME_FAILED;
-    switch (check) {
-    case FS_CHECK_NONE:
-        return IS_POINT_DONE;
-    case FS_CHECK_BUDGET:
-        return IS_POINT_FAILED_BUDGET;
-    case FS_CHECK_SEARCH:
-        return IS_POINT_FAILED_SOLVER;
-    case FS_CHECK_NONFINITE:
-        return IS_POINT_FAILED_NONFINITE;
-    default:
-        return IS_POINT_FAILED_CHECK; /* penetration, energy */
-    }
+    *(const volatile sig_atomic_t **)workspace = stop;
 }
 
 static is_code fs_eval_batch(void *workspace, const double *points, size_t count,
                              double *outputs, uint8_t *status, is_error *err)
 {
-    (void)err;
-    fs_workspace *ws = workspace;
-    for (size_t i = 0; i < count; i++) {
-        if (*ws->stop) {
-            pending_from(i, count, outputs, status);
-            return IS_OK;
-        }
-        const double *p = points + i * PARAM_COUNT;
-        double *out[OUTPUT_COUNT];
-        for (int o = 0; o < OUTPUT_COUNT; o++)
-            out[o] = &outputs[(size_t)o * count + i];
-        /* the core validates every point first; a caller that did not gets no result */
-        is_error refused;
-        if (fs_validate(p, &refused) != IS_OK) {
-            for (int o = 0; o < OUTPUT_COUNT; o++)
-                *out[o] = NAN;
-            *out[O_REGIME] = FS_REGIME_FAILED;
-            *out[O_CHECK] = FS_CHECK_INVALID;
-            status[i] = IS_POINT_FAILED_INVALID;
-            continue;
-        }
-        fs_system sys;
-        fs_system_init(&sys, p[P_OMEGA], p[P_ZETA], p[P_A], p[P_DELTA], p[P_R]);
-        fs_options opt = {.periods = (int64_t)p[P_PERIODS],
-                          .max_period = (int)p[P_MAX_PERIOD],
-                          .max_impacts = (int64_t)p[P_MAX_IMPACTS],
-                          .zeno_tail = p[P_ZENO_TAIL],
-                          .stop = ws->stop};
-        fs_result r;
-        fs_simulate(&sys, p[P_X0], p[P_V0], &opt, &r);
-        if (r.check == FS_CHECK_STOPPED) { /* this point and the rest are computed again */
-            pending_from(i, count, outputs, status);
-            return IS_OK;
-        }
-        status[i] = fill_outputs(&r, out);
-    }
+    batch bt = {points, outputs, status, count};
+    for (size_t i = 0; i < count * OUTPUT_COUNT; i++)
+        outputs[i] = NAN;
+    for (size_t i = 0; i < count; i++)
+        status[i] = IS_POINT_PENDING; /* until finished: a stop leaves the rest pending */
+    if (is_hybrid_run(&forced_stop, &bt, count, *(const volatile sig_atomic_t **)workspace, 0) < 0)
+        return fs_error(err, IS_NOMEM, "forced-stop: no memory for the lanes");
     return IS_OK;
 }
 
 const is_model forced_stop_model = {
-    .name = "forced-stop",
-    .description = "harmonically forced linear oscillator hitting a rigid stop (restitution "
-                   "r): impacts, chatter, sticking, the period of the final motion (time in "
-                   "1/omega_n, lengths in a unit L)",
-    .params = fs_params,
-    .param_count = PARAM_COUNT,
-    .outputs = fs_outputs,
-    .output_count = OUTPUT_COUNT,
-    .validate = fs_validate,
-    .workspace_create = fs_workspace_create,
-    .workspace_free = fs_workspace_free,
-    .workspace_watch = fs_workspace_watch,
-    .eval_batch = fs_eval_batch,
-    .version = "1.0.0",
-};
+    .name = "forced-stop", .description = "harmonically forced linear oscillator hitting a "
+    "rigid stop: impacts, chatter, sticking, the final motion's period (time in 1/omega_n)",
+    .params = fs_params, .param_count = PARAM_COUNT, .outputs = fs_outputs,
+    .output_count = OUTPUT_COUNT, .validate = fs_validate,
+    .workspace_create = fs_workspace_create, .workspace_free = free,
+    .workspace_watch = fs_workspace_watch, .eval_batch = fs_eval_batch, .version = "2.0.0"};
 
 IS_MODEL_PLUGIN(forced_stop_model)

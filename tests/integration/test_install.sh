@@ -36,9 +36,9 @@ for m in __init__ cli drawing contours labels ticks figures reading chatter coll
     [ -f "$PREFIX/share/impactsweep/python/impactplot/$m.py" ] ||
         die "impactplot's package is not installed (share/impactsweep/python/impactplot/$m.py)"
 done
-headers=$(cd "$PREFIX/include/impactsweep" && ls)
-[ "$headers" = "$(printf 'error.h\nmemo.h\nmodel.h')" ] ||
-    die "include/impactsweep holds: $headers (want error.h, memo.h, model.h)"
+headers=$(cd "$PREFIX/include/impactsweep" && ls | tr '\n' ' ')
+want="error.h hybrid.h hybrid_impl.h lanes.h lanes_avx2.h lanes_avx512.h lanes_generic.h lanes_math.h lanes_sse2.h memo.h model.h "
+[ "$headers" = "$want" ] || die "include/impactsweep holds: $headers (want $want)"
 config=$(find "$PREFIX" -path "*/cmake/impactsweep/impactsweepConfig.cmake")
 if [ -z "$config" ] || [ ! -f "$(dirname "$config")/impactsweepConfigVersion.cmake" ]; then
     die "no CMake package (impactsweepConfig.cmake, ConfigVersion) under $PREFIX"
@@ -97,6 +97,16 @@ expect_status 0 "error.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only 
     "$PREFIX/include/impactsweep/error.h"
 expect_status 0 "memo.h alone" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c \
     "$PREFIX/include/impactsweep/memo.h"
+# the SDK: each header alone, and the lane layer for every instruction set it has
+for h in lanes.h lanes_math.h hybrid.h; do
+    expect_status 0 "$h alone" cc -std=c11 -pedantic -Wall -Wextra -Werror -fsyntax-only -x c \
+        "$PREFIX/include/impactsweep/$h"
+done
+for isa in "-mno-sse2 -mno-avx" "-msse2" "-mavx2" "-mavx512f -mavx512dq"; do
+    # shellcheck disable=SC2086 # the flags are words
+    expect_status 0 "hybrid.h with $isa" cc -std=c11 -Wall -Wextra -Werror -fsyntax-only $isa \
+        -x c "$PREFIX/include/impactsweep/hybrid.h"
+done
 printf '#include <impactsweep/model.h>\nint main(void) { return IS_MODEL_ABI_VERSION > 0 ? 0 : 1; }\n' >uses.c
 expect_status 0 "#include <impactsweep/model.h>" cc -std=c11 -pedantic -Wall -Wextra -Werror \
     -fsyntax-only -I"$PREFIX/include" uses.c
@@ -276,6 +286,39 @@ clear = orbit & (np.abs(trace) < 1 + r**2 - 0.05)
 found = (on & clear).sum() / clear.sum()
 print(f"    {clear.sum()} points where it is stable: {100 * found:.1f} % of the runs end on it")
 assert found >= 0.9, found
+PY
+
+say "the bouncing-ball example, on the SDK's hybrid integrator, built against the prefix alone"
+BALL=$PREFIX/share/doc/impactsweep/examples/bouncing_ball
+expect_status 0 "configure the ball" cmake -S "$BALL" -B bb -DCMAKE_PREFIX_PATH="$PREFIX"
+expect_status 0 "build the ball" cmake --build bb -j "$JOBS_N"
+exports=$(nm -D --defined-only bb/bouncing_ball.so | awk '{print $3}' | sort | tr '\n' ' ')
+[ "$exports" = "impactsweep_model impactsweep_model_abi " ] || die "bouncing_ball.so exports: $exports"
+expect_status 0 "the ball's ctest (theory, models --check)" bash -c 'cd bb && ctest --output-on-failure'
+grep -q "bouncing_ball.theory" out.txt || die "the ball's ctest ran no theory test: $(cat out.txt)"
+# a sweep across the stable period-1 band: wherever the run locks on period 1 with one
+# impact a period, the impact speed is 2 pi / (1 + r)
+export IMPACTSWEEP_MODEL_PATH=$WORK/bb/bouncing_ball.so
+expect_status 0 "the ball's job" "$PREFIX/bin/impactsweep" run "$BALL/bouncing_ball.ini" \
+    --set axis.Gamma.count=24 --set axis.r.count=12 --set model.periods=300 --output ball.h5
+"$PYTHON" - ball.h5 <<'PY' || die "the ball's file disagrees with the period-1 impact speed"
+import sys
+import h5py
+import numpy as np
+
+f = h5py.File(sys.argv[1], "r")
+gamma = f["Gamma"][:][:, None]
+r = f["r"][:][None, :]
+low = np.pi * (1 - r) / (1 + r)
+band = (gamma > low) & (gamma < np.sqrt(low**2 + (2 * (1 + r**2) / (1 + r)**2) ** 2))
+locked = (f["status"][:] == 1) & (f["regime"][:] == 0) & (f["period"][:] == 1)
+speed = f["impact_speed"][:]
+one = locked & (np.abs(speed - 2 * np.pi / (1 + r)) < 1e-3)  # one impact a period
+err = np.abs(speed - 2 * np.pi / (1 + r)) / (2 * np.pi / (1 + r))
+print(f"    {one.sum()} points locked on the period-1 orbit (in the band: {(one & band).sum()}, "
+      f"outside: {(one & ~band).sum()}), impact speed within {err[one].max():.2g} of 2 pi / (1 + r)")
+assert (one & band).sum() >= 5 and not (one & ~band).any(), (one & band).sum()
+assert err[one].max() < 1e-9, err[one].max()
 PY
 
 say "the installed Python module impactsweep finds the installed binary and evaluates"

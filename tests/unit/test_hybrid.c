@@ -44,17 +44,12 @@ static void osc_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0
 }
 
 static void wall_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                        const lv_double *f, lv_double *g)
+                        const lv_double *f, lv_double *g, lv_double *dg)
 {
     (void)t, (void)f;
     g[0] = b->par[WALL_A] - y[0];
-}
-
-static void wall_rates(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                       const lv_double *f, lv_double *dg)
-{
-    (void)b, (void)t, (void)f;
-    dg[0] = -y[1];
+    if (dg)
+        dg[0] = -y[1];
 }
 
 /* An impact: v -> -r v, its time recorded; the run ends after IMPACTS. */
@@ -105,7 +100,7 @@ static const is_hybrid_system wall_field = {
 
 static const is_hybrid_system wall_flow = {
     .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
-    .flow = osc_flow, .event_values = wall_events, .event_rates = wall_rates,
+    .flow = osc_flow, .event_values = wall_events, .rates = 1,
     .on_event = wall_impact, .start = wall_start, .finish = wall_finish};
 
 /* (a, r), with impact speeds r^k sqrt(1 - a^2) that stay well above grazing (the flight
@@ -202,17 +197,12 @@ static void fall_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y
 }
 
 static void floor_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                         const lv_double *f, lv_double *g)
+                         const lv_double *f, lv_double *g, lv_double *dg)
 {
     (void)b, (void)t, (void)f;
     g[0] = y[0];
-}
-
-static void floor_rates(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                        const lv_double *f, lv_double *dg)
-{
-    (void)b, (void)t, (void)f;
-    dg[0] = y[1];
+    if (dg)
+        dg[0] = y[1];
 }
 
 static lv_mask floor_impact(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
@@ -249,13 +239,13 @@ static int floor_start(void *ctx, size_t i, is_hybrid_start *s)
 
 static const is_hybrid_system floor_zeno = {
     .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
-    .flow = fall_flow, .event_values = floor_events, .event_rates = floor_rates,
+    .flow = fall_flow, .event_values = floor_events, .rates = 1,
     .on_event = floor_impact, .on_accumulate = floor_rest, .start = floor_start,
     .finish = wall_finish};
 
 static const is_hybrid_system floor_no_answer = {
     .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
-    .flow = fall_flow, .event_values = floor_events, .event_rates = floor_rates,
+    .flow = fall_flow, .event_values = floor_events, .rates = 1,
     .on_event = floor_impact, .start = floor_start, .finish = wall_finish};
 
 static void test_accumulation(void)

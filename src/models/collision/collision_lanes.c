@@ -335,23 +335,6 @@ static inline __attribute__((always_inline)) void roots(const lane_kind *k, cons
         conservative ? one : lv_max_nanb(lv_abs(velocity), lv_abs(force)) - q[P_REST];
 }
 
-static inline __attribute__((always_inline)) void events3(const is_hybrid_lanes *b, lv_double t,
-                                                          const lv_double *y,
-                                                          const lv_double *given, lv_double *g)
-{
-    (void)t;
-    const group *gr = b->ctx;
-    SPECIALIZED(gr, 3, roots(k, b, y, given, g));
-}
-
-static inline __attribute__((always_inline)) void events4(const is_hybrid_lanes *b, lv_double t,
-                                                          const lv_double *y,
-                                                          const lv_double *given, lv_double *g)
-{
-    (void)t;
-    const group *gr = b->ctx;
-    SPECIALIZED(gr, 4, roots(k, b, y, given, g));
-}
 
 /* The roots' rates along the solution, where they are components of f (the kinks, V,
  * and -X for the laws whose force root it is): the integrator's Newton corrections of
@@ -372,22 +355,23 @@ static inline __attribute__((always_inline)) void rates(const lane_kind *k, cons
     dg[COLLISION_ROOT_REST] = none;
 }
 
-static inline __attribute__((always_inline)) void rates3(const is_hybrid_lanes *b, lv_double t,
-                                                         const lv_double *y, const lv_double *f,
-                                                         lv_double *dg)
+/* The roots, and their rates where asked (then f is given: at landings and arrivals). */
+static inline __attribute__((always_inline)) void events3(const is_hybrid_lanes *b, lv_double t,
+                                                          const lv_double *y, const lv_double *f,
+                                                          lv_double *g, lv_double *dg)
 {
     (void)t;
     const group *gr = b->ctx;
-    SPECIALIZED(gr, 3, rates(k, y, f, dg));
+    SPECIALIZED(gr, 3, roots(k, b, y, f, g); if (dg) rates(k, y, f, dg));
 }
 
-static inline __attribute__((always_inline)) void rates4(const is_hybrid_lanes *b, lv_double t,
-                                                         const lv_double *y, const lv_double *f,
-                                                         lv_double *dg)
+static inline __attribute__((always_inline)) void events4(const is_hybrid_lanes *b, lv_double t,
+                                                          const lv_double *y, const lv_double *f,
+                                                          lv_double *g, lv_double *dg)
 {
     (void)t;
     const group *gr = b->ctx;
-    SPECIALIZED(gr, 4, rates(k, y, f, dg));
+    SPECIALIZED(gr, 4, roots(k, b, y, f, g); if (dg) rates(k, y, f, dg));
 }
 
 /* collision_energy in lanes, from the powers pw at y. */
@@ -518,8 +502,9 @@ static lv_mask on_event4(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, 
 }
 
 /* The Maxwell type with p != 1: steps after a rough point stay short against it. */
-static lv_double step_limit(const is_hybrid_lanes *b, lv_double t)
+static lv_double step_limit(const is_hybrid_lanes *b, lv_double t, const lv_double *y)
 {
+    (void)y;
     return b->par[P_H_START] + ROUGH_STEP_SHARE * (t - b->rec[R_T_ROUGH]);
 }
 
@@ -624,7 +609,7 @@ static void sample(void *ctx, size_t i, double t, const double *y)
                  [COLLISION_ROOT_KINK_Z] = IS_HYBRID_ROUGH},                                 \
         .locate_tolerance = {[COLLISION_ROOT_FORCE_RATE] = 1e-6},                             \
         .rough_penalty = ROUGH_PENALTY,                                                      \
-        .field = field##dim, .event_values = events##dim, .event_rates = rates##dim,         \
+        .field = field##dim, .event_values = events##dim, .rates = 1,                        \
         .on_event = on_event##dim,                                                           \
         .step_limit = limit, .start = start, .finish = finish, .sample = sample,             \
         .own_event_samples = 1                                                               \

@@ -31,7 +31,7 @@
  *     geometric rest of the sequence, interval q / (1 - q) with q the last ratio, is
  *     shorter than zeno_tail, or an interval is below rounding, the events accumulate
  *     (Zeno) at t* = t + that rest; when an event's rate after its reset is at most
- *     stick_speed (event_rates given), the lane sticks at t* = t. Either way on_accumulate
+ *     stick_speed (the rates given), the lane sticks at t* = t. Either way on_accumulate
  *     gives the state at t* (e.g. at rest on a constraint, in a mode whose field holds it
  *     there, left by another event); without it the run ends with IS_HYBRID_ZENO.
  *   - Ends: the model's (on_event, on_accumulate), the horizon t_end, the budgets
@@ -62,12 +62,13 @@
 #define IS_HYBRID_MAX_DIM 8     /* state components */
 #define IS_HYBRID_MAX_EVENTS 8  /* event functions */
 #define IS_HYBRID_MAX_PARAMS 24 /* per-lane parameters (is_hybrid_lanes.par) */
-#define IS_HYBRID_MAX_RECORDS 16
+#define IS_HYBRID_MAX_RECORDS 24
 #define IS_HYBRID_MAX_AUX 4     /* by-products of the field (is_hybrid_lanes.aux) */
 #define IS_HYBRID_BLOCKS 2 /* vectors stepped side by side: one step is a chain of
                               dependent stages, and a second vector's fills its waits */
 #define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
 #define IS_HYBRID_POLL 256 /* rounds between two looks at the stop flag */
+#define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section) */
 
 /* Event kinds (is_hybrid_system.kind): how the integrator treats a located crossing. */
 enum {
@@ -76,7 +77,9 @@ enum {
                               record: a time error enters only squared) */
     IS_HYBRID_KINK = 2,    /* the field is not smooth there: land, and report it */
     IS_HYBRID_RESET = 3,   /* land; on_event resets the state so that the lane returns to
-                              the side it came from; watched for accumulation */
+                              the side it came from (an impact; or a switch of mode that
+                              sets the event's function off); watched for accumulation
+                              (see watch) */
     IS_HYBRID_ROUGH = 4    /* a kink where the field's derivatives are unbounded on both
                               sides (|u|^p, 1 < p < 2, at u = 0): the error estimates of the
                               steps that end and begin there are taken rough_penalty times
@@ -108,6 +111,13 @@ typedef struct is_hybrid_start {
     double zeno_events;                  /* shrinking intervals in a row first (0: 3) */
     double stick_speed;                  /* stick when a reset leaves a rate this slow */
     int rough_start;                     /* the start is a rough point (IS_HYBRID_ROUGH) */
+    double section_period;               /* > 0: the state is recorded at t + k times this,
+                                            k = 1, 2, ... (steps end there exactly), the
+                                            last IS_HYBRID_RING of them kept: a forced
+                                            system's stroboscopic Poincare section */
+    int slot;                            /* set by the integrator: the lane slot the point
+                                            runs in (for storage of the model's own, per
+                                            slot: is_hybrid_lanes.slot) */
 } is_hybrid_start;
 
 /* A point's end, for the model's finish. */
@@ -117,6 +127,13 @@ typedef struct is_hybrid_end {
     double y[IS_HYBRID_MAX_DIM];
     double rec[IS_HYBRID_MAX_RECORDS];
     int64_t steps, rejected, events, accumulations;
+    /* the sections (section_period): how many were recorded, and the last IS_HYBRID_RING,
+     * section k (from 0) at [k % IS_HYBRID_RING]: the state there, and the events and
+     * accumulations counted up to it (a section within an accumulation's rest, which is
+     * skipped in time, holds the state after it) */
+    int64_t sections;
+    double section[IS_HYBRID_RING][IS_HYBRID_MAX_DIM];
+    int64_t section_events[IS_HYBRID_RING], section_accumulations[IS_HYBRID_RING];
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -130,6 +147,8 @@ typedef struct is_hybrid_lanes {
     lv_double side[IS_HYBRID_MAX_EVENTS];
     lv_double aux[IS_HYBRID_MAX_AUX];
     void *ctx;
+    int slot;                   /* lane l is the run's lane slot + l (< IS_HYBRID_LANES) */
+    size_t point[LV_WIDTH];     /* the point each lane holds (meaningless where idle) */
 } is_hybrid_lanes;
 
 typedef struct is_hybrid_system {
@@ -140,18 +159,20 @@ typedef struct is_hybrid_system {
      * field, 4 DBL_EPSILON with a flow) */
     double locate_tolerance[IS_HYBRID_MAX_EVENTS];
     double rough_penalty; /* IS_HYBRID_ROUGH: the error estimates' factor there (0: 10) */
+    unsigned watch;       /* the IS_HYBRID_RESET events whose times are watched for
+                             accumulation, a bit each (0: every IS_HYBRID_RESET event) */
     /* y' = f(t, y) (NULL: flow mode) */
     void (*field)(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
     /* the state at t0 + dt of the solution through (t0, y0) (NULL: field mode) */
     void (*flow)(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y);
     /* g(t, y) for every event; dydt = f(t, y) in field mode (free: the step's last
-     * stage), NULL in flow mode */
+     * stage), NULL in flow mode; and, where dg is not NULL (only if `rates`), the rates
+     * dg/dt along the solution (NaN where not known): the grazing checks in flow mode, the
+     * stick rule, the Newton corrections of landings */
     void (*event_values)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                         const lv_double *dydt, lv_double *g);
-    /* optional: dg/dt along the solution (grazing checks in flow mode, stick_speed) */
-    void (*event_rates)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                        const lv_double *dydt, lv_double *dg);
+                         const lv_double *dydt, lv_double *g, lv_double *dg);
+    int rates; /* event_values gives the rates */
     /* at events: fired[e] holds the lanes where event e happened at (t, y); may change y
      * and b->rec; returns the lanes whose run is over */
     lv_mask (*on_event)(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y);
@@ -159,8 +180,9 @@ typedef struct is_hybrid_system {
      * last reset at t); returns the lanes whose run is over */
     lv_mask (*on_accumulate)(is_hybrid_lanes *b, lv_mask lanes, lv_double t,
                              lv_double t_star, lv_double *y);
-    /* optional: a longest step that depends on the lane's state of affairs */
-    lv_double (*step_limit)(const is_hybrid_lanes *b, lv_double t);
+    /* optional: a longest step from (t, y) (e.g. one that provably reaches no event, from
+     * a bound of the solution's acceleration) */
+    lv_double (*step_limit)(const is_hybrid_lanes *b, lv_double t, const lv_double *y);
     /* per point, plain C: start returns 1 when the point is to be run, 0 when the model
      * has finished it without (an invalid point, say); finish takes its end */
     int (*start)(void *ctx, size_t point, is_hybrid_start *s);
@@ -182,6 +204,18 @@ static inline __attribute__((always_inline)) int is_hybrid_run(const is_hybrid_s
                                                                void *ctx, size_t count,
                                                                const volatile sig_atomic_t *stop,
                                                                int trace);
+
+/* The period of the final motion from the sections: the smallest p <= max_period (and
+ * <= IS_HYBRID_RING / 2, with 2p sections recorded) such that each of the last p sections
+ * equals the one p before it, component i within tolerance[i]; 0 if there is none. */
+static inline int is_hybrid_period(const is_hybrid_end *e, int dimension, int max_period,
+                                   const double *tolerance);
+
+/* Section k back from the last (0: the last), as an index into is_hybrid_end.section. */
+static inline int is_hybrid_section_back(const is_hybrid_end *e, int back)
+{
+    return (int)((e->sections - 1 - back) % IS_HYBRID_RING);
+}
 
 #include "hybrid_impl.h"
 

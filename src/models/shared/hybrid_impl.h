@@ -45,8 +45,12 @@ typedef struct ish_block {
     lv_double zeno_tail, zeno_events, stick_speed;
     lv_double steps, rejected, events, accumulations;
     lv_double last_reset, last_interval, shrinking, refined;
+    lv_double t_start, section_period, t_section, t_target, sections, h_want;
     lv_mask active, landing, was_rejected, clamped, rough_next, pend[ISH_E];
     size_t point[LV_WIDTH];
+    /* the sections of each lane, in plain arrays: they are recorded once a section */
+    double sec[LV_WIDTH][IS_HYBRID_RING][ISH_D];
+    int64_t sec_events[LV_WIDTH][IS_HYBRID_RING], sec_acc[LV_WIDTH][IS_HYBRID_RING];
 } ish_block;
 
 /* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
@@ -163,9 +167,9 @@ ISH_INLINE void ish_events_at(const is_hybrid_system *sys, const ish_block *b, l
                                  const lv_double *y1, const lv_double *f1, lv_double *g,
                                  lv_double *dg)
 {
-    sys->event_values(&b->pub, t1, y1, sys->field ? f1 : NULL, g);
-    if (sys->event_rates && !sys->field) /* the grazing checks' (a field's only where used) */
-        sys->event_rates(&b->pub, t1, y1, NULL, dg);
+    /* the rates for the grazing checks (a field's only where used) */
+    sys->event_values(&b->pub, t1, y1, sys->field ? f1 : NULL, g,
+                      sys->rates && !sys->field ? dg : NULL);
 }
 
 /* --- the state inside a step -------------------------------------------------------- */
@@ -247,7 +251,7 @@ ISH_INLINE lv_double ish_locate(const is_hybrid_system *sys, const ish_block *b,
         lv_mask secant = lv_gt(s, lo) & lv_lt(s, hi) & lv_gt(glo, -1e-3 * ghi);
         s = lv_sel(secant, s, 0.5 * (lo + hi));
         ish_dense_at(sys, b, T, D, s, y);
-        sys->event_values(&b->pub, b->t + s * T->h, y, NULL, g);
+        sys->event_values(&b->pub, b->t + s * T->h, y, NULL, g, NULL);
         lv_double G = ish_least(sys, b->pub.side, cross, g);
         lv_mask zero = open & lv_eq(G, lv_zero()), below = open & lv_lt(G, lv_zero());
         lv_mask above = open & lv_not(zero | below) & lv_eq(G, G);
@@ -273,7 +277,7 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
                                 is_hybrid_status status)
 {
     is_hybrid_end e;
-    memset(&e, 0, sizeof e);
+    memset(&e, 0, offsetof(is_hybrid_end, section));
     e.status = status;
     e.t = b->t[l];
     for (int i = 0; i < sys->dimension; i++)
@@ -284,6 +288,12 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
     e.rejected = (int64_t)b->rejected[l];
     e.events = (int64_t)b->events[l];
     e.accumulations = (int64_t)b->accumulations[l];
+    e.sections = (int64_t)b->sections[l];
+    if (e.sections > 0) { /* (a few kB, for the models that record sections) */
+        memcpy(e.section, b->sec[l], sizeof e.section);
+        memcpy(e.section_events, b->sec_events[l], sizeof e.section_events);
+        memcpy(e.section_accumulations, b->sec_acc[l], sizeof e.section_accumulations);
+    }
     sys->finish(b->pub.ctx, b->point[l], &e);
 }
 
@@ -305,6 +315,7 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
                                  int field)
 {
     b->point[l] = point;
+    b->pub.point[l] = point;
     b->t[l] = s->t;
     b->t_end[l] = s->t_end;
     for (int i = 0; i < ISH_D; i++)
@@ -327,8 +338,31 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
     b->last_reset[l] = s->t;
     b->last_interval[l] = __builtin_inf();
     b->shrinking[l] = 0.0;
+    b->t_start[l] = s->t;
+    b->section_period[l] = s->section_period > 0.0 ? s->section_period : __builtin_inf();
+    b->t_section[l] = s->t + b->section_period[l];
+    b->sections[l] = 0.0;
     for (int e = 0; e < ISH_E; e++)
         b->pub.side[e][l] = 0.0; /* from g, by the caller */
+}
+
+/* Lanes m whose time has reached their next section: the state is recorded there (more
+ * than once where an accumulation's rest jumped over sections). */
+ISH_INLINE void ish_sections(const is_hybrid_system *sys, ish_block *b, lv_mask m)
+{
+    m &= lv_ge(b->t, b->t_section);
+    if (!lv_any(m))
+        return;
+    for (int l = 0; l < LV_WIDTH; l++)
+        while (lv_mask_lane(m, l) && b->t[l] >= b->t_section[l]) {
+            int k = (int)((int64_t)b->sections[l] % IS_HYBRID_RING);
+            for (int i = 0; i < sys->dimension; i++)
+                b->sec[l][k][i] = b->y[i][l];
+            b->sec_events[l][k] = (int64_t)b->events[l];
+            b->sec_acc[l][k] = (int64_t)b->accumulations[l];
+            b->sections[l] += 1.0;
+            b->t_section[l] = b->t_start[l] + (b->sections[l] + 1.0) * b->section_period[l];
+        }
 }
 
 /* The rough lanes of a start (masks are set here, where lane l's mask is known). */
@@ -349,12 +383,10 @@ ISH_INLINE void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_mask 
         for (int i = 0; i < sys->dimension; i++)
             b->f[i] = lv_sel(m, f[i], b->f[i]);
     }
-    ish_events_at(sys, b, b->t, b->y, b->f, g, dg);
-    if (sys->event_rates && sys->field)
-        sys->event_rates(&b->pub, b->t, b->y, b->f, dg);
+    sys->event_values(&b->pub, b->t, b->y, sys->field ? b->f : NULL, g, sys->rates ? dg : NULL);
     for (int e = 0; e < sys->events; e++) {
         b->g[e] = lv_sel(m, g[e], b->g[e]);
-        if (sys->event_rates)
+        if (sys->rates)
             b->dg[e] = lv_sel(m, dg[e], b->dg[e]);
         if (sides)
             b->pub.side[e] = lv_sel(m, ish_side_of(g[e], b->pub.side[e]), b->pub.side[e]);
@@ -379,6 +411,7 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
             size_t point = (*next)++;
             if (!sys->start(b->pub.ctx, point, &s))
                 continue;
+            s.slot = b->pub.slot + l;
             ish_lane_load(b, l, point, &s, sys->field != NULL);
             loaded |= ish_lane_mask(l);
             b->rough_next = s.rough_start ? b->rough_next | ish_lane_mask(l)
@@ -416,10 +449,11 @@ ISH_INLINE void ish_begin(const is_hybrid_system *sys, ish_block *b)
     lv_mask free = b->active & lv_not(b->landing);
     lv_double h = lv_min_nanb(b->h, b->h_max);
     if (sys->step_limit)
-        h = lv_min_nanb(h, sys->step_limit(&b->pub, b->t));
-    lv_double left = b->t_end - b->t;
-    b->clamped = free & lv_ge(h, left);
-    b->h = lv_sel(free, lv_sel(b->clamped, left, h), b->h);
+        h = lv_min_nanb(h, sys->step_limit(&b->pub, b->t, b->y));
+    b->t_target = lv_min_nanb(b->t_section, b->t_end); /* steps end there exactly */
+    b->clamped = free & lv_ge(b->t + h, b->t_target);
+    b->h_want = lv_sel(free, h, b->h_want);
+    b->h = lv_sel(free, lv_sel(b->clamped, b->t_target - b->t, h), b->h);
 }
 
 /* --- accumulation ------------------------------------------------------------------- */
@@ -440,9 +474,9 @@ ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mas
     lv_mask geometric = lv_ge(b->shrinking, b->zeno_events) & lv_lt(rest, b->zeno_tail);
     lv_mask at_once = lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
     lv_mask stuck = lv_mask_none();
-    if (sys->event_rates)
+    if (sys->rates)
         for (int e = 0; e < sys->events; e++)
-            if (sys->kind[e] == IS_HYBRID_RESET)
+            if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u)))
                 stuck |= fired[e] & lv_le(lv_abs(b->dg[e]), b->stick_speed) &
                          lv_gt(b->stick_speed, lv_zero());
     lv_mask accumulate = reset & ((on & (geometric | at_once)) | stuck);
@@ -467,6 +501,7 @@ ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mas
     b->last_interval = lv_sel(accumulate, lv_splat(__builtin_inf()), b->last_interval);
     b->last_reset = lv_sel(accumulate, b->t, b->last_reset);
     ish_at_state(sys, b, accumulate, 1);
+    ish_sections(sys, b, accumulate);
 }
 
 /* --- arrivals and the end of a step -------------------------------------------------- */
@@ -481,7 +516,7 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     lv_mask fired[ISH_E], reset = lv_mask_none(), rough = lv_mask_none();
     for (int e = 0; e < sys->events; e++) {
         fired[e] = A & (b->pend[e] | cross[e]);
-        if (sys->kind[e] == IS_HYBRID_RESET)
+        if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u)))
             reset |= fired[e];
         if (sys->kind[e] == IS_HYBRID_ROUGH)
             rough |= fired[e];
@@ -585,7 +620,7 @@ ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_
         if (!lv_any(watch))
             continue;
         sys->flow(&b->pub, b->t, b->y, x * T->h, y);
-        sys->event_values(&b->pub, b->t + x * T->h, y, NULL, g);
+        sys->event_values(&b->pub, b->t + x * T->h, y, NULL, g, NULL);
         watch &= lv_le(s * g[e], lv_zero()) & lv_lt(x, at);
         cross[e] |= watch;
         found |= watch;
@@ -682,7 +717,7 @@ ISH_INLINE void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish
     }
     for (int e = 0; e < sys->events; e++) {
         b->g[e] = lv_sel(m, T->g1[e], b->g[e]);
-        if (!sys->field && sys->event_rates)
+        if (!sys->field && sys->rates)
             b->dg[e] = lv_sel(m, T->dg1[e], b->dg[e]);
         b->pub.side[e] = ish_side_of(T->g1[e] + lv_drop(m, lv_splat(__builtin_nan(""))),
                                      b->pub.side[e]); /* (NaN outside m: kept) */
@@ -732,13 +767,13 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
         for (int e = 0; e < sys->events; e++)
             cross[e] &= lv_not(observe[e]);
     }
-    if (!sys->event_rates || !lv_any(L))
+    if (!sys->rates || !lv_any(L))
         return L;
-    lv_double dg[ISH_E], step = lv_zero();
+    lv_double g[ISH_E], dg[ISH_E], step = lv_zero();
     lv_mask found = lv_mask_none();
-    sys->event_rates(&b->pub, t1, T->y1, T->k[6], dg);
+    sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g, dg);
     for (int e = 0; e < sys->events; e++) {
-        lv_double d = -T->g1[e] / dg[e];
+        lv_double d = -g[e] / dg[e];
         lv_mask take = L & b->pend[e] & lv_not(found) & lv_eq(d - d, lv_zero());
         step = lv_sel(take, d, step);
         found |= take;
@@ -756,7 +791,7 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
  * the horizon. */
 ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial *T, int trace)
 {
-    lv_double t1 = lv_sel(b->clamped, b->t_end, b->t + T->h);
+    lv_double t1 = lv_sel(b->clamped, b->t_target, b->t + T->h);
     ish_events_at(sys, b, t1, T->y1, T->k[6], T->g1, T->dg1);
     lv_double finite = T->err2; /* with a field, NaN or inf whenever y1 is not finite */
     if (!sys->field)
@@ -774,14 +809,19 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     b->rejected = lv_add_where(rejected, b->rejected, lv_splat(1.0));
     lv_double factor = lv_max_nanb(lv_splat(0.2), ish_factor(T->err2));
     lv_double growth = lv_sel(b->was_rejected, lv_splat(1.0), lv_splat(5.0));
+    /* the next step: the controller's; after a step cut to a target, the one wanted
+     * before the cut at least; with a flow, the longest allowed */
     lv_double h_next = T->h * lv_min_nanb(growth, factor);
+    h_next = lv_sel(b->clamped, lv_max_nanb(h_next, b->h_want), h_next);
+    if (!sys->field)
+        h_next = b->h_max;
     lv_mask cross[ISH_E];
     lv_double hi0 = lv_splat(1.0), g_hi0[ISH_E];
     ish_crossings(sys, b->pub.side, T->g1, cross);
     for (int e = 0; e < sys->events; e++)
         g_hi0[e] = T->g1[e];
     lv_mask free = act & lv_not(b->landing);
-    if (!sys->field && sys->event_rates)
+    if (!sys->field && sys->rates)
         ish_grazes(sys, b, T, free, cross, &hi0, g_hi0);
     lv_mask todo = lv_mask_none();
     for (int e = 0; e < sys->events; e++)
@@ -793,6 +833,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
     ish_advance(sys, b, T, plain, t1, h_next);
     b->rough_next = b->rough_next & lv_not(plain);
+    ish_sections(sys, b, plain & b->clamped);
     if (trace && lv_any(plain))
         ish_sample(sys, b, plain);
     lv_mask shrink = rejected & b->active & lv_not(to_event);
@@ -819,8 +860,10 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
     if (!blocks)
         return -1;
     memset(blocks, 0, size); /* no lane active, no mask set */
-    for (int j = 0; j < IS_HYBRID_BLOCKS; j++)
+    for (int j = 0; j < IS_HYBRID_BLOCKS; j++) {
         blocks[j].pub.ctx = ctx;
+        blocks[j].pub.slot = j * LV_WIDTH;
+    }
     trace = trace && sys->sample;
     size_t next = 0;
     int stopped = 0;
@@ -851,6 +894,23 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
     }
     free(blocks);
     return stopped;
+}
+
+static inline int is_hybrid_period(const is_hybrid_end *e, int dimension, int max_period,
+                                   const double *tolerance)
+{
+    for (int p = 1; p <= max_period && p <= IS_HYBRID_RING / 2 && 2 * p <= e->sections; p++) {
+        int same = 1;
+        for (int k = 0; k < p && same; k++) {
+            const double *now = e->section[is_hybrid_section_back(e, k)];
+            const double *before = e->section[is_hybrid_section_back(e, k + p)];
+            for (int i = 0; i < dimension && same; i++)
+                same = fabs(now[i] - before[i]) <= tolerance[i];
+        }
+        if (same)
+            return p;
+    }
+    return 0;
 }
 
 #endif

@@ -1,0 +1,142 @@
+/* bouncing_ball.c: a ball on a sinusoidally vibrating table, a plug-in on the SDK's hybrid
+ * integrator (<impactsweep/hybrid.h>). Time in forcing radians, lengths in g/omega^2: the
+ * table is at Gamma sin t, the ball falls freely (x'' = -1, in closed form) and leaves an
+ * impact with v - w = -r (v_in - w), w = Gamma cos t. Accumulating impacts (Zeno) end in
+ * sticking while the contact force 1 - Gamma sin t is positive. The period-p locking is
+ * read from the state at t = 2 pi k (the integrator's sections). State (x, v, stuck). */
+#include <impactsweep/hybrid.h>
+#include <impactsweep/model.h>
+#include <math.h>
+
+enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, PARAMS };
+enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, OUTPUTS };
+enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, records */
+#define TWO_PI 6.283185307179586
+#define R IS_PARAM_REAL
+#define END NULL, NULL /* choices, when */
+static const char *const regimes[] = {"periodic", "sticking", "undecided", "failed", NULL};
+static const is_param params[PARAMS] = {
+    {"Gamma", "table amplitude over g/omega^2", "1", R, 1.0, 0.0, 1e3, IS_PARAM_MIN_OPEN, END},
+    {"r", "coefficient of restitution", "1", R, 0.5, 0.0, 1.0, IS_PARAM_MAX_OPEN, END},
+    {"x0", "height above the table at t = 0, in g/omega^2", "1", R, 1.0, 0.0, 1e6, 0, END},
+    {"v0", "velocity at t = 0, in g/omega", "1", R, 0.0, -1e6, 1e6, 0, END},
+    {"periods", "horizon, in forcing periods", "1", IS_PARAM_INT, 200, 16, 1e7, 0, END}};
+static const is_output outputs[OUTPUTS] = {
+    {"regime", "1", "final motion: period-p locking (sticking in it: sticking), or none found",
+     IS_OUTPUT_CATEGORY, regimes},
+    {"period", "1", "p of the locking, in forcing periods (missing: none)", IS_OUTPUT_INT, NULL},
+    {"impact_speed", "1", "relative speed of the last impact, g/omega", IS_OUTPUT_REAL, NULL},
+    {"impact_phase", "1", "forcing phase of the last impact, radians", IS_OUTPUT_REAL, NULL},
+    {"impacts", "1", "impacts over the run", IS_OUTPUT_INT, NULL},
+    {"sticks", "1", "accumulations of impacts (Zeno), then sticking", IS_OUTPUT_INT, NULL}};
+
+static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
+                 lv_double *y)
+{
+    lv_double s, c, G = b->par[P_GAMMA];
+    lv_mask stuck = lv_gt(y0[2], lv_zero());
+    lv_sincos(t0 + dt, &s, &c);
+    y[0] = lv_sel(stuck, G * s, y0[0] + dt * (y0[1] + -0.5 * dt));
+    y[1] = lv_sel(stuck, G * c, y0[1] + -dt);
+    y[2] = y0[2];
+}
+
+/* the ball over the table (free), the contact force (stuck); their rates where asked */
+static void events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                   const lv_double *f, lv_double *g, lv_double *dg)
+{
+    lv_double s, c, G = b->par[P_GAMMA], one = lv_splat(1.0);
+    lv_mask stuck = lv_gt(y[2], lv_zero());
+    (void)f, lv_sincos(t, &s, &c);
+    g[E_IMPACT] = lv_sel(stuck, one, y[0] - G * s);
+    g[E_RELEASE] = lv_sel(stuck, 1.0 - G * s, one);
+    if (!dg)
+        return;
+    dg[E_IMPACT] = lv_drop(stuck, y[1] - G * c);
+    dg[E_RELEASE] = lv_keep(stuck, -G * c);
+}
+
+static lv_mask on_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    lv_double s, c, *rec = b->rec, turns = t * (1.0 / TWO_PI);
+    lv_sincos(t, &s, &c);
+    lv_double w = b->par[P_GAMMA] * c, k = (turns + 0x1.8p52) - 0x1.8p52; /* w: the table's */
+    k = lv_sel(lv_gt(k, turns), k - 1.0, k);
+    lv_mask hit = fired[E_IMPACT];
+    rec[R_IMPACTS] = lv_add_where(hit, rec[R_IMPACTS], lv_splat(1.0));
+    rec[R_SPEED] = lv_sel(hit, w - y[1], rec[R_SPEED]);
+    rec[R_PHASE] = lv_sel(hit, lv_max_nanb(t - k * TWO_PI, lv_zero()), rec[R_PHASE]);
+    y[1] = lv_sel(hit, w + b->par[P_R] * (w - y[1]), y[1]);
+    y[2] = lv_sel(fired[E_RELEASE], lv_zero(), y[2]);
+    return lv_mask_none();
+}
+
+/* impacts accumulated at t_star: on the table, stuck while it pushes (1 - Gamma sin > 0) */
+static lv_mask stick(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_star, lv_double *y)
+{
+    lv_double s, c, G = b->par[P_GAMMA];
+    (void)t, lv_sincos(t_star, &s, &c);
+    y[0] = lv_sel(m, G * s, y[0]);
+    y[1] = lv_sel(m, G * c, y[1]);
+    y[2] = lv_sel(m & lv_gt(1.0 - G * s, lv_zero()), lv_splat(1.0), y[2]);
+    return lv_mask_none();
+}
+
+typedef struct batch { const double *points; double *out; uint8_t *status; size_t count; } batch;
+
+static int start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    const double *p = ((batch *)ctx)->points + i * PARAMS;
+    s->t_end = TWO_PI * p[P_PERIODS];
+    s->section_period = TWO_PI;
+    s->y[0] = p[P_X0], s->y[1] = p[P_V0];
+    s->par[P_GAMMA] = p[P_GAMMA], s->par[P_R] = p[P_R];
+    s->rec[R_SPEED] = s->rec[R_PHASE] = NAN;
+    s->h_max = 0.25; /* the grazing checks' cubic is within 0.25^4 Gamma / 384 */
+    s->max_events = 1e8, s->zeno_tail = 1e-9 * TWO_PI, s->stick_speed = 1e-12 * (1 + p[P_GAMMA]);
+    return 1;
+}
+
+static void finish(void *ctx, size_t i, const is_hybrid_end *e)
+{
+    batch *bt = ctx;
+    double *o = bt->out + i, tol = 1e-7 * (1.0 + bt->points[i * PARAMS + P_GAMMA]);
+    int ok = e->status == IS_HYBRID_HORIZON;
+    int p = ok ? is_hybrid_period(e, 2, 8, (double[]){tol, tol}) : 0;
+    int now = is_hybrid_section_back(e, 0), then = is_hybrid_section_back(e, p);
+    o[O_REGIME * bt->count] = !ok ? 3 : !p ? 2 : /* sticking: stuck, or an accumulation */
+        e->section[now][2] > 0.0 || e->section_accumulations[now] > e->section_accumulations[then];
+    o[O_PERIOD * bt->count] = p ? p : NAN;
+    o[O_SPEED * bt->count] = e->rec[R_SPEED];
+    o[O_PHASE * bt->count] = e->rec[R_PHASE];
+    o[O_IMPACTS * bt->count] = e->rec[R_IMPACTS];
+    o[O_STICKS * bt->count] = (double)e->accumulations;
+    bt->status[i] = ok ? IS_POINT_DONE
+                    : e->status == IS_HYBRID_BUDGET ? IS_POINT_FAILED_BUDGET
+                                                    : IS_POINT_FAILED_NONFINITE;
+}
+
+static const is_hybrid_system ball = {
+    .dimension = 3, .events = 2, .direction = {-1, -1},
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_IMPACT,
+    .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
+    .on_accumulate = stick, .start = start, .finish = finish};
+
+static is_code eval_batch(void *ws, const double *points, size_t n, double *out, uint8_t *status,
+                          is_error *err)
+{
+    (void)ws, (void)err;
+    batch bt = {points, out, status, n};
+    for (size_t i = 0; i < n; i++)
+        status[i] = IS_POINT_PENDING; /* until finished */
+    return is_hybrid_run(&ball, &bt, n, NULL, 0) < 0 ? IS_NOMEM : IS_OK;
+}
+
+const is_model bouncing_ball_model = {
+    .name = "bouncing-ball", .version = "1.0.0",
+    .description = "a ball on a sinusoidally vibrating table (Gamma sin t; time in forcing "
+                   "radians, lengths in g/omega^2): period-p locking, sticking, impact speed",
+    .params = params, .param_count = PARAMS, .outputs = outputs, .output_count = OUTPUTS,
+    .eval_batch = eval_batch};
+
+IS_MODEL_PLUGIN(bouncing_ball_model)

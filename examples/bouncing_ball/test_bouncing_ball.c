@@ -1,0 +1,136 @@
+/* test_bouncing_ball.c: the bouncing-ball plug-in against theory (plain checks, exit 1 on
+ * a failure). The period-1 orbit, one impact every forcing period: the ball leaves the
+ * table with velocity pi (a flight of 2 pi returns it to the same table height, so
+ * u 2 pi - (2 pi)^2 / 2 = 0), arrives at u - 2 pi = -pi, and the impact law
+ * u_out - w = -r (u_in - w) with the table's velocity w = Gamma cos(phi) gives
+ * w = pi (1 - r)/(1 + r): impacts at the phase phi with Gamma cos(phi) = pi (1 - r)/(1 + r)
+ * and the relative impact speed pi + w = 2 pi / (1 + r). It exists for
+ * Gamma > pi (1 - r)/(1 + r) and is stable up to
+ * sqrt((pi (1 - r)/(1 + r))^2 + (2 (1 + r^2)/(1 + r)^2)^2) (the impact map's trace
+ * reaching -(1 + r^2)), on the branch with sin(phi) > 0 (the table moving up and
+ * slowing down). Checked: started on that orbit the impacts come at phi + 2 pi k (the
+ * event locator against exact event times), perturbed inside the band the run locks onto
+ * it with that speed, just beyond the band it does not, below Gamma = 1 the ball sticks
+ * for ever, and a point's result is the same bits alone and in a batch. */
+#include <impactsweep/model.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern const is_model bouncing_ball_model;
+
+enum { GAMMA, R, X0, V0, PERIODS, PARAMS };
+enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, OUTPUTS };
+#define COUNT 64
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static int failures;
+
+static void check(int ok, const char *what, double got, double expected)
+{
+    if (!ok) {
+        printf("FAILED: %s: got %.17g, expected %.17g\n", what, got, expected);
+        failures++;
+    }
+}
+
+/* The bounds of the stable period-1 band at restitution r. */
+static double band_low(double r)
+{
+    return M_PI * (1.0 - r) / (1.0 + r);
+}
+
+static double band_high(double r)
+{
+    double a = band_low(r), b = 2.0 * (1.0 + r * r) / ((1.0 + r) * (1.0 + r));
+    return sqrt(a * a + b * b);
+}
+
+/* The point (Gamma, r) started at t = 0 on the period-1 orbit (x0 shifted by dx): in
+ * flight since its last impact at phi - 2 pi, s = 2 pi - phi ago. */
+static void on_orbit(double *p, double gamma, double r, double dx)
+{
+    double phi = acos(band_low(r) / gamma), s = 2.0 * M_PI - phi;
+    p[GAMMA] = gamma;
+    p[R] = r;
+    p[X0] = gamma * sin(phi) + M_PI * s - 0.5 * s * s + dx;
+    p[V0] = M_PI - s;
+    p[PERIODS] = 300;
+}
+
+static void evaluate(const double *points, size_t n, double *out, uint8_t *status)
+{
+    is_error err;
+    if (bouncing_ball_model.eval_batch(NULL, points, n, out, status, &err) != IS_OK) {
+        printf("FAILED: eval_batch\n");
+        failures++;
+    }
+}
+
+int main(void)
+{
+    static const double rs[] = {0.2, 0.35, 0.5, 0.65, 0.8, 0.9};
+    static const double shares[] = {0.05, 0.3, 0.6, 0.9};
+    double points[COUNT * PARAMS], out[COUNT * OUTPUTS], alone[OUTPUTS];
+    uint8_t status[COUNT], st;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof rs / sizeof *rs; i++)
+        for (size_t j = 0; j < sizeof shares / sizeof *shares; j++) {
+            double lo = band_low(rs[i]), hi = band_high(rs[i]);
+            on_orbit(points + n++ * PARAMS, lo + shares[j] * (hi - lo), rs[i], 1e-6);
+        }
+    size_t in_band = n;
+    /* exactly on the orbit: the impacts at phi + 2 pi k */
+    for (size_t i = 0; i < sizeof rs / sizeof *rs; i++)
+        on_orbit(points + n++ * PARAMS, 0.5 * (band_low(rs[i]) + band_high(rs[i])),
+                 rs[i], 0.0);
+    size_t exact = n;
+    for (size_t i = 0; i < sizeof rs / sizeof *rs; i++) /* just beyond the band */
+        on_orbit(points + n++ * PARAMS, 1.03 * band_high(rs[i]), rs[i], 1e-6);
+    size_t beyond = n;
+    for (size_t i = 0; i < 3; i++) { /* below Gamma = 1: stuck for ever */
+        double *p = points + n++ * PARAMS;
+        p[GAMMA] = 0.3 + 0.3 * i, p[R] = 0.5, p[X0] = 1.0 + i, p[V0] = 0.0, p[PERIODS] = 50;
+    }
+    evaluate(points, n, out, status);
+    double worst_speed = 0.0, worst_phase = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const double *p = points + k * PARAMS;
+        double speed = out[SPEED * n + k], phase = out[PHASE * n + k];
+        check(status[k] == IS_POINT_DONE, "status", status[k], IS_POINT_DONE);
+        if (k < exact) {
+            double expected = 2.0 * M_PI / (1.0 + p[R]), phi = acos(band_low(p[R]) / p[GAMMA]);
+            check(out[REGIME * n + k] == 0 && out[PERIOD * n + k] == 1, "period-1 locking",
+                  out[PERIOD * n + k], 1);
+            worst_speed = fmax(worst_speed, fabs(speed - expected) / expected);
+            check(fabs(speed - expected) <= 1e-9 * expected, "impact speed 2 pi / (1 + r)", speed,
+                  expected);
+            if (k >= in_band) {
+                worst_phase = fmax(worst_phase, fabs(phase - phi));
+                check(fabs(phase - phi) <= 1e-11, "impact phase on the exact orbit", phase, phi);
+            }
+        } else if (k < beyond) {
+            check(out[PERIOD * n + k] != 1, "no period-1 locking beyond the band",
+                  out[PERIOD * n + k], 2);
+        } else {
+            check(out[REGIME * n + k] == 1, "stuck for ever below Gamma = 1",
+                  out[REGIME * n + k], 1);
+        }
+        evaluate(p, 1, alone, &st);
+        int same = st == status[k];
+        for (int o = 0; o < OUTPUTS; o++) {
+            double a = alone[o], b = out[o * n + k];
+            same &= (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a);
+        }
+        check(same, "the same bits alone and in the batch", (double)k, (double)k);
+    }
+    printf("%zu points in the period-1 band: impact speed within %.2g (relative) of 2 pi / (1 + r); "
+           "%zu started on the orbit: impact phases within %.2g rad of phi; %zu beyond the band "
+           "not locked on it; %zu below Gamma = 1 stuck\n",
+           exact, worst_speed, exact - in_band, worst_phase, beyond - exact, n - beyond);
+    if (failures)
+        printf("%d checks FAILED\n", failures);
+    return failures != 0;
+}
