@@ -8,23 +8,22 @@
  * stop_run_advance: first rebounds, Zeno resets, contact phases, releases, CVODE, the end
  * of the run), and a lane whose point is finished takes the batch's next point.
  *
+ * The vector code is written with the models' lane layer (../shared/lanes.h and
+ * lanes_math.h, whose lv_sincos_n is stop_sincos in lanes).
+ *
  * Determinism: the vector code makes, lane by lane, the scalar code's decisions with the
- * same operations in the same order (fp contraction is off; stop_sincos is plain C; sqrt
- * and division are correctly rounded in every ISA; a lane's values never depend on
- * another's), so that a point's result is the same bits in any lane, batch, order and
- * build, and the same as stop_simulate's (the trace's): tests/unit/test_stop.c checks it. */
+ * same operations in the same order (fp contraction is off; the sine and cosine are the
+ * lane layer's, in plain arithmetic; sqrt and division are correctly rounded in every
+ * ISA; a lane's values never depend on another's), so that a point's result is the same
+ * bits in any lane, batch, order and build, and the same as stop_simulate's (the
+ * trace's): tests/unit/test_stop.c checks it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../shared/lanes_math.h"
 #include "stop_oscillator.h"
 #include "stop_search.h"
-
-#if defined(__AVX__) || defined(__SSE2__)
-#include <immintrin.h>
-#endif
-
-#pragma GCC diagnostic ignored "-Wpsabi" /* vectors wider than the baseline ABI's */
 
 /* A round steps NVEC vectors of BLOCK doubles, statement by statement side by side
  * (EACH), so that their dependency chains overlap: the search is a chain of dependent
@@ -36,7 +35,7 @@
  * vectors (12 lanes) are better than four: paired runs of both workloads, 1.07x (Zeno)
  * and 1.11x (impacting) against four vectors with the two modes one after the other;
  * AVX2 has 16 registers, and four vectors spilled twice as much. */
-#define BLOCK 4 /* doubles a vector (AVX2: one register; SSE2: two) */
+#define BLOCK LV_WIDTH /* doubles a vector */
 #ifndef LANES_NVEC
 #define LANES_NVEC 3
 #endif
@@ -46,236 +45,132 @@
     for (int k = 0; k < NVEC; k++) {                                                        \
         statement;                                                                          \
     }
-#define NSC (2 * NVEC) /* vsincos's vectors: both modes' angles */
-#define EACH_SC(statement)                                                                  \
-    for (int k = 0; k < NSC; k++) {                                                         \
-        statement;                                                                          \
-    }
+#define NSC (2 * NVEC) /* lv_sincos_n's vectors: both modes' angles */
 
 /* A lane whose search is still to be set up from its state (x1, v1, x2, v2) and horizon. */
 #define LANE_INIT 4.0
 /* A lane with no point (the batch is used up): neither rebound_lanes nor service. */
 #define LANE_IDLE 5.0
 
-typedef double vd __attribute__((vector_size(BLOCK * sizeof(double))));
-typedef int64_t vi __attribute__((vector_size(BLOCK * sizeof(int64_t))));
+typedef lv_double vd;
+typedef lv_int vi;
 typedef uint64_t vu __attribute__((vector_size(BLOCK * sizeof(uint64_t))));
 
 /* The searches of all lanes, structure of arrays (the fields of stop_search). */
 typedef struct lane_searches {
-    _Alignas(32) double u[LANES], du[LANES], u_a[LANES], nu_w[LANES], w1[LANES], nw1[LANES];
-    _Alignas(32) double w[LANES], dw[LANES], w_a[LANES], nw_w[LANES], w2[LANES], nw2[LANES];
-    _Alignas(32) double s[LANES], m2[LANES], m3[LANES], reach[LANES], h_max[LANES];
-    _Alignas(32) double inv_w2[LANES], w1c[LANES], w2c[LANES]; /* 1 / w2, w^3 */
-    _Alignas(32) double horizon[LANES], t[LANES], g[LANES], dg[LANES], ddg[LANES], h[LANES];
-    _Alignas(32) double dddg[LANES], m4[LANES], w1q[LANES], w2q[LANES]; /* w1q = w1^4 */
-    _Alignas(32) double away[LANES]; /* a mask's bits: all ones, or 0 */
-    _Alignas(32) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
-    _Alignas(32) int64_t evaluations[LANES]; /* (double's to int64's conversion takes
+    _Alignas(64) double u[LANES], du[LANES], u_a[LANES], nu_w[LANES], w1[LANES], nw1[LANES];
+    _Alignas(64) double w[LANES], dw[LANES], w_a[LANES], nw_w[LANES], w2[LANES], nw2[LANES];
+    _Alignas(64) double s[LANES], m2[LANES], m3[LANES], reach[LANES], h_max[LANES];
+    _Alignas(64) double inv_w2[LANES], w1c[LANES], w2c[LANES]; /* 1 / w2, w^3 */
+    _Alignas(64) double horizon[LANES], t[LANES], g[LANES], dg[LANES], ddg[LANES], h[LANES];
+    _Alignas(64) double dddg[LANES], m4[LANES], w1q[LANES], w2q[LANES]; /* w1q = w1^4 */
+    _Alignas(64) double away[LANES]; /* a mask's bits: all ones, or 0 */
+    _Alignas(64) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
+    _Alignas(64) int64_t evaluations[LANES]; /* (double's to int64's conversion takes
                                                 lane by lane extractions without AVX-512) */
-    _Alignas(32) double rc[LANES]; /* STOP_SEARCH_* after the last step, LANE_INIT or
+    _Alignas(64) double rc[LANES]; /* STOP_SEARCH_* after the last step, LANE_INIT or
                                       LANE_IDLE */
     /* The runs' own state while their searches are in the lanes (stop_run, stop_result:
      * put_start gathers it, scatter gives it back before the scalar run goes on), so
      * that a plain rebound is taken in the lanes too (rebound_lanes). */
-    _Alignas(32) double T[LANES], t_end[LANES], t_stop[LANES]; /* t; the first of t_end
+    _Alignas(64) double T[LANES], t_end[LANES], t_stop[LANES]; /* t; the first of t_end
                                                                    and the next of t_mid,
                                                                    t_3q still to record */
-    _Alignas(32) double rx1[LANES], rv1[LANES], rx2[LANES], rv2[LANES]; /* the run's x */
-    _Alignas(32) double v_in_last[LANES], v_in_max[LANES], t_last[LANES], losses[LANES];
-    _Alignas(32) double e_now[LANES], t_below[LANES], e_stick[LANES];
-    _Alignas(32) double v_rest[LANES], zeno_tail[LANES], k[LANES], k12[LANES];
-    _Alignas(32) double piece[LANES], excursion_min[LANES];
+    _Alignas(64) double rx1[LANES], rv1[LANES], rx2[LANES], rv2[LANES]; /* the run's x */
+    _Alignas(64) double v_in_last[LANES], v_in_max[LANES], t_last[LANES], losses[LANES];
+    _Alignas(64) double e_now[LANES], t_below[LANES], e_stick[LANES];
+    _Alignas(64) double v_rest[LANES], zeno_tail[LANES], k[LANES], k12[LANES];
+    _Alignas(64) double piece[LANES], excursion_min[LANES];
     /* the rebound's and the set-up's factors that depend on the system alone, as the
      * scalar code computes them (w1s = w1^2 = -nw1 exactly, f0 = -(k + k12) s, ...) */
-    _Alignas(32) double w1s[LANES], w2s[LANES], abs_s[LANES], quarter[LANES];
-    _Alignas(32) double neps[LANES], omeps[LANES], lossf[LANES], f0[LANES], kss[LANES];
-    _Alignas(32) int64_t rebounds[LANES], n_limit[LANES], since_release[LANES];
-    _Alignas(32) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
-    _Alignas(32) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
+    _Alignas(64) double w1s[LANES], w2s[LANES], abs_s[LANES], quarter[LANES];
+    _Alignas(64) double neps[LANES], omeps[LANES], lossf[LANES], f0[LANES], kss[LANES];
+    _Alignas(64) int64_t rebounds[LANES], n_limit[LANES], since_release[LANES];
+    _Alignas(64) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
+    _Alignas(64) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
 } lane_searches;
-
-static inline vd ld(const void *p)
-{
-    vd v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void st(void *p, vd v)
-{
-    memcpy(p, &v, sizeof v);
-}
-
-/* m ? a : b, lane by lane, m a mask (every bit of a lane set, or none). With AVX, one
- * blend (it reads each lane's top bit): GCC writes the generic form as three bitwise
- * operations, b ^ ((a ^ b) & m), not knowing that m is a mask. */
-static inline vd sel(vi m, vd a, vd b)
-{
-#if defined(__AVX__)
-    return (vd)_mm256_blendv_pd((__m256d)b, (__m256d)a, (__m256d)m);
-#else
-    return (vd)((m & (vi)a) | (~m & (vi)b));
-#endif
-}
-
-static inline vd vmin(vd a, vd b) /* stop_min */
-{
-    return sel((a < b) | (b != b), a, b);
-}
-
-static inline vd vmax(vd a, vd b) /* stop_max */
-{
-    return sel((a > b) | (b != b), a, b);
-}
-
-/* stop_min and stop_max where b is never NaN: then they are a < b ? a : b and
- * a > b ? a : b, which is what MINPD and MAXPD do (their second operand when either is
- * NaN, or both are zeros), one instruction for four. */
-static inline vd vmin_b(vd a, vd b)
-{
-#if defined(__AVX__)
-    return (vd)_mm256_min_pd((__m256d)a, (__m256d)b);
-#else
-    return vmin(a, b);
-#endif
-}
-
-static inline vd vmax_b(vd a, vd b)
-{
-#if defined(__AVX__)
-    return (vd)_mm256_max_pd((__m256d)a, (__m256d)b);
-#else
-    return vmax(a, b);
-#endif
-}
-
-static inline vd vsqrt(vd x)
-{
-#if defined(__AVX__)
-    return (vd)_mm256_sqrt_pd((__m256d)x);
-#elif defined(__SSE2__)
-    union { vd v; __m128d h[2]; } u = {x};
-    u.h[0] = _mm_sqrt_pd(u.h[0]);
-    u.h[1] = _mm_sqrt_pd(u.h[1]);
-    return u.v;
-#else
-    for (int i = 0; i < BLOCK; i++)
-        x[i] = sqrt(x[i]);
-    return x;
-#endif
-}
-
-/* Any lane of a mask set: one movemask where there is one, instead of GCC's extraction
- * and or of the four lanes one by one. */
-static inline int any(vi m)
-{
-#if defined(__AVX__)
-    return _mm256_movemask_pd((__m256d)m) != 0;
-#elif defined(__SSE2__)
-    union { vi v; __m128d h[2]; } u = {m};
-    return (_mm_movemask_pd(u.h[0]) | _mm_movemask_pd(u.h[1])) != 0;
-#else
-    return (m[0] | m[1] | m[2] | m[3]) != 0;
-#endif
-}
 
 static inline vd splat(double x)
 {
-    return (vd){x, x, x, x};
+    return lv_splat(x);
 }
 
-/* stop_sincos, lane by lane, of NSC vectors */
-static inline __attribute__((always_inline)) void vsincos(const vd *x, vd *sn, vd *cs)
+/* A mask kept in a double's bits (all ones, or 0), and back. */
+static inline vd mask_bits(lv_mask m)
 {
-    const vd magic = splat(STOP_ROUND_MAGIC), nmagic = splat(-STOP_ROUND_MAGIC);
-    vd n[NSC], r[NSC], z[NSC], ps[NSC], s[NSC], pc[NSC], nhz[NSC], w[NSC], c[NSC];
-    vd s1[NSC], c1[NSC];
-    vi q[NSC], swap[NSC];
-    vd big[NSC];
-    EACH_SC(big[k] = x[k] * STOP_2_OVER_PI + magic);
-    EACH_SC(n[k] = big[k] + nmagic);
-    EACH_SC(r[k] = (x[k] + n[k] * STOP_NPIO2_1) + n[k] * STOP_NPIO2_1T);
-    EACH_SC(z[k] = r[k] * r[k]);
-    EACH_SC(ps[k] = 8.33333333332248946124e-03 + z[k] * (-1.98412698298579493134e-04 +
-                 z[k] * (2.75573137070700676789e-06 + z[k] * (-2.50507602534068634195e-08 +
-                 z[k] * 1.58969099521155010221e-10))));
-    EACH_SC(s[k] = r[k] + (r[k] * z[k]) * (-1.66666666666666324348e-01 + z[k] * ps[k]));
-    EACH_SC(pc[k] = z[k] * (4.16666666666666019037e-02 + z[k] * (-1.38888888888741095749e-03 +
-                 z[k] * (2.48015872894767294178e-05 + z[k] * (-2.75573143513906633035e-07 +
-                 z[k] * (2.08757232129817482790e-09 + z[k] * -1.13596475577881948265e-11))))));
-    EACH_SC(nhz[k] = -0.5 * z[k]);
-    EACH_SC(w[k] = 1.0 + nhz[k]);
-    EACH_SC(c[k] = w[k] + (((1.0 + -w[k]) + nhz[k]) + z[k] * pc[k]));
-    EACH_SC(q[k] = (vi)big[k]);
-    EACH_SC(swap[k] = (q[k] & 1) == 1);
-    EACH_SC(s1[k] = sel(swap[k], c[k], s[k]));
-    EACH_SC(c1[k] = sel(swap[k], s[k], c[k]));
-    EACH_SC(sn[k] = (vd)((vi)s1[k] ^ ((q[k] & 2) << 62)));
-    EACH_SC(cs[k] = (vd)((vi)c1[k] ^ (((q[k] + 1) & 2) << 62)));
+    return lv_as_double(lv_int_from_mask(m));
 }
 
-#define LD(field) ld(L->field + BLOCK * k)
-#define ST(field, value) st(L->field + BLOCK * k, value)
+static inline lv_mask bits_mask(vd bits)
+{
+    return lv_mask_from_int(lv_as_int(bits));
+}
+
+#define LD(field) lv_load(L->field + BLOCK * k)
+#define ST(field, value) lv_store(L->field + BLOCK * k, value)
+#define LDI(field) lv_iload(L->field + BLOCK * k)
+#define STI(field, value) lv_istore(L->field + BLOCK * k, value)
 
 /* stop_search_init (with stop_modes_from_state) for the lanes m of vector k, from the
  * state (x1, v1, x2, v2) (their horizon is in place): STOP_SEARCH_ON, or
  * STOP_SEARCH_NONE with no evaluation when the orbit never reaches the stop. */
-static inline void init_vector(lane_searches *L, int k, vi m, vd x1, vd v1, vd x2, vd v2)
+static inline void init_vector(lane_searches *L, int k, lv_mask m, vd x1, vd v1, vd x2, vd v2)
 {
     vd u = 0.5 * (x1 + x2), du = 0.5 * (v1 + v2), w = 0.5 * (x1 - x2), dw = 0.5 * (v1 - v2);
     vd u_a = du * LD(h_max), w_a = dw * LD(inv_w2);
-    vd a1 = vsqrt(u * u + u_a * u_a), a2 = vsqrt(w * w + w_a * w_a);
+    vd a1 = lv_sqrt(u * u + u_a * u_a), a2 = lv_sqrt(w * w + w_a * w_a);
     vd reach = 64.0 * DBL_EPSILON * ((LD(abs_s) + a1) + a2);
     vd g = (u + w) - LD(s), dg = du + dw;
     vd ddg = LD(nw1) * u - LD(w2s) * w;
     vd quarter = LD(quarter);
-    vd h = sel((dg < 0.0) & (ddg > 0.0), vmin_b(3.0 * -dg / ddg, quarter), quarter);
-    vd rc = sel((a1 + a2) < LD(s), splat(STOP_SEARCH_NONE), splat(STOP_SEARCH_ON));
-    ST(rc, sel(m, rc, LD(rc)));
-    ST(u, sel(m, u, LD(u)));
-    ST(du, sel(m, du, LD(du)));
-    ST(u_a, sel(m, u_a, LD(u_a)));
-    ST(nu_w, sel(m, -(u * LD(w1)), LD(nu_w)));
-    ST(w, sel(m, w, LD(w)));
-    ST(dw, sel(m, dw, LD(dw)));
-    ST(w_a, sel(m, w_a, LD(w_a)));
-    ST(nw_w, sel(m, -(w * LD(w2)), LD(nw_w)));
-    ST(m2, sel(m, LD(w1s) * a1 + LD(w2s) * a2, LD(m2)));
-    ST(m3, sel(m, LD(w1c) * a1 + LD(w2c) * a2, LD(m3)));
-    ST(m4, sel(m, LD(w1q) * a1 + LD(w2q) * a2, LD(m4)));
-    ST(dddg, sel(m, LD(nw1) * du + LD(nw2) * dw, LD(dddg)));
-    ST(reach, sel(m, reach, LD(reach)));
-    ST(t, sel(m, splat(0.0), LD(t)));
-    ST(g, sel(m, g, LD(g)));
-    ST(dg, sel(m, dg, LD(dg)));
-    ST(ddg, sel(m, ddg, LD(ddg)));
-    ST(h, sel(m, h, LD(h)));
-    ST(away, sel(m, (vd)(g < -reach), LD(away)));
-    ST(evaluations, (vd)((vi)LD(evaluations) & ~m));
+    vd h = lv_sel(lv_lt(dg, lv_zero()) & lv_gt(ddg, lv_zero()),
+                  lv_min_nanb(3.0 * -dg / ddg, quarter), quarter);
+    vd rc = lv_sel(lv_lt(a1 + a2, LD(s)), splat(STOP_SEARCH_NONE), splat(STOP_SEARCH_ON));
+    ST(rc, lv_sel(m, rc, LD(rc)));
+    ST(u, lv_sel(m, u, LD(u)));
+    ST(du, lv_sel(m, du, LD(du)));
+    ST(u_a, lv_sel(m, u_a, LD(u_a)));
+    ST(nu_w, lv_sel(m, -(u * LD(w1)), LD(nu_w)));
+    ST(w, lv_sel(m, w, LD(w)));
+    ST(dw, lv_sel(m, dw, LD(dw)));
+    ST(w_a, lv_sel(m, w_a, LD(w_a)));
+    ST(nw_w, lv_sel(m, -(w * LD(w2)), LD(nw_w)));
+    ST(m2, lv_sel(m, LD(w1s) * a1 + LD(w2s) * a2, LD(m2)));
+    ST(m3, lv_sel(m, LD(w1c) * a1 + LD(w2c) * a2, LD(m3)));
+    ST(m4, lv_sel(m, LD(w1q) * a1 + LD(w2q) * a2, LD(m4)));
+    ST(dddg, lv_sel(m, LD(nw1) * du + LD(nw2) * dw, LD(dddg)));
+    ST(reach, lv_sel(m, reach, LD(reach)));
+    ST(t, lv_sel(m, splat(0.0), LD(t)));
+    ST(g, lv_sel(m, g, LD(g)));
+    ST(dg, lv_sel(m, dg, LD(dg)));
+    ST(ddg, lv_sel(m, ddg, LD(ddg)));
+    ST(h, lv_sel(m, h, LD(h)));
+    ST(away, lv_sel(m, mask_bits(lv_lt(g, -reach)), LD(away)));
+    STI(evaluations, LDI(evaluations) & ~lv_int_from_mask(m));
 }
 
 /* The vectors with lanes to set up (one or two lanes a round, typically). */
 static inline void init_lanes(lane_searches *L)
 {
     for (int k = 0; k < NVEC; k++) {
-        vi m = LD(rc) == LANE_INIT;
-        if (any(m))
+        lv_mask m = lv_eq(LD(rc), splat(LANE_INIT));
+        if (lv_any(m))
             init_vector(L, k, m, LD(x1), LD(v1), LD(x2), LD(v2));
     }
 }
 
 /* The lanes of vector k after a step to tn: those whose search went on and did not end
  * at the horizon (none) take the flow's state there and their new status. */
-static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach, vd tn,
-                          vi none, vd u, vd du, vd w, vd dw)
+static inline void commit(lane_searches *L, int k, lv_mask away, vd r, vd h, vd reach, vd tn,
+                          lv_mask none, vd u, vd du, vd w, vd dw)
 {
     vd x1 = u + w, v1 = du + dw, x2 = u + -w, v2 = du + -dw;
     vd ddg = LD(nw1) * u + LD(nw2) * w;
     ST(dddg, LD(nw1) * du + LD(nw2) * dw);
     vd gn = x1 - LD(s);
-    vi awayn = away | (gn < -reach);
-    vi hit = ((gn > 0.0) & awayn) | ((tn > 0.0) & (gn >= -reach) & (awayn | (v1 > 0.0)));
+    lv_mask awayn = away | lv_lt(gn, -reach);
+    lv_mask hit = (lv_gt(gn, lv_zero()) & awayn) |
+                  (lv_gt(tn, lv_zero()) & lv_ge(gn, -reach) & (awayn | lv_gt(v1, lv_zero())));
     /* The state is stored whatever the lane: a search that ended before this step (or at
      * the horizon in it) is read for its count and status alone (stop_run_searched). An
      * idle lane steps on from its last state, up to its horizon, where it stays. */
@@ -284,16 +179,17 @@ static inline void commit(lane_searches *L, int k, vi away, vd r, vd h, vd reach
     ST(dg, v1);
     ST(ddg, ddg);
     /* (h is never NaN: it starts from quarter, and h_max and DBL_MIN are numbers) */
-    ST(h, sel(r < h, vmax_b(2.0 * r, splat(DBL_MIN)), vmin_b(2.0 * h, LD(h_max))));
-    ST(away, (vd)awayn);
+    ST(h, lv_sel(lv_lt(r, h), lv_max_nanb(2.0 * r, splat(DBL_MIN)),
+                 lv_min_nanb(2.0 * h, LD(h_max))));
+    ST(away, mask_bits(awayn));
     ST(x1, x1);
     ST(x2, x2);
     ST(v2, v2);
-    vi on = LD(rc) == (double)STOP_SEARCH_ON;
-    ST(evaluations, (vd)((vi)LD(evaluations) - (on & ~none))); /* a mask is -1 */
-    vd rc = sel(none, splat(STOP_SEARCH_NONE),
-                sel(hit, splat(STOP_SEARCH_HIT), splat(STOP_SEARCH_ON)));
-    ST(rc, sel(on, rc, LD(rc)));
+    lv_mask on = lv_eq(LD(rc), splat(STOP_SEARCH_ON));
+    STI(evaluations, LDI(evaluations) - lv_int_from_mask(on & lv_not(none))); /* a mask: -1 */
+    vd rc = lv_sel(none, splat(STOP_SEARCH_NONE),
+                   lv_sel(hit, splat(STOP_SEARCH_HIT), splat(STOP_SEARCH_ON)));
+    ST(rc, lv_sel(on, rc, LD(rc)));
 }
 
 /* A step of the searches of the NVEC vectors' lanes whose search goes on: the new state
@@ -303,32 +199,33 @@ static inline void step_lanes(lane_searches *L)
     vd t[NVEC], g[NVEC], dg[NVEC], h[NVEC], reach[NVEC], horizon[NVEC], c[NVEC], g0[NVEC];
     vd disc[NVEC], sq[NVEC], root[NVEC], r[NVEC], step[NVEC], tn[NVEC];
     vd u[NVEC], du[NVEC], w[NVEC], dw[NVEC], angle[NSC], sn[NSC], cs[NSC];
-    vi away[NVEC], over[NVEC], none[NVEC], rising[NVEC];
+    lv_mask away[NVEC], over[NVEC], none[NVEC], rising[NVEC];
     EACH(t[k] = LD(t); g[k] = LD(g); dg[k] = LD(dg); h[k] = LD(h));
-    EACH(reach[k] = LD(reach); horizon[k] = LD(horizon); away[k] = (vi)LD(away));
-    EACH(c[k] = vmin(LD(m2), LD(ddg) + LD(m3) * h[k]));
-    EACH(c[k] = vmin(c[k], LD(ddg) + vmax_b(LD(dddg), splat(0.0)) * h[k] +
-                               0.5 * LD(m4) * h[k] * h[k]));
-    EACH(g0[k] = sel(away[k], vmin_b(g[k], splat(-DBL_MIN)),
-                     vmin_b(g[k], splat(0.0)) - reach[k]));
+    EACH(reach[k] = LD(reach); horizon[k] = LD(horizon); away[k] = bits_mask(LD(away)));
+    /* stop_min (NaN ignored), and where b is never NaN lv_min_nanb (MINPD) */
+    EACH(c[k] = lv_min_num(LD(m2), LD(ddg) + LD(m3) * h[k]));
+    EACH(c[k] = lv_min_num(c[k], LD(ddg) + lv_max_nanb(LD(dddg), splat(0.0)) * h[k] +
+                                     0.5 * LD(m4) * h[k] * h[k]));
+    EACH(g0[k] = lv_sel(away[k], lv_min_nanb(g[k], splat(-DBL_MIN)),
+                        lv_min_nanb(g[k], splat(0.0)) - reach[k]));
     /* stop_first_root_of_bound */
     EACH(disc[k] = dg[k] * dg[k] - 2.0 * c[k] * g0[k]);
-    EACH(sq[k] = vsqrt(disc[k]));
+    EACH(sq[k] = lv_sqrt(disc[k]));
     /* one division: the operands of the branch stop_first_root_of_bound takes */
-    EACH(rising[k] = dg[k] > 0.0);
-    EACH(root[k] = sel(rising[k], -2.0 * g0[k], -dg[k] + sq[k]) /
-                   sel(rising[k], dg[k] + sq[k], c[k]));
-    EACH(root[k] = sel(rising[k] | (c[k] > 0.0), root[k], splat(INFINITY)));
-    EACH(r[k] = sel(disc[k] < 0.0, splat(INFINITY), root[k]));
-    EACH(step[k] = vmin_b(r[k], h[k]));
-    EACH(over[k] = t[k] + step[k] >= horizon[k]);
-    EACH(none[k] = over[k] & (r[k] >= horizon[k] - t[k]));
-    EACH(tn[k] = t[k] + sel(over[k], horizon[k] - t[k], step[k]));
+    EACH(rising[k] = lv_gt(dg[k], lv_zero()));
+    EACH(root[k] = lv_sel(rising[k], -2.0 * g0[k], -dg[k] + sq[k]) /
+                   lv_sel(rising[k], dg[k] + sq[k], c[k]));
+    EACH(root[k] = lv_sel(rising[k] | lv_gt(c[k], lv_zero()), root[k], splat(INFINITY)));
+    EACH(r[k] = lv_sel(lv_lt(disc[k], lv_zero()), splat(INFINITY), root[k]));
+    EACH(step[k] = lv_min_nanb(r[k], h[k]));
+    EACH(over[k] = lv_ge(t[k] + step[k], horizon[k]));
+    EACH(none[k] = over[k] & lv_ge(r[k], horizon[k] - t[k]));
+    EACH(tn[k] = t[k] + lv_sel(over[k], horizon[k] - t[k], step[k]));
     /* stop_cod_at */
     /* both modes' angles in one block: twice the independent chains through the
      * polynomials */
     EACH(angle[k] = LD(w1) * tn[k]; angle[NVEC + k] = LD(w2) * tn[k]);
-    vsincos(angle, sn, cs);
+    lv_sincos_n(NSC, angle, sn, cs);
     EACH(u[k] = LD(u) * cs[k] + LD(u_a) * sn[k]; du[k] = LD(du) * cs[k] + LD(nu_w) * sn[k]);
     EACH(w[k] = LD(w) * cs[NVEC + k] + LD(w_a) * sn[NVEC + k];
          dw[k] = LD(dw) * cs[NVEC + k] + LD(nw_w) * sn[NVEC + k]);
@@ -343,25 +240,26 @@ static inline void step_lanes(lane_searches *L)
  * scalar run. */
 static inline void rebound_vector(lane_searches *L, int k)
 {
-    vi hit = LD(rc) == (double)STOP_SEARCH_HIT;
-    if (!any(hit))
+    lv_mask hit = lv_eq(LD(rc), splat(STOP_SEARCH_HIT));
+    if (!lv_any(hit))
         return;
     vd T = LD(T) + LD(t), v_in = LD(dg), x2 = LD(x2), v2 = LD(v2), s = LD(s);
     vd k1 = LD(k), k12 = LD(k12);
-    vi n = (vi)LD(lane_rebounds);
-    vi ok = hit & (T < LD(t_stop)) & (v_in > LD(v_rest)) & (n < (vi)LD(n_limit));
+    vi n = LDI(lane_rebounds);
+    lv_mask ok = hit & lv_lt(T, LD(t_stop)) & lv_gt(v_in, LD(v_rest)) & lv_igt(LDI(n_limit), n);
     vd v1 = LD(neps) * v_in;
     vd losses = LD(losses) + (LD(lossf) * v_in) * v_in;
     vd d = s - x2; /* stop_energy_inline at (s, v1, x2, v2) */
     vd e_now = 0.5 * (v1 * v1 + v2 * v2) + 0.5 * (LD(kss) + k12 * d * d + k1 * x2 * x2);
     vd t_below = LD(t_below);
-    vi below = (t_below != t_below) & (e_now < LD(e_stick));
+    lv_mask below = lv_ne(t_below, t_below) & lv_lt(e_now, LD(e_stick));
     vd force = LD(f0) + k12 * x2;
-    vd tail = 2.0 * (vd)((vi)v1 & ~(vi)splat(-0.0)) / (LD(omeps) * force);
+    vd tail = 2.0 * lv_abs(v1) / (LD(omeps) * force);
     vd excursion = v1 * v1 / (2.0 * force);
-    vi reset = (force > 0.0) & ((tail * LD(w2) < LD(zeno_tail)) | (excursion < LD(excursion_min)));
-    ok &= ~reset;
-    if (!any(ok))
+    lv_mask reset = lv_gt(force, lv_zero()) &
+                    (lv_lt(tail * LD(w2), LD(zeno_tail)) | lv_lt(excursion, LD(excursion_min)));
+    ok &= lv_not(reset);
+    if (!lv_any(ok))
         return;
     /* (the rebound count, polls, events since release and segments each grow by one a
      * rebound: lane_rebounds counts them; the time of the last rebound is T, x1 is s,
@@ -369,18 +267,18 @@ static inline void rebound_vector(lane_searches *L, int k)
     vd horizon = LD(t_end) - T, piece = LD(piece);
     /* unsigned: the lanes that take no rebound hold anything there, and a signed
      * overflow would be undefined (their sums are not kept) */
-    vi evaluations = (vi)((vu)LD(evals) + (vu)LD(evaluations));
+    vi evaluations = (vi)((vu)LDI(evals) + (vu)LDI(evaluations));
     vd v_in_max = LD(v_in_max);
-    ST(lane_rebounds, sel(ok, (vd)((vu)n + 1), (vd)n)); /* unsigned, as above */
-    ST(evals, sel(ok, (vd)evaluations, LD(evals)));
-    ST(T, sel(ok, T, LD(T)));
-    ST(v_in_last, sel(ok, v_in, LD(v_in_last)));
-    ST(v_in_max, sel(ok, vmax_b(v_in_max, v_in), v_in_max)); /* v_in > v_rest here */
-    ST(losses, sel(ok, losses, LD(losses)));
-    ST(t_below, sel(ok & below, T, t_below));
-    ST(horizon, sel(ok, sel(horizon > piece, piece, horizon), LD(horizon)));
-    ST(rx2, sel(ok, x2, LD(rx2)));
-    ST(rv2, sel(ok, v2, LD(rv2)));
+    STI(lane_rebounds, lv_isel(ok, (vi)((vu)n + 1), n)); /* unsigned, as above */
+    STI(evals, lv_isel(ok, evaluations, LDI(evals)));
+    ST(T, lv_sel(ok, T, LD(T)));
+    ST(v_in_last, lv_sel(ok, v_in, LD(v_in_last)));
+    ST(v_in_max, lv_sel(ok, lv_max_nanb(v_in_max, v_in), v_in_max)); /* v_in > v_rest here */
+    ST(losses, lv_sel(ok, losses, LD(losses)));
+    ST(t_below, lv_sel(ok & below, T, t_below));
+    ST(horizon, lv_sel(ok, lv_sel(lv_gt(horizon, piece), piece, horizon), LD(horizon)));
+    ST(rx2, lv_sel(ok, x2, LD(rx2)));
+    ST(rv2, lv_sel(ok, v2, LD(rv2)));
     /* the next search at once, from the state in registers */
     init_vector(L, k, ok, s, v1, x2, v2);
 }
@@ -579,12 +477,13 @@ static void service(lanes *ln)
     lane_searches *L = &ln->S;
     for (int k = 0; k < NVEC && !ln->stopping; k++) {
         vd rc = LD(rc);
-        vi ended = ((rc != (double)STOP_SEARCH_ON) & (rc < LANE_INIT)) |
-                   ((rc == (double)STOP_SEARCH_ON) & ((vi)LD(evaluations) >= STOP_SEARCH_LIMIT));
-        if (!any(ended))
+        lv_mask searching = lv_eq(rc, splat(STOP_SEARCH_ON));
+        lv_mask ended = (lv_not(searching) & lv_lt(rc, splat(LANE_INIT))) |
+                        (searching & lv_igt(LDI(evaluations), lv_isplat(STOP_SEARCH_LIMIT - 1)));
+        if (!lv_any(ended))
             continue;
         for (int i = 0; i < BLOCK && !ln->stopping; i++)
-            if (ended[i])
+            if (lv_mask_lane(ended, i))
                 service_lane(ln, BLOCK * k + i, (int)rc[i]);
     }
 }
