@@ -15,13 +15,11 @@
  * reductions run in drop order, for the same reason: finished drops wait in a window of
  * WINDOW slots until every earlier drop has been folded in, so memory does not grow with
  * `samples` (it did: 17 bytes a drop, 842 MB for samples = 5e7). */
+#include "../shared/lanes.h"
 #include "chatter.h"
 
 #include <float.h>
 #include <math.h>
-#if defined(__AVX__)
-#include <immintrin.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,255 +299,69 @@ static int lane_checkpoint(chatter_workspace *ws, int l, const chatter_geometry 
     return 0;
 }
 
-/* Lanes whose state stays in registers while they run a round: one vector of doubles,
- * 8 with AVX-512, 4 with AVX, 2 with SSE2 (wider than the registers, the blocks spill:
- * 8 lanes on SSE2 ran at a third of the speed of the plain loops before). A block's state
- * is loaded once a round and stored once, instead of every lane array streaming through
- * memory once per vertex per impact (that loop was load/store bound at 1.4e8 impacts/s
- * on AVX-512). The vector types are the GCC/Clang extension: with plain arrays GCC 12
- * kept the block on the stack and formed the masks in general registers. Every
- * operation is elementwise IEEE arithmetic, so a lane computes the same bits as the
- * scalar reference, whatever the width. */
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-#define BLOCK 8
-#elif defined(__AVX__)
-#define BLOCK 4
-#else
-#define BLOCK 2
-#endif
+/* Lanes whose state stays in registers while they run a round: one vector of doubles
+ * (lanes.h: 8 with AVX-512, 4 with AVX2, 2 with SSE2; wider than the registers, the
+ * blocks spill: 8 lanes on SSE2 ran at a third of the speed of the plain loops before).
+ * A block's state is loaded once a round and stored once, instead of every lane array
+ * streaming through memory once per vertex per impact (that loop was load/store bound at
+ * 1.4e8 impacts/s on AVX-512). With plain arrays GCC 12 kept the block on the stack and
+ * formed the masks in general registers; the lane layer's masks are AVX-512's mask
+ * registers where it has them (through vectors GCC 12 made a select of two xors and
+ * x > 0 ? x : 0 of a compare and a select: 2.46e8 impacts/s against 3.3e8 after), its
+ * selects BLENDVPD with AVX2 (1.65e8 against 1.20e8 with and/andnot/or), its masked
+ * moves ANDPD rather than the integer VPAND (on Zen 2 a double passed through an integer
+ * operation is 2 cycles later, and these are on the chain from one impact to the next).
+ * Every operation is elementwise IEEE arithmetic, so a lane computes the same bits as
+ * the scalar reference, whatever the width. */
+#define BLOCK LV_WIDTH
 #if defined(__GNUC__)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 #define UNLIKELY(x) (x)
 #endif
-#if defined(__GNUC__)
-/* Without AVX-512, GCC and Clang warn that passing these vectors by value has another
- * ABI than with it: true, and irrelevant to functions that never leave this file. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
-typedef double vdouble __attribute__((vector_size(BLOCK * sizeof(double))));
-typedef int64_t vint __attribute__((vector_size(BLOCK * sizeof(int64_t))));
-
-/* x in every lane: x - 0 is x for every x (0 + x would turn the normals' -0.0 into
- * +0.0), and compilers emit a broadcast. */
-static inline vdouble vsplat(double x)
-{
-    return x - (vdouble){0};
-}
-
-static inline vdouble vload(const double *from)
-{
-    vdouble v;
-    memcpy(&v, from, sizeof v);
-    return v;
-}
-
-static inline void vstore(double *to, vdouble v)
-{
-    memcpy(to, &v, sizeof v);
-}
-
-static inline vdouble vabs(vdouble a)
-{
-    return (vdouble)((vint)a & INT64_MAX);
-}
-
-/* Lane masks, comparisons and selects. With AVX-512 they are its mask registers and
- * instructions: through the vector types GCC 12 moves every mask between a mask
- * register and a vector, makes a select of two xors and x > 0 ? x : 0 of a compare and
- * a select, which left the kernel bound by its vector ports (2.46e8 impacts/s against
- * 3.3e8 after). Same bits either way: comparisons are the quiet IEEE ones of C's
- * operators, a select moves bits, and MAXPD(x, 0) is by definition x > 0 ? x : 0. */
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-typedef __mmask8 vmask; /* bit l: lane l */
-static inline vmask vlt(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
-static inline vmask vgt(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
-static inline vmask vge(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_GE_OQ); }
-static inline vmask vle(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
-static inline vmask veq(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_EQ_OQ); }
-static inline vmask vne(vdouble a, vdouble b) { return _mm512_cmp_pd_mask(a, b, _CMP_NEQ_UQ); }
-static inline vmask vnot(vmask m) { return (vmask)~m; }
-static inline vmask vmask_if(int all) { return all ? (vmask)0xff : (vmask)0; }
-static inline vmask vmask_of(vint m) { return _mm512_movepi64_mask((__m512i)m); } /* 0, -1 */
-static inline int vlane(vmask m, int l) { return (m >> l) & 1; }
-static inline vmask vmask_clear(vmask m, int l) { return (vmask)(m & ~(1u << l)); }
-static inline int vany(vmask m) { return m != 0; }
-static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
-{
-    return _mm512_mask_blend_pd(m, b, a);
-}
-static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
-{
-    return _mm512_max_pd(x, _mm512_setzero_pd());
-}
-static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
-{
-    return _mm512_maskz_mov_pd(m, a);
-}
-static inline vdouble vdrop(vmask m, vdouble a) /* m ? +0 : a */
-{
-    return _mm512_maskz_mov_pd(vnot(m), a);
-}
-static inline vdouble vadd_where(vmask m, vdouble a, vdouble b) /* m ? a + b : a */
-{
-    return _mm512_mask_add_pd(a, m, a, b);
-}
-/* table[j] in each lane, j the key of vertex j (see vkey) in [0, BLOCK): one
- * permutation, where the search would otherwise carry a vertex's normal along with two
- * selects a vertex. */
-#define VLOOKUP 1
-#define KEY0 0.0
-#define KEY1 1.0
-static inline vdouble vlookup(vdouble table, vdouble key)
-{
-    return _mm512_permutexvar_pd(_mm512_cvttpd_epi64(key), table);
-}
-#else
-/* Without AVX-512 the masks are vectors, 0 or -1 per lane. With AVX, selects are BLENDVPD
- * (one instruction where the and/andnot/or below is three) and x > 0 ? x : 0 is MAXPD:
- * 1.65e8 impacts/s against 1.20e8 with the generic selects (AVX2, bench point, medians
- * of 5). */
-typedef vint vmask; /* lane l: 0 or -1 */
-static inline vmask vlt(vdouble a, vdouble b) { return (vmask)(a < b); }
-static inline vmask vgt(vdouble a, vdouble b) { return (vmask)(a > b); }
-static inline vmask vge(vdouble a, vdouble b) { return (vmask)(a >= b); }
-static inline vmask vle(vdouble a, vdouble b) { return (vmask)(a <= b); }
-static inline vmask veq(vdouble a, vdouble b) { return (vmask)(a == b); }
-static inline vmask vne(vdouble a, vdouble b) { return (vmask)(a != b); }
-static inline vmask vnot(vmask m) { return ~m; }
-static inline vmask vmask_if(int all) { return (vmask){0} + (all ? -1 : 0); }
-static inline vmask vmask_of(vint m) { return m; }
-static inline int vlane(vmask m, int l) { return m[l] != 0; }
-static inline vmask vmask_clear(vmask m, int l)
-{
-    m[l] = 0;
-    return m;
-}
-#if defined(__AVX__)
-static inline int vany(vmask m) { return _mm256_movemask_pd((__m256d)m) != 0; }
-static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
-{
-    return _mm256_blendv_pd(b, a, (__m256d)m);
-}
-static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
-{
-    return _mm256_max_pd(x, _mm256_setzero_pd());
-}
-#else
-static inline int vany(vmask m)
-{
-    int64_t any = 0;
-    for (int l = 0; l < BLOCK; l++)
-        any |= m[l];
-    return any != 0;
-}
-static inline vdouble vsel(vmask m, vdouble a, vdouble b) /* m ? a : b, lane by lane */
-{
-    return (vdouble)(((vint)a & m) | ((vint)b & ~m));
-}
-static inline vdouble vpositive(vdouble x) /* x > 0 ? x : 0 */
-{
-    return vsel(vgt(x, (vdouble){0}), x, (vdouble){0});
-}
-#endif
-#if defined(__AVX__)
-/* As ANDPD/ANDNPD, not the integer VPAND/VPANDN of the vector types' &: on Zen 2 a double
- * passed through an integer operation and back is 2 cycles later (measured: VPAND then
- * VADDPD, 6 cycles; VANDPD then VADDPD, 4), and these are on the chain from one impact
- * to the next. */
-static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
-{
-    return _mm256_and_pd(a, (__m256d)m);
-}
-static inline vdouble vdrop(vmask m, vdouble a) /* m ? +0 : a */
-{
-    return _mm256_andnot_pd((__m256d)m, a);
-}
-#else
-static inline vdouble vkeep(vmask m, vdouble a) /* m ? a : +0 */
-{
-    return (vdouble)((vint)a & m);
-}
-static inline vdouble vdrop(vmask m, vdouble a) /* m ? +0 : a */
-{
-    return (vdouble)((vint)a & ~m);
-}
-#endif
-/* m ? a + b : a where a is not -0 (a + (+0) is a for every other a): a masked term
- * instead of a select, a logic operation, which any vector port takes, where selects and
- * multiplications share two of Zen 2's four; and the sum takes a spilled a as its
- * memory operand (a difference could not). */
-static inline vdouble vadd_where(vmask m, vdouble a, vdouble b)
-{
-    return a + vkeep(m, b);
-}
-#if defined(__AVX2__)
-/* VPERMPS picks 32-bit halves: the key of vertex j, KEY0 + j KEY1 (exact, below 2^53),
- * has the halves 2j and 2j + 1 in its low bits, which select the double table[j] of a
- * 4-entry table. Keys are compared and subtracted like the indices they stand for, so
- * the search carries one key where it carried an index and a normal (two selects fewer
- * a vertex), and the lookup needs no conversion. */
-#define VLOOKUP 1
-#define KEY0 (0x1p52 + 0x1p32)
-#define KEY1 (0x1p33 + 2.0)
-static inline vdouble vlookup(vdouble table, vdouble key)
-{
-    return (vdouble)_mm256_permutevar8x32_ps((__m256)table, (__m256i)key);
-}
-#else
-#define VLOOKUP 0
-#define KEY0 0.0
-#define KEY1 1.0
-static inline vdouble vlookup(vdouble table, vdouble key) /* not used: VLOOKUP is 0 */
-{
-    (void)key;
-    return table;
-}
-#endif
-#endif
 
 /* Vertex j's key: the index itself where there is no lookup, else the lookup's operand
- * (see vlookup). Exact both ways for j in [-1, BLOCK), -1 (no vertex) included. */
-static inline vdouble vkey(vdouble j)
+ * (see lv_lookup). Exact both ways for j in [-1, BLOCK), -1 (no vertex) included. */
+static inline lv_double vkey(lv_double j)
 {
-    return j * KEY1 + KEY0;
+    return j * LV_LOOKUP_KEY1 + LV_LOOKUP_KEY0;
 }
 
-static inline vdouble vindex(vdouble key)
+static inline lv_double vindex(lv_double key)
 {
-    return (key - KEY0) / KEY1;
+    return (key - LV_LOOKUP_KEY0) / LV_LOOKUP_KEY1;
 }
 
 /* The state of a block's lanes through a round (masks where the workspace holds 0/1);
  * last is the key of the vertex hit last (vkey). */
 typedef struct block_state {
-    vdouble qx, qy, qz, px, py, pz, last, impacts, time;
-    vmask active, lifted;
+    lv_double qx, qy, qz, px, py, pz, last, impacts, time;
+    lv_mask active, lifted;
     int armed; /* some lane of the block is armed for the flat-landing test (ws->armed) */
 } block_state;
 
 /* The vertex hit next, per lane: the flight time num/den (compared as cross products,
  * so that there is one division per impact, not per vertex), its key and its normal. */
 typedef struct block_target {
-    vdouble num, fp, fx, fy, key; /* fp = f.p = -den */
+    lv_double num, fp, fx, fy, key; /* fp = f.p = -den */
 } block_target;
 
 /* How the search gets a vertex's f.p and f.q, and the normal of the vertex found. */
 enum {
     SEARCH_SQUARE = 1, /* n = 4, normals (0, -1), (1, 0), (0, 1), (-1, 0): see vertex_dot */
-    SEARCH_LOOKUP = 2  /* the normal found is looked up (vlookup, n <= BLOCK), not carried */
+    SEARCH_LOOKUP = 2  /* the normal found is looked up (lv_lookup, n <= BLOCK), not carried */
 };
 
 /* f_j.v = fx v_x + fy v_y + v_z, the reference's expression. For the square, products
  * by +-1 are exact and one by 0 only adds a zero, so the sums below are its bits (but
  * for the sign of an exact zero, which neither fp < 0, |fp| nor max(fq, 0) sees): no
  * multiplication, where multiplications and selects compete for two of Zen 2's ports. */
-static inline vdouble vertex_dot(const chatter_geometry *geometry, int j, int mode, vdouble x,
-                                 vdouble y, vdouble z)
+static inline lv_double vertex_dot(const chatter_geometry *geometry, int j, int mode, lv_double x,
+                                   lv_double y, lv_double z)
 {
     if (mode & SEARCH_SQUARE)
         return j == 0 ? z - y : j == 1 ? x + z : j == 2 ? y + z : z - x;
-    return vsplat(geometry->fx[j]) * x + vsplat(geometry->fy[j]) * y + z;
+    return lv_splat(geometry->fx[j]) * x + lv_splat(geometry->fy[j]) * y + z;
 }
 
 /* Vertex j (key `key`) as a candidate for the block's next impact: its f.p and the
@@ -560,11 +372,11 @@ static inline vdouble vertex_dot(const chatter_geometry *geometry, int j, int mo
  * right side, and NaN fails. So the vertex hit last is left out by making its fp +0,
  * off the chain of dependences from one vertex to the next, where a mask operation was
  * on it. */
-static inline void vertex_candidate(const block_state *b, const chatter_geometry *geometry,
-                                    int j, vdouble key, int mode, vdouble *fp, vdouble *num)
+static inline void vertex_candidate(const block_state *b, const chatter_geometry *geometry, int j,
+                                    lv_double key, int mode, lv_double *fp, lv_double *num)
 {
-    *fp = vdrop(veq(b->last, key), vertex_dot(geometry, j, mode, b->px, b->py, b->pz));
-    *num = vpositive(vertex_dot(geometry, j, mode, b->qx, b->qy, b->qz));
+    *fp = lv_drop(lv_eq(b->last, key), vertex_dot(geometry, j, mode, b->px, b->py, b->pz));
+    *num = lv_max_nanb(vertex_dot(geometry, j, mode, b->qx, b->qy, b->qz), lv_zero());
 }
 
 /* Vertex 0 against the start, num 1 and fp -0.0 ("infinitely far"): the test is
@@ -572,32 +384,32 @@ static inline void vertex_candidate(const block_state *b, const chatter_geometry
  * zero), and the key and normal of a lane that takes no vertex are never used: so no
  * selects but the one of num. */
 static inline void target_first(const block_state *b, block_target *t,
-                                const chatter_geometry *geometry, vdouble key, int mode)
+                                const chatter_geometry *geometry, lv_double key, int mode)
 {
-    vdouble fp, num;
+    lv_double fp, num;
     vertex_candidate(b, geometry, 0, key, mode, &fp, &num);
-    vmask take = vgt(num * vsplat(-0.0), fp);
-    t->num = vsel(take, num, vsplat(1.0));
-    t->fp = vkeep(take, fp);
+    lv_mask take = lv_gt(num * lv_splat(-0.0), fp);
+    t->num = lv_sel(take, num, lv_splat(1.0));
+    t->fp = lv_keep(take, fp);
     t->key = key;
-    t->fx = vsplat(geometry->fx[0]);
-    t->fy = vsplat(geometry->fy[0]);
+    t->fx = lv_splat(geometry->fx[0]);
+    t->fy = lv_splat(geometry->fy[0]);
 }
 
 /* Vertex j > 0 against the nearest so far. */
 static inline void target_consider(const block_state *b, block_target *t,
-                                   const chatter_geometry *geometry, int j, vdouble key,
+                                   const chatter_geometry *geometry, int j, lv_double key,
                                    int mode)
 {
-    vdouble fp, num;
+    lv_double fp, num;
     vertex_candidate(b, geometry, j, key, mode, &fp, &num);
-    vmask take = vgt(num * t->fp, t->num * fp);
-    t->num = vsel(take, num, t->num);
-    t->fp = vsel(take, fp, t->fp);
-    t->key = vsel(take, key, t->key);
+    lv_mask take = lv_gt(num * t->fp, t->num * fp);
+    t->num = lv_sel(take, num, t->num);
+    t->fp = lv_sel(take, fp, t->fp);
+    t->key = lv_sel(take, key, t->key);
     if (!(mode & SEARCH_LOOKUP)) {
-        t->fx = vsel(take, vsplat(geometry->fx[j]), t->fx);
-        t->fy = vsel(take, vsplat(geometry->fy[j]), t->fy);
+        t->fx = lv_sel(take, lv_splat(geometry->fx[j]), t->fx);
+        t->fy = lv_sel(take, lv_splat(geometry->fy[j]), t->fy);
     }
 }
 
@@ -623,7 +435,7 @@ _Static_assert(LANES % (PAIR * BLOCK) == 0, "lanes come in whole groups of block
 /* Lane-invariant data of a round. */
 typedef struct round_const {
     const chatter_geometry *geometry;
-    vdouble fx_table, fy_table; /* fx, fy of vertices 0..BLOCK-1 (SEARCH_LOOKUP) */
+    lv_double fx_table, fy_table; /* fx, fy of vertices 0..BLOCK-1 (SEARCH_LOOKUP) */
 } round_const;
 
 /* The vertex search of the PAIR blocks side by side, vertex by vertex, so that their
@@ -633,12 +445,12 @@ static inline void pair_search(const block_state b[PAIR], block_target t[PAIR],
 {
     const chatter_geometry *geometry = r->geometry;
     const int n = mode & SEARCH_SQUARE ? 4 : geometry->n;
-    vdouble key = vkey(vsplat(0.0)); /* counted in a register */
+    lv_double key = vkey(lv_splat(0.0)); /* counted in a register */
     UNROLL_BLOCKS
     for (int h = 0; h < PAIR; h++)
         target_first(&b[h], &t[h], geometry, key, mode);
-    key += KEY1;
-    for (int j = 1; j < n; j++, key += KEY1) {
+    key += LV_LOOKUP_KEY1;
+    for (int j = 1; j < n; j++, key += LV_LOOKUP_KEY1) {
         UNROLL_BLOCKS
         for (int h = 0; h < PAIR; h++)
             target_consider(&b[h], &t[h], geometry, j, key, mode);
@@ -646,16 +458,16 @@ static inline void pair_search(const block_state b[PAIR], block_target t[PAIR],
     if (mode & SEARCH_LOOKUP) {
         UNROLL_BLOCKS
         for (int h = 0; h < PAIR; h++) {
-            t[h].fx = vlookup(r->fx_table, t[h].key);
-            t[h].fy = vlookup(r->fy_table, t[h].key);
+            t[h].fx = lv_lookup(r->fx_table, t[h].key);
+            t[h].fy = lv_lookup(r->fy_table, t[h].key);
         }
     }
 }
 
 /* Lane-invariant data of a block during a round. */
 typedef struct block_const {
-    vdouble limit, tscale, c_rot, c_h, wrap; /* wrap: key difference of vertices 0, n - 1 */
-    vdouble pcc_tolerance; /* CHATTER_PCC_TOLERANCE, or 0 for the rod (never PCC) */
+    lv_double limit, tscale, c_rot, c_h, wrap; /* wrap: key difference of vertices 0, n - 1 */
+    lv_double pcc_tolerance; /* CHATTER_PCC_TOLERANCE, or 0 for the rod (never PCC) */
     pcc_gate *gate;        /* where lanes at PCC's gate keep their state */
     double *flat, *armed;  /* the block's lanes' flags (chatter_workspace), in memory */
     int base;              /* the block's first lane */
@@ -664,12 +476,12 @@ typedef struct block_const {
 /* f_last.p of the vertex hit last, as the search evaluates it, for the lanes where
  * there is one. Asked for only on the rare impacts that may be PCC, so not carried
  * through the search (that was a select per vertex). */
-static vdouble last_fp(const block_state *b, const round_const *r, int mode)
+static lv_double last_fp(const block_state *b, const round_const *r, int mode)
 {
     if (mode & SEARCH_LOOKUP)
-        return vlookup(r->fx_table, b->last) * b->px + vlookup(r->fy_table, b->last) * b->py +
+        return lv_lookup(r->fx_table, b->last) * b->px + lv_lookup(r->fy_table, b->last) * b->py +
                b->pz;
-    vdouble fp = vsplat(0.0), j = vindex(b->last);
+    lv_double fp = lv_splat(0.0), j = vindex(b->last);
     for (int l = 0; l < BLOCK; l++)
         if (j[l] >= 0.0) {
             int v = (int)j[l];
@@ -680,24 +492,25 @@ static vdouble last_fp(const block_state *b, const round_const *r, int mode)
 
 /* PCC's gate: the vertex hit last and the one about to be hit (key) are adjacent and
  * both nearly at rest (see pcc_before_impact in chatter_geometry.c). */
-static vmask pcc_pair(const block_state *b, const block_const *k, const round_const *r,
-                      vdouble key, vdouble threshold, int mode)
+static lv_mask pcc_pair(const block_state *b, const block_const *k, const round_const *r,
+                        lv_double key, lv_double threshold, int mode)
 {
-    vdouble step = vabs(key - b->last);
-    vmask adjacent = vge(b->last, vsplat(KEY0)) & (veq(step, vsplat(KEY1)) | veq(step, k->wrap));
-    return adjacent & vlt(vabs(last_fp(b, r, mode)), threshold);
+    lv_double step = lv_abs(key - b->last);
+    lv_mask adjacent = lv_ge(b->last, lv_splat(LV_LOOKUP_KEY0)) &
+                       (lv_eq(step, lv_splat(LV_LOOKUP_KEY1)) | lv_eq(step, k->wrap));
+    return adjacent & lv_lt(lv_abs(last_fp(b, r, mode)), threshold);
 }
 
 /* A lane at PCC's gate keeps its state from before the impact (and the vertices of the
  * pair) for the proof at the end of the round (lane_checkpoint): plain stores, no call,
  * for a call in this loop makes the compiler keep the blocks' state in memory (all vector
  * registers are the caller's to save): the bench point ran 17-23 % slower. */
-static inline void gate_save(pcc_gate *g, int base, vmask gate, const block_state *b,
-                             vdouble qz, vdouble next)
+static inline void gate_save(pcc_gate *g, int base, lv_mask gate, const block_state *b,
+                             lv_double qz, lv_double next)
 {
-    vdouble last = vindex(b->last), vertex = vindex(next);
+    lv_double last = vindex(b->last), vertex = vindex(next);
     for (int l = 0; l < BLOCK; l++)
-        if (vlane(gate, l)) {
+        if (lv_mask_lane(gate, l)) {
             int at = base + l;
             g->q[at][0] = b->qx[l], g->q[at][1] = b->qy[l], g->q[at][2] = qz[l];
             g->p[at][0] = b->px[l], g->p[at][1] = b->py[l], g->p[at][2] = b->pz[l];
@@ -708,29 +521,29 @@ static inline void gate_save(pcc_gate *g, int base, vmask gate, const block_stat
 /* Which lanes of the block the impact found hits, and its flight time: the division,
  * begun for every block of the pair before any block's update uses it. */
 typedef struct block_hit {
-    vmask on, hit;
-    vdouble den, dt;
+    lv_mask on, hit;
+    lv_double den, dt;
 } block_hit;
 
 static inline block_hit block_hit_of(const block_state *b, const block_target *t)
 {
     block_hit h = {.on = b->active, .den = -t->fp};
-    h.hit = h.on & vlt(t->fp, (vdouble){0}); /* den > 0 */
+    h.hit = h.on & lv_lt(t->fp, (lv_double){0}); /* den > 0 */
     h.dt = t->num / h.den;
     return h;
 }
 
 /* The impact found by the search on every active lane of the block. Same arithmetic
  * as chatter_drop_reference (p - c fp f as p + c den f, den = -fp: negation is exact);
- * a lane that is not active is left as it is. Updates are masked sums (vadd_where),
+ * a lane that is not active is left as it is. Updates are masked sums (lv_add_where),
  * which leave every component but -0 as it is, and no component of a lane's state is
  * ever -0: the initial states have none (lane_start: +0 or nonzero), rescaling keeps
  * signs, and a sum or difference of two numbers is -0 only if one already is. */
 static inline void block_update(block_state *b, const block_const *k, const round_const *r,
                                 const block_target *t, const block_hit *h, int mode)
 {
-    const vmask hit = h->hit;
-    const vdouble den = h->den, dt = h->dt, qz = b->qz;
+    const lv_mask hit = h->hit;
+    const lv_double den = h->den, dt = h->dt, qz = b->qz;
     /* The PCC decision only where the vertex about to be hit is that slow, which CC drops
      * never are: the same mask, for a third of the operations. The test den < threshold as
      * fp > -threshold, -threshold = tolerance p_3 where p_3 < 0 (every lane hit: else it
@@ -739,30 +552,30 @@ static inline void block_update(block_state *b, const block_const *k, const roun
      * from then on; at the gate (where the proof is asked for, on the state before this
      * impact) it keeps that state. Only memory is written here, so that the round's
      * registers stay as they were without this branch. */
-    vdouble neg_threshold = k->pcc_tolerance * b->pz;
-    vmask slow = hit & vgt(t->fp, neg_threshold);
-    if (UNLIKELY(vany(slow))) {
+    lv_double neg_threshold = k->pcc_tolerance * b->pz;
+    lv_mask slow = hit & lv_gt(t->fp, neg_threshold);
+    if (UNLIKELY(lv_any(slow))) {
         for (int l = 0; l < BLOCK; l++)
-            if (vlane(slow, l))
+            if (lv_mask_lane(slow, l))
                 k->armed[l] = 1.0;
         b->armed = 1;
-        vmask gate = slow & pcc_pair(b, k, r, t->key, -neg_threshold, mode);
-        if (vany(gate))
+        lv_mask gate = slow & pcc_pair(b, k, r, t->key, -neg_threshold, mode);
+        if (lv_any(gate))
             gate_save(k->gate, k->base, gate, b, qz, t->key);
     }
-    b->qx = vadd_where(hit, b->qx, dt * b->px);
-    b->qy = vadd_where(hit, b->qy, dt * b->py);
-    b->qz = vadd_where(hit, qz, dt * b->pz);
-    b->px = vadd_where(hit, b->px, k->c_rot * den * t->fx);
-    b->py = vadd_where(hit, b->py, k->c_rot * den * t->fy);
-    b->pz = vadd_where(hit, b->pz, k->c_h * den);
-    b->impacts = vadd_where(hit, b->impacts, vsplat(1.0));
-    b->time = vadd_where(hit, b->time, dt * k->tscale);
-    b->last = vsel(hit, t->key, b->last);
+    b->qx = lv_add_where(hit, b->qx, dt * b->px);
+    b->qy = lv_add_where(hit, b->qy, dt * b->py);
+    b->qz = lv_add_where(hit, qz, dt * b->pz);
+    b->px = lv_add_where(hit, b->px, k->c_rot * den * t->fx);
+    b->py = lv_add_where(hit, b->py, k->c_rot * den * t->fy);
+    b->pz = lv_add_where(hit, b->pz, k->c_h * den);
+    b->impacts = lv_add_where(hit, b->impacts, lv_splat(1.0));
+    b->time = lv_add_where(hit, b->time, dt * k->tscale);
+    b->last = lv_sel(hit, t->key, b->last);
     /* Lift-off where no vertex was hit or p_3 >= 0 after the impact (NaN goes on). */
-    vmask stay = hit & vnot(vge(b->pz, (vdouble){0}));
-    b->lifted |= h->on & vnot(stay);
-    b->active = stay & vlt(b->impacts, k->limit);
+    lv_mask stay = hit & lv_not(lv_ge(b->pz, (lv_double){0}));
+    b->lifted |= h->on & lv_not(stay);
+    b->active = stay & lv_lt(b->impacts, k->limit);
     /* Armed lanes (chatter_flat_armed; a branch on one integer a block, where the test on
      * every flight was 3 % of the bench point's time): a flat landing (chatter_lands_flat)
      * ends the drop with this impact, and a lane at PCC's gate stops after it, for the
@@ -770,13 +583,13 @@ static inline void block_update(block_state *b, const block_const *k, const roun
      * q_3 > 0 (it is at the start, and a flight that leaves it <= 0 lands flat), so a lane
      * not hit, q_3 unchanged, never passes. */
     if (UNLIKELY(b->armed)) {
-        vmask landed = vle(b->qz, qz * vsplat(CHATTER_FLAT_RATIO));
+        lv_mask landed = lv_le(b->qz, qz * lv_splat(CHATTER_FLAT_RATIO));
         for (int l = 0; l < BLOCK; l++) {
-            int flat = vlane(landed, l) && k->armed[l] != 0.0;
+            int flat = lv_mask_lane(landed, l) && k->armed[l] != 0.0;
             if (flat)
                 k->flat[l] = 1.0;
             if (flat || k->gate->waiting[k->base + l])
-                b->active = vmask_clear(b->active, l);
+                b->active = lv_mask_clear(b->active, l);
         }
     }
 }
@@ -785,11 +598,11 @@ static inline void block_update(block_state *b, const block_const *k, const roun
  * divisions of all blocks first, then the updates (with the blocks' updates one after
  * the other, the second block's division began late: 5 % slower on Zen 2). Returns the
  * lanes still active. */
-static inline vmask pair_update(block_state b[PAIR], const block_const k[PAIR],
-                                const round_const *r, const block_target t[PAIR], int mode)
+static inline lv_mask pair_update(block_state b[PAIR], const block_const k[PAIR],
+                                  const round_const *r, const block_target t[PAIR], int mode)
 {
     block_hit h[PAIR];
-    vmask any = vmask_if(0);
+    lv_mask any = lv_mask_of(0);
     UNROLL_BLOCKS
     for (int i = 0; i < PAIR; i++)
         h[i] = block_hit_of(&b[i], &t[i]);
@@ -801,37 +614,25 @@ static inline vmask pair_update(block_state b[PAIR], const block_const k[PAIR],
     return any;
 }
 
-static inline vint vload_int(const int64_t *from)
-{
-    vint v;
-    memcpy(&v, from, sizeof v);
-    return v;
-}
-
-static inline vint vmax_int(vint a, vint b)
-{
-    vint a_greater = (vint)(a > b);
-    return (a & a_greater) | (b & ~a_greater);
-}
-
 /* The vector path of lane_rescale for v = (x, y, z): frexp's exponent of the largest
  * |component| read from its bits, and multiplication by 2^-exponent, exact (or rounded
  * as ldexp rounds). Returns the lanes of `todo` it cannot take: a largest component that
  * is zero, subnormal, infinite or NaN; they are left as they were. */
-static inline vmask rescale_vector(vdouble *x, vdouble *y, vdouble *z, int64_t *exponent,
-                                   vmask todo)
+static inline lv_mask rescale_vector(lv_double *x, lv_double *y, lv_double *z, int64_t *exponent,
+                                     lv_mask todo)
 {
-    vint e = vmax_int((vint)vabs(*x) >> 52, vmax_int((vint)vabs(*y) >> 52,
-                                                    (vint)vabs(*z) >> 52));
-    vmask ok = todo & vmask_of((vint)(e >= 1) & (vint)(e <= 2044)); /* normal, and 2^-e */
+    lv_int e = lv_imax((lv_int)lv_abs(*x) >> 52,
+                       lv_imax((lv_int)lv_abs(*y) >> 52, (lv_int)lv_abs(*z) >> 52));
+    /* normal, and 2^-e */
+    lv_mask ok = todo & lv_mask_from_int((lv_int)(e >= 1) & (lv_int)(e <= 2044));
     /* biased exponent e: frexp gives e - 1022, whose inverse has the bits (2045 - e) << 52 */
-    vdouble factor = vsel(ok, (vdouble)((2045 - e) << 52), vsplat(1.0));
+    lv_double factor = lv_sel(ok, (lv_double)((2045 - e) << 52), lv_splat(1.0));
     *x *= factor;
     *y *= factor;
     *z *= factor;
-    vint taken = (vint)vsel(ok, (vdouble)(e - 1022), (vdouble){0}); /* bits, selected */
-    vstore((double *)exponent, (vdouble)(vload_int(exponent) + taken));
-    return todo & vnot(ok);
+    lv_int taken = (lv_int)lv_sel(ok, (lv_double)(e - 1022), (lv_double){0}); /* bits, selected */
+    lv_store((double *)exponent, (lv_double)(lv_iload(exponent) + taken));
+    return todo & lv_not(ok);
 }
 
 /* 2^k as lane_rescale's ldexp(1.0, k) gives it, from its bits: normal, subnormal
@@ -839,31 +640,31 @@ static inline vmask rescale_vector(vdouble *x, vdouble *y, vdouble *z, int64_t *
  * than p, so after a few thousand impacts the time scale of a drop is subnormal and then
  * 0: every round sent such lanes to lane_rescale (ldexp and frexp, scalar), and drops of
  * 10^4 impacts ran at half the rate of drops of 200. */
-static inline vdouble vpow2(vint k)
+static inline lv_double vpow2(lv_int k)
 {
-    vint normal = (k + 1023) << 52, subnormal = ((vint){0} + 1) << ((k + 1074) & 63);
-    vint infinite = (vint){0} + 0x7ff0000000000000;
-    return (vdouble)((normal & (vint)(k >= -1022) & (vint)(k <= 1023)) |
-                     (subnormal & (vint)(k >= -1074) & (vint)(k < -1022)) |
-                     (infinite & (vint)(k > 1023)));
+    lv_int normal = (k + 1023) << 52, subnormal = ((lv_int){0} + 1) << ((k + 1074) & 63);
+    lv_int infinite = (lv_int){0} + 0x7ff0000000000000;
+    return (lv_double)((normal & (lv_int)(k >= -1022) & (lv_int)(k <= 1023)) |
+                       (subnormal & (lv_int)(k >= -1074) & (lv_int)(k < -1022)) |
+                       (infinite & (lv_int)(k > 1023)));
 }
 
 /* lane_rescale on every active lane of the block at `base`, vectorised where exact;
  * lanes left over go to lane_rescale, which redoes an exact rescaling as a no-op. */
 static void rescale_block(chatter_workspace *ws, int base)
 {
-    vmask active = vne(vload(ws->active + base), (vdouble){0});
-    vdouble qx = vload(ws->qx + base), qy = vload(ws->qy + base), qz = vload(ws->qz + base);
-    vdouble px = vload(ws->px + base), py = vload(ws->py + base), pz = vload(ws->pz + base);
-    vmask slow = rescale_vector(&qx, &qy, &qz, ws->q_exp + base, active);
-    slow |= rescale_vector(&px, &py, &pz, ws->p_exp + base, active & vnot(slow));
-    vstore(ws->qx + base, qx), vstore(ws->qy + base, qy), vstore(ws->qz + base, qz);
-    vstore(ws->px + base, px), vstore(ws->py + base, py), vstore(ws->pz + base, pz);
-    vint k = vload_int(ws->q_exp + base) - vload_int(ws->p_exp + base);
-    vstore(ws->tscale + base, vpow2(k));
-    if (vany(slow))
+    lv_mask active = lv_ne(lv_load(ws->active + base), (lv_double){0});
+    lv_double qx = lv_load(ws->qx + base), qy = lv_load(ws->qy + base), qz = lv_load(ws->qz + base);
+    lv_double px = lv_load(ws->px + base), py = lv_load(ws->py + base), pz = lv_load(ws->pz + base);
+    lv_mask slow = rescale_vector(&qx, &qy, &qz, ws->q_exp + base, active);
+    slow |= rescale_vector(&px, &py, &pz, ws->p_exp + base, active & lv_not(slow));
+    lv_store(ws->qx + base, qx), lv_store(ws->qy + base, qy), lv_store(ws->qz + base, qz);
+    lv_store(ws->px + base, px), lv_store(ws->py + base, py), lv_store(ws->pz + base, pz);
+    lv_int k = lv_iload(ws->q_exp + base) - lv_iload(ws->p_exp + base);
+    lv_store(ws->tscale + base, vpow2(k));
+    if (lv_any(slow))
         for (int l = 0; l < BLOCK; l++)
-            if (vlane(slow, l))
+            if (lv_mask_lane(slow, l))
                 lane_rescale(ws, base + l);
 }
 
@@ -874,34 +675,34 @@ static inline block_state block_load(const chatter_workspace *ws, int base)
         armed |= ws->armed[base + l] != 0.0;
     return (block_state){
         .armed = armed,
-        .qx = vload(ws->qx + base), .qy = vload(ws->qy + base), .qz = vload(ws->qz + base),
-        .px = vload(ws->px + base), .py = vload(ws->py + base), .pz = vload(ws->pz + base),
-        .last = vkey(vload(ws->last + base)), .impacts = vload(ws->impacts + base),
-        .time = vload(ws->time + base),
-        .active = vne(vload(ws->active + base), (vdouble){0}),
-        .lifted = vne(vload(ws->lifted + base), (vdouble){0}),
+        .qx = lv_load(ws->qx + base), .qy = lv_load(ws->qy + base), .qz = lv_load(ws->qz + base),
+        .px = lv_load(ws->px + base), .py = lv_load(ws->py + base), .pz = lv_load(ws->pz + base),
+        .last = vkey(lv_load(ws->last + base)), .impacts = lv_load(ws->impacts + base),
+        .time = lv_load(ws->time + base),
+        .active = lv_ne(lv_load(ws->active + base), (lv_double){0}),
+        .lifted = lv_ne(lv_load(ws->lifted + base), (lv_double){0}),
         };
 }
 
 static block_const block_constants(chatter_workspace *ws, int base,
                                    const chatter_geometry *geometry)
 {
-    return (block_const){.limit = vload(ws->limit + base), .tscale = vload(ws->tscale + base),
-                         .c_rot = vload(ws->c_rot + base), .c_h = vload(ws->c_h + base),
-                         .wrap = vsplat((geometry->n - 1) * KEY1),
-                         .pcc_tolerance = vsplat(geometry->n >= 3 ? CHATTER_PCC_TOLERANCE : 0.0),
+    return (block_const){.limit = lv_load(ws->limit + base), .tscale = lv_load(ws->tscale + base),
+                         .c_rot = lv_load(ws->c_rot + base), .c_h = lv_load(ws->c_h + base),
+                         .wrap = lv_splat((geometry->n - 1) * LV_LOOKUP_KEY1),
+                         .pcc_tolerance = lv_splat(geometry->n >= 3 ? CHATTER_PCC_TOLERANCE : 0.0),
                          .gate = &ws->gate, .flat = ws->flat + base,
                          .armed = ws->armed + base, .base = base};
 }
 
 static inline void block_store(chatter_workspace *ws, int base, const block_state *b)
 {
-    const vdouble zero = vsplat(0.0), one = vsplat(1.0);
-    vstore(ws->qx + base, b->qx), vstore(ws->qy + base, b->qy), vstore(ws->qz + base, b->qz);
-    vstore(ws->px + base, b->px), vstore(ws->py + base, b->py), vstore(ws->pz + base, b->pz);
-    vstore(ws->last + base, vindex(b->last)), vstore(ws->impacts + base, b->impacts);
-    vstore(ws->time + base, b->time), vstore(ws->active + base, vsel(b->active, one, zero));
-    vstore(ws->lifted + base, vsel(b->lifted, one, zero));
+    const lv_double zero = lv_splat(0.0), one = lv_splat(1.0);
+    lv_store(ws->qx + base, b->qx), lv_store(ws->qy + base, b->qy), lv_store(ws->qz + base, b->qz);
+    lv_store(ws->px + base, b->px), lv_store(ws->py + base, b->py), lv_store(ws->pz + base, b->pz);
+    lv_store(ws->last + base, vindex(b->last)), lv_store(ws->impacts + base, b->impacts);
+    lv_store(ws->time + base, b->time), lv_store(ws->active + base, lv_sel(b->active, one, zero));
+    lv_store(ws->lifted + base, lv_sel(b->lifted, one, zero));
 }
 
 
@@ -920,7 +721,7 @@ static ALWAYS_INLINE void pair_round(chatter_workspace *ws, const round_const *r
 {
     block_state b[PAIR];
     block_const k[PAIR];
-    vmask any = vmask_if(0);
+    lv_mask any = lv_mask_of(0);
     UNROLL_BLOCKS
     for (int h = 0; h < PAIR; h++) {
         rescale_block(ws, base + h * BLOCK);
@@ -928,7 +729,7 @@ static ALWAYS_INLINE void pair_round(chatter_workspace *ws, const round_const *r
         k[h] = block_constants(ws, base + h * BLOCK, r->geometry);
         any |= b[h].active;
     }
-    for (int s = 0; s < steps && vany(any); s++) {
+    for (int s = 0; s < steps && lv_any(any); s++) {
         block_target t[PAIR];
         pair_search(b, t, r, mode);
         any = pair_update(b, k, r, t, mode);
@@ -944,7 +745,8 @@ static int search_mode(const chatter_geometry *geometry)
     int square = geometry->n == 4;
     for (int j = 0; square && j < 4; j++)
         square = geometry->fx[j] == square_fx[j] && geometry->fy[j] == square_fy[j];
-    return (square ? SEARCH_SQUARE : 0) | (VLOOKUP && geometry->n <= BLOCK ? SEARCH_LOOKUP : 0);
+    return (square ? SEARCH_SQUARE : 0) |
+           (LV_HAS_LOOKUP && geometry->n <= BLOCK ? SEARCH_LOOKUP : 0);
 }
 
 /* A round of `steps` impacts on every active lane, PAIR blocks at a time, with the
@@ -956,7 +758,7 @@ static void run_steps(chatter_workspace *ws, const chatter_geometry *geometry, i
         fx[j] = geometry->fx[j];
         fy[j] = geometry->fy[j];
     }
-    const round_const r = {.geometry = geometry, .fx_table = vload(fx), .fy_table = vload(fy)};
+    const round_const r = {.geometry = geometry, .fx_table = lv_load(fx), .fy_table = lv_load(fy)};
     const int mode = search_mode(geometry);
     for (int base = 0; base < LANES; base += PAIR * BLOCK)
         switch (mode) {

@@ -33,7 +33,8 @@
  *   lv_ne                    unordered: true where a lane is NaN (C's !=)
  *   lv_ieq, lv_igt           comparisons of int lanes
  *   lv_not, lv_any, lv_all, lv_mask_bits (lane l in bit l), lv_mask_lane(m, l),
- *   lv_mask_of(int), lv_mask_from_int (0 / -1 lanes), lv_int_from_mask
+ *   lv_mask_clear(m, l) (lane l off), lv_mask_of(int), lv_mask_from_int (0 / -1 lanes),
+ *   lv_int_from_mask
  *   lv_sqrt                  correctly rounded (IEEE), so the same as the scalar sqrt
  *   lv_abs                   the sign bit cleared (NaN stays NaN)
  *   lv_min_nanb(a, b)        a < b ? a : b   NaN in either lane gives b (x86 MINPD)

@@ -58,6 +58,7 @@ static inline int lv_mask_bits(lv_mask m) { return m; }
 static inline int lv_any(lv_mask m) { return m != 0; }
 static inline int lv_all(lv_mask m) { return m == 0xff; }
 static inline int lv_mask_lane(lv_mask m, int l) { return (m >> l) & 1; }
+static inline lv_mask lv_mask_clear(lv_mask m, int l) { return (lv_mask)(m & ~(1u << l)); }
 
 static inline lv_double lv_sel(lv_mask m, lv_double a, lv_double b)
 {

@@ -31,6 +31,11 @@ static inline int lv_mask_bits(lv_mask m) { return _mm_movemask_pd((__m128d)m); 
 static inline int lv_any(lv_mask m) { return _mm_movemask_pd((__m128d)m) != 0; }
 static inline int lv_all(lv_mask m) { return _mm_movemask_pd((__m128d)m) == 3; }
 static inline int lv_mask_lane(lv_mask m, int l) { return m[l] != 0; }
+static inline lv_mask lv_mask_clear(lv_mask m, int l)
+{
+    m[l] = 0;
+    return m;
+}
 
 static inline lv_double lv_sel(lv_mask m, lv_double a, lv_double b)
 {
