@@ -118,7 +118,7 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
 
 static const is_hybrid_system ball = {
     .dimension = 3, .events = 2, .direction = {-1, -1},
-    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_IMPACT,
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_IMPACT, .sections = 1,
     .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
     .on_accumulate = stick, .start = start, .finish = finish};
 

@@ -261,7 +261,7 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
 
 static const is_hybrid_system forced_stop = {
     .dimension = 4, .events = 2, .direction = {-1, -1},
-    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_CONTACT,
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_CONTACT, .sections = 1,
     .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
     .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish};
 

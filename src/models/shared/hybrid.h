@@ -111,7 +111,8 @@ typedef struct is_hybrid_start {
     double zeno_events;                  /* shrinking intervals in a row first (0: 3) */
     double stick_speed;                  /* stick when a reset leaves a rate this slow */
     int rough_start;                     /* the start is a rough point (IS_HYBRID_ROUGH) */
-    double section_period;               /* > 0: the state is recorded at t + k times this,
+    double section_period;               /* > 0 (and the system's `sections` set): the state
+                                            is recorded at t + k times this,
                                             k = 1, 2, ... (steps end there exactly), the
                                             last IS_HYBRID_RING of them kept: a forced
                                             system's stroboscopic Poincare section */
@@ -161,6 +162,8 @@ typedef struct is_hybrid_system {
     double rough_penalty; /* IS_HYBRID_ROUGH: the error estimates' factor there (0: 10) */
     unsigned watch;       /* the IS_HYBRID_RESET events whose times are watched for
                              accumulation, a bit each (0: every IS_HYBRID_RESET event) */
+    int sections;         /* Poincare sections are recorded (is_hybrid_start.section_period):
+                             0 spares a system without them their bookkeeping */
     /* y' = f(t, y) (NULL: flow mode) */
     void (*field)(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
     /* the state at t0 + dt of the solution through (t0, y0) (NULL: field mode) */

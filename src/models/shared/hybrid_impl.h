@@ -450,9 +450,11 @@ ISH_INLINE void ish_begin(const is_hybrid_system *sys, ish_block *b)
     lv_double h = lv_min_nanb(b->h, b->h_max);
     if (sys->step_limit)
         h = lv_min_nanb(h, sys->step_limit(&b->pub, b->t, b->y));
-    b->t_target = lv_min_nanb(b->t_section, b->t_end); /* steps end there exactly */
+    /* steps end exactly at the horizon and at the sections */
+    b->t_target = sys->sections ? lv_min_nanb(b->t_section, b->t_end) : b->t_end;
     b->clamped = free & lv_ge(b->t + h, b->t_target);
-    b->h_want = lv_sel(free, h, b->h_want);
+    if (sys->sections)
+        b->h_want = lv_sel(free, h, b->h_want);
     b->h = lv_sel(free, lv_sel(b->clamped, b->t_target - b->t, h), b->h);
 }
 
@@ -501,7 +503,8 @@ ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mas
     b->last_interval = lv_sel(accumulate, lv_splat(__builtin_inf()), b->last_interval);
     b->last_reset = lv_sel(accumulate, b->t, b->last_reset);
     ish_at_state(sys, b, accumulate, 1);
-    ish_sections(sys, b, accumulate);
+    if (sys->sections)
+        ish_sections(sys, b, accumulate);
 }
 
 /* --- arrivals and the end of a step -------------------------------------------------- */
@@ -812,7 +815,8 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     /* the next step: the controller's; after a step cut to a target, the one wanted
      * before the cut at least; with a flow, the longest allowed */
     lv_double h_next = T->h * lv_min_nanb(growth, factor);
-    h_next = lv_sel(b->clamped, lv_max_nanb(h_next, b->h_want), h_next);
+    if (sys->sections)
+        h_next = lv_sel(b->clamped, lv_max_nanb(h_next, b->h_want), h_next);
     if (!sys->field)
         h_next = b->h_max;
     lv_mask cross[ISH_E];
@@ -833,7 +837,8 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
     ish_advance(sys, b, T, plain, t1, h_next);
     b->rough_next = b->rough_next & lv_not(plain);
-    ish_sections(sys, b, plain & b->clamped);
+    if (sys->sections)
+        ish_sections(sys, b, plain & b->clamped);
     if (trace && lv_any(plain))
         ish_sample(sys, b, plain);
     lv_mask shrink = rejected & b->active & lv_not(to_event);
