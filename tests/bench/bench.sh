@@ -20,6 +20,14 @@
 #     seconds of the whole processes, medians of STOP_MAP_ROUNDS rounds, default 3). Aim:
 #     >= 5x the peer; the kernels' ratio (orbit search off) and the orbit search's share
 #     of the map's time beside it.
+# (6) issue 26 (the lane layer): chatter and the stop oscillator against a build from before
+#     it, run by run in turn (BASE_BENCH_CHATTER, BASE_BENCH_STOP: that build's
+#     bench_chatter and bench_stop; unset: skipped), LANES_ROUNDS pairs (default 9), the
+#     median of the pairs' ratios of CPU seconds (chatter: the whole process) or of the
+#     rates per CPU second bench_stop prints. Aim: >= 0.97 (the speed kept). Beside (2):
+#     the collision lanes against the GSL peer per CPU second (aim >= 30x). And the
+#     examples' model code in lines (examples/*/NAME.c, tests not counted): forced_stop
+#     <= 300, bouncing_ball <= 150 (integration.install fails beyond them too).
 # Rates are per second of wall-clock time, as the benchmarks print them, and where they
 # can be had per second of CPU time too (the peers; bench_chatter's and the collision
 # lanes' processes): on a shared machine only the latter are comparable between runs.
@@ -31,7 +39,8 @@
 #   PEER_GSL (the peer_gsl_collision binary; empty or unset: skipped), PEER_STOP (the
 #   peer_stop_map binary; empty or unset: skipped), PEER_NUMBA
 #   (peer_numba_chatter.py), PEER_PYTHON (default /usr/bin/python3), BENCH_ROUNDS (rounds
-#   of the efficiency measurement, default 5).
+#   of the efficiency measurement, default 5), BASE_BENCH_CHATTER, BASE_BENCH_STOP,
+#   LANES_ROUNDS (see (6)).
 set -euo pipefail
 bench_chatter=$1
 bench_collision=${2:-}
@@ -74,6 +83,13 @@ figure() {
                                 v >= aim ? "met    " : "NOT met", v / aim)
         print line (note != "" ? "  " note : "") }' | tee -a "$summary"
 }
+# budget NAME VALUE UNIT MAX: a figure whose aim is an upper bound.
+budget() {
+    awk -v name="$1" -v v="$2" -v unit="$3" -v max="$4" 'BEGIN {
+        printf "%-44s %10d %-16s aim <= %-8d %s\n", name, v, unit, max,
+               v <= max ? "met" : "NOT met" }' | tee -a "$summary"
+}
+quot() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; } # a / b, all its digits
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 
 # The share of the CPUs that other work keeps busy, over one second before anything runs.
@@ -113,7 +129,7 @@ else
 fi
 
 # --- (2) collision ----------------------------------------------------------------------
-gsl_rate=
+gsl_rate= gsl_cpu= lanes_rate=
 if [ -n "$peer_gsl" ] && [ -x "$peer_gsl" ]; then
     echo "== collision peer: GSL odeiv2 rk8pd, separation by bisection"
     "$peer_gsl" 2000 5 | tee "$work/gsl"
@@ -138,11 +154,21 @@ if [ -n "$bench_collision" ]; then
         [ "$aim" != none ] || { grep -qi general <<<"$line" && aim=1e5 || aim=2.5e5; }
         [ "$aim" != "" ] || aim=none
         note=${e:+|error in e| $e}
-        if [ -n "$gsl_rate" ] && ! grep -qi general <<<"$line"; then
-            note="$note; $(ratio "$r" "$gsl_rate")x GSL (aim ~30x)"
+        # bench_collision's rates are per CPU second where its line says so: the peer's
+        # rate of the same kind is the one to divide by
+        peer=$gsl_rate
+        grep -q "CPU time" <<<"$line" && peer=${gsl_cpu:-}
+        if [ -n "$peer" ] && ! grep -qi general <<<"$line"; then
+            note="$note; $(ratio "$r" "$peer")x GSL"
         fi
+        grep -q "lanes" <<<"$line" && ! grep -qi general <<<"$line" && lanes_rate=$r
         figure "collision $name" "$r" "CoR/s/core" "${aim#none}" "$note"
     done <"$work/collision"
+    if [ -n "${lanes_rate:-}" ] && [ -n "${gsl_cpu:-}" ] &&
+        grep "lanes" "$work/collision" | grep -q "CPU time"; then
+        figure "  collision lanes / GSL peer, per CPU second" "$(ratio "$lanes_rate" "$gsl_cpu")" \
+            "x" 30 "both at |error in e| < 1e-8 on the bench point"
+    fi
     # The lanes alone on the bench point, timed by CPU (5 x 4000 evaluations; the two
     # reference points and the set-up count too), where bench_collision offers it.
     if grep -q "lanes" "$work/collision"; then
@@ -150,8 +176,8 @@ if [ -n "$bench_collision" ]; then
             2>"$work/lanes.time" || true
         if [ "$(grep -c "/s" "$work/lanes")" = 1 ]; then
             lanes_cpu=$(awk 'END { print 5 * 4000 / ($1 + $2) }' "$work/lanes.time")
-            figure "collision dopri5 lanes, per CPU second" "$lanes_cpu" "CoR/s/core" 2.5e5 \
-                "${gsl_cpu:+$(ratio "$lanes_cpu" "$gsl_cpu")x GSL per CPU second (aim ~30x)}"
+            figure "  the lanes' whole process, per CPU second" "$lanes_cpu" "CoR/s/core" "" \
+                "references and set-up included${gsl_cpu:+; $(ratio "$lanes_cpu" "$gsl_cpu")x GSL}"
         fi
     fi
 fi
@@ -242,9 +268,65 @@ else
     echo "stop map peer: skipped (PEER_STOP unset)" | tee -a "$summary"
 fi
 
+# --- (6) issue 26: the lane layer ------------------------------------------------------
+lanes_rounds=${LANES_ROUNDS:-9}
+pin=()
+command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ] && pin=(taskset -c 1)
+cpu_of() { # cpu_of OUT CMD...: CMD's CPU seconds (user + sys), its output in OUT
+    local out=$1
+    shift
+    { time "${pin[@]}" "$@" >"$out"; } 2>"$out.time"
+    awk '{ print $1 + $2 }' "$out.time"
+}
+# median_spread FILE: "median (min to max)" of the numbers in FILE
+median_spread() {
+    sort -g "$1" | awk '{ v[NR] = $1 } END { printf "%.3f (%.3f to %.3f)", v[int((NR + 1) / 2)],
+        v[1], v[NR] }'
+}
+base_chatter=${BASE_BENCH_CHATTER:-}
+if [ -n "$base_chatter" ] && [ -x "$base_chatter" ]; then
+    echo "== chatter against the build before the lanes: $lanes_rounds pairs, load $(load)"
+    : >"$work/cr"
+    args=(4 0.3 0.1 200000 200 5)
+    for ((i = 1; i <= lanes_rounds; i++)); do
+        a=$(cpu_of "$work/ca" "$bench_chatter" "${args[@]}")
+        b=$(cpu_of "$work/cb" "$base_chatter" "${args[@]}")
+        quot "$b" "$a" >>"$work/cr"
+    done
+    m=$(median_spread "$work/cr")
+    figure "chatter speed / before the lanes" "${m%% *}" "CPU" 0.97 "pairs ${m#* }"
+else
+    echo "chatter against before the lanes: skipped (BASE_BENCH_CHATTER unset)" | tee -a "$summary"
+fi
+base_stop=${BASE_BENCH_STOP:-}
+if [ -n "$bench_stop" ] && [ -n "$base_stop" ] && [ -x "$base_stop" ]; then
+    echo "== stop oscillator against the build before the lanes: $lanes_rounds pairs, load $(load)"
+    : >"$work/sz"; : >"$work/si"; : >"$work/sp"
+    stop_rate() { grep "$1" "$2" | grep -oE "$num rebounds/s" | grep -oE "^$num" || true; }
+    for ((i = 1; i <= lanes_rounds; i++)); do
+        a=$(cpu_of "$work/sa" "$bench_stop" 9)
+        b=$(cpu_of "$work/sb" "$base_stop" 9)
+        quot "$b" "$a" >>"$work/sp"
+        quot "$(stop_rate Zeno "$work/sa")" "$(stop_rate Zeno "$work/sb")" >>"$work/sz"
+        quot "$(stop_rate impacting "$work/sa")" "$(stop_rate impacting "$work/sb")" >>"$work/si"
+    done
+    for w in sz:"Zeno, eval_batch" si:"impacting, eval_batch" sp:"the whole bench_stop"; do
+        m=$(median_spread "$work/${w%%:*}")
+        figure "stop ${w#*:} / before the lanes" "${m%% *}" "CPU" 0.97 "pairs ${m#* }"
+    done
+else
+    echo "stop oscillator against before the lanes: skipped (BASE_BENCH_STOP unset)" |
+        tee -a "$summary"
+fi
+examples=$(dirname "$0")/../../examples
+for e in forced_stop:300 bouncing_ball:150; do
+    f=$examples/${e%%:*}/${e%%:*}.c
+    [ -f "$f" ] && budget "${e%%:*} model code" "$(wc -l <"$f")" "lines" "${e#*:}"
+done
+
 echo "== load average at the end: $(load)"
 
-echo "== issue 13: each figure against its aim"
+echo "== issues 13 and 26: each figure against its aim"
 cat "$summary"
 awk -v busy="$busy_start" 'BEGIN { if (busy > 0.25)
     printf "(other work kept %.0f%% of the CPUs busy as this began: the wall-clock figures " \
