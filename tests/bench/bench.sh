@@ -129,7 +129,7 @@ else
 fi
 
 # --- (2) collision ----------------------------------------------------------------------
-gsl_rate= gsl_cpu= lanes_rate=
+gsl_rate='' gsl_cpu='' lanes_rate=''
 if [ -n "$peer_gsl" ] && [ -x "$peer_gsl" ]; then
     echo "== collision peer: GSL odeiv2 rk8pd, separation by bisection"
     "$peer_gsl" 2000 5 | tee "$work/gsl"
