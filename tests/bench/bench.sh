@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh: the benchmarks of issue 13, each figure printed next to its aim and, where a
+# bench.sh: the benchmarks of issues 13 and 26, each figure printed next to its aim and, where a
 # peer written by hand can be built from Debian packages, next to the peer measured in the
 # same run (the ratio is what the issue aims at).
 # (1) chatter: impacts per second per core of the batch kernel in its chattering regime
