@@ -156,7 +156,7 @@ static inline __attribute__((always_inline)) void lv_sincos_n(int n, const lv_do
                                                               lv_double *sn, lv_double *cs)
 {
     const lv_double magic = lv_splat(LV_ROUND_MAGIC), nmagic = lv_splat(-LV_ROUND_MAGIC);
-    lv_double big[8], m[8], r[8], z[8], ps[8], s[8], pc[8], nhz[8], w[8], c[8];
+    lv_double big[8], m[8], r[8], z[8], ps[8], s[8], pc[8], nhz[8], w[8], c[8], s1[8], c1[8];
     lv_int q[8];
     lv_mask swap[8];
     LV_EACH(big[k] = x[k] * LV_2_OVER_PI + magic);
@@ -175,9 +175,10 @@ static inline __attribute__((always_inline)) void lv_sincos_n(int n, const lv_do
     LV_EACH(c[k] = w[k] + (((1.0 + -w[k]) + nhz[k]) + z[k] * pc[k]));
     LV_EACH(q[k] = lv_as_int(big[k]));
     LV_EACH(swap[k] = lv_mask_from_int((lv_int)((q[k] & 1) == 1))); /* quadrants 1 and 3 */
-    LV_EACH(sn[k] = lv_as_double(lv_as_int(lv_sel(swap[k], c[k], s[k])) ^ ((q[k] & 2) << 62)));
-    LV_EACH(cs[k] = lv_as_double(lv_as_int(lv_sel(swap[k], s[k], c[k])) ^
-                                 (((q[k] + 1) & 2) << 62)));
+    LV_EACH(s1[k] = lv_sel(swap[k], c[k], s[k]));
+    LV_EACH(c1[k] = lv_sel(swap[k], s[k], c[k]));
+    LV_EACH(sn[k] = lv_as_double(lv_as_int(s1[k]) ^ ((q[k] & 2) << 62)));
+    LV_EACH(cs[k] = lv_as_double(lv_as_int(c1[k]) ^ (((q[k] + 1) & 2) << 62)));
 }
 #undef LV_EACH
 
