@@ -23,6 +23,13 @@ is_code is_cli_point_parse(const is_model *m, char *const *args, int first, int 
             return is_error_set(err, IS_USAGE, "%s: '%s': expected name=value", origin, args[i]);
         memcpy(name, args[i], (size_t)(eq - args[i]));
         name[eq - args[i]] = '\0';
+        for (int j = first; j < i; j++) /* as a job file: a parameter given once */
+            if (args[j] && strncmp(args[j], name, (size_t)(eq - args[i])) == 0 &&
+                args[j][eq - args[i]] == '=')
+                return is_error_set(err, IS_USAGE,
+                                    "%s: %s is given twice (also argument %d): give each "
+                                    "parameter once",
+                                    origin, name, j);
         int p = is_model_param_index(m, name);
         rc = is_job_parse_param_value(m, origin, name, eq + 1, p >= 0 ? &point[p] : point, err);
     }

@@ -455,19 +455,34 @@ static is_code apply_override(parse_state *ps, const char *override)
 
 /* --- pass 3: interpreting values ----------------------------------------------- */
 
-static int parse_real(const char *text, double *out)
+/* Why a text is not a finite double: none (it is), not a number at all, or one whose
+ * magnitude no double holds. A subnormal number (5e-324) is a number: strtod's ERANGE
+ * for it only says that it lost precision, as the file and eval store it. */
+typedef enum { REAL_OK, REAL_NOT_NUMBER, REAL_TOO_LARGE, REAL_TOO_SMALL } real_verdict;
+
+static real_verdict read_real(const char *text, double *out)
 {
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || errno == ERANGE || !isfinite(v))
-        return 0;
+    int range = errno == ERANGE;
+    if (end == text)
+        return REAL_NOT_NUMBER;
     while (isspace((unsigned char)*end))
         end++;
-    if (*end)
-        return 0;
+    if (*end || isnan(v))
+        return REAL_NOT_NUMBER;
+    if (isinf(v))
+        return REAL_TOO_LARGE; /* "inf", or beyond 1.8e308 */
+    if (range && v == 0.0)
+        return REAL_TOO_SMALL; /* a nonzero value below 4.9e-324 that rounds to 0 */
     *out = v;
-    return 1;
+    return REAL_OK;
+}
+
+static int parse_real(const char *text, double *out)
+{
+    return read_real(text, out) == REAL_OK;
 }
 
 static int parse_bool(const char *text, int *out)
@@ -498,9 +513,23 @@ static is_code parse_param_text(const is_param *param, const char *where, const 
         return is_error_set(err, IS_PARAM, "%s: %s = '%s' is not one of: %s", where,
                             param->name, text, range);
     }
-    if (!parse_real(text, out))
+    switch (read_real(text, out)) {
+    case REAL_OK:
+        break;
+    case REAL_TOO_LARGE:
+        return is_error_set(err, IS_JOB,
+                            "%s: %s = '%s' is not a finite number (a double holds magnitudes "
+                            "up to 1.8e308)",
+                            where, param->name, text);
+    case REAL_TOO_SMALL:
+        return is_error_set(err, IS_JOB,
+                            "%s: %s = '%s' is below the smallest nonzero double (4.9e-324): it "
+                            "would be stored as 0; write 0 if that is meant",
+                            where, param->name, text);
+    default:
         return is_error_set(err, IS_JOB, "%s: %s = '%s' is not a number", where, param->name,
                             text);
+    }
     is_error detail;
     if (is_param_check(param, *out, &detail) != IS_OK)
         return is_error_set(err, IS_PARAM, "%s: %s", where, detail.message);
@@ -839,10 +868,37 @@ static is_code interpret_model(parse_state *ps, is_job *job, int *fixed_by)
     return IS_OK;
 }
 
+/* An item left empty between commas ("1,,2", a comma first or last): a value missing,
+ * refused as an empty `key =` is, rather than read as the list without it. Returns the
+ * 1-based number of the first empty item, or 0. */
+static size_t empty_list_item(const char *text)
+{
+    size_t item = 1;
+    int filled = 0;
+    for (const char *c = text;; c++) {
+        if (*c == ',' || *c == '\0') {
+            if (!filled && (*c == ',' || item > 1))
+                return item;
+            if (*c == '\0')
+                return 0;
+            item++;
+            filled = 0;
+        } else if (!isspace((unsigned char)*c)) {
+            filled = 1;
+        }
+    }
+}
+
 /* Splits "a, b, c" (commas and/or blanks) and parses each value. */
 static is_code parse_value_list(const is_param *param, const entry *e, is_axis *axis,
                                 is_error *err)
 {
+    size_t empty = empty_list_item(e->value);
+    if (empty)
+        return is_error_set(err, IS_JOB,
+                            "%s: [axis.%s] values: item %zu is empty (two commas with no value "
+                            "between them, or a comma first or last)",
+                            e->origin, param->name, empty);
     size_t capacity = 8, count = 0;
     double *values = malloc(capacity * sizeof *values);
     char *text = copy_string(e->value);

@@ -85,6 +85,27 @@ echo "samples = 3" >>twice.ini
 refuse "section repeated / key given twice" "twice.ini:" twice.ini
 refuse "missing job file" "no_such_job.ini" no_such_job.ini
 
+l_rho_from=$(awk '/^\[axis.rho\]/ { g = 1 } g && /^from = / { print NR; exit }' "$good_job")
+bad_job empty_item "$l_rho_from" "values = 0.1,, 0.2"
+sed -i '/^\[axis.rho\]/,/^\[/{/^to = \|^count = /d}' empty_item.ini
+refuse "an empty item of a values list (1,,2)" "empty_item.ini:$l_rho_from: [axis.rho] values: item 2 is empty" empty_item.ini
+bad_job too_small "$l_gamma_to" "to = 1e-400"
+refuse "a number below the smallest double" "too_small.ini:$l_gamma_to" too_small.ini
+grep -q "smallest nonzero double" err.txt || die "1e-400: the message does not say why: $(tail -n 1 err.txt)"
+
+say "eval: a parameter given twice is refused as in a job file; a subnormal number is a number"
+expect_status 2 "eval with gamma twice" "$IMPACTSWEEP" eval chatter rho=0.3 gamma=0.1 gamma=0.99
+grep -q "gamma is given twice" err.txt || die "eval gamma twice: $(cat err.txt)"
+[ ! -s out.txt ] || die "eval with gamma twice printed a result"
+expect_status 2 "trace with rho twice" "$IMPACTSWEEP" trace chatter rho=0.3 rho=0.4 gamma=0.1 --output t.h5
+grep -q "rho is given twice" err.txt || die "trace rho twice: $(cat err.txt)"
+[ ! -e t.h5 ] || die "the refused trace wrote t.h5"
+expect_status 0 "eval with a subnormal x" "$IMPACTSWEEP_TEST" eval synthetic x=5e-324 y=1
+grep -q '"x": 4.9406564584124654e-324' out.txt || die "eval x=5e-324: $(cat out.txt)"
+expect_status 2 "eval with x = 1e400" "$IMPACTSWEEP_TEST" eval synthetic x=1e400 y=1
+grep -q "not a finite number" err.txt || die "eval x=1e400: $(cat err.txt)"
+echo "    ok: eval and trace refuse a parameter given twice; 5e-324 is a number, 1e400 is refused"
+
 say "bad --set values (on the good job, aimed at good.h5)"
 set_refuse() { refuse "--set $1" "--set '$1'" "$good_job" --output good.h5 --set "$1"; }
 set_refuse model.colour=red
@@ -96,6 +117,7 @@ set_refuse model.samples=0
 set_refuse sweep.model=nosuchmodel
 set_refuse sweep.unit_size=-3
 set_refuse noequalsign
+set_refuse "axis.cone_rounds.values=10,,20"
 refuse "unknown option" "--bogus" "$good_job" --output good.h5 --bogus
 refuse "--resume with --overwrite" "exclude" "$good_job" --output good.h5 --resume --overwrite
 

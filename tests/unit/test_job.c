@@ -845,6 +845,46 @@ static void test_bad_not_a_number(void)
         EXPECT_FAILURE(texts[i], IS_JOB, "t.ini:4", "rho");
 }
 
+/* A number beyond a double's range is refused, saying so; a subnormal one is a number
+ * (issue 22: 5e-324 was "not a number"), kept as strtod rounds it, as eval keeps it. */
+static void test_number_range(void)
+{
+    EXPECT_FAILURE("[sweep]\nmodel = synthetic\n[model]\nx = 1e400\n", IS_JOB, "t.ini:4", "x",
+                   "finite");
+    EXPECT_FAILURE("[sweep]\nmodel = synthetic\n[model]\nx = -1e-400\n", IS_JOB, "t.ini:4",
+                   "x", "smallest");
+    is_job *job = PARSE_OK("[sweep]\nmodel = synthetic\n[model]\nx = 5e-324\n"
+                           "[axis.y]\nvalues = -4.9e-324, 0, 2.2250738585072009e-308\n");
+    if (!job)
+        return;
+    int x = is_model_param_index(job->model, "x");
+    CHECK(x >= 0 && job->fixed[x] == 4.9406564584124654e-324, "x = %.17g, not the smallest "
+          "subnormal", x >= 0 ? job->fixed[x] : NAN);
+    CHECK(job->grid.axes[0].count == 3 && is_axis_value(&job->grid.axes[0], 0) < 0 &&
+              is_axis_value(&job->grid.axes[0], 2) == 2.2250738585072009e-308,
+          "the subnormal axis was read as %zu values", job->grid.axes[0].count);
+    is_job_free(&job);
+}
+
+/* An empty item of a values list is refused, naming it (issue 22: "1,,2" was [1, 2]). */
+static void test_bad_empty_list_item(void)
+{
+    static const char *const lists[][2] = {
+        {"1,,2", "2"}, {"1, 2,", "3"}, {", 1, 2", "1"}, {"1,\n  ,2", "2"}, {"1, \t ,2", "2"}};
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "[sweep]\nmodel = synthetic\n[axis.x]\nvalues = %s\n",
+                 lists[i][0]);
+        EXPECT_FAILURE(text, IS_JOB, "t.ini:4", "axis.x", "empty", lists[i][1]);
+    }
+    EXPECT_OVERRIDE_FAILURE("[sweep]\nmodel = synthetic\n", "axis.x.values=1,,2", IS_JOB,
+                            "empty", "2");
+    is_job *job = PARSE_OK("[sweep]\nmodel = synthetic\n[axis.x]\nvalues = 1 2, 3,\n  4\n");
+    CHECK(job && job->grid.axes[0].count == 4, "blanks and commas: %zu values, not 4",
+          job ? job->grid.axes[0].count : 0);
+    is_job_free(&job);
+}
+
 static void test_bad_integer_parameter_fraction(void)
 {
     EXPECT_FAILURE(GOOD_HEAD "n = 2.5\n" /* 6 */, IS_PARAM, "t.ini:6", "n");
@@ -1231,6 +1271,8 @@ void suite_job(void)
     CU_add_test(suite, "bad: key before any section", test_bad_key_before_section);
     CU_add_test(suite, "bad: malformed line", test_bad_malformed_line);
     CU_add_test(suite, "bad: not a number", test_bad_not_a_number);
+    CU_add_test(suite, "numbers beyond range, subnormal numbers", test_number_range);
+    CU_add_test(suite, "bad: an empty item of a values list", test_bad_empty_list_item);
     CU_add_test(suite, "bad: integer parameter 2.5", test_bad_integer_parameter_fraction);
     CU_add_test(suite, "bad: value out of range", test_bad_value_out_of_range);
     CU_add_test(suite, "bad: out of range in an axis", test_bad_value_out_of_range_in_axis);
