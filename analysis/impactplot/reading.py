@@ -22,7 +22,8 @@ import xarray as xr  # noqa: E402
 
 from .labels import format_value  # noqa: E402
 
-SUPPORTED_FORMAT = 2  # the newest impactsweep_format this tool knows (1 and 2)
+SUPPORTED_FORMAT = 3  # the newest impactsweep_format this tool knows (1, 2 and 3: 3 adds
+# checksums in /run, which drawing does not need)
 MAX_FACETS = 6        # panels along one facet dimension at most (evenly picked beyond)
 
 
@@ -152,7 +153,7 @@ def open_result(path: str) -> Result:
                                "(HDF5, but no impactsweep_format attribute)")
             version = int(np.asarray(f.attrs["impactsweep_format"]).item())
             run_state = ""
-            if "run/state" in f:  # format 2: the run state is raw data in /run
+            if "run/state" in f:  # format 2 on: the run state is raw data in /run
                 run_state = bytes(f["run/state"][()]).decode("utf-8", "replace").rstrip("\0")
             elif "run_state" in f.attrs:  # format 1: an attribute
                 run_state = str(np.asarray(f.attrs["run_state"]).astype(str))

@@ -32,11 +32,11 @@ _impactsweep() {
     esac
     local options
     case $command in
-        run) options="--set --output --piece --resume --overwrite --progress --quiet --dry-run -n --help" ;;
+        run) options="--set --output --piece --resume --overwrite --progress --quiet --dry-run --strict -n --help" ;;
         eval) options="--help" ;;
         trace) options="--output --overwrite --max-samples --nearest --drop --help" ;;
         models) options="--check --help" ;;
-        info) options="--log --help" ;;
+        info) options="--log --verify --help" ;;
         merge) options="--overwrite --help" ;;
         help) options="--man" ;;
     esac

@@ -18,8 +18,9 @@ typedef struct command_help {
 
 /* The exit statuses (error.h's list, and what each command makes of it). */
 static const char run_exit[] =
-    "exit status: 0 done, 1 run failed (the file stays resumable), 2 bad input (nothing\n"
-    "touched), 75 interrupted by a signal (continue with --resume).\n";
+    "exit status: 0 done, 1 run failed (the file stays resumable), 2 bad input or a damaged\n"
+    "file (nothing touched), 3 with --strict: done, but points failed, 75 interrupted by a\n"
+    "signal (continue with --resume; with -n, 130 after a third ^C).\n";
 static const char eval_exit[] =
     "exit status: 0 the point is done, 1 it failed (the JSON says how), 2 bad input, 75\n"
     "stopped by a signal (status PENDING). With MODEL -: 2 if a line was refused, else 75\n"
@@ -32,11 +33,13 @@ static const char models_exit[] =
     "exit status: 0, 2 an unknown model, a plug-in refused, or (--check) a breach of the\n"
     "model contract (the message says which).\n";
 static const char info_exit[] =
-    "exit status: 0, 1 the file could not be read, 2 not an impactsweep result file.\n";
+    "exit status: 0, 1 the file could not be read, 2 not an impactsweep result file, or\n"
+    "damaged (--verify: a checksum does not match).\n";
 static const char merge_exit[] =
     "exit status: 0 merged, every point done or failed; 1 merged with points pending, or\n"
     "the merge failed (OUTPUT untouched); 2 bad input (pieces that do not belong together,\n"
-    "OUTPUT exists without --overwrite); 75 interrupted (OUTPUT untouched).\n";
+    "a piece given twice, a damaged piece, OUTPUT exists without --overwrite, or OUTPUT\n"
+    "holds points the merge does not; OUTPUT untouched); 75 interrupted (OUTPUT untouched).\n";
 static const char plain_exit[] = "exit status: 0, 2 bad usage.\n";
 
 /* The environment variables the engine reads (the man page's ENVIRONMENT, the usage). */
@@ -68,7 +71,10 @@ static const char *const run_options[] = {
                  "run computes them), warning when the sample is too small or uneven to "
                  "trust; computes and writes nothing",
     "-n, --ranks N", "start mpirun with N ranks itself (SIGINT/SIGTERM/SIGHUP become a "
-                     "polite stop, exit 75)",
+                     "polite stop, exit 75; a third one kills the run at once, exit 130)",
+    "--strict", "exit with status 3 when the run completed but some points failed (their "
+                "status is failed_*); without it such a run exits 0 and its last line "
+                "counts them",
     NULL};
 
 static const char *const trace_options[] = {
@@ -87,10 +93,14 @@ static const char *const models_options[] = {
 
 static const char *const info_options[] = {
     "--log", "print the run log stored in the file (every run, resume and merge)",
+    "--verify", "check every checksum: the file's metadata, attributes and coordinates, and "
+                "every stored point; damage exits 2, naming the dataset, the point and its "
+                "block",
     NULL};
 
 static const char *const merge_options[] = {
-    "--overwrite", "replace an existing OUTPUT (an earlier merge of the same pieces)",
+    "--overwrite", "replace an existing OUTPUT of the same job, only if the merge holds every "
+                   "point it holds (never a more complete result by a less complete one)",
     NULL};
 
 static const char *const help_options[] = {
@@ -102,7 +112,8 @@ static const char *const no_options[] = {NULL};
 static const command_help commands[] = {
     {"run",
      "run JOB.ini [--set SECTION.KEY=VALUE ...] [--output FILE] [--piece I/N]\n"
-     " [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run] [-n RANKS]",
+     " [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run] [--strict]\n"
+     " [-n RANKS]",
      "compute a sweep into a result file",
      "Reads the job file (an INI file naming a model, fixed parameters and swept axes),\n"
      "checks every key and every point of the grid, and computes the grid into one HDF5\n"
@@ -134,16 +145,18 @@ static const command_help commands[] = {
      "with where it comes from. With MODEL: its parameters (defaults, admissible ranges,\n"
      "where they apply) and outputs (units).",
      models_options, models_exit},
-    {"info", "info FILE [--log]", "summarise a result file",
+    {"info", "info FILE [--log] [--verify]", "summarise (and verify) a result file",
      "Prints a result file's job, provenance, points done / failed / pending and a summary\n"
      "of every output; for a refined sweep also the cells each level refined and why, and\n"
-     "each class's computed and inferred points. Runs under mpirun too, sharing the\n"
-     "reading among the ranks.",
+     "each class's computed and inferred points; with --verify, then checks it against\n"
+     "its checksums. Runs under mpirun too, sharing the reading among the ranks.",
      info_options, info_exit},
     {"merge", "merge OUTPUT PIECE.h5 ... [--overwrite]",
      "join the pieces of a job array into one file",
      "Joins the result files of `run --piece I/N` (all N of them, of the same job) into\n"
-     "OUTPUT, checking that they belong together. Runs under mpirun too.",
+     "OUTPUT, checking that they belong together (one job, each piece once, every\n"
+     "checksum). An existing OUTPUT is replaced only by a merge holding every point it\n"
+     "holds. A merge with points missing says which pieces they are. Runs under mpirun too.",
      merge_options, merge_exit},
     {"version", "version (or --version)", "print the version and what it was built with",
      "Prints impactsweep's version and git commit, the HDF5, SUNDIALS and inih versions and\n"

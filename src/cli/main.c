@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/job.h"
@@ -20,6 +21,7 @@
 #include "../core/signals.h"
 #include "../core/summary.h"
 #include "../core/validate.h"
+#include "../core/verify.h"
 #include "../core/collective.h"
 #include "../core/conformance.h"
 #include "../core/plugin.h"
@@ -228,15 +230,41 @@ static int cmd_trace(int argc, char **argv)
 
 /* --- info -------------------------------------------------------------------------- */
 
+/* `info --verify`: every checksum of the file (collective where comm is); *line says what
+ * was checked. */
+static is_code verify_file(const char *path, MPI_Comm comm, char *line, size_t size,
+                           is_error *err)
+{
+    int rank = 0;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &rank);
+    is_results *r = NULL;
+    is_code rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_READ, &r, err), comm,
+                                     err);
+    uint64_t stored = 0;
+    if (rc == IS_OK)
+        rc = is_verify_file(r, NULL, comm, NULL, &stored, err);
+    if (rc == IS_OK && rank == 0)
+        snprintf(line, size,
+                 "verified: the metadata, attributes and coordinates, and the %llu stored "
+                 "points of %llu, match their checksums",
+                 (unsigned long long)stored, (unsigned long long)is_results_point_count(r));
+    is_results_close(&r, NULL);
+    return rc;
+}
+
 static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
-    int log = 0;
+    int log = 0, verify = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--log") == 0)
             log = 1;
+        else if (strcmp(argv[i], "--verify") == 0)
+            verify = 1;
         else if (argv[i][0] == '-' || path)
-            return usage_error("info takes one result file and --log, not '%s'", argv[i]);
+            return usage_error("info takes one result file, --log and --verify, not '%s'",
+                               argv[i]);
         else
             path = argv[i];
     }
@@ -249,12 +277,17 @@ static int cmd_info(int argc, char **argv)
     is_error err;
     is_summary *summary = NULL;
     is_code rc = is_summary_collect(path, comm, &summary, &err);
+    char verified[256] = "";
+    if (rc == IS_OK && verify) /* a damaged file is still described, then refused */
+        rc = verify_file(path, comm, verified, sizeof verified, &err);
     int rank = 0;
     if (parallel)
         MPI_Comm_rank(comm, &rank);
-    if (rc == IS_OK && summary)
+    if (summary)
         is_summary_print(summary, log, stdout);
-    else if (rc != IS_OK && rank == 0)
+    if (*verified)
+        printf("%s\n", verified);
+    if (rc != IS_OK && rank == 0)
         fail(&err);
     is_summary_free(&summary);
     if (parallel)
@@ -296,10 +329,13 @@ static int cmd_merge(int argc, char **argv)
     is_models *models = NULL;
     is_code rc = open_models(&models, &err);
     rc = is_collective_agree(rc, MPI_COMM_WORLD, &err);
+    char report[2048] = "";
     if (rc == IS_OK)
-        rc = is_merge(output, inputs, count, overwrite, models, MPI_COMM_WORLD, counts, &err);
+        rc = is_merge(output, inputs, count, overwrite, models, MPI_COMM_WORLD, counts, report,
+                      sizeof report, &err);
     is_models_free(&models);
     free(inputs);
+    MPI_Bcast(counts, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     int status = is_code_exit_status(rc);
     if (rc != IS_OK && rank == 0)
         fail(&err);
@@ -307,6 +343,9 @@ static int cmd_merge(int argc, char **argv)
         fprintf(stderr, "impactsweep: merged %zu files into %s: %llu points done, %llu failed, "
                 "%llu pending\n", count, output, (unsigned long long)counts[0],
                 (unsigned long long)counts[1], (unsigned long long)counts[2]);
+    if (rc == IS_OK && rank == 0 && counts[2] != 0) /* the last line says what is missing */
+        fprintf(stderr, "impactsweep: %s is incomplete (exit status 1): %s. Merge again with "
+                "every piece to complete it\n", output, report);
     if (rc == IS_OK && counts[2] != 0)
         status = 1;
     MPI_Finalize();
@@ -325,6 +364,7 @@ typedef struct run_args {
     size_t override_count;
     is_run_options options;
     int dry_run;
+    int strict;                 /* --strict: failed points make exit status 3 */
     int quiet;                  /* --quiet: no progress, no report, no summary */
     int progress_given;         /* --progress was given */
     const char *ranks;          /* -n N: start mpirun with N ranks */
@@ -380,6 +420,8 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
             a->options.overwrite = 1;
         } else if (strcmp(arg, "--dry-run") == 0) {
             a->dry_run = 1;
+        } else if (strcmp(arg, "--strict") == 0) {
+            a->strict = 1;
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             a->quiet = 1;
         } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--ranks") == 0) {
@@ -480,13 +522,40 @@ static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_
 /* `run -n N`: runs `mpirun -n N impactsweep run ...` as a child in its own process group
  * and turns SIGINT, SIGTERM and SIGHUP into SIGUSR1 for it (which mpirun passes to every
  * rank: a polite stop, exit 75), where mpirun itself would abort the ranks and exit 1. A
- * second such signal is passed on as SIGTERM. */
-static volatile sig_atomic_t launcher_signals = 0;
+ * second such signal is not passed on (the ranks are stopping already; a second SIGUSR1
+ * would kill them, and Open MPI's mpirun can crash on a SIGTERM while its ranks stop); a
+ * third kills mpirun's process group at once (SIGKILL; exit status 128 + the signal, 130
+ * for ^C; the file stays resumable, as after any kill). */
+static volatile sig_atomic_t launcher_signals = 0, launcher_last_signal = 0;
 
 static void launcher_on_signal(int signo)
 {
-    (void)signo;
+    launcher_last_signal = signo;
     launcher_signals++;
+}
+
+/* Acts on the launcher's signals not acted on yet; returns 128 + signal once it has
+ * killed the run, else 0. */
+static int launcher_forward(pid_t child, int *forwarded)
+{
+    while (*forwarded < launcher_signals) {
+        int n = ++*forwarded;
+        if (n == 1) {
+            kill(child, SIGUSR1);
+        } else if (n == 2) {
+            static const char note[] = "impactsweep: stopping: every rank ends its batch and "
+                                       "writes what it holds; a third signal kills the run "
+                                       "at once\n";
+            if (write(STDERR_FILENO, note, sizeof note - 1) < 0) {
+                /* nothing to do: stderr is gone */
+            }
+        } else {
+            kill(-child, SIGKILL); /* mpirun's process group: mpirun and its ranks */
+            kill(child, SIGKILL);
+            return 128 + launcher_last_signal;
+        }
+    }
+    return 0;
 }
 
 static int launch(int argc, char **argv, const char *ranks)
@@ -541,16 +610,20 @@ static int launch(int argc, char **argv, const char *ranks)
     free(words);
     if (child < 0)
         return 1;
-    int forwarded = 0, status = 0;
-    for (;;) {
-        pid_t got = waitpid(child, &status, 0);
+    int forwarded = 0, status = 0, killed = 0;
+    for (;;) { /* polled: a signal between a check and a blocking wait is never lost */
+        int code = launcher_forward(child, &forwarded);
+        killed = killed ? killed : code;
+        pid_t got = waitpid(child, &status, WNOHANG);
         if (got == child)
             break;
         if (got < 0 && errno != EINTR)
             return 1;
-        while (forwarded < launcher_signals)
-            kill(child, forwarded++ == 0 ? SIGUSR1 : SIGTERM);
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
     }
+    if (killed)
+        return killed;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -581,32 +654,71 @@ static void print_plan(const is_job *job, int ranks)
     printf("check:        every point admissible\n");
 }
 
-static void report_run(const run_args *a, const is_job *job, const is_run_summary *s, int size,
-                       is_code rc)
+/* The phases' times, on stderr. */
+static void report_times(const is_run_summary *s)
 {
     const is_sched_result *r = &s->sched;
-    if (rc != IS_OK && rc != IS_INTERRUPTED)
-        return;
-    char inferred[64] = "";
+    char verified[160] = "";
+    if (s->resumed)
+        snprintf(verified, sizeof verified,
+                 "; the scan checked the checksums of %llu stored points in %.3f s",
+                 (unsigned long long)s->verified, s->verify_seconds);
+    fprintf(stderr,
+            "impactsweep: times: %s %.3f s, computing %.3f s; rank 0 answered %llu "
+            "requests in %.3f s (%.2f%% of the run)%s\n",
+            s->resumed ? "resume scan" : "creating the file",
+            s->resumed ? s->scan_seconds : s->create_seconds, r->seconds,
+            (unsigned long long)r->requests, r->serve_seconds,
+            r->seconds > 0 ? 100.0 * r->serve_seconds / r->seconds : 0.0, verified);
+}
+
+/* The run's last line: what the file holds, failed points said plainly. */
+static void report_outcome(const run_args *a, const is_job *job, const is_run_summary *s,
+                           int size, is_code rc)
+{
+    const is_sched_result *r = &s->sched;
+    char inferred[64] = "", failed[256] = "";
     if (job->refine_levels > 0)
         snprintf(inferred, sizeof inferred, ", %llu inferred by the refinement",
                  (unsigned long long)s->tally[IS_POINT_INFERRED]);
+    uint64_t all = s->counts[0] + s->counts[1] + s->counts[2];
+    if (s->counts[1] > 0)
+        snprintf(failed, sizeof failed,
+                 "; %s%llu point%s FAILED (`impactsweep info %s` counts them by reason%s)",
+                 s->counts[1] == all ? "every point failed: " : "",
+                 (unsigned long long)s->counts[1], s->counts[1] == 1 ? "" : "s", job->output,
+                 a->strict ? "" : "; --strict makes this exit status 3");
     fprintf(stderr,
             "impactsweep: %s %s: %llu points done, %llu failed, %llu pending%s; "
-            "this run computed %llu in %.2f s on %d rank%s (%llu units, target %.3g s each)\n",
+            "this run computed %llu in %.2f s on %d rank%s (%llu units, target %.3g s each)%s\n",
             rc == IS_OK ? "wrote" : "stopped, kept", job->output,
             (unsigned long long)s->counts[0], (unsigned long long)s->counts[1],
             (unsigned long long)s->counts[2], inferred, (unsigned long long)(r->done + r->failed),
             r->seconds, size, size == 1 ? "" : "s", (unsigned long long)r->units,
-            r->unit_seconds);
-    fprintf(stderr,
-            "impactsweep: times: %s %.3f s, computing %.3f s; rank 0 answered %llu "
-            "requests in %.3f s (%.2f%% of the run)\n",
-            s->resumed ? "resume scan" : "creating the file",
-            s->resumed ? s->scan_seconds : s->create_seconds, r->seconds,
-            (unsigned long long)r->requests, r->serve_seconds,
-            r->seconds > 0 ? 100.0 * r->serve_seconds / r->seconds : 0.0);
-    (void)a;
+            r->unit_seconds, failed);
+}
+
+/* The field summary of a complete run, read by all ranks together; on a large grid that
+ * re-read is left to `info`, so that a run's end costs O(1). */
+static void print_field_summary(const is_job *job, int rank, int size)
+{
+    uint64_t points = job->piece_last - job->piece_first;
+    if (points / (uint64_t)size > SUMMARY_POINTS_PER_RANK) {
+        if (rank == 0)
+            fprintf(stderr, "impactsweep: the field summary of %s: impactsweep info %s\n",
+                    job->output, job->output);
+        return;
+    }
+    is_summary *info = NULL;
+    is_error info_err;
+    if (is_summary_collect(job->output, MPI_COMM_WORLD, &info, &info_err) != IS_OK) {
+        if (rank == 0)
+            fprintf(stderr, "impactsweep: %s\n", info_err.message);
+    } else if (info) {
+        is_summary_print(info, 0, stdout);
+        fflush(stdout); /* before the last lines, on stderr */
+    }
+    is_summary_free(&info);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -657,28 +769,25 @@ static int cmd_run(int argc, char **argv)
                     (unsigned long long)(job->piece_last - job->piece_first), size,
                     size == 1 ? "" : "s", job->output, a.options.resume ? " (resume)" : "");
         rc = is_run(job, a.job_path, &a.options, MPI_COMM_WORLD, &summary, &err);
-        if (rank == 0 && !a.quiet)
-            report_run(&a, job, &summary, size, rc);
-        /* the field summary, read by all ranks together; on a large grid that re-read
-         * is left to `info`, so that a run's end costs O(1) */
-        uint64_t points = job ? job->piece_last - job->piece_first : 0;
-        if (a.quiet) {
-            /* (nothing: the same on every rank, so none enters the collective read) */
-        } else if (rc == IS_OK && points / (uint64_t)size > SUMMARY_POINTS_PER_RANK) {
-            if (rank == 0)
-                fprintf(stderr, "impactsweep: the field summary of %s: impactsweep info %s\n",
-                        job->output, job->output);
-        } else if (rc == IS_OK) {
-            is_summary *info = NULL;
-            is_error info_err;
-            if (is_summary_collect(job->output, MPI_COMM_WORLD, &info, &info_err) != IS_OK) {
-                if (rank == 0)
-                    fprintf(stderr, "impactsweep: %s\n", info_err.message);
-            } else if (info) {
-                is_summary_print(info, 0, stdout);
-            }
-            is_summary_free(&info);
+        /* the counts (rank 0's) and whether a stop came meanwhile, on every rank: all or
+         * none enter the collective read, and all exit with the same status */
+        int stopping = is_signals_pending() != 0;
+        MPI_Allreduce(MPI_IN_PLACE, &stopping, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Bcast(summary.counts, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        if (!a.quiet && rc == IS_OK && !stopping)
+            print_field_summary(job, rank, size);
+        if (rank == 0 && !a.quiet && (rc == IS_OK || rc == IS_INTERRUPTED)) {
+            report_times(&summary);
+            report_outcome(&a, job, &summary, size, rc);
         }
+        if (rc == IS_OK && a.strict && summary.counts[1] > 0)
+            rc = is_error_set(&err, IS_POINTS_FAILED,
+                              "--strict: %llu of the %llu points of %s failed (status "
+                              "failed_*; `impactsweep info %s` counts them by reason)",
+                              (unsigned long long)summary.counts[1],
+                              (unsigned long long)(summary.counts[0] + summary.counts[1] +
+                                                   summary.counts[2]),
+                              job->output, job->output);
     }
     if (rank == 0 && rc != IS_OK)
         fail(&err);

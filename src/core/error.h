@@ -8,7 +8,8 @@
 /* X(name, process exit status, short description).
  * Exit statuses: 2 = the user's input is wrong (nothing was computed or written),
  * 1 = the run failed (results so far stay resumable), 75 = interrupted (resumable,
- * the EX_TEMPFAIL convention batch scripts use to requeue). */
+ * the EX_TEMPFAIL convention batch scripts use to requeue). New codes go at the end: a
+ * plug-in built against an older list returns these numbers. */
 #define IS_ERROR_LIST(X)                                          \
     X(OK, 0, "success")                                          \
     X(USAGE, 2, "bad command line")                              \
@@ -25,7 +26,9 @@
     X(MODEL, 1, "model failure")                                 \
     X(INTERNAL, 1, "internal error")                             \
     X(INTERRUPTED, 75, "interrupted by a signal (resumable)")      \
-    X(PLUGIN, 2, "model plug-in refused")
+    X(PLUGIN, 2, "model plug-in refused")                        \
+    X(DAMAGED, 2, "result file damaged")                         \
+    X(POINTS_FAILED, 3, "points failed (run --strict)")
 
 typedef enum {
 #define IS_ERROR_ENUM(name, status, text) IS_##name,

@@ -15,13 +15,18 @@
 #include "error.h"
 #include "plugin.h"
 
-/* Creates `output` (refused if it exists, unless overwrite; refused if it is one of the
- * inputs) for the job recorded in the inputs, which must all come from the same job
- * (model, parameters, axes: the job fingerprint), and copies every point an input has
- * (status not pending) into it. A point stored in two inputs must agree. counts (rank 0):
- * done, failed, pending in the output. */
+/* Creates `output` for the job recorded in the inputs, which must all come from the same
+ * job (model, parameters, axes: the job fingerprint), each piece and each file once, none
+ * of them the output, and copies every point an input has (status not pending) into it,
+ * each checked against its checksum (damage: IS_DAMAGED, naming the input, dataset and
+ * point). A point stored in two inputs must agree. An existing output is replaced only as
+ * merge_guard.h says (an earlier merge of the job, or any result of its whole grid with
+ * overwrite, and only by a merge holding every point it holds). A stop (signals.h) ends
+ * the merge within seconds with IS_INTERRUPTED, nothing written. counts (rank 0): done,
+ * failed, pending in the output; report (rank 0): for a merge with points pending, which
+ * pieces are missing or incomplete, else "". */
 is_code is_merge(const char *output, const char *const *inputs, size_t input_count,
                  int overwrite, is_models *models, MPI_Comm comm, uint64_t counts[3],
-                 is_error *err);
+                 char *report, size_t report_size, is_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "h5attr.h"
 #include "results_layout.h"
 
@@ -18,12 +19,14 @@ struct is_results {
     hid_t file;
     int parallel;
     is_results_mode mode;
+    int format;                   /* 2 (no checksums) or 3 */
     char *path;
     size_t axis_count;
     uint64_t dims[IS_GRID_MAX_AXES];
     char axis_names[IS_GRID_MAX_AXES][IS_LAYOUT_NAME_MAX];
     uint64_t points, first;
-    size_t variable_count;
+    size_t variable_count;        /* outputs + status; the arrays below have one more,
+                                     the checksums (/run/check), at index variable_count */
     is_results_variable *variables;
     char (*names)[IS_LAYOUT_NAME_MAX];
     char (*meanings)[IS_LAYOUT_MEANINGS_MAX];
@@ -36,6 +39,8 @@ struct is_results {
                                      inferred too (is_results_set_state writes no more) */
     void *convert;                /* scratch for int32 / int8 outputs */
     size_t convert_capacity;      /* in bytes */
+    uint32_t *states, *checks;    /* scratch: the records of a block being written */
+    size_t check_capacity;        /* in points */
 };
 
 /* --- opening ------------------------------------------------------------------------- */
@@ -111,22 +116,29 @@ static is_code open_variables(is_results *r, is_error *err)
     size_t output_count = count_names(outputs);
     r->axis_count = split_names(axes, r->axis_names, IS_GRID_MAX_AXES);
     r->variable_count = output_count + 1;
-    r->variables = calloc(r->variable_count, sizeof *r->variables);
-    r->names = calloc(r->variable_count, sizeof *r->names);
-    r->meanings = calloc(r->variable_count, sizeof *r->meanings);
-    r->datasets = malloc(r->variable_count * sizeof *r->datasets);
+    size_t n = r->variable_count + 1; /* and the checksums */
+    r->variables = calloc(n, sizeof *r->variables);
+    r->names = calloc(n, sizeof *r->names);
+    r->meanings = calloc(n, sizeof *r->meanings);
+    r->datasets = malloc(n * sizeof *r->datasets);
     if (!r->variables || !r->names || !r->meanings || !r->datasets)
         return is_error_set(err, IS_NOMEM, "out of memory");
-    for (size_t v = 0; v < r->variable_count; v++)
+    for (size_t v = 0; v < n; v++)
         r->datasets[v] = -1;
     split_names(outputs, r->names, output_count);
     snprintf(r->names[output_count], IS_LAYOUT_NAME_MAX, "status");
-    for (size_t v = 0; v < r->variable_count; v++) {
+    snprintf(r->names[r->variable_count], IS_LAYOUT_NAME_MAX, "%s", IS_LAYOUT_CHECK_NAME);
+    for (size_t v = 0; v < n; v++) {
+        if (v == r->variable_count && r->format < 3)
+            break; /* format 2: no checksums */
         r->datasets[v] = H5Dopen2(r->file, r->names[v], H5P_DEFAULT);
         if (r->datasets[v] < 0)
             return is_h5_fail(err, r->path, "opening a variable");
-        describe(r, v, v == output_count);
+        if (v < r->variable_count)
+            describe(r, v, v == output_count);
     }
+    is_results_variable *check = &r->variables[r->variable_count];
+    *check = (is_results_variable){r->names[r->variable_count], IS_OUTPUT_INT, 0, 4, "", 0.0};
     /* the variables' shape: that of status */
     hid_t space = H5Dget_space(r->datasets[output_count]);
     hsize_t dims[H5S_MAX_RANK];
@@ -150,7 +162,8 @@ static is_code open_variables(is_results *r, is_error *err)
         if (r->coordinates[k] < 0)
             return is_h5_fail(err, r->path, "opening a coordinate");
     }
-    for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++) {
+    int run_count = r->format < 3 ? IS_LAYOUT_RUN_COUNT_V2 : IS_LAYOUT_RUN_COUNT;
+    for (int d = 0; d < run_count; d++) {
         r->run[d] = H5Dopen2(r->file, is_layout_run_names[d], H5P_DEFAULT);
         if (r->run[d] < 0)
             return is_h5_fail(err, r->path, "opening the run state");
@@ -195,10 +208,20 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
         }
     }
     hid_t fapl = access_list(comm);
-    r->file = H5Fopen(path, mode == IS_RESULTS_WRITE ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
+    r->file = H5Fopen(path, mode != IS_RESULTS_READ ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);
     H5Pclose(fapl);
     if (r->file < 0) {
-        is_code rc = is_h5_fail(err, path, "opening");
+        /* a file we may read that HDF5 cannot open (truncated, a damaged superblock) is
+         * bad input, as is one we may not read; only a failing device is the run's */
+        int saved = errno, readable = access(path, R_OK) == 0;
+        is_h5_fail(err, path, "opening");
+        is_code rc = saved == EIO ? IS_IO : readable ? IS_DAMAGED : IS_NOT_RESULT;
+        char detail[IS_ERROR_MESSAGE_MAX];
+        snprintf(detail, sizeof detail, "%s", err ? err->message : "");
+        if (readable)
+            is_error_set(err, rc, "%s is damaged: HDF5 cannot open it (%s)", path, detail);
+        else
+            is_error_set(err, rc, "%s: cannot read the file: %s", path, strerror(saved));
         free(r->path);
         free(r);
         return rc;
@@ -206,16 +229,23 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
     is_code rc = IS_OK;
     char version[32];
     is_h5_attr_read_string(r->file, IS_RESULTS_FORMAT_ATTRIBUTE, version, sizeof version);
+    r->format = atoi(version);
     if (!*version)
         rc = is_error_set(err, IS_NOT_RESULT, "%s: not an impactsweep result file", path);
-    else if (atoi(version) != IS_RESULTS_FORMAT_VERSION)
+    else if (r->format == IS_RESULTS_FORMAT_READABLE && mode != IS_RESULTS_READ)
+        rc = is_error_set(err, IS_NOT_RESULT,
+                          "%s: written in result-file format %d, which has no checksums: this "
+                          "impactsweep reads it but never writes into it (finish it with the "
+                          "version that made it, or start anew with --overwrite)",
+                          path, r->format);
+    else if (r->format != IS_RESULTS_FORMAT_VERSION && r->format != IS_RESULTS_FORMAT_READABLE)
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %s; this impactsweep reads "
-                          "format %d (use the version that made it)",
-                          path, version, IS_RESULTS_FORMAT_VERSION);
+                          "formats %d and %d (use the version that made it)",
+                          path, version, IS_RESULTS_FORMAT_READABLE, IS_RESULTS_FORMAT_VERSION);
     if (rc == IS_OK)
         rc = open_variables(r, err);
-    if (rc == IS_OK && mode == IS_RESULTS_WRITE && (r->sync_fd = open(path, O_RDONLY)) < 0)
+    if (rc == IS_OK && mode != IS_RESULTS_READ && (r->sync_fd = open(path, O_RDONLY)) < 0)
         rc = is_error_set(err, IS_IO, "%s: cannot open for flushing: %s", path, strerror(errno));
     if (rc != IS_OK) {
         is_results_close(&r, NULL);
@@ -231,7 +261,7 @@ is_code is_results_close(is_results **results, is_error *err)
         return IS_OK;
     is_results *r = *results;
     herr_t bad = 0;
-    for (size_t v = 0; r->datasets && v < r->variable_count; v++)
+    for (size_t v = 0; r->datasets && v <= r->variable_count; v++)
         if (r->datasets[v] >= 0)
             bad |= H5Dclose(r->datasets[v]);
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
@@ -252,11 +282,15 @@ is_code is_results_close(is_results **results, is_error *err)
     free(r->meanings);
     free(r->datasets);
     free(r->convert);
+    free(r->states);
+    free(r->checks);
     free(r);
     *results = NULL;
     return rc;
 }
 
+int is_results_format(const is_results *r) { return r->format; }
+const char *is_results_path(const is_results *r) { return r->path; }
 uint64_t is_results_point_count(const is_results *r) { return r->points; }
 uint64_t is_results_first_point(const is_results *r) { return r->first; }
 size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
@@ -315,8 +349,12 @@ static is_code transfer(is_results *r, size_t v, uint64_t first, uint64_t count,
 {
     if (count == 0)
         return IS_OK;
-    if (writing && r->mode != IS_RESULTS_WRITE)
+    if (writing && r->mode == IS_RESULTS_READ)
         return is_error_set(err, IS_INTERNAL, "%s: opened read-only", r->path);
+    if (r->datasets[v] < 0)
+        return is_error_set(err, IS_NOT_RESULT,
+                            "%s: written in result-file format %d, which has no checksums",
+                            r->path, r->format);
     if (select_block(r, first, count) != IS_OK)
         return is_h5_fail(err, r->path, "selecting a block");
     hsize_t mem_dims[1] = {count};
@@ -327,15 +365,17 @@ static is_code transfer(is_results *r, size_t v, uint64_t first, uint64_t count,
                                   H5P_DEFAULT, buf);
     /* read HDF5's error stack before the next call clears it */
     is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              r->names[v])
+                                              r->names[v], r->mode == IS_RESULTS_BUILD)
                           : IS_OK;
     H5Sclose(mem_space);
     return code;
 }
 
-static hid_t stored_memory_type(const is_results_variable *var)
+static hid_t stored_memory_type(const is_results *r, size_t v)
 {
-    return var->is_status                     ? H5T_NATIVE_UINT8
+    const is_results_variable *var = &r->variables[v];
+    return v == r->variable_count             ? H5T_NATIVE_UINT32 /* the checksums */
+           : var->is_status                   ? H5T_NATIVE_UINT8
            : var->type == IS_OUTPUT_REAL      ? H5T_NATIVE_DOUBLE
            : var->type == IS_OUTPUT_INT       ? H5T_NATIVE_INT32
                                               : H5T_NATIVE_INT8;
@@ -350,13 +390,13 @@ is_code is_results_read_doubles(is_results *r, size_t v, uint64_t first, uint64_
 is_code is_results_read_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
                             void *bytes, is_error *err)
 {
-    return transfer(r, v, first, count, stored_memory_type(&r->variables[v]), bytes, 0, err);
+    return transfer(r, v, first, count, stored_memory_type(r, v), bytes, 0, err);
 }
 
 is_code is_results_write_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
                              const void *bytes, is_error *err)
 {
-    return transfer(r, v, first, count, stored_memory_type(&r->variables[v]), (void *)bytes, 1,
+    return transfer(r, v, first, count, stored_memory_type(r, v), (void *)bytes, 1,
                     err);
 }
 
@@ -370,11 +410,46 @@ is_code is_results_sync(is_results *r, is_error *err)
                         strerror(errno));
 }
 
-/* The outputs of points first .. first + count - 1 (as is_results_write), not flushed. */
-static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
-                             const double *outputs, size_t stride, is_error *err)
+/* --- checksums ------------------------------------------------------------------------ */
+
+size_t is_results_check_variable(const is_results *r) { return r->variable_count; }
+
+void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count,
+                             uint32_t *states)
 {
-    size_t output_count = r->variable_count - 1;
+    is_crc32c_indices(states, r->first + first, (size_t)count);
+}
+
+void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
+                           uint32_t *states)
+{
+    is_crc32c_numbers(states, raw, r->variables[v].element_size, (size_t)count);
+}
+
+size_t is_results_record_size(const is_results *r)
+{
+    size_t bytes = 8;
+    for (size_t v = 0; v < r->variable_count; v++)
+        bytes += r->variables[v].element_size;
+    return bytes;
+}
+
+size_t is_results_record_variable(const is_results *r, size_t bit)
+{
+    size_t at = 8 * 8; /* the grid index comes first */
+    if (bit < at)
+        return r->variable_count;
+    for (size_t v = 0; v < r->variable_count; v++) {
+        at += 8 * r->variables[v].element_size;
+        if (bit < at)
+            return v;
+    }
+    return r->variable_count;
+}
+
+/* Room for `count` points' records in the scratch of r. */
+static is_code check_room(is_results *r, uint64_t count, is_error *err)
+{
     if (count * sizeof(int32_t) > r->convert_capacity) {
         void *bigger = realloc(r->convert, count * sizeof(int32_t));
         if (!bigger)
@@ -382,11 +457,33 @@ static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
         r->convert = bigger;
         r->convert_capacity = count * sizeof(int32_t);
     }
-    is_code rc = IS_OK;
+    if (count > r->check_capacity) {
+        uint32_t *states = realloc(r->states, count * sizeof *states);
+        if (states)
+            r->states = states;
+        uint32_t *checks = states ? realloc(r->checks, count * sizeof *checks) : NULL;
+        if (!checks)
+            return is_error_set(err, IS_NOMEM, "out of memory");
+        r->checks = checks;
+        r->check_capacity = count;
+    }
+    return IS_OK;
+}
+
+/* The outputs of points first .. first + count - 1 (as is_results_write), not flushed,
+ * and (format 3) their records begun in r->states with each output's stored bytes. */
+static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
+                             const double *outputs, size_t stride, is_error *err)
+{
+    size_t output_count = r->variable_count - 1;
+    is_code rc = check_room(r, count, err);
+    if (rc == IS_OK)
+        is_results_checks_begin(r, first, count, r->states);
     for (size_t o = 0; o < output_count && rc == IS_OK; o++) {
         const double *src = outputs + o * stride;
         const is_results_variable *var = &r->variables[o];
         if (var->type == IS_OUTPUT_REAL) {
+            is_crc32c_numbers(r->states, src, 8, (size_t)count);
             rc = transfer(r, o, first, count, H5T_NATIVE_DOUBLE, (void *)src, 1, err);
             continue;
         }
@@ -397,9 +494,19 @@ static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
             else
                 ((int8_t *)r->convert)[i] = (int8_t)v;
         }
-        rc = transfer(r, o, first, count, stored_memory_type(var), r->convert, 1, err);
+        is_crc32c_numbers(r->states, r->convert, var->element_size, (size_t)count);
+        rc = transfer(r, o, first, count, stored_memory_type(r, o), r->convert, 1, err);
     }
     return rc;
+}
+
+/* Ends the records of r->states with their statuses into r->checks: 0 for a pending
+ * point, which no checksum covers. */
+static void finish_checks(is_results *r, uint64_t count, const uint8_t *status)
+{
+    is_crc32c_numbers(r->states, status, 1, (size_t)count);
+    for (uint64_t i = 0; i < count; i++)
+        r->checks[i] = status[i] == IS_POINT_PENDING ? 0 : r->states[i];
 }
 
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
@@ -409,6 +516,11 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
     if (count == 0)
         return IS_OK;
     is_code rc = write_outputs(r, first, count, outputs, stride, err);
+    if (rc == IS_OK) { /* the checksums go with the outputs they vouch for */
+        finish_checks(r, count, status);
+        rc = transfer(r, r->variable_count, first, count, H5T_NATIVE_UINT32, r->checks, 1,
+                      err);
+    }
     /* the outputs reach stable storage before the status that vouches for them */
     if (rc == IS_OK)
         rc = is_results_sync(r, err);
@@ -421,9 +533,41 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
  * what the file holds (a pass of a refined sweep takes every 2nd, 4th, ... point: a write
  * per point would cost a system call per variable each). The caller guarantees that no
  * other process writes between its points meanwhile; what is written again is the same
- * bytes, so a kill in the middle changes nothing there. */
+ * bytes (their checksums too, read back, never recomputed from what may be damaged), so a
+ * kill in the middle changes nothing there. */
 #define GAP_MAX 64
 #define SEGMENT_MAX (UINT64_C(1) << 16)
+
+/* Phase 0 of write_points for a block [first, first + n) holding the caller's points
+ * points[i .. j - 1], gaps and all: their outputs and checksums. */
+static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint64_t i,
+                                    uint64_t j, const double *outputs, size_t stride,
+                                    const uint8_t *status, double *block, uint8_t *block_status,
+                                    uint32_t *block_checks, is_error *err)
+{
+    size_t output_count = r->variable_count - 1;
+    uint64_t first = points[i], n = points[j - 1] - first + 1;
+    is_code rc = IS_OK;
+    for (size_t o = 0; o < output_count && rc == IS_OK; o++)
+        rc = is_results_read_doubles(r, o, first, n, block + o * SEGMENT_MAX, err);
+    if (rc == IS_OK)
+        rc = is_results_read_raw(r, r->variable_count, first, n, block_checks, err);
+    if (rc != IS_OK)
+        return rc;
+    for (uint64_t k = i; k < j; k++)
+        for (size_t o = 0; o < output_count; o++)
+            block[o * SEGMENT_MAX + points[k] - first] = outputs[o * stride + k];
+    rc = write_outputs(r, first, n, block, SEGMENT_MAX, err);
+    if (rc != IS_OK)
+        return rc;
+    memset(block_status, IS_POINT_PENDING, n);
+    for (uint64_t k = i; k < j; k++)
+        block_status[points[k] - first] = status[k];
+    finish_checks(r, n, block_status);
+    for (uint64_t k = i; k < j; k++) /* the gaps keep the checksums the file holds */
+        block_checks[points[k] - first] = r->checks[points[k] - first];
+    return transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, block_checks, 1, err);
+}
 
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
@@ -432,6 +576,7 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
     size_t output_count = r->variable_count - 1;
     double *block = NULL;
     uint8_t *block_status = NULL;
+    uint32_t *block_checks = NULL;
     is_code rc = IS_OK;
     for (int phase = 0; phase < 2 && rc == IS_OK; phase++) {
         for (uint64_t i = 0; i < count && rc == IS_OK;) {
@@ -443,29 +588,34 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
                 j++;
             }
             uint64_t first = points[i], n = points[j - 1] - first + 1;
+            if (consecutive && phase == 0) {
+                rc = write_outputs(r, first, n, outputs + i, stride, err);
+                if (rc == IS_OK) {
+                    finish_checks(r, n, status + i);
+                    rc = transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, r->checks,
+                                  1, err);
+                }
+                i = j;
+                continue;
+            }
             if (consecutive) {
-                rc = phase == 0 ? write_outputs(r, first, n, outputs + i, stride, err)
-                                : transfer(r, output_count, first, n, H5T_NATIVE_UINT8,
-                                           (void *)(status + i), 1, err);
+                rc = transfer(r, output_count, first, n, H5T_NATIVE_UINT8, (void *)(status + i),
+                              1, err);
                 i = j;
                 continue;
             }
             if (!block) {
                 block = malloc(SEGMENT_MAX * (output_count ? output_count : 1) * sizeof *block);
                 block_status = malloc(SEGMENT_MAX);
-                if (!block || !block_status) {
+                block_checks = malloc(SEGMENT_MAX * sizeof *block_checks);
+                if (!block || !block_status || !block_checks) {
                     rc = is_error_set(err, IS_NOMEM, "out of memory");
                     break;
                 }
             }
             if (phase == 0) {
-                for (size_t o = 0; o < output_count && rc == IS_OK; o++)
-                    rc = is_results_read_doubles(r, o, first, n, block + o * SEGMENT_MAX, err);
-                for (uint64_t k = i; k < j; k++)
-                    for (size_t o = 0; o < output_count; o++)
-                        block[o * SEGMENT_MAX + points[k] - first] = outputs[o * stride + k];
-                if (rc == IS_OK)
-                    rc = write_outputs(r, first, n, block, SEGMENT_MAX, err);
+                rc = write_gapped_outputs(r, points, i, j, outputs, stride, status, block,
+                                          block_status, block_checks, err);
             } else {
                 rc = is_results_read_raw(r, output_count, first, n, block_status, err);
                 for (uint64_t k = i; k < j; k++)
@@ -482,6 +632,7 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
     }
     free(block);
     free(block_status);
+    free(block_checks);
     return rc;
 }
 
@@ -500,7 +651,7 @@ static is_code range_transfer(is_results *r, hid_t ds, const char *name, hsize_t
                      : H5Dread(ds, mem_type, mem, space, H5P_DEFAULT, buf);
     /* read HDF5's error stack before the next call clears it */
     is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              name)
+                                              name, r->mode == IS_RESULTS_BUILD)
                           : IS_OK;
     if (mem >= 0)
         H5Sclose(mem);
@@ -530,7 +681,8 @@ is_code is_results_coordinate_names(is_results *r, size_t k, char *buf, size_t s
     char **names = n > 0 && n <= 64 ? calloc((size_t)n, sizeof *names) : NULL;
     herr_t rc = names ? H5Dread(r->coordinates[k], type, H5S_ALL, H5S_ALL, H5P_DEFAULT, names)
                       : -1;
-    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, "reading", r->axis_names[k]) : IS_OK;
+    is_code code =
+        rc < 0 ? is_layout_io_fail(err, r->path, "reading", r->axis_names[k], 0) : IS_OK;
     size_t used = 0;
     for (hssize_t i = 0; rc >= 0 && i < n && used < size; i++)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
@@ -542,6 +694,70 @@ is_code is_results_coordinate_names(is_results *r, size_t k, char *buf, size_t s
     if (space >= 0)
         H5Sclose(space);
     return code;
+}
+
+/* --- the file's fixed bytes ------------------------------------------------------------- */
+
+/* {offset, length} of a contiguous dataset's raw data; {0, 0} where it has none. */
+static void extent_of(hid_t ds, uint64_t extent[2])
+{
+    haddr_t at = ds >= 0 ? H5Dget_offset(ds) : HADDR_UNDEF;
+    hsize_t size = ds >= 0 ? H5Dget_storage_size(ds) : 0;
+    H5Eclear2(H5E_DEFAULT);
+    extent[0] = at == HADDR_UNDEF ? 0 : (uint64_t)at;
+    extent[1] = at == HADDR_UNDEF ? 0 : (uint64_t)size;
+}
+
+size_t is_results_mutable_extents(const is_results *r, uint64_t (*extents)[2], size_t max)
+{
+    size_t n = 0;
+    for (size_t v = 0; v <= r->variable_count && n < max; v++)
+        if (r->datasets[v] >= 0)
+            extent_of(r->datasets[v], extents[n++]);
+    for (int d = 0; d < IS_LAYOUT_RUN_COUNT && n < max; d++)
+        if (r->run[d] >= 0)
+            extent_of(r->run[d], extents[n++]);
+    return n;
+}
+
+void is_results_coordinate_extent(const is_results *r, size_t k, uint64_t extent[2])
+{
+    hid_t type = H5Dget_type(r->coordinates[k]);
+    int numeric = type >= 0 && H5Tget_class(type) == H5T_FLOAT;
+    if (type >= 0)
+        H5Tclose(type);
+    if (numeric)
+        extent_of(r->coordinates[k], extent);
+    else
+        extent[0] = extent[1] = 0;
+}
+
+size_t is_results_digest_rows(const is_results *r)
+{
+    hid_t ds = r->run[IS_LAYOUT_RUN_DIGEST];
+    hid_t space = ds >= 0 ? H5Dget_space(ds) : -1;
+    hsize_t dims[2] = {0, 0};
+    int rank = space >= 0 ? H5Sget_simple_extent_dims(space, dims, NULL) : -1;
+    if (space >= 0)
+        H5Sclose(space);
+    return rank == 2 && dims[1] == 4 ? (size_t)dims[0] : 0;
+}
+
+is_code is_results_digest(is_results *r, uint64_t (*rows)[4], int writing, is_error *err)
+{
+    size_t n = is_results_digest_rows(r);
+    if (n == 0)
+        return is_error_set(err, IS_NOT_RESULT, "%s: has no digest table (/run/digest)",
+                            r->path);
+    if (writing && r->mode == IS_RESULTS_READ)
+        return is_error_set(err, IS_INTERNAL, "%s: opened read-only", r->path);
+    hid_t ds = r->run[IS_LAYOUT_RUN_DIGEST];
+    herr_t rc = writing ? H5Dwrite(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows)
+                        : H5Dread(ds, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows);
+    return rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
+                                      is_layout_run_names[IS_LAYOUT_RUN_DIGEST],
+                                      r->mode == IS_RESULTS_BUILD)
+                  : IS_OK;
 }
 
 /* --- the run state -------------------------------------------------------------------- */
@@ -569,7 +785,8 @@ static is_code char_row_transfer(is_results *r, int which, hsize_t index, char *
         rc = writing ? H5Dwrite(ds, type, mem, space, H5P_DEFAULT, text)
                      : H5Dread(ds, type, mem, space, H5P_DEFAULT, text);
     is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              is_layout_run_names[which])
+                                              is_layout_run_names[which],
+                                              r->mode == IS_RESULTS_BUILD)
                           : IS_OK;
     if (mem >= 0)
         H5Sclose(mem);

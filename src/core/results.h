@@ -16,7 +16,19 @@
  * storage (fdatasync) before its status is written. So a kill at any moment, of any rank and in any phase,
  * or a node crash, leaves a file that HDF5 opens and whose `status` says exactly which
  * points are stored; a full disk cannot truncate or corrupt it either. Creating builds
- * the whole file under PATH.partial and renames it to PATH only when it is complete. */
+ * the whole file under PATH.partial and renames it to PATH only when it is complete.
+ *
+ * Checksums (format 3): damage is detected, never resumed or merged. Each stored point has
+ * a CRC-32C (crc32c.h) in /run/check, over its record: its grid index (8 bytes,
+ * little-endian), each output's stored bytes in file order, its status byte; a pending
+ * point has 0 there and is not covered. It is written with the outputs, before the flush
+ * that precedes the status: a point's status and its checksum become valid together,
+ * whatever a kill interrupts or tears (per point, since a block of points is shared by
+ * ranks and made valid status byte by status byte). Every byte that is not such mutable
+ * data (HDF5's metadata, the attributes: units, long_name, flag values, the job text, and
+ * the coordinates, all written once at creation) is covered by the digest table in
+ * /run/digest, written last at creation: one digest per stretch of fixed bytes between the
+ * mutable datasets, one per coordinate. */
 #ifndef IMPACTSWEEP_RESULTS_H
 #define IMPACTSWEEP_RESULTS_H
 
@@ -31,7 +43,9 @@
 
 /* The root attribute that marks an impactsweep result file, and its layout version. */
 #define IS_RESULTS_FORMAT_ATTRIBUTE "impactsweep_format"
-#define IS_RESULTS_FORMAT_VERSION 2
+#define IS_RESULTS_FORMAT_VERSION 3
+/* Files of format 2 (no checksums) are still read (info, trace), never written or merged. */
+#define IS_RESULTS_FORMAT_READABLE 2
 
 /* Room for the run log: lines of at most this many bytes (a Slurm node list can be
  * long), this many lines (a run adds two; later lines replace the last one, which then
@@ -70,7 +84,9 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err);
 
 typedef struct is_results is_results;
 
-typedef enum { IS_RESULTS_READ, IS_RESULTS_WRITE } is_results_mode;
+/* BUILD: writing a file being made under its .partial name (a failure keeps nothing of
+ * it, which the messages say). */
+typedef enum { IS_RESULTS_READ, IS_RESULTS_WRITE, IS_RESULTS_BUILD } is_results_mode;
 
 /* A variable over the grid: the model's outputs in order, then `status`. */
 typedef struct is_results_variable {
@@ -91,6 +107,7 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
 is_code is_results_close(is_results **results, is_error *err);
 
 /* What the file holds. */
+int is_results_format(const is_results *r);            /* 2: no checksums; 3 */
 uint64_t is_results_point_count(const is_results *r);   /* points in this file */
 uint64_t is_results_first_point(const is_results *r);   /* grid index of its point 0 */
 size_t is_results_variable_count(const is_results *r);  /* outputs + status */
@@ -139,6 +156,35 @@ is_code is_results_coordinate_names(is_results *r, size_t k, char *buf, size_t s
                                     is_error *err);
 /* Flushes every write so far to stable storage (fdatasync). */
 is_code is_results_sync(is_results *r, is_error *err);
+
+/* --- checksums (format 3; see the top of this file) ------------------------------------
+ * The checksums are variable number is_results_check_variable(r) (= the variable count)
+ * for is_results_read_raw and is_results_write_raw, uint32 (merge copies them as they
+ * are: a record names its grid index, not its place in a file). */
+size_t is_results_check_variable(const is_results *r);
+/* Records of points first .. first + count - 1 (this file's indices): states[i] start,
+ * then take variable 0, 1, ..., status in order from their stored bytes (as read_raw gives
+ * them); after status, states[i] is point i's checksum. */
+void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count,
+                             uint32_t *states);
+void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
+                           uint32_t *states);
+/* Which variable holds bit `bit` of a point's record (variable_count: the grid index,
+ * which no dataset holds); for naming the dataset of a damaged point. */
+size_t is_results_record_variable(const is_results *r, size_t bit);
+/* Bytes of a point's record (index, outputs, status). */
+size_t is_results_record_size(const is_results *r);
+
+/* The stretches of the file that change after creation: every variable's and /run's raw
+ * data, as {offset, length}; returns their number (at most max). The numeric coordinates'
+ * extents likewise, by axis ({0, 0} for a swept choice, whose names are metadata). */
+size_t is_results_mutable_extents(const is_results *r, uint64_t (*extents)[2], size_t max);
+void is_results_coordinate_extent(const is_results *r, size_t k, uint64_t extent[2]);
+/* The digest table /run/digest (results_layout.h): rows of 4 uint64; its row count. */
+size_t is_results_digest_rows(const is_results *r);
+is_code is_results_digest(is_results *r, uint64_t (*rows)[4], int writing, is_error *err);
+/* The file's path as opened. */
+const char *is_results_path(const is_results *r);
 
 /* --- the run state (one process at a time: rank 0) ----------------------------------- */
 

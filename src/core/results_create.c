@@ -20,9 +20,11 @@
 #include <unistd.h>
 
 #include "collective.h"
+#include "digest.h"
 #include "h5attr.h"
 #include "numtext.h"
 #include "results_layout.h"
+#include "stop.h"
 
 /* Points per fill or coordinate write: 4 MiB of doubles. */
 #define BUILD_BLOCK (UINT64_C(1) << 19)
@@ -269,9 +271,10 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     return rc;
 }
 
-/* /run: the mutable run state, allocated and written whole now. */
+/* /run: the mutable run state, allocated and written whole now, and the digest table
+ * (zeros until the file is complete: is_results_build). */
 static herr_t create_run_group(hid_t file, const char *first_line, uint64_t points,
-                               int statuses)
+                               int statuses, hsize_t digest_rows)
 {
     hid_t group = H5Gcreate2(file, "/run", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (group < 0)
@@ -284,6 +287,8 @@ static herr_t create_run_group(hid_t file, const char *first_line, uint64_t poin
     hsize_t log_dims[2] = {IS_RESULTS_LOG_CAPACITY, IS_RESULTS_LOG_LINE};
     hid_t tally_space = H5Screate_simple(1, &tally_dims, NULL);
     hid_t log_space = H5Screate_simple(2, log_dims, NULL);
+    hsize_t digest_dims[2] = {digest_rows, 4};
+    hid_t digest_space = H5Screate_simple(2, digest_dims, NULL);
     hid_t ds[IS_LAYOUT_RUN_COUNT];
     ds[IS_LAYOUT_RUN_STATE] = create_dataset(file, is_layout_run_names[IS_LAYOUT_RUN_STATE],
                                              state_type, scalar, NULL);
@@ -295,13 +300,16 @@ static herr_t create_run_group(hid_t file, const char *first_line, uint64_t poin
                                            line_type, log_space, NULL);
     ds[IS_LAYOUT_RUN_LOG_COUNT] = create_dataset(
         file, is_layout_run_names[IS_LAYOUT_RUN_LOG_COUNT], H5T_STD_U64LE, scalar, NULL);
+    ds[IS_LAYOUT_RUN_DIGEST] = create_dataset(file, is_layout_run_names[IS_LAYOUT_RUN_DIGEST],
+                                              H5T_STD_U64LE, digest_space, NULL);
     char state[IS_LAYOUT_STATE_TEXT] = "created", end[IS_LAYOUT_STATE_TEXT] = "";
     uint64_t tally[IS_POINT_STATUS_COUNT] = {0}, one = 1;
     tally[IS_POINT_PENDING] = points;
     /* every byte written now, so that later updates overwrite allocated blocks (a full
      * disk cannot fail them on a file system that overwrites in place) */
     char *log = calloc(IS_RESULTS_LOG_CAPACITY, IS_RESULTS_LOG_LINE);
-    herr_t rc = log ? 0 : -1;
+    uint64_t *digest = calloc(digest_rows, 4 * sizeof *digest);
+    herr_t rc = log && digest ? 0 : -1;
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         rc |= ds[d] < 0 ? -1 : 0;
     if (rc == 0) {
@@ -314,16 +322,38 @@ static herr_t create_run_group(hid_t file, const char *first_line, uint64_t poin
         rc |= H5Dwrite(ds[IS_LAYOUT_RUN_LOG], line_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, log);
         rc |= H5Dwrite(ds[IS_LAYOUT_RUN_LOG_COUNT], H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
                        H5P_DEFAULT, &one);
+        rc |= H5Dwrite(ds[IS_LAYOUT_RUN_DIGEST], H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL,
+                       H5P_DEFAULT, digest);
+        rc |= is_h5_attr_string(ds[IS_LAYOUT_RUN_DIGEST], "long_name",
+                                "digests of the file's fixed bytes (impactsweep info --verify)");
     }
     free(log);
+    free(digest);
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         if (ds[d] >= 0)
             H5Dclose(ds[d]);
     H5Sclose(scalar);
     H5Sclose(tally_space);
     H5Sclose(log_space);
+    H5Sclose(digest_space);
     H5Tclose(state_type);
     H5Tclose(line_type);
+    return rc;
+}
+
+/* /run/check: a checksum per point (results.h), over the grid like status, 0 (pending). */
+static herr_t create_checks(hid_t file, hid_t space)
+{
+    uint32_t zero = 0;
+    hid_t ds = create_dataset(file, IS_LAYOUT_CHECK_NAME, H5T_STD_U32LE, space, &zero);
+    if (ds < 0)
+        return -1;
+    herr_t rc = is_h5_attr_string(ds, "long_name",
+                                  "CRC-32C of each stored point's record: its grid index (8 "
+                                  "bytes, little-endian), each output's stored bytes, its "
+                                  "status; 0 where pending");
+    rc |= is_h5_attr_string(ds, "units", "1");
+    H5Dclose(ds);
     return rc;
 }
 
@@ -416,12 +446,16 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
         if (bad)
             rc = is_h5_fail(err, path, is_status ? "creating status" : "creating an output");
     }
-    H5Sclose(space);
     for (size_t k = 0; k < made; k++)
         H5Dclose(scales[k]);
     if (rc == IS_OK && create_run_group(file, first_line, job->piece_last - job->piece_first,
-                                       status_count(job)) < 0)
+                                       status_count(job),
+                                       IS_LAYOUT_DIGEST_ROWS(model->output_count,
+                                                             grid->axis_count)) < 0)
         rc = is_h5_fail(err, path, "creating the run state");
+    if (rc == IS_OK && create_checks(file, space) < 0)
+        rc = is_h5_fail(err, path, "creating the checksums");
+    H5Sclose(space);
     if (rc == IS_OK && write_provenance(file, job, prov, first_line) < 0)
         rc = is_h5_fail(err, path, "writing the provenance attributes");
     if (H5Fclose(file) < 0 && rc == IS_OK)
@@ -434,7 +468,7 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
 uint64_t is_results_size(const is_job *job)
 {
     const is_model *model = job->model;
-    uint64_t per_point = 1; /* status */
+    uint64_t per_point = 1 + 4; /* status and checksum */
     for (size_t o = 0; o < model->output_count; o++)
         per_point += model->outputs[o].type == IS_OUTPUT_REAL  ? 8
                      : model->outputs[o].type == IS_OUTPUT_INT ? 4
@@ -442,7 +476,7 @@ uint64_t is_results_size(const is_job *job)
     uint64_t points = job->piece_last - job->piece_first;
     /* metadata and the run log, and up to one alignment per large dataset */
     uint64_t fixed = (UINT64_C(1) << 20) + (uint64_t)IS_RESULTS_LOG_CAPACITY * IS_RESULTS_LOG_LINE;
-    uint64_t padding = points * 8 >= ALIGNMENT ? (model->output_count + 1) * ALIGNMENT : 0;
+    uint64_t padding = points * 8 >= ALIGNMENT ? (model->output_count + 2) * ALIGNMENT : 0;
     return points * per_point + fixed + padding;
 }
 
@@ -477,7 +511,7 @@ static void share(uint64_t n, MPI_Comm comm, uint64_t *lo, uint64_t *hi)
           n % (uint64_t)size * (uint64_t)(rank + 1) / (uint64_t)size;
 }
 
-static is_code fill_variables(is_results *r, MPI_Comm comm, is_error *err)
+static is_code fill_variables(is_results *r, MPI_Comm comm, is_stop *stop, is_error *err)
 {
     uint64_t lo, hi;
     share(is_results_point_count(r), comm, &lo, &hi);
@@ -486,7 +520,8 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_error *err)
     if (!buf)
         return is_error_set(err, IS_NOMEM, "out of memory");
     is_code rc = IS_OK;
-    for (size_t v = 0; v < is_results_variable_count(r) && rc == IS_OK; v++) {
+    /* the outputs, status and the checksums (0) */
+    for (size_t v = 0; v <= is_results_variable_count(r) && rc == IS_OK; v++) {
         const is_results_variable *var = is_results_variable_at(r, v);
         for (uint64_t i = 0; i < block; i++) {
             if (var->element_size == 8)
@@ -496,7 +531,7 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_error *err)
             else
                 ((int8_t *)buf)[i] = (int8_t)var->fill;
         }
-        for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
+        for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += block) {
             uint64_t n = hi - at < block ? hi - at : block;
             rc = is_results_write_raw(r, v, at, n, buf, err);
         }
@@ -506,7 +541,7 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_error *err)
 }
 
 static is_code write_coordinates(is_results *r, const is_job *job, MPI_Comm comm,
-                                 is_error *err)
+                                 is_stop *stop, is_error *err)
 {
     is_code rc = IS_OK;
     for (size_t k = 0; k < job->grid.axis_count && rc == IS_OK; k++) {
@@ -519,7 +554,7 @@ static is_code write_coordinates(is_results *r, const is_job *job, MPI_Comm comm
         double *values = malloc((block ? block : 1) * sizeof *values);
         if (!values)
             return is_error_set(err, IS_NOMEM, "out of memory");
-        for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
+        for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += block) {
             uint64_t n = hi - at < block ? hi - at : block;
             for (uint64_t i = 0; i < n; i++)
                 values[i] = is_axis_value(axis, (size_t)(offset + at + i));
@@ -530,29 +565,55 @@ static is_code write_coordinates(is_results *r, const is_job *job, MPI_Comm comm
     return rc;
 }
 
+/* Collective, the file complete: its digest table, written last (rank 0). */
+static is_code seal(is_results *r, MPI_Comm comm, is_stop *stop, is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    size_t n = is_results_digest_rows(r);
+    uint64_t (*rows)[4] = calloc(n ? n : 1, sizeof *rows);
+    is_code rc = is_collective_agree(rows ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory"),
+                                     comm, err);
+    if (rc == IS_OK)
+        rc = is_digest_compute(r, comm, stop, rows, err);
+    if (rc == IS_OK && rank == 0)
+        rc = is_results_digest(r, rows, 1, err);
+    free(rows);
+    return is_collective_share(rc, 0, comm, err);
+}
+
 is_code is_results_build(const is_job *job, const is_provenance *prov, const char *path,
                          const char *first_line, MPI_Comm comm, is_error *err)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    is_code rc = rank == 0 ? create_metadata(job, prov, path, first_line, err) : IS_OK;
-    rc = is_collective_share(rc, 0, comm, err);
+    is_stop *stop = NULL;
+    is_code rc = is_stop_begin(comm, &stop, err);
     if (rc != IS_OK)
         return rc;
+    rc = rank == 0 ? create_metadata(job, prov, path, first_line, err) : IS_OK;
+    rc = is_collective_share(rc, 0, comm, err);
     is_results *r = NULL;
-    rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_WRITE, &r, err), comm, err);
     if (rc == IS_OK)
-        rc = fill_variables(r, comm, err);
+        rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_BUILD, &r, err), comm,
+                                 err);
     if (rc == IS_OK)
-        rc = write_coordinates(r, job, comm, err);
+        rc = fill_variables(r, comm, stop, err);
+    if (rc == IS_OK)
+        rc = write_coordinates(r, job, comm, stop, err);
     if (rc == IS_OK)
         rc = is_results_sync(r, err);
     rc = is_collective_agree(rc, comm, err);
+    if (rc == IS_OK) /* every rank's writes done and flushed: the fixed bytes are final */
+        rc = seal(r, comm, stop, err);
+    if (rc == IS_OK)
+        rc = is_collective_agree(is_results_sync(r, err), comm, err);
     is_error close_err;
-    is_code close_rc = is_results_close(&r, &close_err);
+    is_code close_rc = r ? is_results_close(&r, &close_err) : IS_OK;
     if (rc == IS_OK && close_rc != IS_OK)
         *err = close_err;
-    return is_collective_agree(rc != IS_OK ? rc : close_rc, comm, err);
+    rc = is_collective_agree(rc != IS_OK ? rc : close_rc, comm, err);
+    return is_stop_end(&stop, rc, "the creation of the file (nothing of it is kept)", err);
 }
 
 is_code is_results_publish(const char *built, const char *path, int replace, is_error *err)

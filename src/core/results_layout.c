@@ -12,7 +12,7 @@
 #include "h5attr.h"
 
 const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT] = {
-    "/run/state", "/run/end_time", "/run/tally", "/run/log", "/run/log_count"};
+    "/run/state", "/run/end_time", "/run/tally", "/run/log", "/run/log_count", "/run/digest"};
 
 hid_t is_layout_text_type(size_t size)
 {
@@ -69,12 +69,20 @@ static int disk_full(const char *path, int saved_errno, const char *stack)
     return full;
 }
 
-is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what)
+is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what,
+                          int building)
 {
     int saved_errno = errno;
     char stack[1024];
     is_h5_error_stack(stack, sizeof stack);
     H5Eclear2(H5E_DEFAULT);
+    if (disk_full(path, saved_errno, stack) && building)
+        return is_error_set(err, IS_IO,
+                            "%s: %s %s failed: no space left on the device (or quota "
+                            "exceeded) while the file was being made: nothing of it is kept "
+                            "(and a file it was to replace is untouched); free some space and "
+                            "run again",
+                            path, verb, what);
     if (disk_full(path, saved_errno, stack))
         return is_error_set(err, IS_IO,
                             "%s: %s %s failed: no space left on the device (or quota "

@@ -20,9 +20,26 @@ enum {
     IS_LAYOUT_RUN_TALLY,
     IS_LAYOUT_RUN_LOG,
     IS_LAYOUT_RUN_LOG_COUNT,
+    IS_LAYOUT_RUN_DIGEST, /* format 3 on */
     IS_LAYOUT_RUN_COUNT
 };
+/* The /run datasets of format 2 (no checksums): those before IS_LAYOUT_RUN_DIGEST. */
+#define IS_LAYOUT_RUN_COUNT_V2 IS_LAYOUT_RUN_DIGEST
 extern const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT];
+
+/* Each point's checksum (format 3 on): /run/check, uint32 over the grid like status, 0
+ * where the point is pending. */
+#define IS_LAYOUT_CHECK_NAME "/run/check"
+
+/* The digest table of the file's fixed bytes, /run/digest: rows of 4 uint64. Row 0 is
+ * {IS_LAYOUT_DIGEST_VERSION, file size, segment count, 0}; row 1 + s is segment s:
+ * {offset, length, kind, digest}, kind IS_LAYOUT_SEGMENT_METADATA or 1 + k for the values
+ * of axis k's coordinate. */
+#define IS_LAYOUT_DIGEST_VERSION 1
+#define IS_LAYOUT_SEGMENT_METADATA 0
+/* Rows of a file with `outputs` outputs and `axes` axes: every mutable dataset cuts the
+ * fixed bytes once more, every coordinate twice. */
+#define IS_LAYOUT_DIGEST_ROWS(outputs, axes) (2 + 2 * ((outputs) + 2 + IS_LAYOUT_RUN_COUNT + (axes)))
 
 /* Fixed-length, NUL-padded UTF-8 text of `size` bytes (caller closes). */
 hid_t is_layout_text_type(size_t size);
@@ -36,7 +53,10 @@ MPI_Info is_layout_mpi_hints(void);
 void is_layout_no_hdf5_locking(hid_t fapl);
 
 /* Records a failed read or write of `what` with HDF5's innermost message; a full disk
- * or quota is said as such (IS_IO). Returns the code. */
-is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what);
+ * or quota is said as such (IS_IO), with what became of the points: `building` (a file
+ * being made under its .partial name: nothing of it is kept) or not (--resume keeps every
+ * point stored). Returns the code. */
+is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what,
+                          int building);
 
 #endif

@@ -17,6 +17,8 @@
 #include "provenance.h"
 #include "refine.h"
 #include "results.h"
+#include "stop.h"
+#include "verify.h"
 
 /* Room the longest sibling name needs beyond the result file's own: ".partial", and
  * ".lock.PID" while a stale lock is taken over (lock.c). */
@@ -131,6 +133,21 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
     return rc;
 }
 
+/* Collective, before anything is written into a resumed file: its checksums, and its
+ * coordinates against the job. */
+static is_code verify_resumed(const is_job *job, is_results *results, MPI_Comm comm,
+                              is_run_summary *summary, is_error *err)
+{
+    double started = now_seconds();
+    is_stop *stop = NULL;
+    is_code rc = is_stop_begin(comm, &stop, err);
+    if (rc == IS_OK)
+        rc = is_verify_file(results, job, comm, stop, &summary->verified, err);
+    rc = is_stop_end(&stop, rc, "the check of the file's checksums (nothing was written)", err);
+    summary->verify_seconds = now_seconds() - started;
+    return rc;
+}
+
 /* Rank 0: the state and log line that close the run. */
 static is_code record_end(is_results *results, is_code rc, is_run_summary *summary,
                           is_error *err)
@@ -149,7 +166,8 @@ static is_code record_end(is_results *results, is_code rc, is_run_summary *summa
     summary->counts[0] = summary->tally[IS_POINT_DONE];
     summary->counts[1] = failed;
     summary->counts[2] = summary->tally[IS_POINT_PENDING];
-    const char *state = rc != IS_OK || s->rank_errors ? "failed"
+    const char *state = rc == IS_INTERRUPTED                 ? "interrupted"
+                        : rc != IS_OK || s->rank_errors ? "failed"
                         : s->stop_signal             ? "interrupted"
                         : summary->counts[2]         ? "incomplete"
                                                      : "complete";
@@ -235,7 +253,9 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     uint64_t points = job->piece_last - job->piece_first;
     if (rc == IS_OK && resumed) {
         started = now_seconds();
-        rc = is_pending_scan(results, comm, &map, summary->tally, err);
+        rc = verify_resumed(job, results, comm, summary, err);
+        if (rc == IS_OK)
+            rc = is_pending_scan(results, comm, &map, summary->tally, err);
         summary->scan_seconds = now_seconds() - started;
     } else {
         summary->tally[IS_POINT_PENDING] = points;

@@ -23,6 +23,8 @@ typedef struct is_run_summary {
     uint64_t counts[3];  /* rank 0: done, failed, pending in the file at the end */
     int resumed;         /* an existing file was continued */
     double create_seconds, scan_seconds; /* building the file; the resume scan */
+    double verify_seconds; /* of the resume scan: checking the file's checksums */
+    uint64_t verified;   /* resumed: the stored points whose checksums were checked */
 } is_run_summary;
 
 /* Checks, before anything is touched, that the job's output can be written: an existing
@@ -33,8 +35,10 @@ is_code is_run_check_output(const is_job *job, const char *job_path, int overwri
                             is_error *err);
 
 /* Collective. Every rank returns the same code: IS_OK when the file is complete,
- * IS_INTERRUPTED when a signal stopped the run (the file is resumable), or the first
- * error (reported in err on every rank). */
+ * IS_INTERRUPTED when a signal stopped the run (the file is resumable; in any phase,
+ * within seconds), or the first error (reported in err on every rank). A resumed file is
+ * first checked against its checksums and its coordinates against the job: damage is
+ * IS_DAMAGED, and nothing is written. */
 is_code is_run(const is_job *job, const char *job_path, const is_run_options *options,
                MPI_Comm comm, is_run_summary *summary, is_error *err);
 

@@ -15,7 +15,8 @@ static void on_signal(int signo)
 
 void is_signals_install(void)
 {
-    static const int stops[] = {SIGINT, SIGTERM, SIGUSR1, SIGUSR2};
+    /* SIGHUP too: a closed terminal or a batch system's hang-up is a stop like SIGTERM */
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

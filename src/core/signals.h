@@ -1,4 +1,5 @@
-/* signals.h: turning SIGINT, SIGTERM, SIGUSR1 and SIGUSR2 into a polite stop request.
+/* signals.h: turning SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 into a polite stop
+ * request.
  * A signal handler can reach nothing but globals, so the flag set here is the one piece
  * of process-global mutable state in impactsweep; everything else is passed around. */
 #ifndef IMPACTSWEEP_SIGNALS_H

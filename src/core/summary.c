@@ -191,7 +191,7 @@ is_code is_summary_collect(const char *path, MPI_Comm comm, is_summary **out, is
     }
     is_code rc = IS_OK;
     if (rank == 0 && access(path, R_OK) != 0)
-        rc = is_error_set(err, errno == ENOENT ? IS_NOT_RESULT : IS_IO,
+        rc = is_error_set(err, errno == EIO ? IS_IO : IS_NOT_RESULT,
                           "%s: cannot read the file: %s", path, strerror(errno));
     rc = is_collective_share(rc, 0, comm, err);
     if (rc != IS_OK)

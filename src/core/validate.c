@@ -8,8 +8,11 @@
 
 #include "collective.h"
 #include "numtext.h"
+#include "stop.h"
 
 #define NONE UINT64_MAX
+/* Points between two polls of the stop flag (a poll reads a clock: ~20 ns). */
+#define POLL_EVERY 1024
 
 /* This rank's share [*lo, *hi) of n items. */
 static void share(uint64_t n, MPI_Comm comm, uint64_t *lo, uint64_t *hi)
@@ -43,7 +46,7 @@ static is_code first_failure(uint64_t mine, is_code code, MPI_Comm comm, is_erro
 }
 
 /* Axes without a table of values (those over IS_AXIS_CACHE_MAX long). */
-static is_code check_axes(const is_job *job, MPI_Comm comm, is_error *err)
+static is_code check_axes(const is_job *job, MPI_Comm comm, is_stop *stop, is_error *err)
 {
     for (size_t k = 0; k < job->grid.axis_count; k++) {
         const is_axis *axis = &job->grid.axes[k];
@@ -56,6 +59,8 @@ static is_code check_axes(const is_job *job, MPI_Comm comm, is_error *err)
         int rising = is_axis_value(axis, 1) > is_axis_value(axis, 0);
         double before = lo > 0 ? is_axis_value(axis, (size_t)lo - 1) : 0.0;
         for (uint64_t i = lo; i < hi && mine == NONE; i++) {
+            if (i % POLL_EVERY == 0 && is_stop_poll(stop))
+                break;
             is_error detail;
             double v = is_axis_value(axis, (size_t)i);
             code = is_param_check(param, v, &detail);
@@ -107,7 +112,7 @@ static void given_at(const is_job *job, const char *message, char *out, size_t s
         snprintf(out + used, size - used, ")");
 }
 
-static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
+static is_code check_points(const is_job *job, MPI_Comm comm, is_stop *stop, is_error *err)
 {
     const is_model *model = job->model;
     if (!model->validate)
@@ -122,6 +127,8 @@ static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
     uint64_t lo, hi, mine = NONE;
     share(job->piece_last - job->piece_first, comm, &lo, &hi);
     for (uint64_t i = job->piece_first + lo; i < job->piece_first + hi && mine == NONE; i++) {
+        if (i % POLL_EVERY == 0 && is_stop_poll(stop))
+            break;
         is_grid_point(&job->grid, i, point);
         is_error detail;
         if (model->validate(point, &detail) == IS_OK)
@@ -146,6 +153,13 @@ static is_code check_points(const is_job *job, MPI_Comm comm, is_error *err)
 
 is_code is_validate_grid(const is_job *job, MPI_Comm comm, is_error *err)
 {
-    is_code rc = check_axes(job, comm, err);
-    return rc == IS_OK ? check_points(job, comm, err) : rc;
+    is_stop *stop = NULL;
+    is_code rc = is_stop_begin(comm, &stop, err);
+    if (rc != IS_OK)
+        return rc;
+    rc = check_axes(job, comm, stop, err);
+    if (rc == IS_OK)
+        rc = check_points(job, comm, stop, err);
+    /* a failure found before the stop is the answer; else the stop ends the run */
+    return is_stop_end(&stop, rc, "the check of the grid (nothing was written)", err);
 }

@@ -11,7 +11,8 @@
 #include "error.h"
 #include "job.h"
 
-/* Collective over comm (MPI_COMM_NULL: this process checks everything). */
+/* Collective over comm (MPI_COMM_NULL: this process checks everything). A stop request
+ * (signals.h) on any rank ends it within a fraction of a second: IS_INTERRUPTED. */
 is_code is_validate_grid(const is_job *job, MPI_Comm comm, is_error *err);
 
 #endif

@@ -17,9 +17,16 @@
 #     /dev/null, a fifo or the job file itself, and a plain run onto an existing file,
 #     exit 2 and leave everything byte-identical; a good --overwrite leaves the new job's
 #     file and no .partial or .lock;
-#  3. merge: pieces merged equal a whole run (1 and 2 ranks), an agreeing overlap is
-#     fine; the output as an input (same name, ./name, hard link), an input from another
-#     job, and overlapping inputs that disagree are refused and leave nothing behind;
+#  3. merge: pieces merged equal a whole run (1 and 2 ranks), an agreeing overlap (pieces
+#     1/2 and 1/3, 2/3) is fine; the output as an input (same name, ./name, hard link), an
+#     input from another job, overlapping inputs that disagree (a value changed with its
+#     checksum) and a damaged input (a bit flipped: named with its point and dataset) are
+#     refused and leave nothing behind; a merge only ever makes things better: a complete
+#     m.h5 is not replaced by a merge with a piece missing, one piece alone, an earlier
+#     merge's pieces after one was purged, or an interrupted piece, nor with a piece given
+#     twice (a copy, the same name, a hard link); another job's result and a non-result
+#     file are never replaced; a partial merge's last line names the missing and the
+#     incomplete pieces (exit 1);
 #  4. long paths: > 600 characters of directories work on 1 and 2 ranks; a 250-character
 #     file name is refused before anything is created, saying how long it may be; a
 #     file name of the longest length accepted keeps its stale lock takeover working;
@@ -305,10 +312,11 @@ expect_status 0 "(3) merge of the pieces" "$IMPACTSWEEP" merge m.h5 p0.h5 p1.h5 
 same_results whole.h5 m.h5 "(3) merged pieces vs the whole run"
 expect_status 0 "(3) merge of the pieces on 2 ranks" mpi2 merge m2.h5 p2.h5 p0.h5 p1.h5
 same_results whole.h5 m2.h5 "(3) merged pieces (2 ranks, inputs out of order) vs the whole run"
-cp p1.h5 p1copy.h5
-expect_status 0 "(3) merge with an overlap that agrees" "$IMPACTSWEEP" merge m3.h5 p0.h5 p1.h5 p1copy.h5 p2.h5
+expect_status 0 "(3) piece 1/2, which overlaps pieces 0/3 to 2/3" "$IMPACTSWEEP" run "$job" --piece 1/2 --output q1.h5
+expect_status 0 "(3) merge with an overlap that agrees" "$IMPACTSWEEP" merge m3.h5 p0.h5 p1.h5 q1.h5 p2.h5
 same_results whole.h5 m3.h5 "(3) merge with an agreeing overlap vs the whole run"
-ok "pieces merged (1 and 2 ranks, with an agreeing overlap) equal the whole run"
+"$IMPACTSWEEP" info m3.h5 --verify >out.txt 2>err.txt || die "(3) info --verify fails on the merged file: $(tail -n 1 err.txt)"
+ok "pieces merged (1 and 2 ranks, with an agreeing overlap of pieces 1/2 and 1/3, 2/3) equal the whole run and verify"
 
 say "3. merge with the output among the inputs is refused and leaves m.h5 byte-identical"
 m_sha=$(sha m.h5)
@@ -319,10 +327,10 @@ refuse_merge() {
     local what=$1 want=$2
     shift 2
     expect_status 2 "(3) $what" "$IMPACTSWEEP" merge "$@"
-    grep -q -F -- "$want" err.txt || die "(3) $what: the message does not say '$want'"
+    grep -q -F -- "$want" err.txt || die "(3) $what: the message does not say '$want': $(tail -n 1 err.txt)"
     [ "$(sha m.h5)" = "$m_sha" ] || die "(3) $what: m.h5 changed"
     for f in m.h5.partial m.h5.lock; do [ ! -e "$f" ] || die "(3) $what: left $f behind"; done
-    ok "$what -> $(grep -m1 -F -- "$want" err.txt | sed 's/^impactsweep: //' | cut -c1-100)"
+    ok "$what -> $(grep -m1 -F -- "$want" err.txt | sed 's/^impactsweep: //' | cut -c1-110)"
 }
 refuse_merge "merge m.h5 m.h5 p1.h5" "both the output and an input" m.h5 m.h5 p1.h5
 refuse_merge "merge m.h5 ./m.h5 p1.h5" "both the output and an input" m.h5 ./m.h5 p1.h5
@@ -336,38 +344,88 @@ expect_status 0 "(3) a piece of another job" "$IMPACTSWEEP" run "$job" "${other[
 refuse_merge "merge --overwrite m.h5 p0.h5 X.h5" "another job" --overwrite m.h5 p0.h5 X.h5
 refuse_merge "merge m.h5 p0.h5 X.h5 (no --overwrite)" "another job" m.h5 p0.h5 X.h5
 
-say "3. merge of overlapping inputs that disagree is refused and leaves no output"
+say "3. a merge only ever makes things better: m.h5 (complete) is replaced only by a merge that holds all of it"
+refuse_merge "merge --overwrite m.h5 with piece 2/3 missing" "holds 420 points that the merge does not" --overwrite m.h5 p0.h5 p1.h5
+refuse_merge "merge --overwrite m.h5 with one piece alone" "that the merge does not" --overwrite m.h5 p1.h5
+refuse_merge "merge m.h5 again (an earlier merge) after piece 2/3 was purged" "holds 420 points that the merge does not" m.h5 p0.h5 p1.h5
+# an interrupted piece 2/3 of the same job: killed (the crashpoint shim) at 3/4 of its writes
+piece_cut() { # piece_cut AT: events seen (AT = 0: counted only)
+    head -c 8 /dev/zero >ctr
+    CRASHPOINT_MATCH="$WORK/p2slow.h5" CRASHPOINT_COUNTER="$WORK/ctr" CRASHPOINT_AT=$1 \
+        LD_PRELOAD="$CRASHPOINT_LIB" "$IMPACTSWEEP" run "$job" --piece 2/3 --set sweep.unit_size=20 \
+        --output "$WORK/p2slow.h5" >/dev/null 2>&1 || true
+    od -An -tu8 -N8 ctr | tr -d ' '
+}
+events=$(piece_cut 0)
+rm -f p2slow.h5
+piece_cut $((events * 3 / 4)) >/dev/null
+rm -f p2slow.h5.lock p2slow.h5.partial
+left=$(points p2slow.h5 pending) || die "(3) the interrupted piece 2/3 does not open"
+[ "$left" -gt 0 ] && [ "$left" -lt 420 ] || die "(3) the interrupted piece 2/3 has $left of 420 points pending"
+refuse_merge "merge --overwrite m.h5 with an interrupted piece 2/3 ($left points pending)" "that the merge does not" --overwrite m.h5 p0.h5 p1.h5 p2slow.h5
+cp p1.h5 p1copy.h5
+refuse_merge "merge --overwrite m.h5 with piece 1/3 twice (a copy)" "both piece 1/3" --overwrite m.h5 p0.h5 p1.h5 p1copy.h5 p2.h5
+refuse_merge "merge --overwrite m.h5 with p1.h5 given twice" "given twice" --overwrite m.h5 p0.h5 p1.h5 p2.h5 p1.h5
+ln p1.h5 p1link.h5
+refuse_merge "merge --overwrite m.h5 with p1.h5 and a hard link to it" "given twice" --overwrite m.h5 p0.h5 p1.h5 p2.h5 p1link.h5
+expect_status 0 "(3) merge --overwrite m.h5 with every piece" "$IMPACTSWEEP" merge --overwrite m.h5 p2.h5 p1.h5 p0.h5
+same_results whole.h5 m.h5 "(3) m.h5 merged again with every piece"
+m_sha=$(sha m.h5)
+expect_status 0 "(3) a whole run of another job" "$IMPACTSWEEP" run "$job" "${other[@]}" --output otherwhole.h5
+other_sha=$(sha otherwhole.h5)
+expect_status 2 "(3) merge --overwrite onto another job's result" "$IMPACTSWEEP" merge --overwrite otherwhole.h5 p0.h5 p1.h5 p2.h5
+grep -q "results of another job" err.txt || die "(3) the refusal to replace another job's result says: $(tail -n 1 err.txt)"
+[ "$(sha otherwhole.h5)" = "$other_sha" ] || die "(3) the refused merge changed another job's result"
+echo "not a result file" >notresult.h5
+expect_status 2 "(3) merge --overwrite onto a file that is not a result" "$IMPACTSWEEP" merge --overwrite notresult.h5 p0.h5 p1.h5 p2.h5
+[ "$(cat notresult.h5)" = "not a result file" ] || die "(3) the refused merge changed notresult.h5"
+ok "another job's result and a non-result file are left as they are"
+
+say "3. a partial merge says plainly what it holds"
+status=$(run_status "$IMPACTSWEEP" merge part.h5 p0.h5 p2slow.h5)
+[ "$status" -eq 1 ] || die "(3) a merge with points missing exited $status, not 1"
+last=$(tail -n 1 err.txt)
+for want in "part.h5 is incomplete" "missing piece(s) 1/3" "p2slow.h5 (piece 2/3) holds"; do
+    [[ $last == *"$want"* ]] || die "(3) the last line of a partial merge does not say '$want': $last"
+done
+ok "exit 1; $(echo "$last" | sed 's/^impactsweep: //' | cut -c1-160)"
+
+say "3. overlapping inputs that disagree, and a damaged input, are refused and leave no output"
+cp q1.h5 q1alt.h5
+# a value changed with its checksum recomputed: the file verifies, only the overlap tells
+"$PYTHON" "$TESTS/integration/checksums.py" set q1alt.h5 sum 7 12345.5 || die "(3) altering q1alt.h5 failed"
+"$IMPACTSWEEP" info q1alt.h5 --verify >out.txt 2>err.txt || die "(3) q1alt.h5 does not verify: $(tail -n 1 err.txt)"
 cp p1.h5 p1alt.h5
-"$PYTHON" - p1alt.h5 <<'EOF' || die "(3) altering p1alt.h5 with h5py failed"
+"$PYTHON" - p1alt.h5 <<'PYEOF' || die "(3) altering p1alt.h5 with h5py failed"
 import sys
 import h5py
 import numpy as np
 with h5py.File(sys.argv[1], "r+") as f:
     status = f["status"][()]
     done = np.argwhere(status == 1)
-    if len(done) == 0:
-        sys.exit("no done point in " + sys.argv[1])
     at = tuple(done[len(done) // 2])
-    f["sum"][at] = f["sum"][at] + 1.0
-with h5py.File(sys.argv[1], "r") as f:
-    if f["status"][at] != 1:
-        sys.exit("the altered point's status is no longer 1")
-print("altered sum at", at)
-EOF
-"$H5COMPARE" p1.h5 p1alt.h5 2>/dev/null && die "(3) h5compare finds the altered copy equal to p1.h5"
+    value = np.array([f["sum"][at]], dtype="<f8").view("<u8")
+    f["sum"][at] = (value ^ np.uint64(1 << 40)).view("<f8")[0]  # one bit, not its checksum
+print("flipped a bit of sum at", at)
+PYEOF
 for launcher in serial mpi2; do
-    if [ "$launcher" = serial ]; then
-        status=$(run_status "$IMPACTSWEEP" merge c.h5 p1.h5 p1alt.h5)
-    else
-        status=$(run_status mpi2 merge c.h5 p1.h5 p1alt.h5)
-    fi
-    [ "$status" -ne 0 ] || die "(3) merge of disagreeing inputs ($launcher) exited 0"
-    grep -q -i -E "differ|conflict|disagree" err.txt ||
-        die "(3) merge of disagreeing inputs ($launcher): the message names no conflict"
-    leftover=$(ls c.h5* 2>/dev/null || true)
-    [ -z "$leftover" ] || die "(3) merge of disagreeing inputs ($launcher) left: $leftover"
-    ok "$launcher: exit $status, $(grep -m1 -i -E 'differ|conflict|disagree' err.txt | sed 's/^impactsweep: //')"
+    for case in "q1alt.h5 differ p0.h5 p1.h5 p2.h5" "p1alt.h5 damaged p0.h5 p2.h5"; do
+        read -r input want others <<<"$case"
+        # shellcheck disable=SC2086 # the other inputs, split on purpose
+        if [ "$launcher" = serial ]; then
+            status=$(run_status "$IMPACTSWEEP" merge c.h5 $others "$input")
+        else
+            status=$(run_status mpi2 merge c.h5 "$input" $others)
+        fi
+        [ "$status" -eq 2 ] || die "(3) merge with $input ($launcher) exited $status, not 2: $(tail -n 1 err.txt)"
+        grep -q "$want" err.txt || die "(3) merge with $input ($launcher): the message does not say '$want': $(tail -n 1 err.txt)"
+        leftover=$(ls c.h5* 2>/dev/null || true)
+        [ -z "$leftover" ] || die "(3) merge with $input ($launcher) left: $leftover"
+        ok "$launcher, $input: exit $status, $(grep -m1 "$want" err.txt | sed 's/^impactsweep: //' | cut -c1-140)"
+    done
 done
+grep -q "p1alt.h5 is damaged: point .*: its value of sum differs in one bit from its checksum (bit 40" err.txt ||
+    die "(3) the damaged input's message does not name the file, the point and sum: $(tail -n 1 err.txt)"
 
 # ===================================================================================
 say "4. long paths: an output under > 600 characters of directories, 1 and 2 ranks"

@@ -15,7 +15,8 @@
  *     work was run (output, unit_size, unit_seconds, progress_interval, master_computes,
  *     piece), so the same job written to another file or cut into other work units
  *     compares equal;
- *   - the run state's status tally and state (/run/tally, /run/state).
+ *   - the run state's status tally and state (/run/tally, /run/state), and the points'
+ *     checksums (/run/check; a pending point's is 0 however the file was made).
  * Ignored: every other root attribute, as run-specific: start_time, history, ranks, host,
  * slurm, build, git_commit, engine_version, hdf5_version, mpi_library, job_source, title,
  * ..., and the run log and end time (/run/log, /run/log_count, /run/end_time).
@@ -32,8 +33,9 @@ static const char *const root_attributes[] = {
     "impactsweep_format", "model",       "axes",        "outputs", "job", "job_fingerprint",
     "points_total",       "grid_points", "piece_first", "seed",    NULL};
 
-/* Datasets of the run state that describe the results, not the run. */
-static const char *const run_datasets[] = {"/run/tally", "/run/state", NULL};
+/* Datasets of the run state that describe the results, not the run: the tally, the
+ * state, and each point's checksum (format 3; skipped where neither file has it). */
+static const char *const run_datasets[] = {"/run/tally", "/run/state", "/run/check", NULL};
 
 /* [sweep] keys of the job text that do not change the results. */
 static const char *const run_only_keys[] = {"output",          "unit_size", "unit_seconds",
@@ -360,7 +362,12 @@ int main(int argc, char **argv)
     walk_root(a, b, 1, a, b);
     walk_root(b, a, 0, a, b);
     for (int i = 0; run_datasets[i]; i++) {
-        if (H5Lexists(a, "/run", H5P_DEFAULT) > 0 && H5Lexists(b, "/run", H5P_DEFAULT) > 0)
+        int runs = H5Lexists(a, "/run", H5P_DEFAULT) > 0 && H5Lexists(b, "/run", H5P_DEFAULT) > 0;
+        int in_a = runs && H5Lexists(a, run_datasets[i], H5P_DEFAULT) > 0;
+        int in_b = runs && H5Lexists(b, run_datasets[i], H5P_DEFAULT) > 0;
+        if (runs && !in_a && !in_b && strcmp(run_datasets[i], "/run/check") == 0)
+            continue; /* two files of format 2 */
+        if (runs)
             compare_dataset(a, b, run_datasets[i]);
         else
             differ(run_datasets[i], "%s", "no run state in one of the files");

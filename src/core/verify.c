@@ -1,0 +1,301 @@
+/* verify.c: checking a result file against its checksums (see verify.h). */
+#include "verify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "crc32c.h"
+#include "digest.h"
+
+/* Points checked at a time by a rank: its scratch is 17 bytes a point (a variable's
+ * values, the records' states, the checksums, the statuses), 4.25 MiB. */
+#define VERIFY_BLOCK (UINT64_C(1) << 18)
+#define NONE UINT64_MAX
+
+static void share(uint64_t n, MPI_Comm comm, uint64_t *lo, uint64_t *hi)
+{
+    int rank = 0, size = 1;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_rank(comm, &rank);
+        MPI_Comm_size(comm, &size);
+    }
+    uint64_t p = (uint64_t)size, k = (uint64_t)rank;
+    *lo = n / p * k + n % p * k / p;
+    *hi = n / p * (k + 1) + n % p * (k + 1) / p;
+}
+
+typedef struct scratch {
+    void *values;
+    uint32_t *states, *checks;
+    uint8_t *status;
+} scratch;
+
+/* Points first .. first + n - 1: *bad the first that fails (NONE if none), *bad_count how
+ * many, *stored how many are stored. */
+static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint64_t n,
+                           uint64_t *bad, uint64_t *bad_count, uint64_t *stored, is_error *err)
+{
+    size_t status_var = is_results_variable_count(r) - 1;
+    is_code rc = is_results_read_raw(r, status_var, first, n, s->status, err);
+    if (rc == IS_OK)
+        rc = is_results_read_raw(r, is_results_check_variable(r), first, n, s->checks, err);
+    is_results_checks_begin(r, first, n, s->states);
+    for (size_t v = 0; v <= status_var && rc == IS_OK; v++) {
+        const void *raw = s->status;
+        if (v < status_var) {
+            rc = is_results_read_raw(r, v, first, n, s->values, err);
+            raw = s->values;
+        }
+        if (rc == IS_OK)
+            is_results_checks_add(r, v, n, raw, s->states);
+    }
+    for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
+        int pending = s->status[i] == IS_POINT_PENDING;
+        int damaged = s->status[i] >= IS_POINT_STATUS_COUNT ||
+                      (!pending && s->states[i] != s->checks[i]);
+        *stored += !pending;
+        if (damaged && *bad == NONE)
+            *bad = first + i;
+        *bad_count += damaged;
+    }
+    return rc;
+}
+
+void is_verify_point_coordinates(is_results *r, uint64_t point, char *buf, size_t size)
+{
+    size_t axes = is_results_axis_count(r), used = 0;
+    uint64_t rest = point, index[IS_GRID_MAX_AXES];
+    for (size_t k = axes; k-- > 0;) {
+        index[k] = rest % is_results_axis_length(r, k);
+        rest /= is_results_axis_length(r, k);
+    }
+    buf[0] = '\0';
+    for (size_t k = 0; k < axes && used < size; k++) {
+        char value[128] = "?";
+        uint64_t extent[2]; /* none for a swept choice (its names; no attribute is read:
+                               that would be collective in parallel) */
+        is_results_coordinate_extent(r, k, extent);
+        double x;
+        if (extent[1] == 0)
+            snprintf(value, sizeof value, "choice %llu", (unsigned long long)index[k] + 1);
+        else if (is_results_coordinates(r, k, index[k], 1, &x, 0, NULL) == IS_OK)
+            snprintf(value, sizeof value, "%.9g", x);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s = %s", k ? ", " : "",
+                                 is_results_axis_name(r, k), value);
+    }
+    if (!axes)
+        snprintf(buf, size, "the only point");
+}
+
+/* Which dataset of point `point` is damaged, from its record and its checksum: a single
+ * flipped bit shows in the CRC's syndrome, which is different for every bit of a record. */
+static void locate(is_results *r, uint64_t point, char *buf, size_t size)
+{
+    size_t status_var = is_results_variable_count(r) - 1, bytes = is_results_record_size(r);
+    unsigned char *record = calloc(1, bytes), *flip = calloc(1, bytes);
+    uint64_t index = is_results_first_point(r) + point;
+    uint32_t stored = 0;
+    int ok = record && flip &&
+             is_results_read_raw(r, is_results_check_variable(r), point, 1, &stored, NULL) ==
+                 IS_OK;
+    size_t at = 8;
+    for (size_t k = 0; k < 8; k++)
+        if (record)
+            record[k] = (unsigned char)(index >> (8 * k));
+    for (size_t v = 0; ok && v <= status_var; v++) {
+        size_t n = is_results_variable_at(r, v)->element_size;
+        ok = is_results_read_raw(r, v, point, 1, record + at, NULL) == IS_OK;
+        at += n;
+    }
+    uint8_t status = ok ? record[bytes - 1] : 0;
+    uint32_t syndrome = ok ? is_crc32c(0, record, bytes) ^ stored : 0;
+    uint32_t zero = ok ? is_crc32c(0, flip, bytes) : 0;
+    if (!ok)
+        snprintf(buf, size, "(its datasets could not be read again)");
+    else if (status >= IS_POINT_STATUS_COUNT)
+        snprintf(buf, size, "status holds %u, which is not one of impactsweep's statuses",
+                 status);
+    else if (stored == 0)
+        snprintf(buf, size,
+                 "status says %s, but the point has no checksum: its status is damaged",
+                 is_point_status_name(status));
+    else if ((syndrome & (syndrome - 1)) == 0)
+        snprintf(buf, size, "its checksum in %s differs in one bit from its record",
+                 is_results_variable_at(r, is_results_check_variable(r))->name);
+    else {
+        snprintf(buf, size, "its record (outputs, status, %s) differs from its checksum in "
+                 "more than one bit", is_results_variable_at(r, is_results_check_variable(r))->name);
+        for (size_t bit = 64; bit < 8 * bytes; bit++) {
+            flip[bit / 8] = (unsigned char)(1u << (bit % 8));
+            uint32_t s = is_crc32c(0, flip, bytes) ^ zero;
+            flip[bit / 8] = 0;
+            if (s != syndrome)
+                continue;
+            size_t v = is_results_record_variable(r, bit), start = 64;
+            for (size_t u = 0; u < v; u++)
+                start += 8 * is_results_variable_at(r, u)->element_size;
+            snprintf(buf, size,
+                     "its value of %s differs in one bit from its checksum (bit %zu of the "
+                     "stored value)",
+                     is_results_variable_at(r, v)->name, bit - start);
+            break;
+        }
+    }
+    free(record);
+    free(flip);
+}
+
+is_code is_verify_damaged_point(is_results *r, uint64_t point, uint64_t count, is_error *err)
+{
+    char where[1024], what[512];
+    is_verify_point_coordinates(r, point, where, sizeof where);
+    locate(r, point, what, sizeof what);
+    uint64_t block = point / VERIFY_BLOCK * VERIFY_BLOCK;
+    uint64_t end = block + VERIFY_BLOCK < is_results_point_count(r)
+                       ? block + VERIFY_BLOCK
+                       : is_results_point_count(r);
+    return is_error_set(err, IS_DAMAGED,
+                        "%s is damaged: point %llu (%s), in the block of points %llu to %llu: "
+                        "%s (%llu damaged point%s in the file). Nothing was written: "
+                        "restore the file, or compute it anew (--overwrite)",
+                        is_results_path(r), (unsigned long long)point, where,
+                        (unsigned long long)block, (unsigned long long)(end - 1), what,
+                        (unsigned long long)count, count == 1 ? "" : "s");
+}
+
+is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *stored,
+                         is_error *err)
+{
+    *stored = 0;
+    uint64_t lo, hi, bad = NONE, bad_count = 0, mine_stored = 0;
+    share(is_results_point_count(r), comm, &lo, &hi);
+    uint64_t block = hi - lo < VERIFY_BLOCK ? hi - lo : VERIFY_BLOCK;
+    block = block ? block : 1;
+    scratch s = {malloc(block * 8), malloc(block * sizeof *s.states),
+                 malloc(block * sizeof *s.checks), malloc(block)};
+    is_code rc = s.values && s.states && s.checks && s.status
+                     ? IS_OK
+                     : is_error_set(err, IS_NOMEM, "out of memory");
+    if (rc == IS_OK && is_results_format(r) < 3)
+        rc = is_error_set(err, IS_NOT_RESULT,
+                          "%s: written in result-file format %d, which has no checksums",
+                          is_results_path(r), is_results_format(r));
+    for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += block)
+        rc = check_block(r, &s, at, hi - at < block ? hi - at : block, &bad, &bad_count,
+                         &mine_stored, err);
+    free(s.values);
+    free(s.states);
+    free(s.checks);
+    free(s.status);
+    rc = is_collective_agree(rc, comm, err);
+    if (rc != IS_OK)
+        return rc;
+    uint64_t first = bad, count = bad_count, all_stored = mine_stored;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Allreduce(&bad, &first, 1, MPI_UINT64_T, MPI_MIN, comm);
+        MPI_Allreduce(&bad_count, &count, 1, MPI_UINT64_T, MPI_SUM, comm);
+        MPI_Allreduce(&mine_stored, &all_stored, 1, MPI_UINT64_T, MPI_SUM, comm);
+    }
+    *stored = all_stored;
+    if (first == NONE)
+        return IS_OK;
+    rc = bad == first ? is_verify_damaged_point(r, first, count, err) : IS_DAMAGED;
+    return is_collective_agree(rc, comm, err);
+}
+
+/* Axis k's coordinate against the job, values lo .. hi - 1: *bad the first that differs. */
+static is_code check_axis(is_results *r, const is_axis *axis, uint64_t offset, size_t k,
+                          uint64_t lo, uint64_t hi, is_stop *stop, uint64_t *bad,
+                          is_error *err)
+{
+    uint64_t block = hi - lo < VERIFY_BLOCK ? hi - lo : VERIFY_BLOCK;
+    double *values = malloc((block ? block : 1) * sizeof *values);
+    is_code rc = values ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+    for (uint64_t at = lo; at < hi && rc == IS_OK && *bad == NONE && !is_stop_poll(stop);
+         at += block) {
+        uint64_t n = hi - at < block ? hi - at : block;
+        rc = is_results_coordinates(r, k, at, n, values, 0, err);
+        for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
+            double want = is_axis_value(axis, (size_t)(offset + at + i));
+            if (memcmp(&want, &values[i], sizeof want) != 0) {
+                *bad = at + i;
+                break;
+            }
+        }
+    }
+    free(values);
+    return rc;
+}
+
+/* A swept choice's names against the job's (rank 0). */
+static is_code check_choice_axis(is_results *r, const is_job *job, size_t k, is_error *err)
+{
+    const is_axis *axis = &job->grid.axes[k];
+    const is_param *param = &job->model->params[axis->param];
+    char stored[2048], wanted[2048] = "";
+    is_code rc = is_results_coordinate_names(r, k, stored, sizeof stored, err);
+    size_t used = 0;
+    for (uint64_t i = 0; i < job->piece_box.count[k] && used < sizeof wanted; i++)
+        used += (size_t)snprintf(wanted + used, sizeof wanted - used, "%s%s", i ? ", " : "",
+                                 param->choices[(int)is_axis_value(
+                                     axis, (size_t)(job->piece_box.start[k] + i))]);
+    if (rc == IS_OK && strcmp(stored, wanted) != 0)
+        rc = is_error_set(err, IS_DAMAGED,
+                          "%s is damaged: its coordinate %s holds %s; the job gives %s",
+                          is_results_path(r), param->name, stored, wanted);
+    return rc;
+}
+
+is_code is_verify_coordinates(is_results *r, const is_job *job, MPI_Comm comm, is_stop *stop,
+                              is_error *err)
+{
+    int rank = 0;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &rank);
+    is_code rc = IS_OK;
+    for (size_t k = 0; k < job->grid.axis_count && rc == IS_OK; k++) {
+        const is_axis *axis = &job->grid.axes[k];
+        if (job->model->params[axis->param].type == IS_PARAM_CHOICE) {
+            rc = rank == 0 ? check_choice_axis(r, job, k, err) : IS_OK;
+            rc = is_collective_share(rc, 0, comm, err);
+            continue;
+        }
+        uint64_t lo, hi, bad = NONE, first = NONE;
+        share(job->piece_box.count[k], comm, &lo, &hi);
+        rc = check_axis(r, axis, job->piece_box.start[k], k, lo, hi, stop, &bad, err);
+        rc = is_collective_agree(rc, comm, err);
+        first = bad;
+        if (rc == IS_OK && comm != MPI_COMM_NULL)
+            MPI_Allreduce(&bad, &first, 1, MPI_UINT64_T, MPI_MIN, comm);
+        if (rc != IS_OK || first == NONE)
+            continue;
+        if (bad == first) {
+            double stored = 0, want = is_axis_value(axis, (size_t)(job->piece_box.start[k] + bad));
+            is_results_coordinates(r, k, bad, 1, &stored, 0, NULL);
+            rc = is_error_set(err, IS_DAMAGED,
+                              "%s is damaged: value %llu of its coordinate %s is %.17g; the "
+                              "job gives %.17g. Nothing was written: restore the file, or "
+                              "compute it anew (--overwrite)",
+                              is_results_path(r), (unsigned long long)bad + 1,
+                              is_results_axis_name(r, k), stored, want);
+        } else {
+            rc = IS_DAMAGED;
+        }
+        rc = is_collective_agree(rc, comm, err);
+    }
+    return rc;
+}
+
+is_code is_verify_file(is_results *r, const is_job *job, MPI_Comm comm, is_stop *stop,
+                       uint64_t *stored, is_error *err)
+{
+    *stored = 0;
+    is_code rc = is_digest_check(r, comm, stop, err);
+    if (rc == IS_OK && job)
+        rc = is_verify_coordinates(r, job, comm, stop, err);
+    if (rc == IS_OK)
+        rc = is_verify_points(r, comm, stop, stored, err);
+    return rc;
+}
