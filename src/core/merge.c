@@ -479,6 +479,8 @@ is_code is_merge(const char *output, const char *const *paths, size_t n, int ove
     if (rc == IS_OK)
         rc = build_merge(job, paths, inputs, n, partial, output, replacing, comm, counts, err);
     if (rank == 0 && partial) {
+        if (rc == IS_OK) /* the new file is locked before it has its name */
+            rc = is_lock_adopt(lock, partial, err);
         if (rc == IS_OK)
             rc = is_results_publish(partial, output, replacing, err);
         if (rc != IS_OK)

@@ -21,7 +21,7 @@
 #include "verify.h"
 
 /* Room the longest sibling name needs beyond the result file's own: ".partial", and
- * ".lock.PID" while a stale lock is taken over (lock.c). */
+ * ".lock.N" once a stale lock was taken over (lock.c). */
 #define SIBLING_SUFFIX 16
 
 static double now_seconds(void)
@@ -90,8 +90,8 @@ static void format_line(char *line, size_t size, const char *what, const is_prov
 /* Rank 0 decides whether to continue an existing file; then the file exists (created
  * if need be) and belongs to the job. Collective. */
 static is_code prepare_file(const is_job *job, const is_run_options *options,
-                            const is_provenance *prov, MPI_Comm comm, int *resumed,
-                            is_error *err)
+                            const is_provenance *prov, is_lock *lock, MPI_Comm comm,
+                            int *resumed, is_error *err)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
@@ -124,6 +124,8 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
     format_line(line, sizeof line, "created", prov);
     if (rc == IS_OK)
         rc = is_results_build(job, prov, partial, line, comm, err);
+    if (rc == IS_OK && rank == 0) /* the new file is locked before it has its name */
+        rc = is_lock_adopt(lock, partial, err);
     if (rc == IS_OK && rank == 0)
         rc = is_results_publish(partial, job->output, options->overwrite, err);
     rc = is_collective_share(rc, 0, comm, err);
@@ -240,7 +242,7 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     double started = now_seconds();
     int resumed = 0;
     if (rc == IS_OK)
-        rc = prepare_file(job, options, &prov, comm, &resumed, err);
+        rc = prepare_file(job, options, &prov, lock, comm, &resumed, err);
     summary->resumed = resumed;
     summary->create_seconds = resumed ? 0 : now_seconds() - started;
 

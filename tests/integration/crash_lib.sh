@@ -150,10 +150,11 @@ check_result() {
     [ "$created" -le 1 ] || cp_fail "$what: the log has $created 'created' lines"
 }
 
-# leftovers DIR NAME: fails for any sibling of NAME (NAME.partial, NAME.lock, NAME.lock.PID)
+# leftovers DIR NAME: fails for any sibling of NAME (NAME.partial, NAME.lock, NAME.lock.N)
+# or any file lock (.impactsweep-lock.INODE)
 leftovers() {
     local dir=$1 name=$2 left
-    left=$(cd "$dir" && find . -maxdepth 1 -name "$name.*" -printf '%f ' | sort)
+    left=$(cd "$dir" && find . -maxdepth 1 \( -name "$name.*" -o -name '.impactsweep-lock.*' \) -printf '%f ' | sort)
     [ -z "$left" ] || cp_fail "left behind after the recovery: $left"
 }
 

@@ -9,9 +9,10 @@
 #     4 points) killed at each N; if out.h5 exists it must open (info); the recovery
 #     `run --resume` must exit 0, compute exactly the points the crashed file had
 #     pending, and leave a file equal to the reference (h5compare, with /run/tally and
-#     /run/state), state complete, whose log starts with "created", ends with
-#     "complete" and has one "created" line; nothing but out.h5 may remain (no
-#     out.h5.partial, out.h5.lock, out.h5.lock.PID). Also for the chatter job.
+#     /run/state and /run/check), state complete, `info --verify` passing (every
+#     checksum valid), whose log starts with "created", ends with "complete" and has one
+#     "created" line; nothing but out.h5 may remain (no out.h5.partial, out.h5.lock,
+#     out.h5.lock.N, .impactsweep-lock.INODE). Also for the chatter job.
 #  2. resume: a file left by a fresh run killed in the middle of its data writes (with
 #     its stale lock); `run --resume` killed at each N of the resume's own events;
 #     recovery and checks as in 1.
