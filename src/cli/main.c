@@ -512,6 +512,10 @@ static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_
     rc = is_collective_agree(rc, comm, err);
     if (rc == IS_OK)
         rc = same_library_everywhere(*job, comm, err);
+    uint64_t points = rc == IS_OK ? (*job)->piece_last - (*job)->piece_first : 0;
+    if (rc == IS_OK && rank == 0 && !a->quiet && points >= IS_RUN_PHASE_NOTE_POINTS)
+        fprintf(stderr, "impactsweep: checking the %llu points of the grid\n",
+                (unsigned long long)points); /* seconds at 10^8: say what is going on */
     if (rc == IS_OK)
         rc = is_validate_grid(*job, comm, err);
     if (rc != IS_OK)

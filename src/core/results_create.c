@@ -601,7 +601,7 @@ is_code is_results_build(const is_job *job, const is_provenance *prov, const cha
         rc = fill_variables(r, comm, stop, err);
     if (rc == IS_OK)
         rc = write_coordinates(r, job, comm, stop, err);
-    if (rc == IS_OK)
+    if (rc == IS_OK && !is_stop_poll(stop)) /* a stopped build is thrown away: no flush */
         rc = is_results_sync(r, err);
     rc = is_collective_agree(rc, comm, err);
     if (rc == IS_OK) /* every rank's writes done and flushed: the fixed bytes are final */

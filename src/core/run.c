@@ -14,6 +14,7 @@
 #include "collective.h"
 #include "lock.h"
 #include "pending.h"
+#include "progress.h"
 #include "provenance.h"
 #include "refine.h"
 #include "results.h"
@@ -87,6 +88,13 @@ static void format_line(char *line, size_t size, const char *what, const is_prov
              *prov->slurm ? ", " : "", prov->slurm);
 }
 
+/* Whether rank 0 says when a phase before the computing starts. */
+static int phase_notes(const is_job *job, const is_run_options *options)
+{
+    return options->live_progress != IS_PROGRESS_QUIET &&
+           job->piece_last - job->piece_first >= IS_RUN_PHASE_NOTE_POINTS;
+}
+
 /* Rank 0 decides whether to continue an existing file; then the file exists (created
  * if need be) and belongs to the job. Collective. */
 static is_code prepare_file(const is_job *job, const is_run_options *options,
@@ -122,6 +130,9 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
     }
     char line[1024];
     format_line(line, sizeof line, "created", prov);
+    if (rank == 0 && phase_notes(job, options))
+        fprintf(stderr, "impactsweep: creating %s (%.3g GB)\n", job->output,
+                (double)is_results_size(job) / 1e9);
     if (rc == IS_OK)
         rc = is_results_build(job, prov, partial, line, comm, err);
     if (rc == IS_OK && rank == 0) /* the new file is locked before it has its name */
@@ -137,9 +148,15 @@ static is_code prepare_file(const is_job *job, const is_run_options *options,
 
 /* Collective, before anything is written into a resumed file: its checksums, and its
  * coordinates against the job. */
-static is_code verify_resumed(const is_job *job, is_results *results, MPI_Comm comm,
-                              is_run_summary *summary, is_error *err)
+static is_code verify_resumed(const is_job *job, const is_run_options *options,
+                              is_results *results, MPI_Comm comm, is_run_summary *summary,
+                              is_error *err)
 {
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0 && phase_notes(job, options))
+        fprintf(stderr, "impactsweep: checking %s against its checksums (%llu points)\n",
+                job->output, (unsigned long long)(job->piece_last - job->piece_first));
     double started = now_seconds();
     is_stop *stop = NULL;
     is_code rc = is_stop_begin(comm, &stop, err);
@@ -255,7 +272,7 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     uint64_t points = job->piece_last - job->piece_first;
     if (rc == IS_OK && resumed) {
         started = now_seconds();
-        rc = verify_resumed(job, results, comm, summary, err);
+        rc = verify_resumed(job, options, results, comm, summary, err);
         if (rc == IS_OK)
             rc = is_pending_scan(results, comm, &map, summary->tally, err);
         summary->scan_seconds = now_seconds() - started;

@@ -11,6 +11,11 @@
 #include "job.h"
 #include "sched.h"
 
+/* From this many points on, the run says when it starts each phase before the computing
+ * (the grid's check, creating the file, the resume's check of the checksums), which take
+ * seconds there. */
+#define IS_RUN_PHASE_NOTE_POINTS UINT64_C(1000000)
+
 typedef struct is_run_options {
     int resume;        /* continue the existing file (start afresh if there is none) */
     int overwrite;     /* replace an existing file (only once the new one is complete) */

@@ -39,6 +39,17 @@ static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint
 {
     size_t status_var = is_results_variable_count(r) - 1;
     is_code rc = is_results_read_raw(r, status_var, first, n, s->status, err);
+    uint64_t here = 0;
+    for (uint64_t i = 0; rc == IS_OK && i < n; i++)
+        here += s->status[i] != IS_POINT_PENDING;
+    if (rc == IS_OK && here == 0) { /* nothing stored: no record to read, statuses to check */
+        for (uint64_t i = 0; i < n; i++)
+            if (s->status[i] >= IS_POINT_STATUS_COUNT) {
+                *bad = *bad == NONE ? first + i : *bad;
+                ++*bad_count;
+            }
+        return IS_OK;
+    }
     if (rc == IS_OK)
         rc = is_results_read_raw(r, is_results_check_variable(r), first, n, s->checks, err);
     is_results_checks_begin(r, first, n, s->states);
