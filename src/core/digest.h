@@ -26,4 +26,9 @@ is_code is_digest_compute(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t 
  * format 2 (no table). */
 is_code is_digest_check(is_results *r, MPI_Comm comm, is_stop *stop, is_error *err);
 
+/* This process alone: the metadata segments only (not the coordinates, whose size grows
+ * with the grid), before a serial step trusts an attribute (the job text, the fingerprint,
+ * the outputs' names): a damaged file is then called damaged, not another job's. */
+is_code is_digest_check_metadata(is_results *r, is_error *err);
+
 #endif

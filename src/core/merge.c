@@ -81,6 +81,12 @@ static is_code survey_one(const char *const *paths, input *inputs, size_t i, cha
     is_code rc = is_results_open(paths[i], MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
+    if (is_results_format(r) >= IS_RESULTS_FORMAT_VERSION) /* before trusting an attribute */
+        rc = is_digest_check_metadata(r, err);
+    if (rc != IS_OK) {
+        is_results_close(&r, NULL);
+        return rc;
+    }
     char other[64], piece[64];
     is_results_attribute(r, "job_fingerprint", other, sizeof other);
     is_results_attribute(r, "piece", piece, sizeof piece);
@@ -280,6 +286,9 @@ static is_code copy_input(copier *c, const char *path, input *in, MPI_Comm comm,
                         err);
     rc = is_collective_agree(rc, comm, err);
     MPI_Reduce(&c->stored, &in->stored, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+    if (rc == IS_OK && rank == 0 && !is_stop_poll(c->stop)) /* a done status lost */
+        rc = is_verify_complete_count(c->in, in->stored, err);
+    rc = is_collective_share(rc, 0, comm, err);
     is_results_close(&c->in, NULL);
     return rc;
 }

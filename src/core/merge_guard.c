@@ -36,11 +36,15 @@ is_code is_merge_claim_output(const is_job *job, const char *output, int overwri
         return rc;
     is_results *r = NULL;
     is_error detail;
-    if (is_results_open(output, MPI_COMM_NULL, IS_RESULTS_READ, &r, &detail) != IS_OK)
+    if (is_results_open(output, MPI_COMM_NULL, IS_RESULTS_READ, &r, &detail) != IS_OK ||
+        (is_results_format(r) >= IS_RESULTS_FORMAT_VERSION &&
+         is_digest_check_metadata(r, &detail) != IS_OK)) {
+        is_results_close(&r, NULL);
         return is_error_set(err, IS_EXISTS,
                             "%s exists and is not a result file this merge may replace (%s); "
                             "it is left as it is: remove it, or merge into another file",
                             output, detail.message);
+    }
     char theirs[64], piece[64], wanted[32], line[IS_RESULTS_LOG_LINE] = "";
     is_results_attribute(r, "job_fingerprint", theirs, sizeof theirs);
     is_results_attribute(r, "piece", piece, sizeof piece);

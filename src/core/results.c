@@ -108,6 +108,16 @@ static void describe(is_results *r, size_t v, int is_status)
     var->fill = is_status ? (double)IS_POINT_PENDING : var->type == IS_OUTPUT_REAL ? NAN : -1.0;
 }
 
+/* A result file whose structure does not hold together: damaged (exit status 2). */
+static is_code damaged(is_error *err, const char *path, const char *what, const char *name)
+{
+    char detail[IS_ERROR_MESSAGE_MAX];
+    is_h5_fail(err, path, what);
+    snprintf(detail, sizeof detail, "%s", err ? err->message : "");
+    return is_error_set(err, IS_DAMAGED, "%s is damaged: %s %s failed (%s)", path, what, name,
+                        detail);
+}
+
 static is_code open_variables(is_results *r, is_error *err)
 {
     char outputs[IS_LAYOUT_TEXT_MAX], axes[IS_LAYOUT_TEXT_MAX];
@@ -133,7 +143,7 @@ static is_code open_variables(is_results *r, is_error *err)
             break; /* format 2: no checksums */
         r->datasets[v] = H5Dopen2(r->file, r->names[v], H5P_DEFAULT);
         if (r->datasets[v] < 0)
-            return is_h5_fail(err, r->path, "opening a variable");
+            return damaged(err, r->path, "opening the variable", r->names[v]);
         if (v < r->variable_count)
             describe(r, v, v == output_count);
     }
@@ -146,8 +156,8 @@ static is_code open_variables(is_results *r, is_error *err)
     if (space >= 0)
         H5Sclose(space);
     if (rank < 0 || (size_t)rank != r->axis_count)
-        return is_error_set(err, IS_NOT_RESULT, "%s: status has %d dimensions, %zu axes", r->path,
-                            rank, r->axis_count);
+        return is_error_set(err, IS_DAMAGED, "%s is damaged: status has %d dimensions, %zu axes",
+                            r->path, rank, r->axis_count);
     r->points = 1;
     for (size_t k = 0; k < r->axis_count; k++) {
         r->dims[k] = dims[k];
@@ -160,13 +170,13 @@ static is_code open_variables(is_results *r, is_error *err)
     for (size_t k = 0; k < r->axis_count; k++) {
         r->coordinates[k] = H5Dopen2(r->file, r->axis_names[k], H5P_DEFAULT);
         if (r->coordinates[k] < 0)
-            return is_h5_fail(err, r->path, "opening a coordinate");
+            return damaged(err, r->path, "opening the coordinate", r->axis_names[k]);
     }
     int run_count = r->format < 3 ? IS_LAYOUT_RUN_COUNT_V2 : IS_LAYOUT_RUN_COUNT;
     for (int d = 0; d < run_count; d++) {
         r->run[d] = H5Dopen2(r->file, is_layout_run_names[d], H5P_DEFAULT);
         if (r->run[d] < 0)
-            return is_h5_fail(err, r->path, "opening the run state");
+            return damaged(err, r->path, "opening", is_layout_run_names[d]);
     }
     hid_t tally_space = H5Dget_space(r->run[IS_LAYOUT_RUN_TALLY]);
     hssize_t tally_length = tally_space < 0 ? -1 : H5Sget_simple_extent_npoints(tally_space);
@@ -175,7 +185,7 @@ static is_code open_variables(is_results *r, is_error *err)
     r->tally_length = tally_length < 0                       ? 0
                       : tally_length > IS_POINT_STATUS_COUNT ? IS_POINT_STATUS_COUNT
                                                              : (int)tally_length;
-    return r->file_space < 0 ? is_h5_fail(err, r->path, "reading the shape") : IS_OK;
+    return r->file_space < 0 ? damaged(err, r->path, "reading the shape of", "status") : IS_OK;
 }
 
 is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,

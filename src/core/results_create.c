@@ -645,6 +645,18 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
     is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
+    if (is_results_format(r) < IS_RESULTS_FORMAT_VERSION) /* it cannot be resumed */
+        rc = is_error_set(err, IS_NOT_RESULT,
+                          "%s: written in result-file format %d, which has no checksums: this "
+                          "impactsweep reads it but never writes into it (finish it with the "
+                          "version that made it, or start anew with --overwrite)",
+                          path, is_results_format(r));
+    if (rc == IS_OK) /* before any attribute is trusted: damage is not "another job" */
+        rc = is_digest_check_metadata(r, err);
+    if (rc != IS_OK) {
+        is_results_close(&r, NULL);
+        return rc;
+    }
     char model[128], fingerprint[32], expected[32], piece[64], wanted[64], library[4096],
         sha256[80];
     is_results_attribute(r, "model", model, sizeof model);

@@ -32,26 +32,40 @@ typedef struct scratch {
     uint8_t *status;
 } scratch;
 
-/* Points first .. first + n - 1: *bad the first that fails (NONE if none), *bad_count how
- * many, *stored how many are stored. */
+/* What a rank found in its share: its first damaged point (NONE if none) and how many, the
+ * points by status (the last: values out of range), its first pending point. */
+typedef struct finding {
+    uint64_t bad, bad_count;
+    uint64_t tally[IS_POINT_STATUS_COUNT + 1];
+    uint64_t first_pending;
+} finding;
+
+static void count_statuses(const uint8_t *status, uint64_t first, uint64_t n, finding *f)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t st = status[i];
+        f->tally[st < IS_POINT_STATUS_COUNT ? st : IS_POINT_STATUS_COUNT]++;
+        if (st == IS_POINT_PENDING && f->first_pending == NONE)
+            f->first_pending = first + i;
+        if (st >= IS_POINT_STATUS_COUNT && f->bad == NONE)
+            f->bad = first + i;
+        f->bad_count += st >= IS_POINT_STATUS_COUNT;
+    }
+}
+
+/* Points first .. first + n - 1 into f. */
 static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint64_t n,
-                           uint64_t *bad, uint64_t *bad_count, uint64_t *stored, is_error *err)
+                           finding *f, is_error *err)
 {
     size_t status_var = is_results_variable_count(r) - 1;
     is_code rc = is_results_read_raw(r, status_var, first, n, s->status, err);
-    uint64_t here = 0;
-    for (uint64_t i = 0; rc == IS_OK && i < n; i++)
-        here += s->status[i] != IS_POINT_PENDING;
-    if (rc == IS_OK && here == 0) { /* nothing stored: no record to read, statuses to check */
-        for (uint64_t i = 0; i < n; i++)
-            if (s->status[i] >= IS_POINT_STATUS_COUNT) {
-                *bad = *bad == NONE ? first + i : *bad;
-                ++*bad_count;
-            }
-        return IS_OK;
-    }
-    if (rc == IS_OK)
-        rc = is_results_read_raw(r, is_results_check_variable(r), first, n, s->checks, err);
+    if (rc != IS_OK)
+        return rc;
+    uint64_t pending_before = f->tally[IS_POINT_PENDING];
+    count_statuses(s->status, first, n, f);
+    if (f->tally[IS_POINT_PENDING] - pending_before == n)
+        return IS_OK; /* nothing stored here: no record to read */
+    rc = is_results_read_raw(r, is_results_check_variable(r), first, n, s->checks, err);
     is_results_checks_begin(r, first, n, s->states);
     for (size_t v = 0; v <= status_var && rc == IS_OK; v++) {
         const void *raw = s->status;
@@ -63,15 +77,47 @@ static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint
             is_results_checks_add(r, v, n, raw, s->states);
     }
     for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
-        int pending = s->status[i] == IS_POINT_PENDING;
-        int damaged = s->status[i] >= IS_POINT_STATUS_COUNT ||
-                      (!pending && s->states[i] != s->checks[i]);
-        *stored += !pending;
-        if (damaged && *bad == NONE)
-            *bad = first + i;
-        *bad_count += damaged;
+        if (s->status[i] == IS_POINT_PENDING || s->status[i] >= IS_POINT_STATUS_COUNT ||
+            s->states[i] == s->checks[i])
+            continue;
+        if (f->bad == NONE || first + i < f->bad)
+            f->bad = first + i;
+        f->bad_count++;
     }
     return rc;
+}
+
+/* Rank 0: a file that says it is complete holds exactly what its tally says, and no point
+ * pending (a status byte flipped from done to pending is covered by no checksum: this is
+ * what finds it). Files in other states are not compared: a run that failed may have
+ * counted points it could not write. */
+static is_code check_tally(is_results *r, const uint64_t counted[IS_POINT_STATUS_COUNT],
+                           uint64_t first_pending, is_error *err)
+{
+    char state[64] = "";
+    uint64_t tally[IS_POINT_STATUS_COUNT];
+    is_code rc = is_results_get_state(r, state, sizeof state, tally, NULL, 0, err);
+    if (rc != IS_OK || strcmp(state, "complete") != 0)
+        return rc;
+    if (counted[IS_POINT_PENDING] > 0) {
+        char where[1024];
+        is_verify_point_coordinates(r, first_pending, where, sizeof where);
+        return is_error_set(err, IS_DAMAGED,
+                            "%s is damaged: it says it is complete, but %llu of its points "
+                            "are pending (the first: point %llu, %s): a status was lost. "
+                            "Nothing was written: restore the file, or compute it anew "
+                            "(--overwrite)",
+                            is_results_path(r), (unsigned long long)counted[IS_POINT_PENDING],
+                            (unsigned long long)first_pending, where);
+    }
+    for (int st = 0; st < IS_POINT_STATUS_COUNT; st++)
+        if (counted[st] != tally[st])
+            return is_error_set(err, IS_DAMAGED,
+                                "%s is damaged: its statuses count %llu points %s, its tally "
+                                "(/run/tally) %llu: the status or the tally is damaged",
+                                is_results_path(r), (unsigned long long)counted[st],
+                                is_point_status_name(st), (unsigned long long)tally[st]);
+    return IS_OK;
 }
 
 void is_verify_point_coordinates(is_results *r, uint64_t point, char *buf, size_t size)
@@ -176,11 +222,28 @@ is_code is_verify_damaged_point(is_results *r, uint64_t point, uint64_t count, i
                         (unsigned long long)count, count == 1 ? "" : "s");
 }
 
+is_code is_verify_complete_count(is_results *r, uint64_t stored, is_error *err)
+{
+    char state[64] = "";
+    is_code rc = is_results_get_state(r, state, sizeof state, NULL, NULL, 0, err);
+    if (rc != IS_OK || strcmp(state, "complete") != 0 || stored == is_results_point_count(r))
+        return rc;
+    return is_error_set(err, IS_DAMAGED,
+                        "%s is damaged: it says it is complete, but only %llu of its %llu "
+                        "points are stored: statuses were lost",
+                        is_results_path(r), (unsigned long long)stored,
+                        (unsigned long long)is_results_point_count(r));
+}
+
 is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *stored,
                          is_error *err)
 {
+    int rank = 0;
+    if (comm != MPI_COMM_NULL)
+        MPI_Comm_rank(comm, &rank);
     *stored = 0;
-    uint64_t lo, hi, bad = NONE, bad_count = 0, mine_stored = 0;
+    uint64_t lo, hi;
+    finding mine = {NONE, 0, {0}, NONE}, all = mine;
     share(is_results_point_count(r), comm, &lo, &hi);
     uint64_t block = hi - lo < VERIFY_BLOCK ? hi - lo : VERIFY_BLOCK;
     block = block ? block : 1;
@@ -194,8 +257,7 @@ is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *
                           "%s: written in result-file format %d, which has no checksums",
                           is_results_path(r), is_results_format(r));
     for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += block)
-        rc = check_block(r, &s, at, hi - at < block ? hi - at : block, &bad, &bad_count,
-                         &mine_stored, err);
+        rc = check_block(r, &s, at, hi - at < block ? hi - at : block, &mine, err);
     free(s.values);
     free(s.states);
     free(s.checks);
@@ -203,17 +265,27 @@ is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *
     rc = is_collective_agree(rc, comm, err);
     if (rc != IS_OK)
         return rc;
-    uint64_t first = bad, count = bad_count, all_stored = mine_stored;
+    int stopped = is_stop_poll(stop), any_stopped = stopped; /* counted in part: no tally */
     if (comm != MPI_COMM_NULL) {
-        MPI_Allreduce(&bad, &first, 1, MPI_UINT64_T, MPI_MIN, comm);
-        MPI_Allreduce(&bad_count, &count, 1, MPI_UINT64_T, MPI_SUM, comm);
-        MPI_Allreduce(&mine_stored, &all_stored, 1, MPI_UINT64_T, MPI_SUM, comm);
+        MPI_Allreduce(&stopped, &any_stopped, 1, MPI_INT, MPI_MAX, comm);
+        MPI_Allreduce(&mine.bad, &all.bad, 1, MPI_UINT64_T, MPI_MIN, comm);
+        MPI_Allreduce(&mine.first_pending, &all.first_pending, 1, MPI_UINT64_T, MPI_MIN, comm);
+        MPI_Allreduce(&mine.bad_count, &all.bad_count, 1, MPI_UINT64_T, MPI_SUM, comm);
+        MPI_Allreduce(mine.tally, all.tally, IS_POINT_STATUS_COUNT + 1, MPI_UINT64_T, MPI_SUM,
+                      comm);
+    } else {
+        all = mine;
     }
-    *stored = all_stored;
-    if (first == NONE)
+    *stored = is_results_point_count(r) - all.tally[IS_POINT_PENDING];
+    if (all.bad != NONE) {
+        rc = mine.bad == all.bad ? is_verify_damaged_point(r, all.bad, all.bad_count, err)
+                                 : IS_DAMAGED;
+        return is_collective_agree(rc, comm, err);
+    }
+    if (any_stopped)
         return IS_OK;
-    rc = bad == first ? is_verify_damaged_point(r, first, count, err) : IS_DAMAGED;
-    return is_collective_agree(rc, comm, err);
+    rc = rank == 0 ? check_tally(r, all.tally, all.first_pending, err) : IS_OK;
+    return is_collective_share(rc, 0, comm, err);
 }
 
 /* Axis k's coordinate against the job, values lo .. hi - 1: *bad the first that differs. */

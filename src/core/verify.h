@@ -14,11 +14,16 @@
 #include "stop.h"
 
 /* Collective over comm (MPI_COMM_NULL: this process alone): every point whose status is
- * not pending matches its checksum, and every status is one of impactsweep's. The ranks
+ * not pending matches its checksum, every status is one of impactsweep's, and a file that
+ * says it is complete has no point pending and the tally it says. The ranks
  * share the points, each reading its share in blocks (bounded memory) and polling stop.
  * *stored (every rank): the points checked. */
 is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *stored,
                          is_error *err);
+
+/* Any process: a file that says it is complete holds `stored` points, all of them (else
+ * IS_DAMAGED: statuses were lost, which no checksum covers). */
+is_code is_verify_complete_count(is_results *r, uint64_t stored, is_error *err);
 
 /* Collective: the file's coordinates are exactly the job's values (bit for bit; a swept
  * choice's names). */
