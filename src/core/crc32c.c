@@ -107,14 +107,40 @@ __attribute__((target("sse4.2"))) static void hw_numbers(uint32_t *states, const
             states[i] = _mm_crc32_u8(states[i], v[i]);
     }
 }
-__attribute__((target("sse4.2"))) static void hw_indices(uint32_t *states, uint64_t first,
-                                                         size_t n)
+
+__attribute__((target("sse4.2"))) static void hw_start(uint32_t *states, uint64_t first,
+                                                       size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        states[i] = ~(uint32_t)_mm_crc32_u64(0xffffffffu, first + i);
+        states[i] = (uint32_t)_mm_crc32_u64(0xffffffffu, first + i);
+}
+
+/* A record in registers: its numbers one after the other, records side by side. */
+__attribute__((target("sse4.2"))) static void hw_records(uint32_t *checks, uint64_t first,
+                                                         size_t n, const void *const *columns,
+                                                         const size_t *sizes, size_t count)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = _mm_crc32_u64(0xffffffffu, first + i);
+        for (size_t c = 0; c < count; c++) {
+            if (sizes[c] == 8)
+                s = _mm_crc32_u64(s, ((const uint64_t *)columns[c])[i]);
+            else if (sizes[c] == 4)
+                s = _mm_crc32_u32((uint32_t)s, ((const uint32_t *)columns[c])[i]);
+            else
+                s = _mm_crc32_u8((uint32_t)s, ((const uint8_t *)columns[c])[i]);
+        }
+        checks[i] = ~(uint32_t)s;
+    }
 }
 #else
 #define HAVE_HARDWARE 0
+#endif
+
+#if HAVE_HARDWARE && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define USE_HARDWARE hardware()
+#else
+#define USE_HARDWARE 0
 #endif
 
 uint32_t is_crc32c(uint32_t crc, const void *data, size_t size)
@@ -127,34 +153,57 @@ uint32_t is_crc32c(uint32_t crc, const void *data, size_t size)
     return ~table_bytes(state, data, size);
 }
 
+/* A number of `size` bytes from values[i], as bits. */
+static uint64_t number_at(const void *values, size_t size, size_t i)
+{
+    return size == 8   ? ((const uint64_t *)values)[i]
+           : size == 4 ? ((const uint32_t *)values)[i]
+                       : ((const uint8_t *)values)[i];
+}
+
+void is_crc32c_start(uint32_t *states, uint64_t first, size_t n)
+{
+#if HAVE_HARDWARE
+    if (USE_HARDWARE) {
+        hw_start(states, first, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        states[i] = table_number(0xffffffffu, first + i, 8);
+}
+
 void is_crc32c_numbers(uint32_t *states, const void *values, size_t size, size_t n)
+{
+#if HAVE_HARDWARE
+    if (USE_HARDWARE) {
+        hw_numbers(states, values, size, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        states[i] = table_number(states[i], number_at(values, size, i), size);
+}
+
+void is_crc32c_finish(uint32_t *states, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         states[i] = ~states[i];
-#if HAVE_HARDWARE && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    if (hardware()) {
-        hw_numbers(states, values, size, n);
-        for (size_t i = 0; i < n; i++)
-            states[i] = ~states[i];
+}
+
+void is_crc32c_records(uint32_t *checks, uint64_t first, size_t n, const void *const *columns,
+                       const size_t *sizes, size_t column_count)
+{
+#if HAVE_HARDWARE
+    if (USE_HARDWARE) {
+        hw_records(checks, first, n, columns, sizes, column_count);
         return;
     }
 #endif
     for (size_t i = 0; i < n; i++) {
-        uint64_t value = size == 8   ? ((const uint64_t *)values)[i]
-                         : size == 4 ? ((const uint32_t *)values)[i]
-                                     : ((const uint8_t *)values)[i];
-        states[i] = ~table_number(states[i], value, size);
+        uint32_t s = table_number(0xffffffffu, first + i, 8);
+        for (size_t c = 0; c < column_count; c++)
+            s = table_number(s, number_at(columns[c], sizes[c], i), sizes[c]);
+        checks[i] = ~s;
     }
-}
-
-void is_crc32c_indices(uint32_t *states, uint64_t first, size_t n)
-{
-#if HAVE_HARDWARE
-    if (hardware()) {
-        hw_indices(states, first, n);
-        return;
-    }
-#endif
-    for (size_t i = 0; i < n; i++)
-        states[i] = ~table_number(0xffffffffu, first + i, 8);
 }

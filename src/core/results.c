@@ -1,5 +1,6 @@
 /* results.c: an open result file: its variables, raw-data blocks and the run state (the
  * layout and its guarantees are in results.h; creating a file is results_create.c). */
+#define _GNU_SOURCE /* fallocate */
 #include "results.h"
 
 #include <errno.h>
@@ -39,8 +40,10 @@ struct is_results {
                                      inferred too (is_results_set_state writes no more) */
     void *convert;                /* scratch for int32 / int8 outputs */
     size_t convert_capacity;      /* in bytes */
-    uint32_t *states, *checks;    /* scratch: the records of a block being written */
+    uint32_t *checks;             /* scratch: the checksums of a block being written */
     size_t check_capacity;        /* in points */
+    const void **columns;         /* a block being written: each variable's stored values */
+    size_t *sizes;                /* each variable's element size */
 };
 
 /* --- opening ------------------------------------------------------------------------- */
@@ -149,6 +152,12 @@ static is_code open_variables(is_results *r, is_error *err)
     }
     is_results_variable *check = &r->variables[r->variable_count];
     *check = (is_results_variable){r->names[r->variable_count], IS_OUTPUT_INT, 0, 4, "", 0.0};
+    r->columns = calloc(r->variable_count, sizeof *r->columns);
+    r->sizes = calloc(r->variable_count, sizeof *r->sizes);
+    if (!r->columns || !r->sizes)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    for (size_t v = 0; v < r->variable_count; v++)
+        r->sizes[v] = r->variables[v].element_size;
     /* the variables' shape: that of status */
     hid_t space = H5Dget_space(r->datasets[output_count]);
     hsize_t dims[H5S_MAX_RANK];
@@ -292,8 +301,9 @@ is_code is_results_close(is_results **results, is_error *err)
     free(r->meanings);
     free(r->datasets);
     free(r->convert);
-    free(r->states);
     free(r->checks);
+    free(r->columns);
+    free(r->sizes);
     free(r);
     *results = NULL;
     return rc;
@@ -427,13 +437,15 @@ size_t is_results_check_variable(const is_results *r) { return r->variable_count
 void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count,
                              uint32_t *states)
 {
-    is_crc32c_indices(states, r->first + first, (size_t)count);
+    is_crc32c_start(states, r->first + first, (size_t)count);
 }
 
 void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
                            uint32_t *states)
 {
     is_crc32c_numbers(states, raw, r->variables[v].element_size, (size_t)count);
+    if (v == r->variable_count - 1) /* the status ends a record */
+        is_crc32c_finish(states, (size_t)count);
 }
 
 size_t is_results_record_size(const is_results *r)
@@ -457,21 +469,23 @@ size_t is_results_record_variable(const is_results *r, size_t bit)
     return r->variable_count;
 }
 
-/* Room for `count` points' records in the scratch of r. */
+/* Room for `count` points' records in the scratch of r: every integer and categorical
+ * output converted at once, and the checksums. */
 static is_code check_room(is_results *r, uint64_t count, is_error *err)
 {
-    if (count * sizeof(int32_t) > r->convert_capacity) {
-        void *bigger = realloc(r->convert, count * sizeof(int32_t));
+    size_t converted = 0; /* bytes a point of the non-real outputs */
+    for (size_t o = 0; o + 1 < r->variable_count; o++)
+        converted += r->variables[o].type == IS_OUTPUT_REAL ? 0 : r->variables[o].element_size;
+    size_t need = (size_t)count * (converted ? converted : 1);
+    if (need > r->convert_capacity) {
+        void *bigger = realloc(r->convert, need);
         if (!bigger)
             return is_error_set(err, IS_NOMEM, "out of memory");
         r->convert = bigger;
-        r->convert_capacity = count * sizeof(int32_t);
+        r->convert_capacity = need;
     }
     if (count > r->check_capacity) {
-        uint32_t *states = realloc(r->states, count * sizeof *states);
-        if (states)
-            r->states = states;
-        uint32_t *checks = states ? realloc(r->checks, count * sizeof *checks) : NULL;
+        uint32_t *checks = realloc(r->checks, count * sizeof *checks);
         if (!checks)
             return is_error_set(err, IS_NOMEM, "out of memory");
         r->checks = checks;
@@ -480,43 +494,45 @@ static is_code check_room(is_results *r, uint64_t count, is_error *err)
     return IS_OK;
 }
 
-/* The outputs of points first .. first + count - 1 (as is_results_write), not flushed,
- * and (format 3) their records begun in r->states with each output's stored bytes. */
+/* The outputs of points first .. first + count - 1 (as is_results_write), not flushed;
+ * r->columns then points at each output's stored values (for their checksums). */
 static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
                              const double *outputs, size_t stride, is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     is_code rc = check_room(r, count, err);
-    if (rc == IS_OK)
-        is_results_checks_begin(r, first, count, r->states);
+    unsigned char *converted = r->convert;
     for (size_t o = 0; o < output_count && rc == IS_OK; o++) {
         const double *src = outputs + o * stride;
         const is_results_variable *var = &r->variables[o];
         if (var->type == IS_OUTPUT_REAL) {
-            is_crc32c_numbers(r->states, src, 8, (size_t)count);
+            r->columns[o] = src;
             rc = transfer(r, o, first, count, H5T_NATIVE_DOUBLE, (void *)src, 1, err);
             continue;
         }
         for (uint64_t i = 0; i < count; i++) {
             double v = isfinite(src[i]) ? src[i] : -1.0;
             if (var->type == IS_OUTPUT_INT)
-                ((int32_t *)r->convert)[i] = (int32_t)v;
+                ((int32_t *)converted)[i] = (int32_t)v;
             else
-                ((int8_t *)r->convert)[i] = (int8_t)v;
+                ((int8_t *)converted)[i] = (int8_t)v;
         }
-        is_crc32c_numbers(r->states, r->convert, var->element_size, (size_t)count);
-        rc = transfer(r, o, first, count, stored_memory_type(r, o), r->convert, 1, err);
+        r->columns[o] = converted;
+        rc = transfer(r, o, first, count, stored_memory_type(r, o), converted, 1, err);
+        converted += count * var->element_size;
     }
     return rc;
 }
 
-/* Ends the records of r->states with their statuses into r->checks: 0 for a pending
- * point, which no checksum covers. */
-static void finish_checks(is_results *r, uint64_t count, const uint8_t *status)
+/* The checksums of the block write_outputs wrote, with its statuses, into r->checks: 0
+ * for a pending point, which no checksum covers. One pass, each record in registers. */
+static void finish_checks(is_results *r, uint64_t first, uint64_t count, const uint8_t *status)
 {
-    is_crc32c_numbers(r->states, status, 1, (size_t)count);
+    r->columns[r->variable_count - 1] = status;
+    is_crc32c_records(r->checks, r->first + first, (size_t)count, r->columns, r->sizes,
+                      r->variable_count);
     for (uint64_t i = 0; i < count; i++)
-        r->checks[i] = status[i] == IS_POINT_PENDING ? 0 : r->states[i];
+        r->checks[i] = status[i] == IS_POINT_PENDING ? 0 : r->checks[i];
 }
 
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
@@ -527,7 +543,7 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
         return IS_OK;
     is_code rc = write_outputs(r, first, count, outputs, stride, err);
     if (rc == IS_OK) { /* the checksums go with the outputs they vouch for */
-        finish_checks(r, count, status);
+        finish_checks(r, first, count, status);
         rc = transfer(r, r->variable_count, first, count, H5T_NATIVE_UINT32, r->checks, 1,
                       err);
     }
@@ -573,7 +589,7 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
     memset(block_status, IS_POINT_PENDING, n);
     for (uint64_t k = i; k < j; k++)
         block_status[points[k] - first] = status[k];
-    finish_checks(r, n, block_status);
+    finish_checks(r, first, n, block_status);
     for (uint64_t k = i; k < j; k++) /* the gaps keep the checksums the file holds */
         block_checks[points[k] - first] = r->checks[points[k] - first];
     return transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, block_checks, 1, err);
@@ -601,7 +617,7 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             if (consecutive && phase == 0) {
                 rc = write_outputs(r, first, n, outputs + i, stride, err);
                 if (rc == IS_OK) {
-                    finish_checks(r, n, status + i);
+                    finish_checks(r, first, n, status + i);
                     rc = transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, r->checks,
                                   1, err);
                 }
@@ -716,6 +732,34 @@ static void extent_of(hid_t ds, uint64_t extent[2])
     H5Eclear2(H5E_DEFAULT);
     extent[0] = at == HADDR_UNDEF ? 0 : (uint64_t)at;
     extent[1] = at == HADDR_UNDEF ? 0 : (uint64_t)size;
+}
+
+is_code is_results_allocate_zeros(is_results *r, size_t v, uint64_t first, uint64_t count,
+                                  int *done, is_error *err)
+{
+    uint64_t extent[2];
+    extent_of(r->datasets[v], extent);
+    size_t size = r->variables[v].element_size;
+    *done = 0;
+    if (count == 0 || extent[1] < (first + count) * size || r->mode == IS_RESULTS_READ)
+        return IS_OK;
+    int fd = open(r->path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return IS_OK; /* written instead */
+    int rc = fallocate(fd, 0, (off_t)(extent[0] + first * size), (off_t)(count * size));
+    int saved = errno;
+    close(fd);
+    if (rc == 0) {
+        *done = 1;
+        return IS_OK;
+    }
+    if (saved == ENOSPC || saved == EDQUOT)
+        return is_error_set(err, IS_IO,
+                            "%s: allocating %s failed: no space left on the device (or quota "
+                            "exceeded) while the file was being made: nothing of it is kept; "
+                            "free some space and run again",
+                            r->path, r->names[v]);
+    return IS_OK; /* not supported here (EOPNOTSUPP, ENOSYS, EINVAL): written instead */
 }
 
 size_t is_results_mutable_extents(const is_results *r, uint64_t (*extents)[2], size_t max)

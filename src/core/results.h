@@ -164,7 +164,8 @@ is_code is_results_sync(is_results *r, is_error *err);
 size_t is_results_check_variable(const is_results *r);
 /* Records of points first .. first + count - 1 (this file's indices): states[i] start,
  * then take variable 0, 1, ..., status in order from their stored bytes (as read_raw gives
- * them); after status, states[i] is point i's checksum. */
+ * them); after status, states[i] is point i's checksum (pending points' are not 0 here:
+ * a pending point has no checksum to compare). */
 void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count,
                              uint32_t *states);
 void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
@@ -174,6 +175,13 @@ void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const 
 size_t is_results_record_variable(const is_results *r, size_t bit);
 /* Bytes of a point's record (index, outputs, status). */
 size_t is_results_record_size(const is_results *r);
+
+/* While building: allocates the storage of points first .. first + count - 1 of variable
+ * v, whose "not computed" is all zero bytes (status, the checksums), without writing it
+ * (fallocate: the file system's blocks, zeros): *done, or 0 where the file system cannot
+ * (then write the zeros). A full disk is IS_IO, as a write's. */
+is_code is_results_allocate_zeros(is_results *r, size_t v, uint64_t first, uint64_t count,
+                                  int *done, is_error *err);
 
 /* The stretches of the file that change after creation: every variable's and /run's raw
  * data, as {offset, length}; returns their number (at most max). The numeric coordinates'

@@ -523,6 +523,11 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_stop *stop, is_er
     /* the outputs, status and the checksums (0) */
     for (size_t v = 0; v <= is_results_variable_count(r) && rc == IS_OK; v++) {
         const is_results_variable *var = is_results_variable_at(r, v);
+        int allocated = 0; /* zeros (status pending, no checksum): allocated, not written */
+        if (var->fill == 0.0 && !isnan(var->fill))
+            rc = is_results_allocate_zeros(r, v, lo, hi - lo, &allocated, err);
+        if (allocated || rc != IS_OK)
+            continue;
         for (uint64_t i = 0; i < block; i++) {
             if (var->element_size == 8)
                 buf[i] = var->fill;

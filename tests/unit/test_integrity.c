@@ -69,7 +69,10 @@ static void test_crc_numbers(void)
         v4[i] = (uint32_t)rand_r(&seed);
         v1[i] = (uint8_t)rand_r(&seed);
     }
-    is_crc32c_indices(a, UINT64_C(1) << 40, N);
+    is_crc32c_start(a, UINT64_C(1) << 40, N);
+    uint32_t started[N];
+    memcpy(started, a, sizeof a);
+    is_crc32c_finish(a, N);
     for (int i = 0; i < N; i++) {
         uint64_t index = (UINT64_C(1) << 40) + (uint64_t)i;
         unsigned char le[8];
@@ -77,10 +80,12 @@ static void test_crc_numbers(void)
             le[k] = (unsigned char)(index >> (8 * k));
         b[i] = is_crc32c(0, le, 8);
     }
-    CHECK(memcmp(a, b, sizeof a) == 0, "is_crc32c_indices differs from the bytes' CRC");
+    CHECK(memcmp(a, b, sizeof a) == 0, "is_crc32c_start differs from the bytes' CRC");
+    memcpy(a, started, sizeof a);
     is_crc32c_numbers(a, v8, 8, N);
     is_crc32c_numbers(a, v4, 4, N);
     is_crc32c_numbers(a, v1, 1, N);
+    is_crc32c_finish(a, N);
     for (int i = 0; i < N; i++) {
         unsigned char le[13];
         for (int k = 0; k < 8; k++)
@@ -91,6 +96,11 @@ static void test_crc_numbers(void)
         b[i] = is_crc32c(b[i], le, 13);
     }
     CHECK(memcmp(a, b, sizeof a) == 0, "is_crc32c_numbers differs from the bytes' CRC");
+    uint32_t c[N];
+    const void *columns[] = {v8, v4, v1};
+    const size_t sizes[] = {8, 4, 1};
+    is_crc32c_records(c, UINT64_C(1) << 40, N, columns, sizes, 3);
+    CHECK(memcmp(a, c, sizeof a) == 0, "is_crc32c_records differs from the bytes' CRC");
 }
 
 /* The largest record (an index, 64 outputs of 8 bytes, a status): every single flipped bit
