@@ -54,7 +54,7 @@ static int segments(const is_results *r, uint64_t size, uint64_t (*rows)[4], siz
     size_t axes = is_results_axis_count(r);
     size_t max = is_results_variable_count(r) + 1 + IS_LAYOUT_RUN_COUNT + axes;
     cut *cuts = calloc(max, sizeof *cuts);
-    uint64_t (*extents)[2] = calloc(max, sizeof *extents);
+    uint64_t(*extents)[2] = calloc(max, sizeof *extents);
     int ok = cuts && extents;
     size_t n = ok ? is_results_mutable_extents(r, extents, max - axes) : 0;
     for (size_t i = 0; ok && i < n; i++)
@@ -141,14 +141,15 @@ static is_code compute(is_results *r, MPI_Comm comm, is_stop *stop, int metadata
     size_t capacity = is_results_digest_rows(r);
     const char *path = is_results_path(r);
     struct stat st;
-    unsigned long long bytes = rank == 0 && stat(path, &st) == 0 ? (unsigned long long)st.st_size
-                                                                 : 0;
+    unsigned long long bytes =
+        rank == 0 && stat(path, &st) == 0 ? (unsigned long long)st.st_size : 0;
     if (comm != MPI_COMM_NULL) /* one size for all: rank 0's view of the file */
         MPI_Bcast(&bytes, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
     is_code rc = capacity && segments(r, bytes, rows, capacity)
                      ? IS_OK
-                     : is_error_set(err, IS_DAMAGED, "%s: its layout does not fit its digest "
-                                                     "table: the file's metadata is damaged",
+                     : is_error_set(err, IS_DAMAGED,
+                                    "%s: its layout does not fit its digest "
+                                    "table: the file's metadata is damaged",
                                     path);
     int stopped = 0, any = 0;
     if (rc == IS_OK)
@@ -169,8 +170,8 @@ static is_code compute(is_results *r, MPI_Comm comm, is_stop *stop, int metadata
             MPI_Allreduce(MPI_IN_PLACE, sums, (int)n, MPI_UINT64_T, MPI_SUM, comm);
         for (uint64_t s = 0; sums && s < n; s++)
             rows[1 + s][3] = sums[s];
-        rc = is_collective_agree(sums ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory"),
-                                 comm, err);
+        rc = is_collective_agree(sums ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory"), comm,
+                                 err);
         free(sums);
     }
     return rc;
@@ -210,8 +211,7 @@ static is_code compare(const is_results *r, uint64_t (*stored)[4], uint64_t (*no
         return is_error_set(err, IS_DAMAGED,
                             "%s is damaged: it is %llu bytes long, and was %llu when it was "
                             "made (truncated, extended, or rewritten by another tool)",
-                            path, (unsigned long long)now[0][1],
-                            (unsigned long long)stored[0][1]);
+                            path, (unsigned long long)now[0][1], (unsigned long long)stored[0][1]);
     char what[512];
     for (uint64_t s = 0; s < stored[0][2] || s < now[0][2]; s++) {
         uint64_t *a = stored[1 + s], *b = now[1 + s];
@@ -233,8 +233,7 @@ static is_code compare(const is_results *r, uint64_t (*stored)[4], uint64_t (*no
     return IS_OK;
 }
 
-static is_code check(is_results *r, MPI_Comm comm, is_stop *stop, int metadata_only,
-                     is_error *err)
+static is_code check(is_results *r, MPI_Comm comm, is_stop *stop, int metadata_only, is_error *err)
 {
     int rank = 0;
     if (comm != MPI_COMM_NULL)
@@ -245,8 +244,8 @@ static is_code check(is_results *r, MPI_Comm comm, is_stop *stop, int metadata_o
                             "%s: written in result-file format %d, which has no checksums: "
                             "it cannot be verified",
                             is_results_path(r), is_results_format(r));
-    uint64_t (*stored)[4] = calloc(capacity, sizeof *stored);
-    uint64_t (*now)[4] = calloc(capacity, sizeof *now);
+    uint64_t(*stored)[4] = calloc(capacity, sizeof *stored);
+    uint64_t(*now)[4] = calloc(capacity, sizeof *now);
     is_code rc = stored && now ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
     if (rc == IS_OK && rank == 0)
         rc = is_results_digest(r, stored, 0, err);

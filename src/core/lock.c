@@ -270,8 +270,7 @@ static int holder_is_gone(const char *dir, const entry *e, const owner *me)
 
 /* Judges every file of the family: IS_OK when all are stale (e->stale, e->text their
  * content as judged); else IS_LOCKED naming the holder, or the file that is no lock. */
-static is_code judge(const char *dir, family *f, const owner *me, const char *what,
-                     is_error *err)
+static is_code judge(const char *dir, family *f, const owner *me, const char *what, is_error *err)
 {
     for (size_t i = 0; i < f->count; i++) {
         entry *e = &f->entries[i];
@@ -359,8 +358,8 @@ static void remove_stale(const char *dir, const family *f)
 
 /* One round of taking the family BASE in DIR: 1 done (*h holds it), 0 to try again (a
  * race with another run), -1 refused or failed (err). */
-static int take_round(held *h, const char *dir, const char *base, const owner *me,
-                      const char *what, family *before, family *after, is_error *err)
+static int take_round(held *h, const char *dir, const char *base, const owner *me, const char *what,
+                      family *before, family *after, is_error *err)
 {
     if (list_family(dir, base, before) != 0) {
         is_error_set(err, IS_IO, "%s: cannot list the directory for its lock: %s", dir,
@@ -394,8 +393,8 @@ static int take_round(held *h, const char *dir, const char *base, const owner *m
 }
 
 /* Takes the lock family BASE in DIR for `what` (the file, for messages) into *h. */
-static is_code take(held *h, const char *dir, const char *base, const owner *me,
-                    const char *what, is_error *err)
+static is_code take(held *h, const char *dir, const char *base, const owner *me, const char *what,
+                    is_error *err)
 {
     family before = {0}, after = {0};
     snprintf(h->dir, sizeof h->dir, "%s", dir);
@@ -478,7 +477,8 @@ static is_code all_links_here(const char *dir, const struct stat *st, const char
     DIR *d = opendir(dir);
     for (struct dirent *de; d && (de = readdir(d));) {
         struct stat other;
-        if (de->d_ino == st->st_ino && fstatat(dirfd(d), de->d_name, &other, AT_SYMLINK_NOFOLLOW) == 0 &&
+        if (de->d_ino == st->st_ino &&
+            fstatat(dirfd(d), de->d_name, &other, AT_SYMLINK_NOFOLLOW) == 0 &&
             other.st_ino == st->st_ino && other.st_dev == st->st_dev)
             here++;
     }
@@ -490,8 +490,8 @@ static is_code all_links_here(const char *dir, const struct stat *st, const char
                         "%s has %lu names (hard links), %lu of them outside %s: a run through "
                         "another could not see this run's lock, so impactsweep does not write "
                         "it; remove the other links, or work on a copy",
-                        what, (unsigned long)st->st_nlink,
-                        (unsigned long)(st->st_nlink - here), dir);
+                        what, (unsigned long)st->st_nlink, (unsigned long)(st->st_nlink - here),
+                        dir);
 }
 
 /* The lock of the file at `path` (its inode), if it exists. */

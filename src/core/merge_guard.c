@@ -23,8 +23,8 @@ static void first_log_line(const char *text, void *user)
         snprintf(line, IS_RESULTS_LOG_LINE, "%s", text);
 }
 
-is_code is_merge_claim_output(const is_job *job, const char *output, int overwrite,
-                              int *replacing, is_lock **lock, is_error *err)
+is_code is_merge_claim_output(const is_job *job, const char *output, int overwrite, int *replacing,
+                              is_lock **lock, is_error *err)
 {
     *replacing = 0;
     is_code rc = is_run_check_output(job, NULL, overwrite, err);
@@ -109,8 +109,7 @@ static is_code compare_block(guard *g, uint64_t at, uint64_t n, is_error *err)
 }
 
 /* The refusal, on the rank that found the first point concerned. */
-static is_code refuse(const char *output, guard *g, uint64_t lost, uint64_t differ,
-                      is_error *err)
+static is_code refuse(const char *output, guard *g, uint64_t lost, uint64_t differ, is_error *err)
 {
     char where[1024];
     is_verify_point_coordinates(g->old, lost ? g->first_lost : g->first_differ, where,
@@ -139,8 +138,8 @@ is_code is_merge_guard(const char *output, is_results *merged, MPI_Comm comm, is
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     guard g = {.merged = merged};
-    is_code rc = is_collective_agree(is_results_open(output, comm, IS_RESULTS_READ, &g.old, err),
-                                     comm, err);
+    is_code rc =
+        is_collective_agree(is_results_open(output, comm, IS_RESULTS_READ, &g.old, err), comm, err);
     uint64_t stored = 0;
     if (rc == IS_OK) /* damage in the old file is refused: no one can tell what it held */
         rc = is_verify_file(g.old, NULL, comm, stop, &stored, err);
@@ -167,8 +166,7 @@ is_code is_merge_guard(const char *output, is_results *merged, MPI_Comm comm, is
     MPI_Allreduce(counts, total, 2, MPI_UINT64_T, MPI_SUM, comm);
     if (rc == IS_OK && (total[0] || total[1])) {
         int which = total[0] ? 0 : 1;
-        rc = mine[which] == first[which] ? refuse(output, &g, total[0], total[1], err)
-                                         : IS_EXISTS;
+        rc = mine[which] == first[which] ? refuse(output, &g, total[0], total[1], err) : IS_EXISTS;
         rc = is_collective_agree(rc, comm, err);
     }
     free(g.old_status);

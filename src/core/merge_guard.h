@@ -18,8 +18,8 @@
 /* Rank 0, before anything is built: the output's directory, room and lock; an existing
  * output must be a result file of this job, and an earlier merge unless `overwrite`.
  * *replacing: it exists (is_merge_guard must then pass before it is replaced). */
-is_code is_merge_claim_output(const is_job *job, const char *output, int overwrite,
-                              int *replacing, is_lock **lock, is_error *err);
+is_code is_merge_claim_output(const is_job *job, const char *output, int overwrite, int *replacing,
+                              is_lock **lock, is_error *err);
 
 /* Collective: the existing output `output` checked against its checksums, and compared
  * point by point with the new merged file `merged` (open): IS_EXISTS, naming the first

@@ -17,17 +17,17 @@ enum { TAG_UP = 1, TAG_DOWN };
 #define POLL_SECONDS 1e-3
 
 struct is_stop {
-    MPI_Comm comm;          /* MPI_COMM_NULL: a single process */
+    MPI_Comm comm; /* MPI_COMM_NULL: a single process */
     int rank, size;
-    int signal;             /* the stop this rank knows of, 0 if none */
-    int told_up;            /* a worker: reported its own signal to rank 0 */
-    int told_down;          /* rank 0: sent every worker its word */
-    int up_received;        /* rank 0: reports received */
+    int signal;      /* the stop this rank knows of, 0 if none */
+    int told_up;     /* a worker: reported its own signal to rank 0 */
+    int told_down;   /* rank 0: sent every worker its word */
+    int up_received; /* rank 0: reports received */
     int up_message, down_message;
-    MPI_Request up, down;   /* the posted receives (rank 0: up; others: down) */
-    MPI_Request report;     /* a worker's report in flight */
-    MPI_Request *words;     /* rank 0: its words to the workers in flight */
-    double next_test;       /* the clock when MPI is tested next */
+    MPI_Request up, down; /* the posted receives (rank 0: up; others: down) */
+    MPI_Request report;   /* a worker's report in flight */
+    MPI_Request *words;   /* rank 0: its words to the workers in flight */
+    double next_test;     /* the clock when MPI is tested next */
 };
 
 static double now_seconds(void)
@@ -171,7 +171,6 @@ is_code is_stop_end(is_stop **stop, is_code rc, const char *what, is_error *err)
     free(s);
     *stop = NULL;
     if (signal && (rc == IS_OK || rc == IS_INTERRUPTED))
-        return is_error_set(err, IS_INTERRUPTED, "stopped by signal %d during %s", signal,
-                            what);
+        return is_error_set(err, IS_INTERRUPTED, "stopped by signal %d during %s", signal, what);
     return rc;
 }

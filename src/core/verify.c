@@ -54,8 +54,8 @@ static void count_statuses(const uint8_t *status, uint64_t first, uint64_t n, fi
 }
 
 /* Points first .. first + n - 1 into f. */
-static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint64_t n,
-                           finding *f, is_error *err)
+static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint64_t n, finding *f,
+                           is_error *err)
 {
     size_t status_var = is_results_variable_count(r) - 1;
     is_code rc = is_results_read_raw(r, status_var, first, n, s->status, err);
@@ -155,8 +155,7 @@ static void locate(is_results *r, uint64_t point, char *buf, size_t size)
     uint64_t index = is_results_first_point(r) + point;
     uint32_t stored = 0;
     int ok = record && flip &&
-             is_results_read_raw(r, is_results_check_variable(r), point, 1, &stored, NULL) ==
-                 IS_OK;
+             is_results_read_raw(r, is_results_check_variable(r), point, 1, &stored, NULL) == IS_OK;
     size_t at = 8;
     for (size_t k = 0; k < 8; k++)
         if (record)
@@ -172,18 +171,18 @@ static void locate(is_results *r, uint64_t point, char *buf, size_t size)
     if (!ok)
         snprintf(buf, size, "(its datasets could not be read again)");
     else if (status >= IS_POINT_STATUS_COUNT)
-        snprintf(buf, size, "status holds %u, which is not one of impactsweep's statuses",
-                 status);
+        snprintf(buf, size, "status holds %u, which is not one of impactsweep's statuses", status);
     else if (stored == 0)
-        snprintf(buf, size,
-                 "status says %s, but the point has no checksum: its status is damaged",
+        snprintf(buf, size, "status says %s, but the point has no checksum: its status is damaged",
                  is_point_status_name(status));
     else if ((syndrome & (syndrome - 1)) == 0)
         snprintf(buf, size, "its checksum in %s differs in one bit from its record",
                  is_results_variable_at(r, is_results_check_variable(r))->name);
     else {
-        snprintf(buf, size, "its record (outputs, status, %s) differs from its checksum in "
-                 "more than one bit", is_results_variable_at(r, is_results_check_variable(r))->name);
+        snprintf(buf, size,
+                 "its record (outputs, status, %s) differs from its checksum in "
+                 "more than one bit",
+                 is_results_variable_at(r, is_results_check_variable(r))->name);
         for (size_t bit = 64; bit < 8 * bytes; bit++) {
             flip[bit / 8] = (unsigned char)(1u << (bit % 8));
             uint32_t s = is_crc32c(0, flip, bytes) ^ zero;
@@ -210,9 +209,8 @@ is_code is_verify_damaged_point(is_results *r, uint64_t point, uint64_t count, i
     is_verify_point_coordinates(r, point, where, sizeof where);
     locate(r, point, what, sizeof what);
     uint64_t block = point / VERIFY_BLOCK * VERIFY_BLOCK;
-    uint64_t end = block + VERIFY_BLOCK < is_results_point_count(r)
-                       ? block + VERIFY_BLOCK
-                       : is_results_point_count(r);
+    uint64_t end = block + VERIFY_BLOCK < is_results_point_count(r) ? block + VERIFY_BLOCK
+                                                                    : is_results_point_count(r);
     return is_error_set(err, IS_DAMAGED,
                         "%s is damaged: point %llu (%s), in the block of points %llu to %llu: "
                         "%s (%llu damaged point%s in the file). Nothing was written: "
@@ -290,8 +288,7 @@ is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *
 
 /* Axis k's coordinate against the job, values lo .. hi - 1: *bad the first that differs. */
 static is_code check_axis(is_results *r, const is_axis *axis, uint64_t offset, size_t k,
-                          uint64_t lo, uint64_t hi, is_stop *stop, uint64_t *bad,
-                          is_error *err)
+                          uint64_t lo, uint64_t hi, is_stop *stop, uint64_t *bad, is_error *err)
 {
     uint64_t block = hi - lo < VERIFY_BLOCK ? hi - lo : VERIFY_BLOCK;
     double *values = malloc((block ? block : 1) * sizeof *values);
@@ -321,9 +318,9 @@ static is_code check_choice_axis(is_results *r, const is_job *job, size_t k, is_
     is_code rc = is_results_coordinate_names(r, k, stored, sizeof stored, err);
     size_t used = 0;
     for (uint64_t i = 0; i < job->piece_box.count[k] && used < sizeof wanted; i++)
-        used += (size_t)snprintf(wanted + used, sizeof wanted - used, "%s%s", i ? ", " : "",
-                                 param->choices[(int)is_axis_value(
-                                     axis, (size_t)(job->piece_box.start[k] + i))]);
+        used += (size_t)snprintf(
+            wanted + used, sizeof wanted - used, "%s%s", i ? ", " : "",
+            param->choices[(int)is_axis_value(axis, (size_t)(job->piece_box.start[k] + i))]);
     if (rc == IS_OK && strcmp(stored, wanted) != 0)
         rc = is_error_set(err, IS_DAMAGED,
                           "%s is damaged: its coordinate %s holds %s; the job gives %s",

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
         return 2;
     }
     size_t rows = is_results_digest_rows(r);
-    uint64_t (*table)[4] = calloc(rows, sizeof *table);
+    uint64_t(*table)[4] = calloc(rows, sizeof *table);
     for (int i = 0; i < repeats; i++) {
         double started = now_seconds();
         is_digest_compute(r, MPI_COMM_NULL, NULL, table, &err);
@@ -108,8 +108,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_checksum: %s\n", err.message);
         t[i] = now_seconds() - started;
     }
-    printf("check of the %llu stored points (read and CRC): %.4f s\n",
-           (unsigned long long)stored, median(t, repeats));
+    printf("check of the %llu stored points (read and CRC): %.4f s\n", (unsigned long long)stored,
+           median(t, repeats));
     free(table);
     is_results_close(&r, NULL);
     MPI_Finalize();

@@ -105,6 +105,7 @@ class Campaign:
         self.work = args.work
         self.env = dict(os.environ)
         self.counts = {}
+        self.places = {}  # (mode, region) -> {verdict: count}
 
     def sh(self, cmd, env=None):
         return run(cmd, self.work, env)
@@ -175,6 +176,9 @@ class Campaign:
             verdict = "other"
         self.counts.setdefault(mode, {}).setdefault(verdict, 0)
         self.counts[mode][verdict] += 1
+        region = place if label is None else "targeted"
+        self.places.setdefault((mode, region), {}).setdefault(verdict, 0)
+        self.places[(mode, region)][verdict] += 1
         line = out.strip().splitlines()[-1][:150] if out.strip() else ""
         if self.a.verbose or verdict in ("SILENT", "other"):
             print("  %-6s %-8s byte %7d bit %d (%s): exit %d %s" %
@@ -195,6 +199,7 @@ def main():
     p.add_argument("--unit-size", type=int, default=500)
     p.add_argument("--targeted", action="store_true")
     p.add_argument("--verbose", action="store_true")
+    p.add_argument("--regions", action="store_true", help="where the random flips landed")
     a = p.parse_args()
     random.seed(a.seed)
     c = Campaign(a)
@@ -210,6 +215,12 @@ def main():
                 if c.trial(mode + "-targeted", offset, 2, what, mode) != "detected":
                     print("  a flip in %s was not detected (%s)" % (what, mode))
                     c.counts[mode + "-targeted"]["SILENT"] = c.counts[mode + "-targeted"].get("SILENT", 0)
+    if a.regions:
+        print("where the random flips landed (dataset or metadata: verdicts):")
+        for (mode, region), verdicts in sorted(c.places.items()):
+            if region != "targeted":
+                print("  %-7s %-16s %s" % (mode, region, ", ".join(
+                    "%d %s" % (n, v) for v, n in sorted(verdicts.items()))))
     bad = 0
     for mode, counts in c.counts.items():
         n = sum(counts.values())

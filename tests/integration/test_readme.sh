@@ -38,9 +38,9 @@ mirror "impactsweep run -n 64 JOB.ini"
 expect_status 0 "run -n" env IMPACTSWEEP_MPIEXEC="$MPIEXEC $MPIEXEC_FLAGS" impactsweep run -n 3 \
     "$job" "${small[@]}" --output runn.h5
 same_results run3.h5 runn.h5 "mpirun -n 3 and run -n 3"
-mirror "impactsweep run JOB.ini [--set section.key=value ...] [--output FILE] [--piece I/N] [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run]"
+mirror "impactsweep run JOB.ini [--set section.key=value ...] [--output FILE] [--piece I/N] [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run] [--strict]"
 expect_status 0 "run with options" impactsweep run "$job" --set model.samples=20 \
-    --set axis.rho.count=6 --output FILE.h5 --piece 1/2 --overwrite --quiet
+    --set axis.rho.count=6 --output FILE.h5 --piece 1/2 --overwrite --quiet --strict
 expect_status 0 "run --resume" impactsweep run "$job" --set model.samples=20 \
     --set axis.rho.count=6 --output FILE.h5 --piece 1/2 --resume --progress lines
 mirror "impactsweep run JOB.ini --dry-run"
@@ -65,9 +65,11 @@ grep -q "taking the nearest grid point, rho = 0.29" err.txt || die "--nearest: $
 mirror "impactsweep models [MODEL]"
 expect_status 0 "models" impactsweep models
 expect_status 0 "models chatter" impactsweep models chatter
-mirror "impactsweep info FILE [--log]"
+mirror "impactsweep info FILE [--log] [--verify]"
 expect_status 0 "info" impactsweep info FILE.h5
 expect_status 0 "info --log" impactsweep info FILE.h5 --log
+expect_status 0 "info --verify" impactsweep info FILE.h5 --verify
+grep -q "^verified: " out.txt || die "info --verify says nothing verified"
 mirror "impactsweep merge OUT PIECE.h5 ..."
 for i in 0 1; do
     expect_status 0 "piece $i" impactsweep run "$job" "${small[@]}" --piece "$i/2" \

@@ -70,37 +70,37 @@ static const char *open_kind(int flags)
     return (flags & O_CREAT) && (flags & O_EXCL) ? "create" : "open";
 }
 
-#define OPEN_LIKE(fn)                                                                         \
-    int fn(const char *path, int flags, ...)                                                  \
-    {                                                                                         \
-        mode_t mode = 0;                                                                      \
-        if (flags & (O_CREAT | O_TMPFILE)) {                                                  \
-            va_list ap;                                                                       \
-            va_start(ap, flags);                                                              \
-            mode = (mode_t)va_arg(ap, int);                                                   \
-            va_end(ap);                                                                       \
-        }                                                                                     \
-        maybe_pause(open_kind(flags), path);                                                  \
-        int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))next(#fn);     \
-        return real(path, flags, mode);                                                       \
+#define OPEN_LIKE(fn)                                                                              \
+    int fn(const char *path, int flags, ...)                                                       \
+    {                                                                                              \
+        mode_t mode = 0;                                                                           \
+        if (flags & (O_CREAT | O_TMPFILE)) {                                                       \
+            va_list ap;                                                                            \
+            va_start(ap, flags);                                                                   \
+            mode = (mode_t)va_arg(ap, int);                                                        \
+            va_end(ap);                                                                            \
+        }                                                                                          \
+        maybe_pause(open_kind(flags), path);                                                       \
+        int (*real)(const char *, int, ...) = (int (*)(const char *, int, ...))next(#fn);          \
+        return real(path, flags, mode);                                                            \
     }
 OPEN_LIKE(open)
 OPEN_LIKE(open64)
 
-#define OPENAT_LIKE(fn)                                                                       \
-    int fn(int dirfd, const char *path, int flags, ...)                                       \
-    {                                                                                         \
-        mode_t mode = 0;                                                                      \
-        if (flags & (O_CREAT | O_TMPFILE)) {                                                  \
-            va_list ap;                                                                       \
-            va_start(ap, flags);                                                              \
-            mode = (mode_t)va_arg(ap, int);                                                   \
-            va_end(ap);                                                                       \
-        }                                                                                     \
-        maybe_pause(open_kind(flags), path);                                                  \
-        int (*real)(int, const char *, int, ...) =                                            \
-            (int (*)(int, const char *, int, ...))next(#fn);                                  \
-        return real(dirfd, path, flags, mode);                                                \
+#define OPENAT_LIKE(fn)                                                                            \
+    int fn(int dirfd, const char *path, int flags, ...)                                            \
+    {                                                                                              \
+        mode_t mode = 0;                                                                           \
+        if (flags & (O_CREAT | O_TMPFILE)) {                                                       \
+            va_list ap;                                                                            \
+            va_start(ap, flags);                                                                   \
+            mode = (mode_t)va_arg(ap, int);                                                        \
+            va_end(ap);                                                                            \
+        }                                                                                          \
+        maybe_pause(open_kind(flags), path);                                                       \
+        int (*real)(int, const char *, int, ...) =                                                 \
+            (int (*)(int, const char *, int, ...))next(#fn);                                       \
+        return real(dirfd, path, flags, mode);                                                     \
     }
 OPENAT_LIKE(openat)
 OPENAT_LIKE(openat64)

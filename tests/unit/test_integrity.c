@@ -167,8 +167,8 @@ static is_job *made_file(const char *path)
     is_provenance prov;
     is_provenance_collect(&prov, 1);
     unlink(path);
-    is_code rc = is_results_build(job, &prov, path, "created by the unit test", MPI_COMM_SELF,
-                                  &err);
+    is_code rc =
+        is_results_build(job, &prov, path, "created by the unit test", MPI_COMM_SELF, &err);
     CHECK(rc == IS_OK, "building %s: %s", path, err.message);
     is_results *r = NULL;
     if (rc == IS_OK)
