@@ -101,7 +101,7 @@ expect_status 2 "trace with rho twice" "$IMPACTSWEEP" trace chatter rho=0.3 rho=
 grep -q "rho is given twice" err.txt || die "trace rho twice: $(cat err.txt)"
 [ ! -e t.h5 ] || die "the refused trace wrote t.h5"
 expect_status 0 "eval with a subnormal x" "$IMPACTSWEEP_TEST" eval synthetic x=5e-324 y=1
-grep -q '"x": 4.9406564584124654e-324' out.txt || die "eval x=5e-324: $(cat out.txt)"
+grep -q '"x": 5e-324' out.txt || die "eval x=5e-324: $(cat out.txt)"
 expect_status 2 "eval with x = 1e400" "$IMPACTSWEEP_TEST" eval synthetic x=1e400 y=1
 grep -q "not a finite number" err.txt || die "eval x=1e400: $(cat err.txt)"
 echo "    ok: eval and trace refuse a parameter given twice; 5e-324 is a number, 1e400 is refused"
