@@ -77,9 +77,9 @@ if [[ $parts == *c* && -n ${BASELINE:-} ]]; then
     one() {
         local bin=$1 tag=$2 t
         rm -f "$work/$tag.h5"
-        t=$( { /usr/bin/time -f '%e %U %S' "${launch[@]}" "$bin" run "$work/j7.ini" --output "$work/$tag.h5" \
-            >/dev/null 2>"$work/$tag.err"; } 2>&1 | tail -n 1)
-        read -r wall user sys <<<"$t"
+        /usr/bin/time -f '%e %U %S' -o "$work/$tag.time" "${launch[@]}" "$bin" run "$work/j7.ini" \
+            --output "$work/$tag.h5" >/dev/null 2>"$work/$tag.err"
+        read -r wall user sys <"$work/$tag.time"
         local times
         times=$(sed -n 's/.*times: creating the file \([0-9.]*\) s, computing \([0-9.]*\) s.*/\1 \2/p' "$work/$tag.err")
         echo "$wall $(echo "$user + $sys" | bc) $times"

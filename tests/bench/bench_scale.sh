@@ -250,8 +250,9 @@ EOF
 }
 
 # reset_second_half FILE: status of the second half of the grid (rows nx/2 .. nx - 1)
-# back to 0 (pending), in slices of 16 MiB; h5py where there is one, else h5dump + dd on
-# the contiguous status dataset
+# back to 0 (pending), in slices of 16 MiB, and the run state to "interrupted" (a file
+# that says it is complete with points pending is damaged); h5py where there is one, else
+# h5dump + dd on the contiguous datasets
 reset_second_half() {
     if "$PYTHON" -c 'import h5py, numpy' 2>/dev/null; then
         "$PYTHON" - "$1" <<'EOF'
@@ -266,6 +267,7 @@ with h5py.File(sys.argv[1], "r+") as f:
     for a in range(rows // 2, rows, step):
         b = min(rows, a + step)
         status[a:b] = zeros[: b - a]
+    f["run/state"][()] = np.array(b"interrupted", dtype=f["run/state"].dtype)
 EOF
     else
         local off size half
@@ -275,6 +277,11 @@ EOF
         half=$((size / 2)) # rows are whole (C order): half the bytes = half the rows, nx even
         dd if=/dev/zero of="$1" bs=1M iflag=count_bytes oflag=seek_bytes conv=notrunc \
             seek=$((off + half)) count=$((size - half)) status=none
+        read -r off size <<<"$(h5dump -p -H -d /run/state "$1" |
+            awk '/^ *SIZE [0-9]+$/ { s = $2 } /^ *OFFSET [0-9]+$/ { o = $2 } END { print o, s }')"
+        [ -n "$off" ] && [ -n "$size" ] || return 1
+        { printf 'interrupted'; head -c $((size - 11)) /dev/zero; } |
+            dd of="$1" bs="$size" oflag=seek_bytes conv=notrunc seek="$off" status=none
     fi
 }
 
