@@ -35,7 +35,10 @@
 #     much is free) and leaves nothing (or, with --overwrite, the old file
 #     byte-identical); a --resume on a full disk completes or
 #     exits 1 with a clear message, leaves the file readable with its log, and once room
-#     is made a --resume gives the uninterrupted run's results.
+#     is made a --resume gives the uninterrupted run's results; a disk that fills up while
+#     a new file is made (paused by the delay shim while the disk is filled) fails it with
+#     exit 1, saying no space is left and that nothing of the file is kept (never that
+#     --resume keeps points), and leaves nothing.
 # Checks that found a bug do not stop the test: they are reported as FAIL lines as they
 # happen, the other checks go on, and the test fails at the end listing them.
 # shellcheck source=lib.sh
@@ -585,6 +588,31 @@ else
     left=$(listing "$disk" | sed 's|.*/||' | tr '\n' ' ')
     [ "$left" = "r1.h5 r2.h5 " ] || die "(5b) the disk holds: $left"
     ok "r1.h5 complete and equal to the uninterrupted run"
+
+    say "5c. the disk fills up while a new file is made (another writer, after the space check)"
+    rm -f "$disk"/r1.h5 "$disk"/r2.h5
+    fits=(--set axis.x.count=100 --set axis.y.count=1000) # 100,000 points, about 4 MB
+    # the run pauses at its second plain open of new.h5.partial (the first is HDF5's look
+    # before it creates the file; the second the ranks' open, after the check of the space
+    # and the metadata), and the disk fills meanwhile
+    DELAYSHIM_MATCH=new.h5.partial DELAYSHIM_CALL=open DELAYSHIM_SKIP=1 DELAYSHIM_SECONDS=3 \
+        LD_PRELOAD="$DELAYSHIM_LIB" "$IMPACTSWEEP" run "$job" "${fits[@]}" --output "$disk/new.h5" \
+        >out.txt 2>err.txt &
+    pid=$!
+    for _ in $(seq 1 600); do [ -e "$disk/new.h5.partial" ] && break; sleep 0.05; done
+    [ -e "$disk/new.h5.partial" ] || die "(5c) new.h5.partial never appeared"
+    # (not fill_disk: the failed run removes its .partial at once, freeing its blocks)
+    dd if=/dev/zero of="$disk/ballast" bs=4k oflag=append conv=notrunc 2>/dev/null || true
+    status=0
+    wait "$pid" || status=$?
+    [ "$status" -eq 1 ] || die "(5c) a full disk while the file was made: expected exit status 1, got $status: $(tail -n 1 err.txt)"
+    grep -q "no space left" err.txt || die "(5c) the message does not say the disk is full: $(tail -n 1 err.txt)"
+    grep -q "nothing of it is kept" err.txt || die "(5c) the message does not say nothing was kept: $(tail -n 1 err.txt)"
+    ! grep -q -- "--resume, which keeps" err.txt || die "(5c) the message promises kept points: $(tail -n 1 err.txt)"
+    left=$(listing "$disk" | sed 's|.*/||' | tr '\n' ' ')
+    [ "$left" = "ballast " ] || die "(5c) the failed creation left: $left"
+    rm -f "$disk/ballast"
+    ok "exit 1: $(grep -m1 'no space' err.txt | sed 's/^impactsweep: //' | cut -c1-150)"
     cd "$WORK"
     umount "$disk" || die "(5) cannot unmount $disk"
 fi
