@@ -7,10 +7,11 @@
 #
 #   scripts/sanitize-tests.sh [CTEST_ARGS...]     e.g. -R unit  or  -R integration.cli
 #
-# Left out: integration.crash (its LD_PRELOAD shim and the sanitizers' runtime do not
-# mix), integration.scale and integration.safety (they time runs and signals against
-# thresholds that a sanitized process, 3 to 7 times slower and about a second longer to
-# start and exit, does not meet; scale also starts 48 sanitized ranks), and the labels
+# Left out: integration.crash and integration.integrity (their LD_PRELOAD shim and the
+# sanitizers' runtime do not mix), integration.scale, integration.safety,
+# integration.stops and integration.lock (they time runs and signals against thresholds
+# that a sanitized process, 3 to 7 times slower and about a second longer to start and
+# exit, does not meet; scale also starts 48 sanitized ranks), and the labels
 # slurm (a real scheduler) and fuzz (tests/fuzz/run_fuzz.sh builds its own sanitized
 # program). Set SANITIZE_EXCLUDE to a ctest regular expression to change the first
 # three (SANITIZE_EXCLUDE='^integration\.crash$' runs scale and safety too).
@@ -29,7 +30,7 @@ source "$ROOT/scripts/setup.sh"
 BUILD=${IMPACTSWEEP_SANITIZE_BUILD:-$ROOT/build-sanitize}
 REPORTS=$BUILD/sanitizer-reports
 SUPP=$ROOT/tests/sanitize/lsan.supp
-EXCLUDE=${SANITIZE_EXCLUDE:-'^integration\.(crash|scale|safety|readme)$'}
+EXCLUDE=${SANITIZE_EXCLUDE:-'^integration\.(crash|integrity|scale|safety|stops|lock|readme)$'}
 
 t0=$(date +%s)
 # mpiexec hands its environment to the ranks it starts on this host; -x hands the

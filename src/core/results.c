@@ -469,14 +469,21 @@ size_t is_results_record_variable(const is_results *r, size_t bit)
     return r->variable_count;
 }
 
+/* Bytes of `count` converted values of `size` bytes, rounded up to 8: each converted
+ * column starts 8-byte aligned. */
+static size_t converted_bytes(uint64_t count, size_t size)
+{
+    return ((size_t)count * size + 7) / 8 * 8;
+}
+
 /* Room for `count` points' records in the scratch of r: every integer and categorical
  * output converted at once, and the checksums. */
 static is_code check_room(is_results *r, uint64_t count, is_error *err)
 {
-    size_t converted = 0; /* bytes a point of the non-real outputs */
+    size_t need = 8;
     for (size_t o = 0; o + 1 < r->variable_count; o++)
-        converted += r->variables[o].type == IS_OUTPUT_REAL ? 0 : r->variables[o].element_size;
-    size_t need = (size_t)count * (converted ? converted : 1);
+        if (r->variables[o].type != IS_OUTPUT_REAL)
+            need += converted_bytes(count, r->variables[o].element_size);
     if (need > r->convert_capacity) {
         void *bigger = realloc(r->convert, need);
         if (!bigger)
@@ -519,7 +526,7 @@ static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
         }
         r->columns[o] = converted;
         rc = transfer(r, o, first, count, stored_memory_type(r, o), converted, 1, err);
-        converted += count * var->element_size;
+        converted += converted_bytes(count, var->element_size);
     }
     return rc;
 }
