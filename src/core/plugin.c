@@ -110,6 +110,30 @@ static is_code open_plugin(const char *path, plugin *out, is_error *err)
     return IS_OK;
 }
 
+static const char *file_kind(mode_t mode)
+{
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
+}
+
+/* A library is a regular file: a device or a FIFO would hang the checksum's read (or its
+ * open), a directory fail late with a read error; each is refused before it is opened. */
+static is_code check_regular(const char *path, is_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return is_error_set(err, IS_PLUGIN, "model plug-in %s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return is_error_set(err, IS_PLUGIN,
+                            "model plug-in %s: %s, not a shared library: refused", path,
+                            file_kind(st.st_mode));
+    return IS_OK;
+}
+
 is_code is_models_load(is_models *models, const char *path, const is_model **model,
                        is_error *err)
 {
@@ -120,6 +144,9 @@ is_code is_models_load(is_models *models, const char *path, const is_model **mod
     char absolute[PATH_MAX];
     if (!realpath(path, absolute))
         return is_error_set(err, IS_PLUGIN, "model plug-in %s: %s", path, strerror(errno));
+    is_code regular = check_regular(absolute, err);
+    if (regular != IS_OK)
+        return regular;
     for (size_t i = 0; i < models->plugin_count; i++)
         if (strcmp(models->plugins[i].library, absolute) == 0) {
             *model = models->plugins[i].model;

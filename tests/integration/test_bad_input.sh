@@ -106,6 +106,37 @@ expect_status 2 "eval with x = 1e400" "$IMPACTSWEEP_TEST" eval synthetic x=1e400
 grep -q "not a finite number" err.txt || die "eval x=1e400: $(cat err.txt)"
 echo "    ok: eval and trace refuse a parameter given twice; 5e-324 is a number, 1e400 is refused"
 
+say "a plug-in path that is not a regular file is refused at once (no read of a device, no open of a FIFO)"
+mkfifo fifo.so
+mkdir dir.so
+ln -s fifo.so link.so
+# `timeout` turns a hang (the read of /dev/zero, the open of a FIFO) into status 124, not 2
+for plugin in /dev/zero /dev/urandom ./fifo.so ./dir.so ./link.so; do
+    case $plugin in
+    /dev/*) kind="a character device" ;;
+    ./dir.so) kind="a directory" ;;
+    *) kind="a FIFO" ;;
+    esac
+    expect_status 2 "eval $plugin" timeout 20 "$IMPACTSWEEP" eval "$plugin" x=1
+    grep -q "$kind, not a shared library: refused" err.txt || die "eval $plugin: $(cat err.txt)"
+    expect_status 2 "models $plugin" timeout 20 "$IMPACTSWEEP" models "$plugin"
+    grep -q "$kind, not a shared library" err.txt || die "models $plugin: $(cat err.txt)"
+    expect_status 2 "trace $plugin" timeout 20 "$IMPACTSWEEP" trace "$plugin" x=1 --output t.h5
+    grep -q "$kind, not a shared library" err.txt || die "trace $plugin: $(cat err.txt)"
+    [ ! -e t.h5 ] || die "the refused trace of $plugin wrote t.h5"
+    [ "$plugin" != ./dir.so ] || continue # a directory on the search path is searched
+    expect_status 2 "IMPACTSWEEP_MODEL_PATH=$plugin models" \
+        env IMPACTSWEEP_MODEL_PATH="$plugin" timeout 20 "$IMPACTSWEEP" models
+    grep -q "$kind, not a shared library" err.txt || die "IMPACTSWEEP_MODEL_PATH=$plugin: $(cat err.txt)"
+done
+bad_job plugin_fifo "$l_model" "model = fifo.so"
+refuse "a FIFO as the job's plug-in" "plugin_fifo.ini:$l_model: [sweep] model: model plug-in" plugin_fifo.ini
+grep -q "a FIFO, not a shared library" err.txt || die "job with a FIFO model: $(cat err.txt)"
+bad_job plugin_zero "$l_model" "model = /dev/zero"
+refuse "/dev/zero as the job's plug-in" "plugin_zero.ini:$l_model: [sweep] model: model plug-in" plugin_zero.ini
+rm -r fifo.so dir.so link.so
+echo "    ok: /dev/zero, /dev/urandom, a FIFO, a link to it and a directory refused by eval, models, trace and run, the files on IMPACTSWEEP_MODEL_PATH too"
+
 say "bad --set values (on the good job, aimed at good.h5)"
 set_refuse() { refuse "--set $1" "--set '$1'" "$good_job" --output good.h5 --set "$1"; }
 set_refuse model.colour=red
