@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crc32c.h"
@@ -197,6 +198,28 @@ static is_code open_variables(is_results *r, is_error *err)
     return r->file_space < 0 ? damaged(err, r->path, "reading the shape of", "status") : IS_OK;
 }
 
+/* A clear "not ours" before HDF5 opens anything: a device, FIFO or directory (HDF5's open
+ * would block on a FIFO and read /dev/zero), and, where one rank opens alone, a file that
+ * is not HDF5 at all. */
+static is_code check_openable(const char *path, int parallel, is_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return is_error_set(err, IS_NOT_RESULT, "%s: not a result file (%s)", path,
+                            S_ISDIR(st.st_mode)    ? "a directory"
+                            : S_ISFIFO(st.st_mode) ? "a FIFO"
+                            : S_ISCHR(st.st_mode)  ? "a character device"
+                                                   : "not a regular file");
+    if (parallel)
+        return IS_OK;
+    htri_t hdf5 = H5Fis_hdf5(path);
+    H5Eclear2(H5E_DEFAULT);
+    if (hdf5 > 0)
+        return IS_OK;
+    return access(path, F_OK) == 0 ? is_error_set(err, IS_NOT_RESULT, "%s: not an HDF5 file", path)
+                                   : is_error_set(err, IS_NOT_RESULT, "%s: no such file", path);
+}
+
 is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
                         is_results **out, is_error *err)
 {
@@ -214,17 +237,11 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
         r->run[d] = -1;
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
         r->coordinates[k] = -1;
-    if (!r->parallel) { /* a clear "not ours" for files that are not HDF5 at all */
-        htri_t hdf5 = H5Fis_hdf5(path);
-        H5Eclear2(H5E_DEFAULT);
-        if (hdf5 <= 0) {
-            is_code rc = access(path, F_OK) == 0
-                             ? is_error_set(err, IS_NOT_RESULT, "%s: not an HDF5 file", path)
-                             : is_error_set(err, IS_NOT_RESULT, "%s: no such file", path);
-            free(r->path);
-            free(r);
-            return rc;
-        }
+    is_code checked = check_openable(path, r->parallel, err);
+    if (checked != IS_OK) {
+        free(r->path);
+        free(r);
+        return checked;
     }
     hid_t fapl = access_list(comm);
     r->file = H5Fopen(path, mode != IS_RESULTS_READ ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl);

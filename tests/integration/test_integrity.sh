@@ -5,8 +5,9 @@
 #     (checksums.py) agrees with /run/check at every point of a 1-rank run, a 2-rank run,
 #     a stopped-then-resumed run, a merge of pieces and a refined sweep (whose passes write
 #     scattered points); `info --verify` passes on each and prints what it checked.
-#  2. bad files: `info --verify` and --resume exit 2 for a truncated file, a text file
-#     and a missing one; a flipped bit in a stored point's value, a status, a checksum, a
+#  2. bad files: `info`, `info --verify` and merge exit 2 for a truncated file, a text
+#     file, a missing one, a FIFO, a directory and /dev/zero (at once), --resume for a
+#     truncated file; a flipped bit in a stored point's value, a status, a checksum, a
 #     coordinate and an attribute (units, long_name, the job text) each make `info
 #     --verify`, --resume and merge exit 2 naming the dataset (and for a point, its
 #     coordinates and block), leaving the file byte-identical and no lock behind; a
@@ -96,10 +97,17 @@ defined disc.h5 "a refined sweep on 2 ranks"
 say "2. bad files are refused with exit status 2"
 head -c 20000 one.h5 >truncated.h5
 echo "not a result file" >text.h5
-for f in truncated.h5 text.h5 missing.h5; do
-    expect_status 2 "info --verify of $f" "$IMPACTSWEEP" info "$f" --verify
+mkfifo fifo.h5
+mkdir dir.h5
+# `timeout`: HDF5's own open blocks on a FIFO and reads /dev/zero without end (status 124)
+for f in truncated.h5 text.h5 missing.h5 fifo.h5 dir.h5 /dev/zero; do
+    expect_status 2 "info --verify of $f" timeout 20 "$IMPACTSWEEP" info "$f" --verify
     ok "info --verify $f: $(tail -n 1 err.txt | sed 's/^impactsweep: //' | cut -c1-110)"
+    expect_status 2 "info of $f" timeout 20 "$IMPACTSWEEP" info "$f"
+    expect_status 2 "merge of $f" timeout 20 "$IMPACTSWEEP" merge bad_merge.h5 one.h5 "$f"
+    [ ! -e bad_merge.h5 ] || die "(2) the refused merge of $f wrote bad_merge.h5"
 done
+rm -r fifo.h5 dir.h5
 cp truncated.h5 s.h5
 expect_status 2 "--resume of a truncated file" "$IMPACTSWEEP" run s.ini --resume
 grep -q "is damaged" err.txt || die "(2) --resume of a truncated file: $(tail -n 1 err.txt)"
