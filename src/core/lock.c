@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "error.h"
 #include "provenance.h"
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collective.h"
+#include "engine.h"
 #include "model.h"
 #include "numtext.h"
 #include "refine.h"
@@ -348,16 +349,16 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
                     (unsigned long long)a->count, IS_NUM(a->first), IS_NUM(a->last), a->scale);
     }
     double failed = 0;
-    for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
-        failed += s->tally[st];
+    for (int st = 0; st < IS_POINT_STATUS_COUNT; st++)
+        failed += is_point_failed(st) ? s->tally[st] : 0;
     fprintf(out, "points:  %llu total, %.0f done, %.0f failed, %.0f pending",
             (unsigned long long)s->points, s->tally[IS_POINT_DONE], failed,
             s->tally[IS_POINT_PENDING]);
     if (s->tally[IS_POINT_INFERRED]) /* a refined sweep's points left to their cell */
         fprintf(out, ", %.0f inferred", s->tally[IS_POINT_INFERRED]);
     fprintf(out, "\n");
-    for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
-        if (s->tally[st])
+    for (int st = 0; st < IS_POINT_STATUS_COUNT; st++)
+        if (is_point_failed(st) && s->tally[st])
             fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
     if (s->refinement.levels)
         print_refinement(s, out);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "h5attr.h"
 #include "provenance.h"
 #include "results.h"

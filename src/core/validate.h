@@ -11,7 +11,9 @@
 #include "error.h"
 #include "job.h"
 
-/* Collective over comm (MPI_COMM_NULL: this process checks everything). */
-is_code is_validate_grid(const is_job *job, MPI_Comm comm, is_error *err);
+/* Collective over comm (MPI_COMM_NULL: this process checks everything). A model that runs
+ * contained is checked in its evaluator process, which stays in job->evaluator for the run
+ * (one process a rank for both). */
+is_code is_validate_grid(is_job *job, MPI_Comm comm, is_error *err);
 
 #endif

@@ -60,15 +60,20 @@ for name in outputs + ["status"]:
     check(bool(v.attrs.get("units")), f"{name} has no units")
     check(bool(v.attrs.get("long_name")), f"{name} has no long_name")
 
-# Categorical variables: flag_values 0..n-1 with one meaning each.
+# Categorical variables: flag_values 0..n-1 with one meaning each (status: the codes of the
+# statuses the file can hold, one meaning each, in order; `inferred` only in a refined file).
 for name, meanings in (("regime", ["icc", "cc", "pcc", "flat"]), ("status", None)):
     a = ds[name].attrs
     values, words = a.get("flag_values"), str(a.get("flag_meanings", "")).split()
     check(values is not None and len(words) > 0, f"{name} lacks flag_values or flag_meanings")
     if values is None:
         continue
-    values = np.atleast_1d(values)
-    check(list(values) == list(range(len(words))), f"{name} flag_values {values} vs meanings {words}")
+    values = [int(v) for v in np.atleast_1d(values)]
+    if name == "status":
+        check(len(values) == len(words) and values == sorted(set(values)) and 7 not in values,
+              f"{name} flag_values {values} vs meanings {words}")
+    else:
+        check(values == list(range(len(words))), f"{name} flag_values {values} vs meanings {words}")
     if meanings:
         check(words == meanings, f"{name} flag_meanings {words}, expected {meanings}")
 status_words = str(ds["status"].attrs.get("flag_meanings", "")).split()

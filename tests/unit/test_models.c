@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "core/conformance.h"
+#include "core/engine.h"
 #include "core/job.h"
 #include "models/registry.h"
 #include "suites.h"
@@ -186,7 +187,8 @@ static void test_runtime_conformance(void)
     is_error err;
     for (const is_model *const *m = is_registry_models(); *m; m++) {
         CHECK(is_conformance_table(*m, &err) == IS_OK, "%s: %s", (*m)->name, err.message);
-        CHECK(is_conformance_behaviour(*m, &err) == IS_OK, "%s: %s", (*m)->name, err.message);
+        CHECK(is_conformance_behaviour(*m, NULL, NULL, &err) == IS_OK, "%s: %s", (*m)->name,
+              err.message);
     }
     const is_model *good = is_model_find(is_registry_models(), "synthetic");
     CU_ASSERT_PTR_NOT_NULL_FATAL(good);

@@ -86,6 +86,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
 }
 
 static const is_model ball = {
+    IS_MODEL_HEADER,
     .name = "ball",
     .description = "a ball bouncing on a rigid floor (test plug-in, closed form)",
     .params = params,
