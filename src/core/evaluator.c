@@ -64,17 +64,17 @@ struct is_evaluator {
     shm_layout layout;
     char *base;
     int memory, socket;
-    pid_t pid, worker;       /* the evaluator process, its worker of the moment */
-    int ready;               /* the worker said READY and has not died since */
+    pid_t pid, worker; /* the evaluator process, its worker of the moment */
+    int ready;         /* the worker said READY and has not died since */
     char self[4096];
-    double *merged;          /* a bisected batch's results, outputs[o * count + i] */
+    double *merged; /* a bisected batch's results, outputs[o * count + i] */
     uint8_t *merged_status;
     size_t merged_count;
     double cost_seconds, cost_points; /* the calls that returned, for deadlines */
-    double stop_since;       /* when the stop request was passed on (0: not yet) */
+    double stop_since;                /* when the stop request was passed on (0: not yet) */
     /* strict: the first breach */
     char breach[512];
-    double cpu;              /* the model's CPU time in the last call */
+    double cpu; /* the model's CPU time in the last call */
 };
 
 static double now_seconds(void)
@@ -181,8 +181,8 @@ static size_t check_results(is_evaluator *ev, double *outputs, uint8_t *status, 
                             size_t offset)
 {
     check_context c = {ev, offset};
-    return is_conformance_results(ev->model, outputs, status, count, stop_requested(ev),
-                                  on_breach, &c);
+    return is_conformance_results(ev->model, outputs, status, count, stop_requested(ev), on_breach,
+                                  &c);
 }
 
 static is_code strict_result(is_evaluator *ev, is_error *err)
@@ -246,8 +246,7 @@ static is_code direct_eval(is_evaluator *ev, size_t count, is_error *err)
     is_code rc = direct_workspace(ev, err);
     double started = thread_cpu_now();
     if (rc == IS_OK)
-        rc = ev->model->eval_batch(ev->workspace, ev->points, count, ev->outputs, ev->status,
-                                   err);
+        rc = ev->model->eval_batch(ev->workspace, ev->points, count, ev->outputs, ev->status, err);
     ev->cpu = thread_cpu_now() - started;
     if (rc != IS_OK)
         return rc;
@@ -259,8 +258,9 @@ static is_code direct_eval(is_evaluator *ev, size_t count, is_error *err)
                             "model %s: eval_batch wrote outside its %s array (a batch of %zu "
                             "points)%s",
                             ev->model->name, broken, count,
-                            ev->config.strict ? "" : ": the run stops, its memory is not to be "
-                                                     "trusted");
+                            ev->config.strict ? ""
+                                              : ": the run stops, its memory is not to be "
+                                                "trusted");
     check_results(ev, ev->outputs, ev->status, count, 0);
     return strict_result(ev, err);
 }
@@ -292,12 +292,18 @@ static void kill_process(is_evaluator *ev)
 static const char *fault_text(int where)
 {
     switch (where) {
-    case FAULT_POINTS: return ", writing into its parameters (read-only)";
-    case FAULT_BEFORE_OUTPUTS: return ", writing before the start of its outputs array";
-    case FAULT_AFTER_OUTPUTS: return ", writing past the end of its outputs array";
-    case FAULT_BEFORE_STATUS: return ", writing before the start of its status array";
-    case FAULT_AFTER_STATUS: return ", writing past the end of its status array";
-    default: return "";
+    case FAULT_POINTS:
+        return ", writing into its parameters (read-only)";
+    case FAULT_BEFORE_OUTPUTS:
+        return ", writing before the start of its outputs array";
+    case FAULT_AFTER_OUTPUTS:
+        return ", writing past the end of its outputs array";
+    case FAULT_BEFORE_STATUS:
+        return ", writing before the start of its status array";
+    case FAULT_AFTER_STATUS:
+        return ", writing past the end of its status array";
+    default:
+        return "";
     }
 }
 
@@ -311,8 +317,7 @@ static void describe_death(const is_evaluator *ev, int wstatus, char *text, size
                  strsignal(signo),
                  control->fault_signal == signo ? fault_text(control->fault_where) : "");
     } else if (WIFEXITED(wstatus)) {
-        snprintf(text, size, "the model's code ended its process: exit(%d)",
-                 WEXITSTATUS(wstatus));
+        snprintf(text, size, "the model's code ended its process: exit(%d)", WEXITSTATUS(wstatus));
     } else {
         snprintf(text, size, "the evaluator process ended (status %#x)", (unsigned)wstatus);
     }
@@ -426,8 +431,8 @@ static is_code await_worker(is_evaluator *ev, is_error *err)
         snprintf(why, sizeof why, "it ended");
     kill_process(ev);
     if (got == 1 && m.op == OP_READY && control->message[0])
-        return is_error_set(err, IS_PLUGIN, "evaluator process of model %s: %s",
-                            ev->model->name, control->message);
+        return is_error_set(err, IS_PLUGIN, "evaluator process of model %s: %s", ev->model->name,
+                            control->message);
     if (got == 0 && stop_requested(ev))
         return is_error_set(err, IS_INTERRUPTED, "stopped while the evaluator process started");
     return is_error_set(err, IS_PLUGIN,
@@ -451,9 +456,14 @@ static is_code spawn(is_evaluator *ev, is_error *err)
     snprintf(num[3], 32, "%zu", ev->config.capacity);
     snprintf(num[4], 32, "%zu", ev->np);
     snprintf(num[5], 32, "%zu", ev->no);
-    char *argv[32] = {ev->self, IS_EVALUATOR_COMMAND, "--socket", num[0], "--memory", num[1],
-                      "--parent", num[2], "--capacity", num[3], "--params", num[4],
-                      "--outputs", num[5], "--model", (char *)ev->model->name};
+    char *argv[32] = {ev->self,     IS_EVALUATOR_COMMAND,
+                      "--socket",   num[0],
+                      "--memory",   num[1],
+                      "--parent",   num[2],
+                      "--capacity", num[3],
+                      "--params",   num[4],
+                      "--outputs",  num[5],
+                      "--model",    (char *)ev->model->name};
     int k = 16;
     if (ev->config.library) {
         argv[k++] = "--library";
@@ -551,12 +561,12 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
                      ((shm_control *)ev->base)->message);
         return RUN_MODEL_ERROR;
     }
-    const char *broken = broken_guard(ev, ev->outputs, ev->status, count,
-                                      ev->layout.outputs_size, ev->layout.status_size);
+    const char *broken = broken_guard(ev, ev->outputs, ev->status, count, ev->layout.outputs_size,
+                                      ev->layout.status_size);
     if (broken) {
         bad->status = IS_POINT_FAILED_CHECK;
-        snprintf(bad->reason, sizeof bad->reason,
-                 "eval_batch wrote past the end of its %s array", broken);
+        snprintf(bad->reason, sizeof bad->reason, "eval_batch wrote past the end of its %s array",
+                 broken);
         return RUN_BAD;
     }
     ev->cpu += ((shm_control *)ev->base)->cpu_seconds;
@@ -604,8 +614,7 @@ static size_t part_size(size_t count)
 
 /* Points first .. first + count - 1 of a bisected batch, into merged: a call that goes
  * bad is split (part_size) until the point that does it is alone. */
-static is_code solve(is_evaluator *ev, size_t first, size_t count, int *stopped,
-                     is_error *err);
+static is_code solve(is_evaluator *ev, size_t first, size_t count, int *stopped, is_error *err);
 
 static is_code solve_parts(is_evaluator *ev, size_t first, size_t count, int *stopped,
                            is_error *err)
@@ -673,8 +682,8 @@ static is_code contained_eval(is_evaluator *ev, size_t count, const double **out
 }
 
 /* validate on points first .. first + count - 1, bisected where it crashes. */
-static is_code contained_validate(is_evaluator *ev, size_t first, size_t count,
-                                  size_t *refused, is_error *why, is_error *err)
+static is_code contained_validate(is_evaluator *ev, size_t first, size_t count, size_t *refused,
+                                  is_error *why, is_error *err)
 {
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
@@ -698,8 +707,7 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count,
     }
     size_t part = part_size(count);
     is_code rc = IS_OK;
-    for (size_t at = first; at < first + count && rc == IS_OK && *refused == SIZE_MAX;
-         at += part)
+    for (size_t at = first; at < first + count && rc == IS_OK && *refused == SIZE_MAX; at += part)
         rc = contained_validate(ev, at, first + count - at < part ? first + count - at : part,
                                 refused, why, err);
     return rc;
@@ -707,8 +715,7 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count,
 
 /* --- the interface ------------------------------------------------------------------- */
 
-is_code is_evaluator_create(is_evaluator **out, const is_evaluator_config *config,
-                            is_error *err)
+is_code is_evaluator_create(is_evaluator **out, const is_evaluator_config *config, is_error *err)
 {
     *out = NULL;
     is_evaluator *ev = calloc(1, sizeof *ev);

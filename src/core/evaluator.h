@@ -47,11 +47,11 @@ typedef void (*is_evaluator_report)(void *context, const double *point,
 
 typedef struct is_evaluator_config {
     const is_model *model;
-    const char *library;      /* a plug-in's library (absolute path); NULL: built in */
-    const char *sha256;       /* its checksum: the evaluator process loads only those bytes */
-    int contained;            /* in an evaluator process (1) or in this one (0) */
-    double point_timeout;     /* seconds a point may take, 0: no limit (contained only) */
-    size_t capacity;          /* points per call at most */
+    const char *library;  /* a plug-in's library (absolute path); NULL: built in */
+    const char *sha256;   /* its checksum: the evaluator process loads only those bytes */
+    int contained;        /* in an evaluator process (1) or in this one (0) */
+    double point_timeout; /* seconds a point may take, 0: no limit (contained only) */
+    size_t capacity;      /* points per call at most */
     const volatile sig_atomic_t *stop; /* the stop request; NULL: none */
     /* `models --check`: every breach the engine finds is an error of the call (IS_PLUGIN,
      * naming what broke), and the guards cover the whole arrays */
@@ -68,8 +68,7 @@ static inline int is_evaluator_contains_by_default(const char *library, double p
 
 /* A contained evaluator starts its process here (and fails here if it cannot: IS_PLUGIN
  * when the library cannot be loaded there, naming it). */
-is_code is_evaluator_create(is_evaluator **ev, const is_evaluator_config *config,
-                            is_error *err);
+is_code is_evaluator_create(is_evaluator **ev, const is_evaluator_config *config, is_error *err);
 void is_evaluator_free(is_evaluator **ev);
 
 /* Room for `capacity` points, points[i * param_count + p]: the caller writes the points

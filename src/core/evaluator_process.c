@@ -154,8 +154,8 @@ static char *map_memory(const process_args *a, shm_layout *l)
 }
 
 /* The model: built in by name, or from its library (the very bytes the engine loaded). */
-static is_code find_model(const process_args *a, const is_model *const *builtin,
-                          is_models **models, const is_model **model, is_error *err)
+static is_code find_model(const process_args *a, const is_model *const *builtin, is_models **models,
+                          const is_model **model, is_error *err)
 {
     is_code rc = is_models_create(models, builtin, IS_MODELS_LOAD | IS_MODELS_QUIET, err);
     if (rc != IS_OK)
@@ -171,10 +171,9 @@ static is_code find_model(const process_args *a, const is_model *const *builtin,
         rc = is_error_set(err, IS_PLUGIN,
                           "model plug-in %s changed since the run loaded it (sha256 %s, now %s)",
                           a->library, a->sha256, sha);
-    if (rc == IS_OK && ((*model)->param_count != a->params ||
-                        (*model)->output_count != a->outputs))
-        rc = is_error_set(err, IS_PLUGIN, "model plug-in %s is not the model %s loaded",
-                          a->library, a->model);
+    if (rc == IS_OK && ((*model)->param_count != a->params || (*model)->output_count != a->outputs))
+        rc = is_error_set(err, IS_PLUGIN, "model plug-in %s is not the model %s loaded", a->library,
+                          a->model);
     return rc;
 }
 
@@ -231,8 +230,8 @@ static void serve(int socket, const is_model *m, void *ws, char *base, const shm
         is_error err;
         is_error_clear(&err);
         double started = cpu_now();
-        is_code rc = m->eval_batch(ws, points + q.first * m->param_count, q.count, outputs,
-                                   status, &err);
+        is_code rc =
+            m->eval_batch(ws, points + q.first * m->param_count, q.count, outputs, status, &err);
         control->cpu_seconds = cpu_now() - started;
         reply(socket, control, OP_EVAL, rc, q.first, &err);
     }

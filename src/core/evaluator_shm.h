@@ -48,21 +48,21 @@ typedef struct shm_message {
 } shm_message;
 
 typedef struct shm_control {
-    volatile sig_atomic_t stop;   /* the engine's stop request, for workspace_watch */
+    volatile sig_atomic_t stop; /* the engine's stop request, for workspace_watch */
     volatile sig_atomic_t fault_signal;
     volatile sig_atomic_t fault_where;
-    volatile sig_atomic_t quit;   /* a worker ends because the engine ended it */
-    volatile double cpu_seconds;  /* the worker's CPU time in its last eval_batch */
+    volatile sig_atomic_t quit;         /* a worker ends because the engine ended it */
+    volatile double cpu_seconds;        /* the worker's CPU time in its last eval_batch */
     char message[IS_ERROR_MESSAGE_MAX]; /* a reply's message (eval_batch's error, ...) */
 } shm_control;
 
 typedef struct shm_layout {
     size_t page, capacity, params, outputs;
-    size_t points_at, points_size;   /* byte offsets and sizes, page-aligned */
+    size_t points_at, points_size; /* byte offsets and sizes, page-aligned */
     size_t guard1_at;
     size_t outputs_at, outputs_size; /* room for capacity * outputs doubles + GUARD_BYTES */
     size_t guard2_at;
-    size_t status_at, status_size;   /* room for capacity bytes + GUARD_BYTES */
+    size_t status_at, status_size; /* room for capacity bytes + GUARD_BYTES */
     size_t guard3_at;
     size_t total;
 } shm_layout;

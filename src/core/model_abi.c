@@ -32,8 +32,8 @@ typedef struct legacy_model {
     is_code (*workspace_create)(void **workspace, is_error *err);
     void (*workspace_free)(void *workspace);
     void (*workspace_watch)(void *workspace, const volatile sig_atomic_t *stop);
-    is_code (*eval_batch)(void *workspace, const double *points, size_t count,
-                          double *outputs, uint8_t *status, is_error *err);
+    is_code (*eval_batch)(void *workspace, const double *points, size_t count, double *outputs,
+                          uint8_t *status, is_error *err);
     const char *version;
     const is_model_trace *trace; /* contract 2 only */
 } legacy_model;
@@ -123,8 +123,8 @@ static is_code read_legacy(is_model_copy *c, const legacy_model *old, int major,
                           .eval_batch = old->eval_batch,
                           .version = old->version};
     c->params = restride(old->params, old->param_count, sizeof(legacy_param), sizeof(is_param));
-    c->outputs = restride(old->outputs, old->output_count, sizeof(legacy_output),
-                          sizeof(is_output));
+    c->outputs =
+        restride(old->outputs, old->output_count, sizeof(legacy_output), sizeof(is_output));
     if (!c->params || !c->outputs)
         return is_error_set(err, IS_NOMEM, "out of memory");
     for (size_t o = 0; o < old->output_count; o++)
@@ -149,8 +149,8 @@ static is_code read_current(is_model_copy *c, const is_model *t, is_error *err)
                             "impactsweep's %d.%d: it may need members or SDK functions that "
                             "this impactsweep lacks (upgrade impactsweep, or rebuild the "
                             "plug-in against this one's model.h)",
-                            (unsigned)t->abi_version, (unsigned)t->abi_minor,
-                            IS_MODEL_ABI_VERSION, IS_MODEL_ABI_MINOR);
+                            (unsigned)t->abi_version, (unsigned)t->abi_minor, IS_MODEL_ABI_VERSION,
+                            IS_MODEL_ABI_MINOR);
     if (t->struct_size < MODEL_3_0_SIZE || t->struct_size > sizeof(is_model) ||
         t->param_size < PARAM_3_0_SIZE || t->param_size > sizeof(is_param) ||
         t->output_size < OUTPUT_3_0_SIZE || t->output_size > sizeof(is_output))
@@ -180,8 +180,8 @@ static is_code read_current(is_model_copy *c, const is_model *t, is_error *err)
     return copy_trace(c, c->model.trace, t->param_size, err);
 }
 
-is_code is_model_abi_read(const void *table, int major, const char *library,
-                          is_model_copy **copy, is_error *err)
+is_code is_model_abi_read(const void *table, int major, const char *library, is_model_copy **copy,
+                          is_error *err)
 {
     *copy = NULL;
     if (major != 1 && major != 2 && major != IS_MODEL_ABI_VERSION)

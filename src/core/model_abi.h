@@ -17,8 +17,8 @@ typedef struct is_model_copy is_model_copy;
  * built against contract major `major` (its impactsweep_model_abi). IS_PLUGIN, with the
  * library, its version and this engine's, for a major or minor it cannot read or a header
  * that does not add up. */
-is_code is_model_abi_read(const void *table, int major, const char *library,
-                          is_model_copy **copy, is_error *err);
+is_code is_model_abi_read(const void *table, int major, const char *library, is_model_copy **copy,
+                          is_error *err);
 
 /* The table in the engine's layout (valid until is_model_abi_free). */
 const is_model *is_model_abi_model(const is_model_copy *copy);

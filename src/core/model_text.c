@@ -178,7 +178,7 @@ struct is_model_described {
     is_model model;
     is_param *params;
     is_output *outputs;
-    char **strings;       /* every string and array allocated, to free */
+    char **strings; /* every string and array allocated, to free */
     size_t string_count, string_capacity;
     int failed;
 };

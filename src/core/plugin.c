@@ -22,10 +22,10 @@
 #define PLUGIN_MAX 256
 
 typedef struct plugin {
-    void *handle;           /* NULL: a described model (is_models_add_described) */
-    is_model_copy *copy;    /* the table in the engine's layout */
+    void *handle;        /* NULL: a described model (is_models_add_described) */
+    is_model_copy *copy; /* the table in the engine's layout */
     const is_model *model;
-    char *library;          /* absolute path */
+    char *library; /* absolute path */
     char sha256[65];
 } plugin;
 
@@ -33,9 +33,9 @@ typedef struct plugin {
 typedef struct candidate {
     char *path;
     int opened;
-    const is_model *model;  /* what it holds, once opened (NULL: unusable) */
-    char *why;              /* unusable: why (its warning) */
-    char *clash;            /* its model's name, when another library holds it already */
+    const is_model *model; /* what it holds, once opened (NULL: unusable) */
+    char *why;             /* unusable: why (its warning) */
+    char *clash;           /* its model's name, when another library holds it already */
 } candidate;
 
 struct is_models {
@@ -72,8 +72,7 @@ static const plugin *plugin_of(const is_models *models, const is_model *model)
     return NULL;
 }
 
-const char *is_models_library(const is_models *models, const is_model *model,
-                              const char **sha256)
+const char *is_models_library(const is_models *models, const is_model *model, const char **sha256)
 {
     const plugin *p = plugin_of(models, model);
     if (sha256)
@@ -132,9 +131,12 @@ static is_code check_writers(const char *absolute, const struct stat *st, is_err
 
 static const char *file_kind(mode_t mode)
 {
-    return S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) ? "a character device"
-           : S_ISBLK(mode) ? "a block device" : S_ISFIFO(mode) ? "a FIFO"
-           : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "not a regular file";
 }
 
 /* Opens the file itself (never blocking: a FIFO or a device is refused at once), checks
@@ -149,9 +151,8 @@ static is_code open_library_file(const char *absolute, int *fd, struct stat *st,
     if (fstat(*fd, st) != 0)
         rc = is_error_set(err, IS_PLUGIN, "model plug-in %s: %s", absolute, strerror(errno));
     else if (!S_ISREG(st->st_mode))
-        rc = is_error_set(err, IS_PLUGIN,
-                          "model plug-in %s: %s, not a shared library: refused", absolute,
-                          file_kind(st->st_mode));
+        rc = is_error_set(err, IS_PLUGIN, "model plug-in %s: %s, not a shared library: refused",
+                          absolute, file_kind(st->st_mode));
     if (rc == IS_OK)
         rc = check_writers(absolute, st, err);
     is_error detail;
@@ -177,8 +178,7 @@ static is_code load_failed(const char *path, is_error *err)
                  "contract version or before: %.80s is none of this impactsweep's, contract "
                  "%d.%d)",
                  missing + 18, IS_MODEL_ABI_VERSION, IS_MODEL_ABI_MINOR);
-    return is_error_set(err, IS_PLUGIN, "model plug-in %s: cannot load it: %s%s", path, why,
-                        hint);
+    return is_error_set(err, IS_PLUGIN, "model plug-in %s: cannot load it: %s%s", path, why, hint);
 }
 
 /* Opens the library and takes its model: the contract version first, then the entry
@@ -213,8 +213,7 @@ static is_code open_plugin(const char *path, plugin *out, is_error *err)
     if (rc == IS_OK)
         rc = is_model_abi_read(table, *abi, path, &out->copy, err);
     is_error detail;
-    if (rc == IS_OK &&
-        is_conformance_table(is_model_abi_model(out->copy), &detail) != IS_OK)
+    if (rc == IS_OK && is_conformance_table(is_model_abi_model(out->copy), &detail) != IS_OK)
         rc = is_error_set(err, IS_PLUGIN, "model plug-in %s breaks the model contract: %s", path,
                           detail.message);
     if (rc != IS_OK) {
@@ -264,8 +263,8 @@ static is_code load_library(is_models *models, const char *absolute, const is_mo
         return rc;
     rc = open_plugin(absolute, &p, err);
     /* the file dlopen read is the one hashed (not replaced meanwhile) */
-    if (rc == IS_OK && (stat(absolute, &now) != 0 || now.st_dev != st.st_dev ||
-                        now.st_ino != st.st_ino))
+    if (rc == IS_OK &&
+        (stat(absolute, &now) != 0 || now.st_dev != st.st_dev || now.st_ino != st.st_ino))
         rc = is_error_set(err, IS_PLUGIN, "model plug-in %s: replaced while it was loaded",
                           absolute);
     close(fd);
@@ -297,13 +296,11 @@ static const plugin *loaded_from(const is_models *models, const char *path)
     return NULL;
 }
 
-is_code is_models_load(is_models *models, const char *path, const is_model **model,
-                       is_error *err)
+is_code is_models_load(is_models *models, const char *path, const is_model **model, is_error *err)
 {
     *model = NULL;
     if (!(models->flags & IS_MODELS_LOAD))
-        return is_error_set(err, IS_PLUGIN, "model plug-in %s: plug-ins are not loaded here",
-                            path);
+        return is_error_set(err, IS_PLUGIN, "model plug-in %s: plug-ins are not loaded here", path);
     const plugin *known = loaded_from(models, path); /* a described one needs no file */
     char absolute[PATH_MAX];
     if (!known && !realpath(path, absolute))
@@ -360,8 +357,10 @@ static void list_directory(is_models *models, const char *dir, const struct stat
     if ((st->st_mode & S_IWOTH) && !unsafe_allowed()) {
         char why[128];
         snprintf(why, sizeof why, "mode %04o", (unsigned)(st->st_mode & 07777));
-        warn(models, "%s: anyone may write this directory (%s): skipped (chmod o-w, or set "
-             IS_MODEL_UNSAFE_VARIABLE "=1)", dir, why);
+        warn(models,
+             "%s: anyone may write this directory (%s): skipped (chmod o-w, or "
+             "set " IS_MODEL_UNSAFE_VARIABLE "=1)",
+             dir, why);
         return;
     }
     DIR *d = opendir(dir);
@@ -451,8 +450,7 @@ static int may_hold(const candidate *c, const char *name)
     return 1;
 }
 
-is_code is_models_lookup(is_models *models, const char *name, const is_model **model,
-                         is_error *err)
+is_code is_models_lookup(is_models *models, const char *name, const is_model **model, is_error *err)
 {
     *model = is_model_find(models->list, name);
     if (*model)
@@ -474,8 +472,7 @@ is_code is_models_lookup(is_models *models, const char *name, const is_model **m
             return is_error_set(err, IS_PLUGIN,
                                 "model %s: found in %s, but %s on %s may hold it too and is "
                                 "refused (%s); name the one to use by its path",
-                                name, where, c->path, IS_MODEL_PATH_VARIABLE,
-                                c->why ? c->why : "");
+                                name, where, c->path, IS_MODEL_PATH_VARIABLE, c->why ? c->why : "");
         return is_error_set(err, IS_PLUGIN, "model %s: %s", name, c->why ? c->why : c->path);
     }
     if (*model)

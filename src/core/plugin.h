@@ -56,8 +56,7 @@ const is_model *is_models_find(const is_models *models, const char *name);
 
 /* Loads the plug-in at `path` (relative paths from the working directory), or finds it
  * loaded already from the same file. */
-is_code is_models_load(is_models *models, const char *path, const is_model **model,
-                       is_error *err);
+is_code is_models_load(is_models *models, const char *path, const is_model **model, is_error *err);
 
 /* Adds `model` (a description without functions, read from a result file: see
  * model_text.h) as the model of `library`: a later is_models_load(library) or lookup of
@@ -71,8 +70,7 @@ int is_models_is_path(const char *text);
 
 /* Where a model came from: NULL for a built-in model, else the absolute path of its
  * library, whose SHA-256 (64 hex digits) goes to *sha256. */
-const char *is_models_library(const is_models *models, const is_model *model,
-                              const char **sha256);
+const char *is_models_library(const is_models *models, const is_model *model, const char **sha256);
 
 /* The contract version a plug-in's table was read as ("3.0", "2 (before the ABI
  * header)"); NULL for a built-in model. */

@@ -34,10 +34,9 @@ static is_code never(void *ws, const double *p, size_t n, double *o, uint8_t *s,
     return IS_OK;
 }
 
-static const is_model checked = {IS_MODEL_HEADER, .name = "checked", .description = "checks",
-                                 .params = one_param, .param_count = 1,
-                                 .outputs = four_outputs, .output_count = 4,
-                                 .eval_batch = never};
+static const is_model checked = {IS_MODEL_HEADER,     .name = "checked",  .description = "checks",
+                                 .params = one_param, .param_count = 1,   .outputs = four_outputs,
+                                 .output_count = 4,   .eval_batch = never};
 
 typedef struct reports {
     size_t count;
@@ -65,16 +64,16 @@ static void test_results_checked(void)
         out[0 * N + i] = 1.5, out[1 * N + i] = 2.5, out[2 * N + i] = 3, out[3 * N + i] = 1;
         status[i] = IS_POINT_DONE;
     }
-    status[1] = 200;                 /* no status */
-    status[2] = IS_POINT_INFERRED;   /* the engine's */
-    status[3] = IS_POINT_PENDING;    /* without a stop */
-    out[0 * N + 4] = NAN;            /* a real that may not be NaN */
-    out[1 * N + 5] = NAN;            /* one that may: fine */
-    out[0 * N + 6] = INFINITY;       /* inf, not declared */
-    out[2 * N + 7] = 1e300;          /* an integer that would wrap */
-    out[3 * N + 8] = 2;              /* a category that does not exist */
+    status[1] = 200;               /* no status */
+    status[2] = IS_POINT_INFERRED; /* the engine's */
+    status[3] = IS_POINT_PENDING;  /* without a stop */
+    out[0 * N + 4] = NAN;          /* a real that may not be NaN */
+    out[1 * N + 5] = NAN;          /* one that may: fine */
+    out[0 * N + 6] = INFINITY;     /* inf, not declared */
+    out[2 * N + 7] = 1e300;        /* an integer that would wrap */
+    out[3 * N + 8] = 2;            /* a category that does not exist */
     status[9] = IS_POINT_FAILED_SOLVER;
-    out[2 * N + 9] = -3e10;          /* a failed point's unstorable integer: no value */
+    out[2 * N + 9] = -3e10; /* a failed point's unstorable integer: no value */
     reports r = {0};
     size_t failed = is_conformance_results(&checked, out, status, N, 0, collect, &r);
     static const int fails[N] = {0, 1, 1, 1, 1, 0, 1, 1, 1, 0};
@@ -131,8 +130,8 @@ static void test_older_tables(void)
                                       {"k", "k", "1", IS_PARAM_CHOICE, 1, 0, 1, 0, two, NULL}};
     static const v2_output outputs[] = {{"y", "1", "y", IS_OUTPUT_REAL, NULL},
                                         {"c", "1", "c", IS_OUTPUT_CATEGORY, two}};
-    v2_model old = {"old", "an old table", params, 2, outputs, 2, NULL, NULL, NULL, NULL,
-                    (void *)never, "0.9", NULL};
+    v2_model old = {"old", "an old table", params,        2,     outputs, 2, NULL, NULL,
+                    NULL,  NULL,           (void *)never, "0.9", NULL};
     is_model_copy *copy = NULL;
     is_error err;
     CU_ASSERT_EQUAL_FATAL(is_model_abi_read(&old, 2, "old.so", &copy, &err), IS_OK);
@@ -163,8 +162,7 @@ static void test_older_tables(void)
     wide.param_size = sizeof(is_param) + 8;
     CHECK(is_model_abi_read(&wide, IS_MODEL_ABI_VERSION, "w.so", &copy, &err) == IS_PLUGIN,
           "a parameter larger than this engine's, at this minor, was read");
-    CHECK(is_model_abi_read(&checked, IS_MODEL_ABI_VERSION + 1, "m.so", &copy, &err) ==
-              IS_PLUGIN,
+    CHECK(is_model_abi_read(&checked, IS_MODEL_ABI_VERSION + 1, "m.so", &copy, &err) == IS_PLUGIN,
           "another major was read");
     CHECK(is_model_abi_read(&checked, IS_MODEL_ABI_VERSION, "ok.so", &copy, &err) == IS_OK,
           "the current table: %s", err.message);
@@ -226,16 +224,16 @@ static void fill_synthetic(const is_model *m, double *points, size_t n)
     for (size_t i = 0; i < n; i++) {
         double *p = points + i * m->param_count;
         is_conformance_point(m, p);
-        p[0] = (double)i * 0.37 - 3;   /* x */
-        p[1] = (double)(i % 7) * 1.5;  /* y */
+        p[0] = (double)i * 0.37 - 3;  /* x */
+        p[1] = (double)(i % 7) * 1.5; /* y */
     }
 }
 
 static int evaluate(const is_model *m, int contained, double timeout, size_t n, double *out,
                     uint8_t *status, double cost_at)
 {
-    is_evaluator_config config = {.model = m, .contained = contained,
-                                  .point_timeout = timeout, .capacity = n};
+    is_evaluator_config config = {
+        .model = m, .contained = contained, .point_timeout = timeout, .capacity = n};
     is_evaluator *ev = NULL;
     is_error err;
     if (is_evaluator_create(&ev, &config, &err) != IS_OK) {
@@ -287,8 +285,7 @@ static void test_evaluator(void)
 }
 
 /* A model writing one past the end of its outputs. */
-static is_code past_the_end(void *ws, const double *p, size_t n, double *o, uint8_t *s,
-                            is_error *e)
+static is_code past_the_end(void *ws, const double *p, size_t n, double *o, uint8_t *s, is_error *e)
 {
     (void)ws, (void)p, (void)e;
     for (size_t i = 0; i < n; i++)

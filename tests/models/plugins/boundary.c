@@ -149,8 +149,7 @@ static const is_trace_channel channels[] = {{"value", "1", "x y + 1 / 3"}};
 static const char *const events[] = {"end", NULL};
 
 static is_code trace_run(void *workspace, const double *point, const double *options,
-                         const is_trace_sink *sink, double *outputs, uint8_t *status,
-                         is_error *err)
+                         const is_trace_sink *sink, double *outputs, uint8_t *status, is_error *err)
 {
     (void)options;
     is_code rc = eval_batch(workspace, point, 1, outputs, status, err);
