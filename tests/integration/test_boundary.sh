@@ -5,7 +5,7 @@
 # (and a README-recipe plug-in whose own function has an engine internal's name), each run
 # through
 #  - a sweep on 2 ranks: exit 0, every point stored; the 12 bad points get their status
-#    (failed_crash, failed_timeout with a point_timeout of 0.2 s, failed_check) and are
+#    (failed_crash, failed_timeout with a point_timeout of 0.5 s, failed_check) and are
 #    named with their coordinates in the run log; every other point holds the bits of the
 #    clean kind's sweep; 1 and 2 ranks give the same file;
 #  - a stop (SIGUSR1, exit 75) in the middle and a resume: the same data as the sweep;
@@ -63,7 +63,7 @@ PY
 while read -r kind status reason <&3; do # (fd 3: mpiexec reads stdin)
     say "$kind: a sweep on 2 ranks, the bad points failed ($status) and named, the rest exact"
     extra=()
-    [ "$kind" = hang ] && extra=("point_timeout = 0.2")
+    [ "$kind" = hang ] && extra=("point_timeout = 0.5")
     job "$kind" "${extra[@]}"
     expect_status 0 "$kind on 2 ranks" mpi2 run "$kind.ini" --output "$kind.h5"
     check_file "$kind.h5" "$status"
