@@ -9,7 +9,7 @@
 #    named with their coordinates in the run log; every other point holds the bits of the
 #    clean kind's sweep; 1 and 2 ranks give the same file;
 #  - a stop (SIGUSR1, exit 75) in the middle and a resume: the same data as the sweep;
-#  - a dry run: exit 0, the sampled bad point counted and named;
+#  - a dry run: exit 0, the sampled bad points counted and one of them named;
 #  - models --check: exit 2 naming what broke (the array, for a write past one), 0 for the
 #    clean and the old-contract kinds;
 #  - eval of a bad point: its status, exit 1;
@@ -92,8 +92,14 @@ while read -r kind status reason <&3; do # (fd 3: mpiexec reads stdin)
     say "$kind: a dry run samples a bad point and says so"
     expect_status 0 "$kind --dry-run" "$IMPACTSWEEP" run "$kind.ini" --dry-run --output dry.h5
     if [ "$reason" != - ]; then
-        grep -F "x = 3, y = 17: FAILED_" out.txt | grep -Eq "^failures: +1 of the 64 sampled points .*$reason" ||
-            die "$kind: the dry run's failures: $(grep -A1 '^failures' out.txt)"
+        line=$(grep -E "^failures: +[1-9][0-9]* of the [0-9]+ sampled points" out.txt) ||
+            die "$kind: the dry run counts no failures: $(cat out.txt)"
+        # the point it names is one of the bad ones, with the reason
+        [[ $line =~ the\ first,\ x\ =\ ([0-9]+),\ y\ =\ ([0-9]+):\ FAILED_ ]] ||
+            die "$kind: the dry run names no point: $line"
+        [ $(((BASH_REMATCH[1] * 40 + BASH_REMATCH[2]) % 137)) = 0 ] ||
+            die "$kind: the dry run names a good point: $line"
+        grep -Eq "$reason" <<<"$line" || die "$kind: the dry run's reason: $line"
     fi
 
     say "$kind: models --check and eval of a bad point"
