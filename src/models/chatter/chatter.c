@@ -51,7 +51,7 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
     [CHATTER_IMPACTS_MEAN] = {"impacts_mean", "1", "mean number of impacts per drop",
                               IS_OUTPUT_REAL, NULL, 0, "impacts per drop"},
     [CHATTER_IMPACTS_MAX] = {"impacts_max", "1", "largest number of impacts of a drop",
-                             IS_OUTPUT_INT, NULL, 0, "most impacts of a drop"},
+                             IS_OUTPUT_INT, NULL, 0, "max. impacts"},
     [CHATTER_TIME_MEAN] = {"time_mean", "1",
                            "mean accumulated time of the impacts simulated (to lift-off, "
                            "PCC, a flat landing, the early stop or max_impacts), in units of "
@@ -67,27 +67,27 @@ static const is_output chatter_outputs[CHATTER_OUTPUT_COUNT] = {
                       "the rod's exact condition (n = 2)",
                       IS_OUTPUT_CATEGORY, chatter_cones, IS_OUTPUT_MAY_BE_NAN, "cone certificate"},
     [CHATTER_CONE_ROUNDS_USED] = {"cone_rounds_used", "1", "rounds of the cone search",
-                                  IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "cone search rounds"},
+                                  IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "cone rounds"},
     /* the binomial uncertainty of the three fractions (chatter_wilson) */
     [CHATTER_P_ICC_LO] = {"p_icc_lo", "1", "lower bound of the 95% Wilson score interval of p_icc",
-                          IS_OUTPUT_REAL, NULL, 0, "ICC fraction, lower bound"},
+                          IS_OUTPUT_REAL, NULL, 0, "lower $p_{\\mathrm{ICC}}$"},
     [CHATTER_P_ICC_HI] = {"p_icc_hi", "1", "upper bound of the 95% Wilson score interval of p_icc",
-                          IS_OUTPUT_REAL, NULL, 0, "ICC fraction, upper bound"},
+                          IS_OUTPUT_REAL, NULL, 0, "upper $p_{\\mathrm{ICC}}$"},
     [CHATTER_P_CC_LO] = {"p_cc_lo", "1", "lower bound of the 95% Wilson score interval of p_cc",
-                         IS_OUTPUT_REAL, NULL, 0, "CC fraction, lower bound"},
+                         IS_OUTPUT_REAL, NULL, 0, "lower $p_{\\mathrm{CC}}$"},
     [CHATTER_P_CC_HI] = {"p_cc_hi", "1", "upper bound of the 95% Wilson score interval of p_cc",
-                         IS_OUTPUT_REAL, NULL, 0, "CC fraction, upper bound"},
+                         IS_OUTPUT_REAL, NULL, 0, "upper $p_{\\mathrm{CC}}$"},
     [CHATTER_P_PCC_LO] = {"p_pcc_lo", "1",
                           "lower bound of the 95% Wilson score interval of p_pcc (0 for n = 2)",
-                          IS_OUTPUT_REAL, NULL, 0, "PCC fraction, lower bound"},
+                          IS_OUTPUT_REAL, NULL, 0, "lower $p_{\\mathrm{PCC}}$"},
     [CHATTER_P_PCC_HI] = {"p_pcc_hi", "1",
                           "upper bound of the 95% Wilson score interval of p_pcc (0 for n = 2)",
-                          IS_OUTPUT_REAL, NULL, 0, "PCC fraction, upper bound"},
+                          IS_OUTPUT_REAL, NULL, 0, "upper $p_{\\mathrm{PCC}}$"},
     /* how much of p_cc is proven (chatter_region) and how much rests on the cap */
     [CHATTER_P_CERTIFIED] = {"p_certified", "1",
                              "fraction of drops proven to chatter to rest: stopped once their "
                              "velocity entered the invariant region of the certificate (part "
-                             "of p_cc)", IS_OUTPUT_REAL, NULL, 0, "CC fraction proven"},
+                             "of p_cc)", IS_OUTPUT_REAL, NULL, 0, "$p_{\\mathrm{certified}}$"},
     [CHATTER_P_UNDECIDED] = {"p_undecided", "1",
                              "fraction of drops counted CC only because they reached "
                              "max_impacts uncertified (p_cc = p_certified + p_undecided)",

@@ -137,22 +137,22 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
 static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
     [COLLISION_COR] = {"cor", "1", "coefficient of restitution e = V(T_s) = -v(t_s)/v(0); 0 when "
                        "the bodies do not separate", IS_OUTPUT_REAL, NULL,
-                       0, "restitution coefficient $e$"},
+                       0, "$e$"},
     [COLLISION_T_SEP] = {"t_sep", "1", "separation time T_s = t_s/T_c, the first time with "
                          "F <= 0 and V >= 0; NaN when the bodies do not separate",
-                         IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "separation time $T_s$"},
+                         IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "$T_s$"},
     [COLLISION_X_MAX] = {"x_max", "1", "largest compression -X reached in the contact, in units "
                          "of X_c (>= 0, in every outcome)", IS_OUTPUT_REAL, NULL,
-                         0, "largest compression $X_{\\max}$"},
+                         0, "$X_{\\max}$"},
     [COLLISION_X_SEP] = {"x_sep", "1", "compression -X where the contact ended, in units of X_c: "
                          "at separation the permanent indentation (0 for hooke, hertz, "
                          "hunt-crossley), else where the motion came to rest or at t_max",
-                         IS_OUTPUT_REAL, NULL, 0, "final compression $X_s$"},
+                         IS_OUTPUT_REAL, NULL, 0, "$X_s$"},
     [COLLISION_F_MAX] = {"f_max", "1", "peak contact force F = V', in units of m X_c/T_c^2 "
                          "(>= 0; F > 0 pushes the bodies apart)", IS_OUTPUT_REAL, NULL,
-                         0, "peak contact force $F_{\\max}$"},
-    [COLLISION_STEPS] = {"steps", "1", "integrator steps", IS_OUTPUT_INT, NULL,
-                         0, "integrator steps"},
+                         0, "$F_{\\max}$"},
+    [COLLISION_STEPS] = {"steps", "1", "steps", IS_OUTPUT_INT, NULL,
+                         0, "steps"},
     [COLLISION_OUTCOME] = {"outcome", "1", "how the collision ended: separated; no_separation "
                            "(came to rest in contact), e = 0; solver_failure; horizon (still "
                            "in contact and moving at t_max), e = 0", IS_OUTPUT_CATEGORY,
@@ -171,16 +171,16 @@ static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
                          "it), signs (x_max < 0, f_max < 0 or t_sep <= 0)",
                          IS_OUTPUT_CATEGORY, check_names, 0, "check"},
     [COLLISION_T_SEP_DIM] = {"t_sep_dim", "s", "separation time t_s = T_s T_c (form dimensional)",
-                             IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "separation time $t_s$"},
+                             IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "$t_s$"},
     [COLLISION_X_MAX_DIM] = {"x_max_dim", "m", "largest compression x_max X_c (form dimensional)",
                              IS_OUTPUT_REAL, NULL,
-                             IS_OUTPUT_MAY_BE_NAN, "largest compression $x_{\\max}$"},
+                             IS_OUTPUT_MAY_BE_NAN, "$x_{\\max}$"},
     [COLLISION_X_SEP_DIM] = {"x_sep_dim", "m", "compression where the contact ended, x_sep X_c "
                              "(form dimensional)", IS_OUTPUT_REAL, NULL,
-                             IS_OUTPUT_MAY_BE_NAN, "final compression $x_s$"},
+                             IS_OUTPUT_MAY_BE_NAN, "$x_s$"},
     [COLLISION_F_MAX_DIM] = {"f_max_dim", "N", "peak contact force f_max m X_c/T_c^2 (form "
                              "dimensional)", IS_OUTPUT_REAL, NULL,
-                             IS_OUTPUT_MAY_BE_NAN, "peak contact force $f_{\\max}$"},
+                             IS_OUTPUT_MAY_BE_NAN, "$f_{\\max}$"},
 };
 
 static int has_bouc_wen(collision_law law)
