@@ -111,6 +111,8 @@ static void print_model(const is_models *models, const is_model *m)
         is_provenance_collect(&prov, 1);
         printf("  from: built in (version %s)\n", m->version ? m->version : prov.engine_version);
     }
+    if (m->references)
+        printf("  references: %s\n", m->references);
     printf("  parameters:\n");
     for (size_t p = 0; p < m->param_count; p++) {
         const is_param *param = &m->params[p];

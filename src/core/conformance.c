@@ -15,6 +15,8 @@
 #define PARAM_MAX 1024
 #define OUTPUT_MAX 1024
 #define NAME_MAX_LENGTH 64
+/* is_model.references: bytes at most (model.h says 1023) */
+#define REFERENCES_MAX 1023
 
 /* A model name: letters, digits, '-' and '_'. A parameter or output name is also a
  * variable of the result file: a letter first, then letters, digits and '_'. */
@@ -31,6 +33,16 @@ static int is_name(const char *s, int variable)
 static int is_text(const char *s)
 {
     return s && *s;
+}
+
+/* One line of 1 to max bytes, without control characters (an attribute's text). */
+static int is_line(const char *s, size_t max)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f || n + 1 > max)
+            return 0;
+    return n > 0;
 }
 
 static is_code check_param(const is_model *m, size_t p, is_error *err)
@@ -187,6 +199,11 @@ is_code is_conformance_table(const is_model *m, is_error *err)
                             NAME_MAX_LENGTH);
     if (!is_text(m->description))
         return is_error_set(err, IS_PLUGIN, "model %s has no description", m->name);
+    if (m->references && !is_line(m->references, REFERENCES_MAX))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: references must be one line of text of 1 to %d bytes "
+                            "(NULL when the model names no paper)",
+                            m->name, REFERENCES_MAX);
     if (m->struct_size != sizeof(is_model) || m->abi_version != IS_MODEL_ABI_VERSION ||
         m->abi_minor != IS_MODEL_ABI_MINOR || m->param_size != sizeof(is_param) ||
         m->output_size != sizeof(is_output))

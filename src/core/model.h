@@ -143,7 +143,7 @@ typedef enum {
  * of a value (a flag, a status, NaN), changing is_error, is_param_when, the is_trace_*
  * structs or eval_batch's layout, removing an SDK function or changing its signature. */
 #define IS_MODEL_ABI_VERSION 3
-#define IS_MODEL_ABI_MINOR 0
+#define IS_MODEL_ABI_MINOR 1
 
 /* The first members of every table: `IS_MODEL_HEADER, .name = ..., ...`. */
 #define IS_MODEL_HEADER                                                                     \
@@ -252,6 +252,14 @@ typedef struct is_model {
     /* Optional: the trajectory of one point, for `impactsweep trace` (is_model_trace);
      * NULL: the model has none to show. */
     const is_model_trace *trace;
+
+    /* since 3.1 */
+    /* Optional: the published work the model implements, as a short text naming it
+     * ("A. Author, B. Author, Title, arXiv:2410.08147"; several joined by "; "; at most
+     * 1023 bytes, one line), written into every result file as the global attribute
+     * `references` (CF's) and shown by `impactsweep models`; NULL: none. Not part of the
+     * table's digest: correcting it does not stop a --resume. */
+    const char *references;
 } is_model;
 
 /* A plug-in model: one shared library, built against this header alone, that ends with

@@ -8,10 +8,11 @@
  *     param    NAME MEANING UNIT real|int|choice DEFAULT MIN MAX FLAGS CHOICES WHEN LABEL
  *     output   NAME UNIT LONG_NAME real|int|category CATEGORIES FLAGS LABEL
  *     description TEXT
+ *     references TEXT                  (only when the model names its papers)
  * CHOICES and CATEGORIES are names joined by '|', WHEN is "choice=bits" joined by ',',
  * numbers are %.17g (inf, nan as printf writes them), an absent label is empty. The
- * digest covers every line but the description, with the labels left empty: neither
- * changes a result. */
+ * digest covers every line but the description and the references, with the labels left
+ * empty: none of them changes a result. */
 #include "model_text.h"
 
 #include <ctype.h>
@@ -165,6 +166,11 @@ char *is_model_text(const is_model *m, const char *version, char sha256[65])
     put(&t, "description", 11);
     put_field(&t, m->description);
     put(&t, "\n", 1);
+    if (m->references) {
+        put(&t, "references", 10);
+        put_field(&t, m->references);
+        put(&t, "\n", 1);
+    }
     if (t.failed) {
         free(t.data);
         return NULL;
@@ -347,6 +353,8 @@ static void read_line(is_model_described *d, const char *line, const char *end)
         d->model.version = decode(d, at[1], to[1]);
     else if (len == 11 && strncmp(key, "description", 11) == 0 && n == 2)
         d->model.description = decode(d, at[1], to[1]);
+    else if (len == 10 && strncmp(key, "references", 10) == 0 && n == 2)
+        d->model.references = decode(d, at[1], to[1]);
     else if (len == 5 && strncmp(key, "param", 5) == 0)
         read_param(d, at, to, n);
     else if (len == 6 && strncmp(key, "output", 6) == 0)

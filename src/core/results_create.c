@@ -256,6 +256,8 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
     rc |= is_h5_attr_string(file, "model", model->name);
     rc |= is_h5_attr_string(file, "model_description", model->description);
+    if (model->references) /* CF's attribute: the papers the model implements */
+        rc |= is_h5_attr_string(file, "references", model->references);
     rc |= is_h5_attr_string(file, "model_version",
                             model->version ? model->version : prov->engine_version);
     if (job->model_library) { /* a plug-in: which library, exactly */

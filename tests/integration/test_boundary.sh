@@ -41,6 +41,8 @@ namesake 1 -"
 say "the reference: the clean kind on 2 ranks"
 job clean
 expect_status 0 "clean" mpi2 run clean.ini --output clean.h5
+"$PYTHON" -c 'import sys, h5py; assert "references" not in h5py.File(sys.argv[1], "r").attrs' \
+    clean.h5 || die "a model without references (NULL) gave its file a references attribute"
 
 # FILE STATUS: the bad points hold STATUS, every other one the clean sweep's bits
 check_file() {

@@ -32,6 +32,10 @@ grep -q "^chatter-plugin: " out.txt || die "models does not list chatter-plugin"
 grep -q "from: $PLUGIN_DIR/libball.so (plug-in, version 1.0.0, sha256 $(sha "$PLUGIN_DIR/libball.so"), model contract $abi.$minor)" out.txt ||
     die "models does not say where ball came from: $(grep -A1 '^ball:' out.txt)"
 grep -q "from: built in" out.txt || die "models does not say that chatter is built in"
+grep -A2 '^ball: ' out.txt | grep -q "^  references: the textbook bouncing ball (a test plug-in: no paper)$" ||
+    die "models does not show ball's references: $(grep -A2 '^ball:' out.txt)"
+grep -A2 '^chatter: ' out.txt | grep -q "^  references: .*arXiv:1704.03044$" ||
+    die "models does not show chatter's references: $(grep -A2 '^chatter:' out.txt)"
 [ ! -s err.txt ] || die "models warns about a path of good libraries: $(cat err.txt)"
 expect_status 0 "models --check ball" "$IMPACTSWEEP" models --check ball
 grep -q "keeps the model contract" out.txt || die "models --check ball: no verdict"
@@ -199,6 +203,7 @@ with h5py.File(path, "r") as f:
     assert attr("model_library") == library, (attr("model_library"), library)
     assert attr("model_library_sha256") == sha, attr("model_library_sha256")
     assert "model = " + library in attr("job"), "the stored job does not name the library's absolute path"
+    assert attr("references") == "the textbook bouncing ball (a test plug-in: no paper)", attr("references")
 ds = xr.open_dataset(path, engine="h5netcdf")
 h, r = np.meshgrid(ds.h.values, ds.r.values, indexing="ij")
 v0 = np.sqrt(2 * 9.81 * h)
@@ -237,6 +242,8 @@ mv jobs/lib/libball.so jobs/lib/away.so
 expect_status 0 "merge without the plug-in" "$IMPACTSWEEP" merge merged.h5 p1.h5 p2.h5
 expect_status 0 "info without the plug-in" "$IMPACTSWEEP" info merged.h5
 grep -q "18 done" out.txt || die "info merged.h5: $(grep points out.txt)"
+grep -q "^papers:  the textbook bouncing ball (a test plug-in: no paper)$" out.txt ||
+    die "info merged.h5 does not show the references the model's stored table carries"
 mv jobs/lib/away.so jobs/lib/libball.so
 same_results one.h5 merged.h5 "the merged pieces of the plug-in job"
 

@@ -169,6 +169,45 @@ static void test_older_tables(void)
     is_model_abi_free(&copy);
 }
 
+/* A table of an older minor (3.0, before `references`), and references' own checks. */
+static void test_older_minor(void)
+{
+    is_model_copy *copy = NULL;
+    is_error err;
+    /* 3.0: a table built before `references` (3.1) ends at `trace`: what lies beyond it
+     * in the plug-in's memory is not read, the member reads as absent */
+    struct {
+        is_model table;
+        char beyond[64];
+    } v3_0;
+    memset(&v3_0, 0xA5, sizeof v3_0);
+    v3_0.table = checked;
+    v3_0.table.struct_size = (uint32_t)offsetof(is_model, references);
+    v3_0.table.abi_minor = 0;
+    memset(&v3_0.table.references, 0xA5, sizeof v3_0.table.references);
+    CU_ASSERT_EQUAL_FATAL(is_model_abi_read(&v3_0.table, IS_MODEL_ABI_VERSION, "v3_0.so", &copy,
+                                            &err),
+                          IS_OK);
+    const is_model *m = is_model_abi_model(copy);
+    CHECK(m->references == NULL && strcmp(m->name, "checked") == 0 &&
+              strcmp(is_model_abi_version(copy), "3.0") == 0,
+          "a 3.0 table: references %p, read as %s", (const void *)m->references,
+          is_model_abi_version(copy));
+    CHECK(is_conformance_table(m, &err) == IS_OK, "the 3.0 table read: %s", err.message);
+    is_model_abi_free(&copy);
+
+    /* references: one line of text or NULL */
+    is_model cited = checked;
+    cited.references = "A. Author, Title, arXiv:0000.00000";
+    CHECK(is_conformance_table(&cited, &err) == IS_OK, "references refused: %s", err.message);
+    cited.references = "";
+    CHECK(is_conformance_table(&cited, &err) == IS_PLUGIN && strstr(err.message, "references"),
+          "empty references accepted");
+    cited.references = "two\nlines";
+    CHECK(is_conformance_table(&cited, &err) == IS_PLUGIN && strstr(err.message, "references"),
+          "references of two lines accepted");
+}
+
 /* --- the table as text -------------------------------------------------------------------- */
 
 static void test_table_text(void)
@@ -204,8 +243,19 @@ static void test_table_text(void)
     char base[65], other[65];
     free(is_model_text(&m, NULL, base));
     p[0].label = "$\\xi$", o[0].label = "a real", m.description = "another description";
-    free(is_model_text(&m, NULL, other));
-    CHECK(strcmp(base, other) == 0, "labels or the description changed the digest");
+    m.references = "A. Author, A Title, arXiv:0000.00000";
+    char *with_references = is_model_text(&m, NULL, other);
+    CHECK(strcmp(base, other) == 0, "labels, the description or references changed the digest");
+    /* the references read back from the stored text (merge and info take the model there) */
+    is_model_described *back = NULL;
+    is_error why;
+    CHECK(with_references && is_model_describe(with_references, &back, &why) == IS_OK &&
+              is_model_described_model(back)->references &&
+              strcmp(is_model_described_model(back)->references, m.references) == 0,
+          "the references did not read back from the table's text");
+    is_model_described_free(&back);
+    free(with_references);
+    m.references = NULL;
     p[0].max = 11;
     free(is_model_text(&m, NULL, other));
     CHECK(strcmp(base, other) != 0, "a range did not change the digest");
@@ -317,6 +367,7 @@ void suite_boundary(void)
     CU_add_test(s, "every result is checked against the contract", test_results_checked);
     CU_add_test(s, "tables of older contracts are read, newer or broken ones refused",
                 test_older_tables);
+    CU_add_test(s, "a 3.0 table reads without references; references checked", test_older_minor);
     CU_add_test(s, "a model's table reads back from its text; the digest", test_table_text);
     CU_add_test(s, "contained and in process: the same bits; a timeout fails one point",
                 test_evaluator);

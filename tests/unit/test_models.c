@@ -23,6 +23,26 @@ static double admissible_value(const is_model *model, size_t p)
     return point[p];
 }
 
+/* The built-in models name the paper each implements (is_model.references, the result
+ * files' `references`): its arXiv identifier, as README's list and CITATION.cff have it. */
+static void test_models_name_their_papers(void)
+{
+    static const struct {
+        const char *model, *arxiv, *title;
+    } papers[] = {
+        {"chatter", "arXiv:1704.03044", "Zeno chattering of rigid bodies"},
+        {"collision", "arXiv:2410.08147", "The Bouc-Wen Model for Binary Direct Collinear"},
+        {"stop-oscillator", "arXiv:nlin/0309060", "Two Coupled Oscillators that can Impact"},
+    };
+    for (size_t i = 0; i < sizeof papers / sizeof papers[0]; i++) {
+        const is_model *m = is_registry_find(papers[i].model);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m->references);
+        CU_ASSERT_PTR_NOT_NULL(strstr(m->references, papers[i].arxiv));
+        CU_ASSERT_PTR_NOT_NULL(strstr(m->references, papers[i].title));
+    }
+}
+
 static void test_tables_are_well_formed(void)
 {
     const is_model *const *models = is_registry_models();
@@ -237,6 +257,7 @@ void suite_models(void)
 {
     CU_pSuite s = CU_add_suite("models", NULL, NULL);
     CU_add_test(s, "every model table is well formed", test_tables_are_well_formed);
+    CU_add_test(s, "the built-in models name their papers", test_models_name_their_papers);
     CU_add_test(s, "eval_batch is pointwise and deterministic", test_eval_is_pointwise);
     CU_add_test(s, "every parameter can be an axis", test_job_accepts_every_parameter_as_axis);
     CU_add_test(s, "the runtime conformance checks pass every model and catch breaches",

@@ -135,4 +135,6 @@ const is_model is_model_chatter = {
     .workspace_watch = chatter_workspace_watch,
     .eval_batch = chatter_eval_batch,
     .trace = &chatter_trace,
+    .references = "T. Baranyai, P. L. Varkonyi, Zeno chattering of rigid bodies with multiple "
+                  "point contacts, arXiv:1704.03044",
 };

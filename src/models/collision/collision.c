@@ -575,4 +575,6 @@ const is_model is_model_collision = {
     .workspace_watch = collision_workspace_watch,
     .eval_batch = collision_eval_batch,
     .trace = &collision_trace,
+    .references = "M. Milehins, D. B. Marghitu, The Bouc-Wen Model for Binary Direct Collinear "
+                  "Collisions of Convex Viscoplastic Bodies, arXiv:2410.08147",
 };

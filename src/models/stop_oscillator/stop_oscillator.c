@@ -412,4 +412,6 @@ const is_model is_model_stop_oscillator = {
     .workspace_watch = stop_workspace_watch,
     .eval_batch = stop_eval_batch,
     .trace = &stop_oscillator_trace,
+    .references = "A. X. C. N. Valente, N. H. McClamroch, I. Mezic, Hybrid Dynamics of Two "
+                  "Coupled Oscillators that can Impact a Fixed Stop, arXiv:nlin/0309060",
 };

@@ -95,6 +95,7 @@ static const is_model ball = {
     .output_count = OUTPUT_COUNT,
     .eval_batch = eval_batch,
     .version = "1.0.0",
+    .references = "the textbook bouncing ball (a test plug-in: no paper)",
 };
 
 IS_MODEL_PLUGIN(ball)
