@@ -161,7 +161,8 @@ configure_package_config_file(cmake/impactsweepConfig.cmake.in
   INSTALL_DESTINATION ${IMPACTSWEEP_PACKAGE_DIR}
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_BINDIR)
 # Versions: the package's version is the engine's; whether a plug-in loads is decided by
-# the contract's own number, IS_MODEL_ABI_VERSION (impactsweep_MODEL_ABI_VERSION).
+# the contract's own number, IS_MODEL_ABI_VERSION.IS_MODEL_ABI_MINOR
+# (impactsweep_MODEL_ABI_VERSION, _MINOR; model.h, "Versions").
 write_basic_package_version_file(${IMPACTSWEEP_STAGE}/impactsweepConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${IMPACTSWEEP_STAGE}/impactsweepConfig.cmake

@@ -88,9 +88,14 @@ def categories_of(result: Result, name: str) -> List[Category]:
     attrs = result.ds[name].attrs
     words = str(attrs.get("flag_meanings", "")).split()
     values = [int(v) for v in np.atleast_1d(attrs.get("flag_values", range(len(words))))]
-    if values != list(range(len(words))):
-        raise BadInput(f"{result.path}: {name}: flag_values {values} are not 0..{len(words) - 1}")
-    return [Category(w, class_label(w), class_colour(w, i)) for i, w in enumerate(words)]
+    if len(values) != len(words) or sorted(set(values)) != values or (values and values[0] < 0):
+        raise BadInput(f"{result.path}: {name}: flag_values {values} do not name "
+                       f"{len(words)} classes in order")
+    # indexed by flag value; a value no class has (status: a file of a sweep without
+    # refinement leaves `inferred` out) stays a gap
+    by_value = dict(zip(values, words))
+    return [Category(by_value.get(v, f"value_{v}"), class_label(by_value.get(v, f"value {v}")),
+                     class_colour(by_value.get(v, ""), v)) for v in range((values or [-1])[-1] + 1)]
 
 
 def is_categorical(result: Result, name: str) -> bool:

@@ -5,9 +5,10 @@ Units come from a variable's `units` (a UDUNITS-2 string, typeset: "m s-1" ->
 "m s$^{-1}$") or, for a dimensionless quantity ("1"), from the scale its long_name
 names (", in L/T" -> "$L\\,T^{-1}$", ", in units of X_c" -> "$X_c$"), as the result
 file's conventions put it. The label itself comes, in this order, from the variable's
-`symbol` attribute (the model contract's short label, where a file has one), from the
-model's table in style.py, and from the variable's name (v_first -> $v_{\\mathrm{first}}$,
-energy_fall -> "energy fall").
+`label` attribute (the model contract's short label, is_param.label and is_output.label,
+where a file has one; a `symbol` attribute is read too), from the model's table in
+style.py (files made before labels), and from the variable's name (v_first ->
+$v_{\\mathrm{first}}$, energy_fall -> "energy fall").
 """
 
 import re
@@ -15,8 +16,9 @@ from typing import Mapping, Optional
 
 from .style import SHORT_LABELS, SYMBOLS
 
-# Attributes that may carry a variable's short label (the model contract's field).
-SYMBOL_ATTRIBUTES = ("symbol",)
+# Attributes that may carry a variable's short label (the model contract's `label`,
+# written as `label`; `symbol` read too).
+SYMBOL_ATTRIBUTES = ("label", "symbol")
 # Words of a long_name's scale that are units themselves.
 UNIT_WORDS = {"radians": "rad", "radian": "rad", "rad": "rad", "degrees": "°",
               "degree": "°", "seconds": "s", "second": "s"}
@@ -203,8 +205,8 @@ def name_label(name: str) -> str:
 
 
 def short_label(model: str, name: str, attrs: Mapping) -> str:
-    """The short label of variable NAME of MODEL (without units): the `symbol`
-    attribute, the model's table, else one made from the name."""
+    """The short label of variable NAME of MODEL (without units): the `label` (or
+    `symbol`) attribute, the model's table, else one made from the name."""
     for key in SYMBOL_ATTRIBUTES:
         if str(attrs.get(key, "")).strip():
             return attribute_label(attrs[key])

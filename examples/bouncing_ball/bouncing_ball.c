@@ -14,21 +14,27 @@ enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, record
 #define TWO_PI 6.283185307179586
 #define R IS_PARAM_REAL
 #define END NULL, NULL /* choices, when */
+#define NAN_OK IS_OUTPUT_MAY_BE_NAN /* a done point's output may be NaN (no value) */
 static const char *const regimes[] = {"periodic", "sticking", "undecided", "failed", NULL};
 static const is_param params[PARAMS] = {
-    {"Gamma", "table amplitude over g/omega^2", "1", R, 1.0, 0.0, 1e3, IS_PARAM_MIN_OPEN, END},
-    {"r", "coefficient of restitution", "1", R, 0.5, 0.0, 1.0, IS_PARAM_MAX_OPEN, END},
+    {"Gamma", "table amplitude over g/omega^2", "1", R, 1.0, 0.0, 1e3, IS_PARAM_MIN_OPEN, END,
+     "$\\Gamma$"},
+    {"r", "coefficient of restitution", "1", R, 0.5, 0.0, 1.0, IS_PARAM_MAX_OPEN, END, "$r$"},
     {"x0", "height above the table at t = 0, in g/omega^2", "1", R, 1.0, 0.0, 1e6, 0, END},
     {"v0", "velocity at t = 0, in g/omega", "1", R, 0.0, -1e6, 1e6, 0, END},
     {"periods", "horizon, in forcing periods", "1", IS_PARAM_INT, 200, 16, 1e7, 0, END}};
 static const is_output outputs[OUTPUTS] = {
     {"regime", "1", "final motion: period-p locking (sticking in it: sticking), or none found",
-     IS_OUTPUT_CATEGORY, regimes},
-    {"period", "1", "p of the locking, in forcing periods (missing: none)", IS_OUTPUT_INT, NULL},
-    {"impact_speed", "1", "relative speed of the last impact, g/omega", IS_OUTPUT_REAL, NULL},
-    {"impact_phase", "1", "forcing phase of the last impact, radians", IS_OUTPUT_REAL, NULL},
-    {"impacts", "1", "impacts over the run", IS_OUTPUT_INT, NULL},
-    {"sticks", "1", "accumulations of impacts (Zeno), then sticking", IS_OUTPUT_INT, NULL}};
+     IS_OUTPUT_CATEGORY, regimes, 0, "final motion"},
+    {"period", "1", "p of the locking, in forcing periods (missing: none)", IS_OUTPUT_INT, NULL,
+     NAN_OK, "period $p$"},
+    {"impact_speed", "1", "relative speed of the last impact, g/omega (NaN: no impact)",
+     IS_OUTPUT_REAL, NULL, NAN_OK, "impact speed"},
+    {"impact_phase", "1", "forcing phase of the last impact, radians (NaN: no impact)",
+     IS_OUTPUT_REAL, NULL, NAN_OK, "impact phase"},
+    {"impacts", "1", "impacts over the run", IS_OUTPUT_INT, NULL, 0, "impacts"},
+    {"sticks", "1", "accumulations of impacts (Zeno), then sticking", IS_OUTPUT_INT, NULL, 0,
+     "accumulations"}};
 
 static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y)
@@ -132,7 +138,7 @@ static is_code eval_batch(void *ws, const double *points, size_t n, double *out,
     return is_hybrid_run(&ball, &bt, n, NULL, 0) < 0 ? IS_NOMEM : IS_OK;
 }
 
-const is_model bouncing_ball_model = {
+const is_model bouncing_ball_model = {IS_MODEL_HEADER,
     .name = "bouncing-ball", .version = "1.0.0",
     .description = "a ball on a sinusoidally vibrating table (Gamma sin t; time in forcing "
                    "radians, lengths in g/omega^2): period-p locking, sticking, impact speed",

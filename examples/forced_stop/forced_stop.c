@@ -25,21 +25,21 @@ enum { L_OMEGA, L_ZETA, L_A, L_DELTA, L_R, L_WD, L_PC, L_PS, L_X, L_HALF, L_REAC
 enum { R_V_LAST, R_PHASE_LAST, R_V_MAX_LATE, R_FREE, R_BUDGET, E_CONTACT = 0, E_RELEASE };
 #define RESPONSE_MAX 1e3 /* the response's largest gain (the closed form's digits, near 1) */
 #define TWO_PI 6.283185307179586
-
 static const char *const regime_names[] = {"free", "periodic", "chatter", "undecided", "failed", 0};
 static const char *const check_names[] = {"none", "budget", "penetration", "nonfinite", 0};
 #define R IS_PARAM_REAL
 #define I IS_PARAM_INT
 #define END NULL, NULL /* the choices, when */
+#define NAN_OK IS_OUTPUT_MAY_BE_NAN /* a done point's output may be NaN (no value) */
 static const is_param fs_params[PARAM_COUNT] = {
-    {"omega", "forcing frequency over the natural one", "1", R, 2.0, 0.01, 100.0, 0, END},
-    {"zeta", "damping ratio", "1", R, 0.0, 0.0, 1.0, IS_PARAM_MAX_OPEN, END},
+    {"omega", "forcing frequency / the natural one", "1", R, 2.0, 0.01, 100, 0, END, "$\\omega$"},
+    {"zeta", "damping ratio", "1", R, 0.0, 0.0, 1.0, IS_PARAM_MAX_OPEN, END, "$\\zeta$"},
     {"A", "forcing amplitude as a static deflection F0 / k, in L", "1", R, 1.0, 1e-6, 1e6, 0, END},
     {"delta", "position of the stop, in L (the spring's equilibrium is x = 0; delta < 0: a "
-     "pre-loaded stop)", "1", R, 0.0, -1e6, 1e6, 0, END},
-    {"r", "coefficient of restitution (0: plastic, 1: elastic)", "1", R, 0.8, 0.0, 1.0, 0, END},
-    {"x0", "initial position at t = 0, in L (<= delta)", "1", R, 0.0, -1e6, 1e6, 0, END},
-    {"v0", "initial velocity at t = 0, in L omega_n", "1", R, 0.0, -1e6, 1e6, 0, END},
+     "pre-loaded stop)", "1", R, 0.0, -1e6, 1e6, 0, END, "$\\delta$"},
+    {"r", "coefficient of restitution (0: plastic, 1: elastic)", "1", R, 0.8, 0, 1, 0, END, "$r$"},
+    {"x0", "initial position at t = 0, in L (<= delta)", "1", R, 0.0, -1e6, 1e6, 0, END, "$x_0$"},
+    {"v0", "initial velocity at t = 0, in L omega_n", "1", R, 0.0, -1e6, 1e6, 0, END, "$v_0$"},
     {"periods", "horizon, in forcing periods 2 pi / omega", "1", I, 1000, 1, 1e8, 0, END},
     {"max_period", "longest period looked for, in forcing periods", "1", I, 16, 1,
      IS_HYBRID_RING / 2, 0, END},
@@ -48,20 +48,20 @@ static const is_param fs_params[PARAM_COUNT] = {
      "periods", "1", R, 1e-6, 0.0, 0.1, IS_PARAM_MIN_OPEN, END}};
 static const is_output fs_outputs[OUTPUT_COUNT] = {
     {"regime", "1", "final motion (chatter: periodic, coming to rest on the stop)",
-     IS_OUTPUT_CATEGORY, regime_names},
+     IS_OUTPUT_CATEGORY, regime_names, 0, "final motion"},
     {"period", "1", "period of the final motion, in forcing periods (missing: not periodic)",
-     IS_OUTPUT_INT, NULL},
+     IS_OUTPUT_INT, NULL, NAN_OK, "period"},
     {"impacts_per_period", "1", "impacts in one period of the final motion (a chatter's tail, "
-     "cut by its reset, not counted)", IS_OUTPUT_INT, NULL},
-    {"impacts", "1", "impacts simulated over the whole run", IS_OUTPUT_INT, NULL},
+     "cut by its reset, not counted)", IS_OUTPUT_INT, NULL, NAN_OK, "impacts per period"},
+    {"impacts", "1", "impacts simulated over the whole run", IS_OUTPUT_INT, NULL, 0, "impacts"},
     {"v_impact", "1", "arrival speed at the last impact (> 0: into the stop), in L omega_n "
-     "(NaN: no impact)", IS_OUTPUT_REAL, NULL},
+     "(NaN: no impact)", IS_OUTPUT_REAL, NULL, NAN_OK, "impact speed $v$"},
     {"phase_impact", "1", "forcing phase omega t mod 2 pi of the last impact, in radians (NaN: "
-     "no impact)", IS_OUTPUT_REAL, NULL},
+     "no impact)", IS_OUTPUT_REAL, NULL, NAN_OK, "impact phase $\\omega t$"},
     {"v_impact_max", "1", "largest arrival speed in the last half of the run, in L omega_n (0: "
-     "no impact there)", IS_OUTPUT_REAL, NULL},
+     "no impact there)", IS_OUTPUT_REAL, NULL, 0, "largest impact speed $v_{\\max}$"},
     {"check", "1", "the first physical check the result failed (none: it passed)",
-     IS_OUTPUT_CATEGORY, check_names}};
+     IS_OUTPUT_CATEGORY, check_names, 0, "check"}};
 
 /* is_error_set's work, here, so that the plug-in needs nothing from the engine. */
 static is_code fs_error(is_error *err, is_code code, const char *fmt, ...)
@@ -289,7 +289,7 @@ static is_code fs_eval_batch(void *workspace, const double *points, size_t count
     return IS_OK;
 }
 
-const is_model forced_stop_model = {
+const is_model forced_stop_model = {IS_MODEL_HEADER,
     .name = "forced-stop", .description = "harmonically forced linear oscillator hitting a "
     "rigid stop: impacts, chatter, sticking, the final motion's period (time in 1/omega_n)",
     .params = fs_params, .param_count = PARAM_COUNT, .outputs = fs_outputs,

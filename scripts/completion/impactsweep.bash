@@ -28,14 +28,14 @@ _impactsweep() {
     case $prev in
         --output | -o) _impactsweep_files h5; compopt -o nospace 2>/dev/null; return ;;
         --progress) COMPREPLY=($(compgen -W "bar lines" -- "$cur")); return ;;
-        --set | -s | --piece | -n | --ranks | --max-samples | --drop) return ;;
+        --set | -s | --piece | -n | --ranks | --max-samples | --drop | --timeout) return ;;
     esac
     local options
     case $command in
         run) options="--set --output --piece --resume --overwrite --progress --quiet --dry-run --strict -n --help" ;;
-        eval) options="--help" ;;
+        eval) options="--timeout --help" ;;
         trace) options="--output --overwrite --max-samples --nearest --drop --help" ;;
-        models) options="--check --help" ;;
+        models) options="--check --timeout --help" ;;
         info) options="--log --verify --help" ;;
         merge) options="--overwrite --help" ;;
         help) options="--man" ;;

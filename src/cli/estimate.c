@@ -17,7 +17,9 @@
  * The sample is the job's own points, spread over the grid, so that a grid whose cost
  * varies across it (chatter's ICC corner against its CC region) is sampled across it;
  * the budget is kept by a watchdog thread raising the model's stop flag, so that one very
- * long point cannot hold a dry run up. */
+ * long point cannot hold a dry run up. The model runs where a run runs it (evaluator.h: a
+ * plug-in in its evaluator process, whose CPU time is the one counted); a sampled point
+ * that crashes it, or breaks the contract, is counted and named, not fatal. */
 #include "estimate.h"
 
 #include <math.h>
@@ -27,7 +29,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../core/evaluator.h"
+#include "../core/numtext.h"
 #include "../core/rng.h"
+#include "../core/signals.h"
 
 /* Resamples of the bootstrap, and the interval it reports. */
 #define BOOTSTRAP 1000
@@ -40,13 +45,6 @@
 /* Fewer points than this cannot be trusted to show a costly region of a few percent of
  * the grid (one of 3 / n of it is missed with about 5 % chance). */
 #define SMALL_SAMPLE 100
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static double wall_seconds(void)
 {
@@ -123,28 +121,48 @@ static uint64_t next_stretch(uint64_t n, uint64_t *j)
 /* What the two passes share. */
 typedef struct sampler {
     const is_job *job;
-    void *ws;
+    is_evaluator *ev;         /* where the model's code runs (the job's, when contained) */
     watchdog *w;
-    double *params, *outputs; /* room for a batch */
-    uint8_t *status;
     uint64_t *index;          /* the sample: grid indices, coarse to fine */
     double *took;             /* and each one's CPU time alone */
+    is_estimate *e;
 } sampler;
 
-/* One model call on points index[0 .. n - 1]: its CPU time, *stopped when the watchdog
- * left a point unfinished. */
+/* A sampled point the engine failed: counted, the first one named. */
+static void on_failure(void *context, const double *point, const is_evaluator_failure *f)
+{
+    sampler *s = context;
+    if (s->e->failed++ > 0)
+        return;
+    const is_job *job = s->job;
+    size_t used = 0, size = sizeof s->e->first_failure;
+    char *text = s->e->first_failure;
+    for (size_t k = 0; k < job->grid.axis_count && used < size; k++) {
+        int p = job->grid.axes[k].param;
+        used += (size_t)snprintf(text + used, size - used, "%s%s = %s", k ? ", " : "",
+                                 job->model->params[p].name, IS_NUM(point[p]));
+    }
+    if (used < size)
+        snprintf(text + used, size - used, "%s%s: %s", used ? ": " : "",
+                 is_point_status_name(f->status), f->reason);
+}
+
+/* One model call on points index[0 .. n - 1]: the model's CPU time, *stopped when the
+ * watchdog left a point unfinished. */
 static is_code evaluate(sampler *s, const uint64_t *index, size_t n, double *took,
                         int *stopped, is_error *err)
 {
     const is_model *m = s->job->model;
+    double *params = is_evaluator_points(s->ev);
     for (size_t i = 0; i < n; i++)
-        is_grid_point(&s->job->grid, index[i], s->params + i * m->param_count);
-    double start = cpu_seconds();
-    is_code rc = m->eval_batch(s->ws, s->params, n, s->outputs, s->status, err);
-    *took = cpu_seconds() - start;
+        is_grid_point(&s->job->grid, index[i], params + i * m->param_count);
+    const double *outputs;
+    const uint8_t *status;
+    is_code rc = is_evaluator_eval(s->ev, n, &outputs, &status, err);
+    *took = is_evaluator_cpu_seconds(s->ev);
     *stopped = 0;
-    for (size_t i = 0; i < n; i++)
-        *stopped |= s->status[i] == IS_POINT_PENDING;
+    for (size_t i = 0; rc == IS_OK && i < n; i++)
+        *stopped |= status[i] == IS_POINT_PENDING;
     return rc;
 }
 
@@ -241,9 +259,6 @@ static void bootstrap(const double *took, uint64_t n, double *low, double *high)
 static is_code run_passes(sampler *s, double budget_seconds, uint64_t max_points,
                           is_estimate *e, is_error *err)
 {
-    const is_model *m = s->job->model;
-    if (m->workspace_watch)
-        m->workspace_watch(s->ws, &s->w->stop);
     watch_start(s->w, budget_seconds / 2);
     is_code rc = sample_alone(s, max_points, e, err);
     watch_end(s->w);
@@ -260,28 +275,33 @@ static is_code run_passes(sampler *s, double budget_seconds, uint64_t max_points
 is_code is_estimate_cost(const is_job *job, double budget_seconds, uint64_t max_points,
                          is_estimate *e, is_error *err)
 {
-    const is_model *m = job->model;
     *e = (is_estimate){0};
     uint64_t batch = BATCH_POINTS > max_points ? max_points : BATCH_POINTS;
     watchdog w = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
-    sampler s = {.job = job, .w = &w};
-    s.params = malloc((batch ? batch : 1) * m->param_count * sizeof *s.params);
-    s.outputs = malloc((batch ? batch : 1) * (m->output_count + 1) * sizeof *s.outputs);
-    s.status = malloc(batch ? batch : 1);
+    sampler s = {.job = job, .w = &w, .e = e};
     s.index = malloc((max_points ? max_points : 1) * sizeof *s.index);
     s.took = malloc((max_points ? max_points : 1) * sizeof *s.took);
-    is_code rc = s.params && s.outputs && s.status && s.index && s.took
-                     ? IS_OK
-                     : is_error_set(err, IS_NOMEM, "out of memory");
-    if (rc == IS_OK && m->workspace_create)
-        rc = m->workspace_create(&s.ws, err);
+    is_code rc = s.index && s.took ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
+    is_evaluator_config config = {.model = job->model,
+                                  .library = job->model_library,
+                                  .sha256 = job->model_sha256,
+                                  .contained = is_job_contained(job),
+                                  .point_timeout = job->point_timeout,
+                                  .capacity = batch ? batch : 1,
+                                  .stop = &w.stop,
+                                  .report = on_failure,
+                                  .context = &s};
+    s.ev = job->evaluator; /* the grid's checks' process, when contained */
+    if (rc == IS_OK && s.ev && is_evaluator_capacity(s.ev) >= config.capacity)
+        is_evaluator_bind(s.ev, &w.stop, on_failure, &s);
+    else if (rc == IS_OK)
+        rc = is_evaluator_create(&s.ev, &config, err);
     if (rc == IS_OK)
         rc = run_passes(&s, budget_seconds, max_points, e, err);
-    if (s.ws && m->workspace_free)
-        m->workspace_free(s.ws);
-    free(s.params);
-    free(s.outputs);
-    free(s.status);
+    if (s.ev == job->evaluator)
+        is_evaluator_bind(s.ev, is_signals_flag(), NULL, NULL); /* (the job keeps it) */
+    else
+        is_evaluator_free(&s.ev);
     free(s.index);
     free(s.took);
     return rc;
@@ -379,6 +399,11 @@ void is_estimate_print(const is_estimate *e, uint64_t points, int ranks, FILE *o
         snprintf(hours, sizeof hours, ", %.3g core-hours", total / 3600.0);
     fprintf(out, "estimate:     %s%s of one core%s; %s%s on %d rank%s\n", bound, all, hours,
             bound, wall, ranks, ranks == 1 ? "" : "s");
+    if (e->failed)
+        fprintf(out, "failures:     %llu of the %llu sampled points failed in the model's code or "
+                "its contract (a run fails only those points and names them in its log); "
+                "the first, %s\n",
+                (unsigned long long)e->failed, (unsigned long long)e->sampled, e->first_failure);
     if (!e->cut)
         fprintf(out, "range:        %s to %s of one core (90 %%, a bootstrap of the %llu "
                      "sampled points)\n",

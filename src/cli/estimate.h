@@ -27,11 +27,17 @@ typedef struct is_estimate {
     int cut;             /* the first point was still running when the time budget ran
                             out and counts with the time it had: the estimate is a lower
                             bound */
+    uint64_t failed;     /* sampled points the engine failed: the model's code crashed on
+                            them, ran past point_timeout or broke the contract (a run names
+                            them in its log) */
+    char first_failure[512]; /* the first of them: "x = 1, y = 2: FAILED_CRASH: ..." */
 } is_estimate;
 
 /* Evaluates up to max_points points of the job, for at most about budget_seconds (a point
- * still running then is stopped through the model's workspace_watch, where it has one):
- * one by one for half of it, then in batches. IS_OK, or the model's error. */
+ * still running then is stopped through the model's workspace_watch, where it has one; a
+ * contained one is killed after the grace of evaluator.h): one by one for half of it,
+ * then in batches, where a run evaluates them (a plug-in in its evaluator process: a point
+ * that crashes it is counted, not fatal). IS_OK, or the model's error. */
 is_code is_estimate_cost(const is_job *job, double budget_seconds, uint64_t max_points,
                          is_estimate *estimate, is_error *err);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/engine.h"
 #include "../core/numtext.h"
 #include "../core/signals.h"
 #include "point.h"
@@ -91,44 +92,53 @@ static void print_point(FILE *out, const is_model *m, const double *point,
 
 typedef struct evaluator {
     const is_model *m;
-    void *ws;
-    double *points;   /* STREAM_BATCH (or 1) points */
-    double *outputs;  /* output_count x STREAM_BATCH */
-    uint8_t *status;
+    is_evaluator *ev;  /* where the model's code runs (a plug-in's: its own process) */
+    double *points;    /* STREAM_BATCH (or 1) points: the evaluator's room */
     size_t capacity, count;
-    int worst;        /* the exit status so far: 0, 1 (a point failed), 75 (stopped) */
+    int worst;         /* the exit status so far: 0, 1 (a point failed), 75 (stopped) */
 } evaluator;
 
 static void evaluator_free(evaluator *ev)
 {
-    if (ev->ws && ev->m->workspace_free)
-        ev->m->workspace_free(ev->ws);
-    free(ev->points);
-    free(ev->outputs);
-    free(ev->status);
+    is_evaluator_free(&ev->ev);
     memset(ev, 0, sizeof *ev);
 }
 
-static is_code evaluator_create(evaluator *ev, const is_model *m, size_t capacity, is_error *err)
+/* A point the engine failed (the model's code crashed on it, ran past the timeout, broke
+ * the contract): the answer's status says so, stderr why. */
+static void report_failure(void *context, const double *point, const is_evaluator_failure *f)
+{
+    (void)context, (void)point;
+    fprintf(stderr, "impactsweep: the point failed (%s): %s\n", is_point_status_name(f->status),
+            f->reason);
+}
+
+static is_code evaluator_create(evaluator *ev, const is_evaluator_config *base, size_t capacity,
+                                is_error *err)
 {
     memset(ev, 0, sizeof *ev);
-    ev->m = m;
+    ev->m = base->model;
     ev->capacity = capacity;
-    ev->points = malloc(capacity * (m->param_count ? m->param_count : 1) * sizeof(double));
-    ev->outputs = malloc(capacity * (m->output_count ? m->output_count : 1) * sizeof(double));
-    ev->status = malloc(capacity);
-    if (!ev->points || !ev->outputs || !ev->status) {
-        evaluator_free(ev);
-        return is_error_set(err, IS_NOMEM, "eval: out of memory");
-    }
-    is_code rc = m->workspace_create ? m->workspace_create(&ev->ws, err) : IS_OK;
-    if (rc == IS_OK && m->workspace_watch) { /* ^C on a long point: it comes back pending */
-        is_signals_install();
-        m->workspace_watch(ev->ws, is_signals_flag());
-    }
-    if (rc != IS_OK)
-        evaluator_free(ev);
+    is_signals_install(); /* ^C on a long point: it comes back pending */
+    is_evaluator_config config = *base;
+    config.capacity = capacity;
+    config.stop = is_signals_flag();
+    config.report = report_failure;
+    is_code rc = is_evaluator_create(&ev->ev, &config, err);
+    if (rc == IS_OK)
+        ev->points = is_evaluator_points(ev->ev);
     return rc;
+}
+
+/* The model's validate on the point at `index` (the next of the batch): IS_OK, or the
+ * refusal in why (IS_PARAM: its message; IS_PLUGIN: validate crashed on it). */
+static is_code evaluator_validate(evaluator *ev, size_t index, is_error *why, is_error *err)
+{
+    size_t refused;
+    is_code rc = is_evaluator_validate(ev->ev, index, 1, &refused, why, err);
+    if (rc != IS_OK)
+        return rc;
+    return refused == index ? (why->code == IS_PLUGIN ? IS_PLUGIN : IS_PARAM) : IS_OK;
 }
 
 /* Evaluates the points collected so far and prints one line each. */
@@ -138,18 +148,17 @@ static is_code evaluator_flush(evaluator *ev, FILE *out, is_error *err)
     size_t n = ev->count;
     if (n == 0)
         return IS_OK;
-    for (size_t i = 0; i < n * m->output_count; i++)
-        ev->outputs[i] = NAN;
-    memset(ev->status, IS_POINT_PENDING, n);
-    is_code rc = m->eval_batch(ev->ws, ev->points, n, ev->outputs, ev->status, err);
+    const double *outputs;
+    const uint8_t *st;
+    is_code rc = is_evaluator_eval(ev->ev, n, &outputs, &st, err);
     if (rc != IS_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {
-        print_point(out, m, ev->points + i * m->param_count, ev->outputs + i, n, ev->status[i]);
+        print_point(out, m, ev->points + i * m->param_count, outputs + i, n, st[i]);
         /* a point left pending was stopped by a signal: the run's "interrupted" */
-        int status = ev->status[i] == IS_POINT_DONE      ? 0
-                     : ev->status[i] == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)
-                                                         : 1;
+        int status = st[i] == IS_POINT_DONE      ? 0
+                     : st[i] == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)
+                                                 : 1;
         if (status > ev->worst)
             ev->worst = status;
     }
@@ -164,25 +173,31 @@ static int fail(const is_error *err)
     return is_code_exit_status(err->code);
 }
 
-int is_cli_eval_args(const is_model *m, int argc, char **argv)
+int is_cli_eval_args(const is_evaluator_config *config, int argc, char **argv)
 {
+    const is_model *m = config->model;
     evaluator ev;
-    is_error err;
+    is_error err, why;
     is_error_clear(&err);
+    is_error_clear(&why);
     double *point = malloc((m->param_count ? m->param_count : 1) * sizeof *point);
     if (!point)
         return fail(&(is_error){IS_NOMEM, "eval: out of memory"});
     is_code rc = is_cli_point_parse(m, argv, 2, argc, point, &err); /* shared with trace */
     if (rc == IS_OK)
-        rc = evaluator_create(&ev, m, 1, &err);
+        rc = evaluator_create(&ev, config, 1, &err);
     if (rc != IS_OK) {
         free(point);
         return fail(&err);
     }
     memcpy(ev.points, point, m->param_count * sizeof *point);
     free(point);
+    rc = evaluator_validate(&ev, 0, &why, &err);
+    if (rc == IS_PARAM || rc == IS_PLUGIN)
+        err = why;
     ev.count = 1;
-    rc = evaluator_flush(&ev, stdout, &err);
+    if (rc == IS_OK)
+        rc = evaluator_flush(&ev, stdout, &err);
     int status = rc == IS_OK ? ev.worst : fail(&err);
     evaluator_free(&ev);
     return status;
@@ -279,6 +294,10 @@ static is_code stream_line(evaluator *ev, char *line, unsigned long number, cons
     is_code rc = n < 0 ? is_error_set(&why, IS_USAGE, "more than %d words", LINE_WORDS_MAX)
                        : is_cli_point_parse(ev->m, words, 0, n + 1,
                                             ev->points + ev->count * ev->m->param_count, &why);
+    if (rc == IS_OK)
+        rc = evaluator_validate(ev, ev->count, &why, err);
+    if (rc != IS_OK && rc != IS_USAGE && rc != IS_PARAM && rc != IS_PLUGIN)
+        return rc; /* the evaluator itself failed */
     if (rc == IS_OK) {
         ev->count++;
         return ev->count == ev->capacity ? evaluator_flush(ev, out, err) : IS_OK;
@@ -293,13 +312,13 @@ static is_code stream_line(evaluator *ev, char *line, unsigned long number, cons
     return rc;
 }
 
-int is_cli_eval_stream(const is_model *m, int fd, const char *name)
+int is_cli_eval_stream(const is_evaluator_config *config, int fd, const char *name)
 {
     evaluator ev;
     is_error err;
     is_error_clear(&err);
     is_signals_install(); /* ^C between lines: the answers so far, then exit 75 */
-    if (evaluator_create(&ev, m, STREAM_BATCH, &err) != IS_OK)
+    if (evaluator_create(&ev, config, STREAM_BATCH, &err) != IS_OK)
         return fail(&err);
     line_reader r = {.fd = fd};
     unsigned long number = 0;

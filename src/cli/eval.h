@@ -2,17 +2,23 @@
 #ifndef IMPACTSWEEP_CLI_EVAL_H
 #define IMPACTSWEEP_CLI_EVAL_H
 
+#include "../core/evaluator.h"
 #include "../core/model.h"
+
+/* Both take where the model runs (config: model, library, sha256, contained,
+ * point_timeout; evaluator.h), a plug-in in an evaluator process of its own: a point that
+ * crashes its code is answered with status FAILED_CRASH, one past the timeout with
+ * FAILED_TIMEOUT, and the reason goes to stderr. */
 
 /* The point of argv[2 ..] (name=value), evaluated and printed as one line of JSON. Returns
  * the exit status: 0 done, 1 failed, 2 refused (message on stderr), 75 stopped (pending). */
-int is_cli_eval_args(const is_model *m, int argc, char **argv);
+int is_cli_eval_args(const is_evaluator_config *config, int argc, char **argv);
 
 /* One point a line from fd (`name` in messages), in the words of the command line, blank
  * lines and # comments skipped; one line of JSON a point, in the order of the lines, and
  * {"line": N, "error": "..."} for a line refused. Lines that arrive together are evaluated
  * in batches (one workspace for all). Returns 2 if a line was refused, else 75 if stopped
  * by a signal, else 1 if a point failed, else 0. */
-int is_cli_eval_stream(const is_model *m, int fd, const char *name);
+int is_cli_eval_stream(const is_evaluator_config *config, int fd, const char *name);
 
 #endif

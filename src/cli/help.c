@@ -88,7 +88,16 @@ static const char *const trace_options[] = {
     NULL};
 
 static const char *const models_options[] = {
-    "--check", "run the model contract's conformance checks on MODEL (or on every model)",
+    "--check", "run the model contract's conformance checks on MODEL: its table, and "
+               "eval_batch (a plug-in's in a process of its own) on a few points, alone and "
+               "in a batch, within its arrays; exit 2 naming what broke",
+    "--timeout SECONDS", "with --check: a point of a plug-in that takes longer is a breach "
+                         "(default 60)",
+    NULL};
+
+static const char *const eval_options[] = {
+    "--timeout SECONDS", "kill the point past this time (status FAILED_TIMEOUT); the model "
+                         "then runs in an evaluator process",
     NULL};
 
 static const char *const info_options[] = {
@@ -121,14 +130,16 @@ static const command_help commands[] = {
      "computes) or give -n N. A run killed at any moment keeps every stored point:\n"
      "continue it with --resume.",
      run_options, run_exit},
-    {"eval", "eval MODEL [NAME=VALUE ...]\neval MODEL -", "evaluate points and print their outputs",
+    {"eval", "eval MODEL [NAME=VALUE ...] [--timeout SECONDS]\neval MODEL - [--timeout SECONDS]",
+     "evaluate points and print their outputs",
      "Evaluates MODEL at one parameter point (defaults for the parameters not given) and\n"
      "prints every output and the point's status as one line of JSON. MODEL is a model's\n"
-     "name or the path of a plug-in library. `impactsweep models MODEL` lists its\n"
-     "parameters. With -, reads one point a line from standard input (NAME=VALUE words;\n"
-     "blank lines and # comments skipped) and answers each with a line of JSON, in order,\n"
-     "from one process: {\"line\": N, \"error\": ...} for a line it refuses.",
-     no_options, eval_exit},
+     "name or the path of a plug-in library (run in a process of its own: a crash there is\n"
+     "status FAILED_CRASH). `impactsweep models MODEL` lists its parameters. With -, reads\n"
+     "one point a line from standard input (NAME=VALUE words; blank lines and # comments\n"
+     "skipped) and answers each with a line of JSON, in order, from one process:\n"
+     "{\"line\": N, \"error\": ...} for a line it refuses.",
+     eval_options, eval_exit},
     {"trace",
      "trace MODEL [NAME=VALUE ...] [--output FILE] [--overwrite] [--OPTION VALUE ...]\n"
      "trace RESULT.h5 AXIS=VALUE ... [--nearest] [--output FILE] [--overwrite]",
@@ -140,10 +151,12 @@ static const command_help commands[] = {
      "coordinates (values of the grid; a value off the grid is refused, naming the nearest,\n"
      "unless --nearest takes it).",
      trace_options, trace_exit},
-    {"models", "models [MODEL] [--check]", "list the models, or describe one",
+    {"models", "models [MODEL] [--check [--timeout SECONDS]]",
+     "list the models, or describe one",
      "Without MODEL: every model, built in or found as a plug-in (IMPACTSWEEP_MODEL_PATH),\n"
-     "with where it comes from. With MODEL: its parameters (defaults, admissible ranges,\n"
-     "where they apply) and outputs (units).",
+     "with where it comes from (an unusable library on the path is skipped with a warning).\n"
+     "With MODEL: its parameters (defaults, admissible ranges, where they apply) and\n"
+     "outputs (units).",
      models_options, models_exit},
     {"info", "info FILE [--log] [--verify]", "summarise (and verify) a result file",
      "Prints a result file's job, provenance, points done / failed / pending and a summary\n"

@@ -13,9 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/engine.h"
+#include "../core/evaluator.h"
 #include "../core/job.h"
 #include "../core/progress.h"
 #include "../core/merge.h"
+#include "../core/model_text.h"
 #include "../core/provenance.h"
 #include "../core/run.h"
 #include "../core/signals.h"
@@ -79,10 +82,12 @@ static int usage_error(const char *fmt, const char *arg)
 /* --- models ---------------------------------------------------------------------- */
 
 /* The models a command can use: the built-in ones and the plug-ins that
- * IMPACTSWEEP_MODEL_PATH names (a broken one is refused, exit 2). */
-static is_code open_models(is_models **models, is_error *err)
+ * IMPACTSWEEP_MODEL_PATH names (opened only when a model that is not built in is asked
+ * for; warnings about unusable ones from rank 0 alone). */
+static is_code open_models(is_models **models, int quiet, is_error *err)
 {
-    return is_models_create(models, is_registry_models(), IS_MODELS_LOAD | IS_MODELS_SEARCH,
+    return is_models_create(models, is_registry_models(),
+                            IS_MODELS_LOAD | IS_MODELS_SEARCH | (quiet ? IS_MODELS_QUIET : 0u),
                             err);
 }
 
@@ -92,13 +97,7 @@ static is_code find_model_arg(is_models *models, const char *arg, const is_model
 {
     if (is_models_is_path(arg))
         return is_models_load(models, arg, model, err);
-    *model = is_models_find(models, arg);
-    if (!*model)
-        return is_error_set(err, IS_USAGE,
-                            "unknown model '%s' (see `impactsweep models`; a plug-in is named "
-                            "by its path, or found through %s)",
-                            arg, IS_MODEL_PATH_VARIABLE);
-    return IS_OK;
+    return is_models_lookup(models, arg, model, err);
 }
 
 static void print_model(const is_models *models, const is_model *m)
@@ -107,13 +106,15 @@ static void print_model(const is_models *models, const is_model *m)
     const char *library = is_models_library(models, m, &sha256);
     printf("%s: %s\n", m->name, m->description);
     if (library)
-        printf("  from: %s (plug-in, version %s, sha256 %s)\n", library,
-               m->version ? m->version : "not given", sha256);
+        printf("  from: %s (plug-in, version %s, sha256 %s, model contract %s)\n", library,
+               m->version ? m->version : "not given", sha256, is_models_contract(models, m));
     else {
         is_provenance prov;
         is_provenance_collect(&prov, 1);
         printf("  from: built in (version %s)\n", m->version ? m->version : prov.engine_version);
     }
+    if (m->references)
+        printf("  references: %s\n", m->references);
     printf("  parameters:\n");
     for (size_t p = 0; p < m->param_count; p++) {
         const is_param *param = &m->params[p];
@@ -146,15 +147,64 @@ static void print_model(const is_models *models, const is_model *m)
     }
 }
 
+/* `models --check`: a plug-in's eval_batch in an evaluator process of its own, every call
+ * with a fresh one (a fresh workspace), guarded around its whole arrays, every breach an
+ * error; a built-in model's in this process, guarded the same way. */
+typedef struct check_runner {
+    const is_models *models;
+    double timeout; /* seconds a point may take (a plug-in's) */
+} check_runner;
+
+static is_code evaluate_for_check(void *context, const is_model *m, const double *points,
+                                  size_t count, double *outputs, uint8_t *status, is_error *err)
+{
+    const check_runner *r = context;
+    const char *sha256 = NULL;
+    const char *library = is_models_library(r->models, m, &sha256);
+    is_evaluator_config config = {.model = m, .library = library, .sha256 = sha256,
+                                  .contained = library != NULL,
+                                  .point_timeout = library ? r->timeout : 0,
+                                  .capacity = count, .stop = is_signals_flag(), .strict = 1};
+    is_evaluator *ev = NULL;
+    is_code rc = is_evaluator_create(&ev, &config, err);
+    if (rc == IS_OK)
+        memcpy(is_evaluator_points(ev), points, count * m->param_count * sizeof *points);
+    size_t refused = 0;
+    is_error why;
+    is_error_clear(&why);
+    if (rc == IS_OK && !outputs) {
+        rc = is_evaluator_validate(ev, 0, count, &refused, &why, err);
+        if (rc == IS_OK && refused < count)
+            rc = is_error_set(err, why.code == IS_PARAM ? IS_PARAM : IS_PLUGIN, "%s",
+                              why.message);
+    } else if (rc == IS_OK) {
+        const double *out;
+        const uint8_t *st;
+        rc = is_evaluator_eval(ev, count, &out, &st, err);
+        if (rc == IS_OK) {
+            memcpy(outputs, out, count * m->output_count * sizeof *out);
+            memcpy(status, st, count);
+        }
+    }
+    is_evaluator_free(&ev);
+    return rc;
+}
+
 static int cmd_models(int argc, char **argv)
 {
     const char *name = NULL;
     int check = 0;
+    check_runner runner = {.timeout = 60};
     for (int i = 1; i < argc; i++) {
+        char *end = NULL;
         if (strcmp(argv[i], "--check") == 0)
             check = 1;
+        else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc &&
+                 (runner.timeout = strtod(argv[i + 1], &end)) > 0 && *end == '\0')
+            i++;
         else if (argv[i][0] == '-' || name)
-            return usage_error("models takes one MODEL and --check, not '%s'", argv[i]);
+            return usage_error("models takes one MODEL, --check and --timeout SECONDS, not "
+                               "'%s'", argv[i]);
         else
             name = argv[i];
     }
@@ -164,15 +214,23 @@ static int cmd_models(int argc, char **argv)
     is_error err;
     is_error_clear(&err);
     const is_model *m = NULL;
-    is_code rc = open_models(&models, &err);
+    is_code rc = open_models(&models, 0, &err);
     if (rc == IS_OK && name)
         rc = find_model_arg(models, name, &m, &err);
+    else if (rc == IS_OK)
+        is_models_open_all(models);
     if (rc == IS_OK && check) {
-        rc = is_conformance_behaviour(m, &err);
+        runner.models = models;
+        is_signals_install();
+        rc = is_conformance_behaviour(m, evaluate_for_check, &runner, &err);
+        const char *built = is_models_contract(models, m);
         if (rc == IS_OK)
-            printf("%s: keeps the model contract (version %d): its table, and eval_batch on "
-                   "admissible points alone, in a batch and twice\n",
-                   m->name, IS_MODEL_ABI_VERSION);
+            printf("%s: keeps the model contract (version %d.%d%s%s%s): its table, and "
+                   "eval_batch on admissible points alone, in a batch and twice, within its "
+                   "arrays\n",
+                   m->name, IS_MODEL_ABI_VERSION, IS_MODEL_ABI_MINOR,
+                   built ? "; the plug-in was built against " : "", built ? built : "",
+                   built ? ", read as this one" : "");
     } else if (rc == IS_OK && m) {
         print_model(models, m);
     } else if (rc == IS_OK) {
@@ -195,16 +253,37 @@ static int cmd_eval(int argc, char **argv)
     is_models *models = NULL;
     const is_model *m = NULL;
     is_error model_err;
-    is_code found = open_models(&models, &model_err);
+    is_code found = open_models(&models, 0, &model_err);
     if (found == IS_OK)
         found = find_model_arg(models, argv[1], &m, &model_err);
     if (found != IS_OK) {
         is_models_free(&models);
         return fail(&model_err);
     }
+    /* --timeout SECONDS: a point is killed past it (the model then runs contained) */
+    double timeout = 0;
+    int kept = 2;
+    for (int i = 2; i < argc; i++) {
+        char *end = NULL;
+        if (strcmp(argv[i], "--timeout") != 0) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc || !((timeout = strtod(argv[i + 1], &end)) > 0) || *end) {
+            is_models_free(&models);
+            return usage_error("eval --timeout takes seconds > 0%s", "");
+        }
+        i++;
+    }
+    argc = kept;
+    const char *sha256 = NULL;
+    const char *library = is_models_library(models, m, &sha256);
+    is_evaluator_config config = {.model = m, .library = library, .sha256 = sha256,
+                                  .contained = library != NULL || timeout > 0,
+                                  .point_timeout = timeout};
     int stream = argc == 3 && strcmp(argv[2], "-") == 0; /* points from standard input */
-    int status = stream ? is_cli_eval_stream(m, STDIN_FILENO, "<stdin>")
-                        : is_cli_eval_args(m, argc, argv);
+    int status = stream ? is_cli_eval_stream(&config, STDIN_FILENO, "<stdin>")
+                        : is_cli_eval_args(&config, argc, argv);
     is_models_free(&models);
     return status;
 }
@@ -212,16 +291,18 @@ static int cmd_eval(int argc, char **argv)
 /* --- trace (trace.c), with the models eval finds ---------------------------------- */
 
 static is_code find_model_for_trace(void *models, const char *name, const is_model **model,
-                                    is_error *err)
+                                    int *contained, is_error *err)
 {
-    return find_model_arg(models, name, model, err);
+    is_code rc = find_model_arg(models, name, model, err);
+    *contained = rc == IS_OK && is_models_library(models, *model, NULL) != NULL;
+    return rc;
 }
 
 static int cmd_trace(int argc, char **argv)
 {
     is_models *models = NULL;
     is_error err;
-    if (open_models(&models, &err) != IS_OK)
+    if (open_models(&models, 0, &err) != IS_OK)
         return fail(&err);
     int status = is_cli_trace(argc, argv, find_model_for_trace, models);
     is_models_free(&models);
@@ -297,6 +378,44 @@ static int cmd_info(int argc, char **argv)
 
 /* --- merge ---------------------------------------------------------------------------- */
 
+/* A plug-in's pieces merge without it: the model as the first piece describes it
+ * (model_text.h), on every rank; a file from before the description needs the plug-in. */
+static is_code describe_pieces_model(is_models *models, const char *piece, MPI_Comm comm,
+                                     is_model_described **described, is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    char library[4096] = "", sha256[80] = "";
+    char *table = NULL;
+    long long length = 0;
+    is_results *r = NULL;
+    if (rank == 0 && is_results_open(piece, MPI_COMM_NULL, IS_RESULTS_READ, &r, NULL) == IS_OK) {
+        is_results_attribute(r, "model_library", library, sizeof library);
+        is_results_attribute(r, "model_library_sha256", sha256, sizeof sha256);
+        size_t size = 1 << 20;
+        if (*library && (table = calloc(1, size)))
+            is_results_attribute(r, "model_table", table, size);
+        length = table ? (long long)strlen(table) : 0;
+        is_results_close(&r, NULL);
+    }
+    MPI_Bcast(&length, 1, MPI_LONG_LONG, 0, comm);
+    MPI_Bcast(library, sizeof library, MPI_CHAR, 0, comm);
+    MPI_Bcast(sha256, sizeof sha256, MPI_CHAR, 0, comm);
+    if (length == 0) {
+        free(table);
+        return IS_OK; /* built in, or an older file: found as the job names it */
+    }
+    if (rank != 0 && !(table = calloc(1, (size_t)length + 1)))
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    MPI_Bcast(table, (int)length + 1, MPI_CHAR, 0, comm);
+    is_code rc = is_model_describe(table, described, err);
+    free(table);
+    if (rc == IS_OK)
+        rc = is_models_add_described(models, library, sha256,
+                                     is_model_described_model(*described), err);
+    return rc;
+}
+
 static int cmd_merge(int argc, char **argv)
 {
     const char *output = NULL;
@@ -327,13 +446,17 @@ static int cmd_merge(int argc, char **argv)
     is_error err;
     uint64_t counts[3] = {0, 0, 0};
     is_models *models = NULL;
-    is_code rc = open_models(&models, &err);
+    is_model_described *described = NULL;
+    is_code rc = open_models(&models, rank != 0, &err);
+    if (rc == IS_OK)
+        rc = describe_pieces_model(models, inputs[0], MPI_COMM_WORLD, &described, &err);
     rc = is_collective_agree(rc, MPI_COMM_WORLD, &err);
     char report[2048] = "";
     if (rc == IS_OK)
         rc = is_merge(output, inputs, count, overwrite, models, MPI_COMM_WORLD, counts, report,
                       sizeof report, &err);
     is_models_free(&models);
+    is_model_described_free(&described);
     free(inputs);
     MPI_Bcast(counts, 3, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     int status = is_code_exit_status(rc);
@@ -743,7 +866,7 @@ static int cmd_run(int argc, char **argv)
     is_job *job = NULL;
     is_models *models = NULL;
     if (rc == IS_OK)
-        rc = open_models(&models, &err);
+        rc = open_models(&models, rank != 0, &err);
     rc = is_collective_agree(rc, MPI_COMM_WORLD, &err);
     if (rc == IS_OK)
         rc = load_job(&a, models, MPI_COMM_WORLD, &job, &err);
@@ -836,6 +959,9 @@ static int cmd_version(void)
 
 int main(int argc, char **argv)
 {
+    /* a contained model's evaluator process: this executable again, nothing else of it */
+    if (argc > 1 && strcmp(argv[1], IS_EVALUATOR_COMMAND) == 0)
+        return is_evaluator_process_main(argc, argv, is_registry_models());
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL); /* errors are reported through is_error */
     if (argc < 2) {
         is_cli_usage(stderr);

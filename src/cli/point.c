@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/engine.h"
 #include "../core/job.h"
 
 is_code is_cli_point_parse(const is_model *m, char *const *args, int first, int end,
@@ -53,7 +54,5 @@ is_code is_cli_point_parse(const is_model *m, char *const *args, int first, int 
                               i, name, when);
         }
     }
-    if (rc == IS_OK && m->validate)
-        rc = m->validate(point, err);
     return rc;
 }

@@ -24,9 +24,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../core/conformance.h"
+#include "../core/engine.h"
 #include "../core/job.h"
+#include "../core/model_text.h"
 #include "../core/numtext.h"
 #include "../core/results.h"
 #include "../core/signals.h"
@@ -465,8 +469,6 @@ static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
     }
     free(place);
     is_results_close(&r, NULL);
-    if (rc == IS_OK && m->validate)
-        rc = m->validate(p, err);
     return rc;
 }
 
@@ -535,27 +537,75 @@ static int is_hdf5_file(const char *path)
 /* The model to trace: named by arg, or result file's (a plug-in's by its library); it
  * must have a trace table and meet the contract's checks (a plug-in met them as it was
  * loaded; a built-in model is held to the same). */
+/* What made a result file: its model, version and library. */
+typedef struct file_model {
+    char name[256], version[128], library[4096], sha256[80], table[80];
+} file_model;
+
+static void read_file_model(is_results *r, file_model *f)
+{
+    is_results_attribute(r, "model", f->name, sizeof f->name);
+    is_results_attribute(r, "model_version", f->version, sizeof f->version);
+    is_results_attribute(r, "model_library", f->library, sizeof f->library);
+    is_results_attribute(r, "model_library_sha256", f->sha256, sizeof f->sha256);
+    is_results_attribute(r, "model_table_sha256", f->table, sizeof f->table);
+}
+
+/* "model ball version 1.0.0 from LIB (sha256 ...)" */
+static void describe_file_model(const file_model *f, char *text, size_t size)
+{
+    snprintf(text, size, "model %s version %s %s%s%s%s%s", f->name, f->version,
+             *f->library ? "from " : "built in", f->library, *f->sha256 ? " (sha256 " : "",
+             f->sha256, *f->sha256 ? ")" : "");
+}
+
+/* The loaded model is the one that made the file: its declared version and tables (its
+ * very bytes, for a file of an earlier impactsweep), else a trace would not be the file's
+ * point. */
+static is_code same_model(const file_model *f, const char *path, const is_model *m,
+                          is_error *err)
+{
+    char digest[65];
+    char *table = is_model_text(m, NULL, digest);
+    free(table);
+    int same = *f->table ? strcmp(f->table, digest) == 0 : 1;
+    if (same && strcmp(f->name, m->name) == 0)
+        return IS_OK;
+    char made[4096 + 512];
+    describe_file_model(f, made, sizeof made);
+    return is_error_set(err, IS_MISMATCH,
+                        "%s was made by %s; the model loaded now is %s version %s, whose "
+                        "declared version or tables differ: trace the file's points with the "
+                        "build that made it (restore that library)",
+                        path, made, m->name, m->version ? m->version : "(none)");
+}
+
+/* The model to trace: named by arg, or result file's (a plug-in's by its library); it
+ * must have a trace table and meet the contract's checks (a plug-in met them as it was
+ * loaded; a built-in model is held to the same). */
 static is_code trace_model(const char *arg, const char *file, is_cli_model_finder find,
-                           void *context, const is_model **m, is_error *err)
+                           void *context, const is_model **m, int *contained, is_error *err)
 {
     is_code rc;
     if (!file) {
-        rc = find(context, arg, m, err);
+        rc = find(context, arg, m, contained, err);
     } else {
         is_results *r = NULL;
         rc = is_results_open(file, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
         if (rc != IS_OK)
             return rc;
-        char name[4096], library[4096];
-        is_results_attribute(r, "model", name, sizeof name);
-        is_results_attribute(r, "model_library", library, sizeof library);
+        file_model f;
+        read_file_model(r, &f);
         is_results_close(&r, NULL);
-        rc = find(context, *library ? library : name, m, err);
+        rc = find(context, *f.library ? f.library : f.name, m, contained, err);
         if (rc != IS_OK) {
-            char message[IS_ERROR_MESSAGE_MAX];
+            char message[IS_ERROR_MESSAGE_MAX], made[4096 + 512];
             snprintf(message, sizeof message, "%s", err->message);
-            return is_error_set(err, rc, "%s (the model of %s)", message, file);
+            describe_file_model(&f, made, sizeof made);
+            return is_error_set(err, rc, "%s (%s was made by %s)", message, file, made);
         }
+        if (*f.library) /* (a built-in model's: the engine's, as before) */
+            rc = same_model(&f, file, *m, err);
     }
     if (rc == IS_OK && !(*m)->trace)
         return is_error_set(err, IS_USAGE,
@@ -592,6 +642,92 @@ static is_code run_trace(const is_model *m, const double *point, const double *o
     return rc;
 }
 
+/* A trace being made: what the command line gave and what the run collects. */
+typedef struct traced {
+    trace_args a;
+    const is_model *m;
+    const char *file; /* a result file's point, or NULL */
+    double *point, *options, *outputs;
+    stored_point stored;
+    collector c;
+    char *history;
+    uint8_t status;
+} traced;
+
+/* The model's own check of the point, its trace and the trace file: the exit status. */
+static int trace_point(traced *t)
+{
+    is_error err;
+    is_error_clear(&err);
+    const is_model *m = t->m;
+    is_code rc = m->validate ? m->validate(t->point, &err) : IS_OK;
+    if (rc == IS_OK)
+        rc = run_trace(m, t->point, t->options, t->outputs, &t->status, &t->c,
+                       (size_t)t->a.max_samples, &err);
+    if (rc == IS_OK) {
+        collector *c = &t->c;
+        is_trace_data data = {.model = m, .point = t->point, .options = t->options,
+                              .outputs = t->outputs, .status = t->status,
+                              .sample_count = c->samples, .sample_t = c->t,
+                              .samples = c->values, .event_count = c->events,
+                              .event_t = c->event_t, .event_kind = c->event_kind,
+                              .event_values = c->event_values,
+                              .source = t->a.source ? t->a.source : "parameters",
+                              .history = t->history};
+        rc = is_trace_file_write(t->a.output, t->a.overwrite, &data, &err);
+    }
+    if (rc != IS_OK) {
+        fprintf(stderr, "impactsweep: %s\n", err.message);
+        return is_code_exit_status(rc);
+    }
+    fprintf(stderr, "impactsweep: wrote %s: model %s, %zu samples, %zu events; the point is %s\n",
+            t->a.output, m->name, t->c.samples, t->c.events, is_point_status_name(t->status));
+    if (t->file)
+        compare_stored(m, t->file, &t->stored, t->outputs, t->status);
+    return t->status == IS_POINT_DONE ? 0 : 1;
+}
+
+/* trace_point in a child process (a plug-in's code: a crash, abort or exit() there costs
+ * the trace, never an unexplained end): the command has no MPI and no open file now, so
+ * a plain fork is a clean copy. The child's exit status comes through a pipe; without it,
+ * the child died in the model's code. */
+static int trace_point_contained(traced *t)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return trace_point(t);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        close(pipefd[0]);
+        unsigned char code = (unsigned char)trace_point(t);
+        fflush(NULL);
+        if (write(pipefd[1], &code, 1) != 1)
+            _exit(1);
+        _exit(code);
+    }
+    close(pipefd[1]);
+    unsigned char code = 0;
+    ssize_t n = child > 0 ? read(pipefd[0], &code, 1) : -1;
+    close(pipefd[0]);
+    int wstatus = 0;
+    while (child > 0 && waitpid(child, &wstatus, 0) < 0 && errno == EINTR)
+        ;
+    if (n == 1)
+        return code;
+    if (child < 0)
+        fprintf(stderr, "impactsweep: cannot start the trace: %s\n", strerror(errno));
+    else if (WIFSIGNALED(wstatus))
+        fprintf(stderr, "impactsweep: the model's code crashed with signal %d (%s) on this "
+                        "point: no trace written\n",
+                WTERMSIG(wstatus), strsignal(WTERMSIG(wstatus)));
+    else
+        fprintf(stderr, "impactsweep: the model's code ended the process with exit(%d) on "
+                        "this point: no trace written\n",
+                WEXITSTATUS(wstatus));
+    return 1;
+}
+
 int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
 {
     is_error err;
@@ -601,73 +737,55 @@ int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
                         "MODEL name=value ... | RESULT.h5 axis=value ...)\n");
         return is_code_exit_status(IS_USAGE);
     }
-    trace_args a = {.output = "trace.h5", .max_samples = DEFAULT_MAX_SAMPLES, .argc = argc};
-    const is_model *m = NULL;
-    const char *file = is_file(argv[1]) && is_hdf5_file(argv[1]) ? argv[1] : NULL;
-    double *point = NULL, *options = NULL, *outputs = NULL;
-    stored_point stored = {0};
-    collector c = {0};
-    char *history = command_line(argc, argv);
-    uint8_t status = IS_POINT_PENDING;
+    traced t = {.a = {.output = "trace.h5", .max_samples = DEFAULT_MAX_SAMPLES, .argc = argc},
+                .status = IS_POINT_PENDING};
+    trace_args *a = &t.a;
+    t.file = is_file(argv[1]) && is_hdf5_file(argv[1]) ? argv[1] : NULL;
+    t.history = command_line(argc, argv);
+    int contained = 0;
     is_code rc = IS_OK;
-    a.args = calloc((size_t)argc + 1, sizeof *a.args);
-    if (!a.args || !history)
+    a->args = calloc((size_t)argc + 1, sizeof *a->args);
+    if (!a->args || !t.history)
         rc = is_error_set(&err, IS_NOMEM, "out of memory");
     for (int i = 0; rc == IS_OK && i < argc; i++)
-        a.args[i] = argv[i];
+        a->args[i] = argv[i];
     if (rc == IS_OK)
-        rc = trace_model(argv[1], file, find, context, &m, &err);
+        rc = trace_model(argv[1], t.file, find, context, &t.m, &contained, &err);
+    const is_model *m = t.m;
     if (rc == IS_OK) {
-        options = malloc((m->trace->option_count ? m->trace->option_count : 1) * sizeof *options);
-        outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *outputs);
-        rc = options && outputs ? take_options(&a, m->trace, options, &err)
-                                : is_error_set(&err, IS_NOMEM, "out of memory");
+        t.options = malloc((m->trace->option_count ? m->trace->option_count : 1) *
+                           sizeof *t.options);
+        t.outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *t.outputs);
+        rc = t.options && t.outputs ? take_options(a, m->trace, t.options, &err)
+                                    : is_error_set(&err, IS_NOMEM, "out of memory");
     }
     /* the point: as eval takes it, or a result file's */
-    if (rc == IS_OK && !file) {
-        if (!(point = malloc((m->param_count ? m->param_count : 1) * sizeof *point)))
+    if (rc == IS_OK && !t.file) {
+        if (!(t.point = malloc((m->param_count ? m->param_count : 1) * sizeof *t.point)))
             rc = is_error_set(&err, IS_NOMEM, "out of memory");
         else
-            rc = is_cli_point_parse(m, a.args, 2, argc, point, &err);
+            rc = is_cli_point_parse(m, a->args, 2, argc, t.point, &err);
     } else if (rc == IS_OK) {
-        rc = point_of_file(file, &a, m, &point, &stored, &err);
+        rc = point_of_file(t.file, a, m, &t.point, &t.stored, &err);
     }
     for (size_t o = 0; rc == IS_OK && o < m->trace->option_count; o++)
-        if (isnan(options[o]))
+        if (isnan(t.options[o]))
             rc = is_error_set(&err, IS_USAGE, "the trace of %s needs %s=VALUE (%s)", m->name,
                               m->trace->options[o].name, m->trace->options[o].meaning);
     if (rc == IS_OK)
-        rc = is_trace_file_check(a.output, a.overwrite, &err);
-    if (rc == IS_OK)
-        rc = run_trace(m, point, options, outputs, &status, &c, (size_t)a.max_samples, &err);
-    if (rc == IS_OK) {
-        is_trace_data data = {.model = m, .point = point, .options = options,
-                              .outputs = outputs, .status = status,
-                              .sample_count = c.samples, .sample_t = c.t,
-                              .samples = c.values, .event_count = c.events,
-                              .event_t = c.event_t, .event_kind = c.event_kind,
-                              .event_values = c.event_values,
-                              .source = a.source ? a.source : "parameters",
-                              .history = history};
-        rc = is_trace_file_write(a.output, a.overwrite, &data, &err);
-    }
-    if (rc == IS_OK) {
-        fprintf(stderr, "impactsweep: wrote %s: model %s, %zu samples, %zu events; the point "
-                        "is %s\n",
-                a.output, m->name, c.samples, c.events, is_point_status_name(status));
-        if (file)
-            compare_stored(m, file, &stored, outputs, status);
-    } else {
+        rc = is_trace_file_check(a->output, a->overwrite, &err);
+    if (rc != IS_OK)
         fprintf(stderr, "impactsweep: %s\n", err.message);
-    }
-    int exit_status = rc != IS_OK ? is_code_exit_status(rc) : status == IS_POINT_DONE ? 0 : 1;
-    collector_free(&c);
-    free(point);
-    free(options);
-    free(outputs);
-    free(stored.outputs);
-    free(a.source);
-    free(a.args);
-    free(history);
+    int exit_status = rc != IS_OK  ? is_code_exit_status(rc)
+                      : contained ? trace_point_contained(&t)
+                                  : trace_point(&t);
+    collector_free(&t.c);
+    free(t.point);
+    free(t.options);
+    free(t.outputs);
+    free(t.stored.outputs);
+    free(a->source);
+    free(a->args);
+    free(t.history);
     return exit_status;
 }

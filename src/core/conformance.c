@@ -3,14 +3,20 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "engine.h"
+#include "numtext.h"
 
 /* Bounds on a table, far beyond any real model, so that a broken one cannot make the
  * engine allocate without limit. */
 #define PARAM_MAX 1024
 #define OUTPUT_MAX 1024
 #define NAME_MAX_LENGTH 64
+/* is_model.references: bytes at most (model.h says 1023) */
+#define REFERENCES_MAX 1023
 
 /* A model name: letters, digits, '-' and '_'. A parameter or output name is also a
  * variable of the result file: a letter first, then letters, digits and '_'. */
@@ -27,6 +33,16 @@ static int is_name(const char *s, int variable)
 static int is_text(const char *s)
 {
     return s && *s;
+}
+
+/* One line of 1 to max bytes, without control characters (an attribute's text). */
+static int is_line(const char *s, size_t max)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f || n + 1 > max)
+            return 0;
+    return n > 0;
 }
 
 static is_code check_param(const is_model *m, size_t p, is_error *err)
@@ -47,6 +63,10 @@ static is_code check_param(const is_model *m, size_t p, is_error *err)
                             m->name, param->name);
     if (!is_text(param->meaning) || !param->unit)
         return is_error_set(err, IS_PLUGIN, "model %s: parameter %s has no meaning or no unit",
+                            m->name, param->name);
+    if (param->label && !is_text(param->label))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: parameter %s has an empty label (NULL: its name)",
                             m->name, param->name);
     if (param->type != IS_PARAM_REAL && param->type != IS_PARAM_INT &&
         param->type != IS_PARAM_CHOICE)
@@ -114,6 +134,18 @@ static is_code check_output(const is_model *m, size_t o, is_error *err)
                                 "model %s: categorical output %s needs 1 to 64 categories",
                                 m->name, out->name);
     }
+    if (out->flags & ~(unsigned)(IS_OUTPUT_MAY_BE_NAN | IS_OUTPUT_MAY_BE_INF))
+        return is_error_set(err, IS_PLUGIN, "model %s: output %s has unknown flags %#x", m->name,
+                            out->name, out->flags);
+    if ((out->flags & IS_OUTPUT_MAY_BE_INF) && out->type != IS_OUTPUT_REAL)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: output %s is an integer or a category: it cannot hold "
+                            "infinity (IS_OUTPUT_MAY_BE_INF)",
+                            m->name, out->name);
+    if (out->label && !is_text(out->label))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: output %s has an empty label (NULL: its long_name)",
+                            m->name, out->name);
     return IS_OK;
 }
 
@@ -167,6 +199,18 @@ is_code is_conformance_table(const is_model *m, is_error *err)
                             NAME_MAX_LENGTH);
     if (!is_text(m->description))
         return is_error_set(err, IS_PLUGIN, "model %s has no description", m->name);
+    if (m->references && !is_line(m->references, REFERENCES_MAX))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: references must be one line of text of 1 to %d bytes "
+                            "(NULL when the model names no paper)",
+                            m->name, REFERENCES_MAX);
+    if (m->struct_size != sizeof(is_model) || m->abi_version != IS_MODEL_ABI_VERSION ||
+        m->abi_minor != IS_MODEL_ABI_MINOR || m->param_size != sizeof(is_param) ||
+        m->output_size != sizeof(is_output))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: its table does not begin with IS_MODEL_HEADER (as this "
+                            "engine reads it)",
+                            m->name);
     if (m->param_count < 1 || m->param_count > PARAM_MAX || !m->params)
         return is_error_set(err, IS_PLUGIN, "model %s: needs 1 to %d parameters", m->name,
                             PARAM_MAX);
@@ -192,6 +236,95 @@ is_code is_conformance_table(const is_model *m, is_error *err)
     return m->trace ? check_trace(m, err) : IS_OK;
 }
 
+/* --- the results of every run ---------------------------------------------------------- */
+
+static size_t fail_point(uint8_t *status, size_t i, is_conformance_report report, void *context,
+                         const char *reason)
+{
+    status[i] = IS_POINT_FAILED_CHECK;
+    if (report)
+        report(context, i, reason);
+    return 1;
+}
+
+/* Why value v breaks output `out`'s declaration at a done point, or NULL. */
+static const char *breach(const is_output *out, double v, int categories, char *why, size_t size)
+{
+    const char *type = out->type == IS_OUTPUT_REAL ? "real" : out->type == IS_OUTPUT_INT
+                                                                   ? "integer"
+                                                                   : "categorical";
+    if (isnan(v) && !(out->flags & IS_OUTPUT_MAY_BE_NAN))
+        snprintf(why, size, "%s output %s is NaN on a done point, which its declaration does "
+                 "not allow (IS_OUTPUT_MAY_BE_NAN)", type, out->name);
+    else if (isinf(v) && !(out->flags & IS_OUTPUT_MAY_BE_INF))
+        snprintf(why, size, "%s output %s is %s, which its declaration does not allow%s", type,
+                 out->name, v < 0 ? "-inf" : "inf",
+                 out->type == IS_OUTPUT_REAL ? " (IS_OUTPUT_MAY_BE_INF)" : "");
+    else if (isnan(v) || isinf(v) || out->type == IS_OUTPUT_REAL)
+        return NULL;
+    else if (out->type == IS_OUTPUT_INT && (v != floor(v) || v < -2147483648.0 ||
+                                            v > 2147483647.0))
+        snprintf(why, size, "integer output %s = %s is not an int32 (it would be stored "
+                 "wrapped)", out->name, IS_NUM(v));
+    else if (out->type == IS_OUTPUT_CATEGORY && (v != floor(v) || v < 0 || v >= categories))
+        snprintf(why, size, "categorical output %s = %s names no category (0 to %d)",
+                 out->name, IS_NUM(v), categories - 1);
+    else
+        return NULL;
+    return why;
+}
+
+/* An integer or category that cannot be stored as one: "no value" rather than wrapped. */
+static void storable(const is_output *out, double *v, int categories)
+{
+    if (out->type == IS_OUTPUT_INT && isfinite(*v) &&
+        !(*v >= -2147483648.0 && *v <= 2147483647.0))
+        *v = NAN;
+    else if (out->type == IS_OUTPUT_CATEGORY && isfinite(*v) && !(*v >= 0 && *v < categories))
+        *v = NAN;
+}
+
+size_t is_conformance_results(const is_model *m, double *outputs, uint8_t *status,
+                              size_t count, int stopping, is_conformance_report report,
+                              void *context)
+{
+    size_t failed = 0;
+    char why[256];
+    for (size_t i = 0; i < count; i++) {
+        uint8_t s = status[i];
+        if (s == IS_POINT_DONE || (s >= IS_POINT_FAILED_FIRST && s <= IS_POINT_FAILED_LAST) ||
+            (s == IS_POINT_PENDING && stopping))
+            continue;
+        if (s == IS_POINT_PENDING)
+            snprintf(why, sizeof why, "eval_batch left the point pending, but no stop was "
+                     "asked for");
+        else
+            snprintf(why, sizeof why, "eval_batch gave the point status %d (%s), which only "
+                     "the engine sets or which does not exist", s, is_point_status_name(s));
+        failed += fail_point(status, i, report, context, why);
+    }
+    for (size_t o = 0; o < m->output_count; o++) { /* output by output: as they lie */
+        const is_output *out = &m->outputs[o];
+        double *column = outputs + o * count;
+        int categories = out->type == IS_OUTPUT_CATEGORY ? is_output_category_count(out) : 0;
+        for (size_t i = 0; i < count; i++) {
+            double v = column[i];
+            if (out->type == IS_OUTPUT_REAL ? isfinite(v)
+                : out->type == IS_OUTPUT_INT
+                    ? v >= -2147483648.0 && v <= 2147483647.0 && v == (double)(int64_t)v
+                    : v >= 0 && v < categories && v == (double)(int)v)
+                continue; /* the common cases, at once (the range first: no cast overflows) */
+            const char *reason = status[i] == IS_POINT_DONE ? breach(out, v, categories, why,
+                                                                     sizeof why)
+                                                            : NULL;
+            if (reason)
+                failed += fail_point(status, i, report, context, reason);
+            storable(out, &column[i], categories);
+        }
+    }
+    return failed;
+}
+
 void is_conformance_point(const is_model *m, double *point)
 {
     for (size_t p = 0; p < m->param_count; p++) {
@@ -213,10 +346,17 @@ void is_conformance_point(const is_model *m, double *point)
     }
 }
 
-/* Evaluates count points in one batch with a fresh workspace. */
-static is_code evaluate(const is_model *m, const double *points, size_t count, double *out,
-                        uint8_t *status, is_error *err)
+/* Evaluates count points in one batch with a fresh workspace, in this process. */
+static is_code evaluate_here(void *context, const is_model *m, const double *points,
+                             size_t count, double *out, uint8_t *status, is_error *err)
 {
+    (void)context;
+    if (!out) { /* validate */
+        for (size_t i = 0; i < count && m->validate; i++)
+            if (m->validate(points + i * m->param_count, err) != IS_OK)
+                return IS_PARAM;
+        return IS_OK;
+    }
     void *ws = NULL;
     is_code rc = m->workspace_create ? m->workspace_create(&ws, err) : IS_OK;
     if (rc != IS_OK)
@@ -224,6 +364,8 @@ static is_code evaluate(const is_model *m, const double *points, size_t count, d
                             err->message);
     for (size_t i = 0; i < count; i++)
         status[i] = 255;
+    for (size_t i = 0; i < count * m->output_count; i++)
+        out[i] = NAN;
     rc = m->eval_batch(ws, points, count, out, status, err);
     if (m->workspace_free)
         m->workspace_free(ws);
@@ -233,35 +375,30 @@ static is_code evaluate(const is_model *m, const double *points, size_t count, d
     return IS_OK;
 }
 
-static is_code check_results(const is_model *m, const double *out, const uint8_t *status,
-                             size_t count, is_error *err)
+static void first_breach(void *context, size_t index, const char *reason)
 {
-    for (size_t i = 0; i < count; i++) {
-        if (status[i] >= IS_POINT_STATUS_COUNT || status[i] == IS_POINT_INFERRED)
-            return is_error_set(err, IS_PLUGIN, "model %s: eval_batch left point %zu without a "
-                                "valid status (%d)", m->name, i, status[i]);
-        if (status[i] != IS_POINT_DONE)
-            continue;
-        for (size_t o = 0; o < m->output_count; o++) {
-            const is_output *info = &m->outputs[o];
-            double v = out[o * count + i];
-            if (info->type == IS_OUTPUT_INT && !isnan(v) &&
-                (v != floor(v) || v < -2147483648.0 || v > 2147483647.0))
-                return is_error_set(err, IS_PLUGIN,
-                                    "model %s: integer output %s = %.17g is not an int32",
-                                    m->name, info->name, v);
-            if (info->type == IS_OUTPUT_CATEGORY && !isnan(v) &&
-                (v != floor(v) || v < 0 || v >= is_output_category_count(info)))
-                return is_error_set(err, IS_PLUGIN,
-                                    "model %s: categorical output %s = %.17g names no category",
-                                    m->name, info->name, v);
-        }
-    }
+    is_error *err = context;
+    if (err->code == IS_OK)
+        is_error_set(err, IS_PLUGIN, "point %zu: %s", index, reason);
+}
+
+static is_code check_results(const is_model *m, double *out, uint8_t *status, size_t count,
+                             is_error *err)
+{
+    is_error breach;
+    is_error_clear(&breach);
+    is_conformance_results(m, out, status, count, 0, first_breach, &breach);
+    if (breach.code != IS_OK)
+        return is_error_set(err, IS_PLUGIN, "model %s: eval_batch breaks the contract: %s",
+                            m->name, breach.message);
     return IS_OK;
 }
 
-is_code is_conformance_behaviour(const is_model *m, is_error *err)
+is_code is_conformance_behaviour(const is_model *m, is_conformance_evaluate evaluate,
+                                 void *context, is_error *err)
 {
+    if (!evaluate)
+        evaluate = evaluate_here;
     is_code rc = is_conformance_table(m, err);
     if (rc != IS_OK)
         return rc;
@@ -286,21 +423,24 @@ is_code is_conformance_behaviour(const is_model *m, is_error *err)
             is_param_check(&m->params[p], moved, &ignored) != IS_OK)
             continue;
         points[np + p] = moved;
-        if (!m->validate || m->validate(points + np, &ignored) == IS_OK)
-            break;
+        if ((rc = evaluate(context, m, points + np, 1, NULL, NULL, err)) != IS_PARAM)
+            break; /* admissible (or an error of the evaluation) */
+        rc = IS_OK;
         points[np + p] = points[p];
     }
     memcpy(points + 2 * np, points, np * sizeof *points);
     uint8_t status[COUNT], single;
-    if (m->validate && (rc = m->validate(points, err)) != IS_OK)
+    if (rc == IS_OK && (rc = evaluate(context, m, points, 1, NULL, NULL, err)) == IS_PARAM)
         rc = is_error_set(err, IS_PLUGIN, "model %s: its own defaults fail validate: %s",
                           m->name, err->message);
     if (rc == IS_OK)
-        rc = evaluate(m, points, COUNT, together, status, err);
+        rc = evaluate(context, m, points, COUNT, together, status, err);
     if (rc == IS_OK)
         rc = check_results(m, together, status, COUNT, err);
     for (size_t i = 0; rc == IS_OK && i < COUNT; i++) {
-        rc = evaluate(m, points + i * np, 1, alone, &single, err);
+        rc = evaluate(context, m, points + i * np, 1, alone, &single, err);
+        if (rc == IS_OK)
+            rc = check_results(m, alone, &single, 1, err);
         if (rc != IS_OK)
             break;
         if (single != status[i])

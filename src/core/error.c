@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
+
 static const struct {
     const char *name;
     int exit_status;

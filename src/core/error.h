@@ -1,5 +1,6 @@
 /* error.h: the one list of impactsweep error codes, and the error record
- * every fallible function fills in (code + a message that says where and what). */
+ * every fallible function fills in (code + a message that says where and what).
+ * Installed with model.h: part of the model SDK (see model.h, "The SDK"). */
 #ifndef IMPACTSWEEP_ERROR_H
 #define IMPACTSWEEP_ERROR_H
 
@@ -37,6 +38,14 @@ typedef enum {
     IS_ERROR_COUNT
 } is_code;
 
+/* IS_SDK_API marks the functions of the model SDK: the only symbols the impactsweep binary
+ * exports to plug-ins (everything else of the engine is built with hidden visibility). */
+#if defined(__GNUC__) || defined(__clang__)
+#define IS_SDK_API __attribute__((visibility("default")))
+#else
+#define IS_SDK_API
+#endif
+
 #define IS_ERROR_MESSAGE_MAX 1024
 
 /* Filled by the function that finds the problem; callers only pass the code up. */
@@ -46,15 +55,13 @@ typedef struct is_error {
 } is_error;
 
 /* Records code and a printf-style message in err (if err is not NULL); returns code,
- * so that `return is_error_set(err, IS_JOB, "...")` reads naturally. */
-is_code is_error_set(is_error *err, is_code code, const char *fmt, ...)
+ * so that `return is_error_set(err, IS_JOB, "...")` reads naturally. (SDK 3.0) */
+IS_SDK_API is_code is_error_set(is_error *err, is_code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void is_error_clear(is_error *err);
-const char *is_code_name(is_code code);
-/* path followed by suffix, as a new string (caller frees), or NULL when out of memory:
- * the names of the files that go beside a result file (.partial, .lock). */
-char *is_path_with_suffix(const char *path, const char *suffix);
-const char *is_code_text(is_code code);
-int is_code_exit_status(is_code code);
+/* err->code = IS_OK and an empty message. (SDK 3.0) */
+IS_SDK_API void is_error_clear(is_error *err);
+/* "PARAM" and "parameter value not admissible" for IS_PARAM. (SDK 3.0) */
+IS_SDK_API const char *is_code_name(is_code code);
+IS_SDK_API const char *is_code_text(is_code code);
 
 #endif

@@ -16,6 +16,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "engine.h"
+#include "evaluator.h"
+#include "model_text.h"
 #include "numtext.h"
 
 #define ORIGIN_MAX 320
@@ -703,6 +706,54 @@ static is_code set_refine_margin(is_job *job, const entry *e, is_error *err)
     return IS_OK;
 }
 
+static is_code set_containment(is_job *job, const entry *e, is_error *err)
+{
+    static const char *const names[] = {"auto", "process", "none"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(e->value, names[i]) == 0) {
+            job->containment = i;
+            return IS_OK;
+        }
+    return is_error_set(err, IS_JOB,
+                        "%s: [sweep] containment = '%s': expected auto, process or none",
+                        e->origin, e->value);
+}
+
+static is_code set_point_timeout(is_job *job, const entry *e, is_error *err)
+{
+    double v;
+    if (strcmp(e->value, "none") == 0) {
+        job->point_timeout = 0;
+        return IS_OK;
+    }
+    if (!parse_real(e->value, &v) || !(v >= 0.001 && v <= 1e7))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] point_timeout = '%s': expected seconds from 0.001 to "
+                            "1e7, or none",
+                            e->origin, e->value);
+    job->point_timeout = v;
+    snprintf(job->timeout_origin, sizeof job->timeout_origin, "%s", e->origin);
+    return IS_OK;
+}
+
+int is_job_contained(const is_job *job)
+{
+    return job->containment == IS_CONTAINMENT_PROCESS ||
+           (job->containment == IS_CONTAINMENT_AUTO &&
+            (job->model_library != NULL || job->point_timeout > 0));
+}
+
+/* A point_timeout needs the model out of the engine's process: it is killed there. */
+static is_code check_containment(const is_job *job, is_error *err)
+{
+    if (job->point_timeout > 0 && job->containment == IS_CONTAINMENT_NONE)
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] point_timeout = %s needs the model in an evaluator "
+                            "process (containment auto or process, not none)",
+                            job->timeout_origin, IS_NUM(job->point_timeout));
+    return IS_OK;
+}
+
 static is_code set_model_checked(is_job *job, const entry *e, is_error *err)
 {
     (void)job, (void)e, (void)err; /* resolved before the other keys, see find_model */
@@ -728,6 +779,13 @@ static const struct sweep_key {
      "seconds between progress lines when stderr is not a terminal (default 5)"},
     {"master_computes", set_master_computes,
      "rank 0 computes between serving work requests (default true)"},
+    {"containment", set_containment,
+     "where the model's code runs: auto (a plug-in, or with point_timeout, in an evaluator "
+     "process where a crash or a hang costs only its point; else in the engine), process, "
+     "none (default auto)"},
+    {"point_timeout", set_point_timeout,
+     "seconds a point may take before it is killed and failed (failed_timeout), or none "
+     "(the default)"},
     {"refine", set_refine,
      "the outputs whose classes decide a coarse-to-fine sweep, as OUTPUT (categorical) or "
      "OUTPUT >= T (real or integer), comma-separated: cells whose corners differ in class, "
@@ -805,19 +863,24 @@ static is_code load_model_library(parse_state *ps, entry *e, is_job *job)
 static is_code find_model(parse_state *ps, is_job *job)
 {
     char known[256];
-    list_models(ps->models, known, sizeof known);
     entry *e = find_entry(ps, "sweep", "model");
-    if (!e)
+    if (!e) {
+        list_models(ps->models, known, sizeof known);
         return is_error_set(ps->err, IS_JOB, "%s: [sweep] model: missing (known models: %s)",
                             section_origin(ps, "sweep"), known);
+    }
     if (is_models_is_path(e->value))
         return load_model_library(ps, e, job);
-    job->model = is_models_find(ps->models, e->value);
-    if (!job->model)
+    is_error detail;
+    is_code rc = is_models_lookup(ps->models, e->value, &job->model, &detail);
+    list_models(ps->models, known, sizeof known);
+    if (rc == IS_USAGE)
         return is_error_set(ps->err, IS_JOB,
                             "%s: [sweep] model = '%s': unknown model (known: %s; a plug-in is "
                             "named by its path, or found through %s)",
                             e->origin, e->value, known, IS_MODEL_PATH_VARIABLE);
+    if (rc != IS_OK)
+        return is_error_set(ps->err, rc, "%s: [sweep] model: %s", e->origin, detail.message);
     job->model_library = is_models_library(ps->models, job->model, &job->model_sha256);
     return IS_OK;
 }
@@ -1494,12 +1557,12 @@ static uint64_t refine_fingerprint(const is_job *job, uint64_t h)
 
 /* A linear or log axis enters by its formula, so that the digest costs O(axes), not
  * O(points); an explicit axis by its values. */
-static uint64_t job_fingerprint(const is_job *job)
+static uint64_t job_fingerprint(const is_job *job, const char *model_digest)
 {
     uint64_t h = 0xCBF29CE484222325ull;
     h = fnv1a(h, job->model->name, strlen(job->model->name) + 1);
-    if (job->model_sha256) /* a plug-in: its library's contents determine the results */
-        h = fnv1a(h, job->model_sha256, strlen(job->model_sha256));
+    if (model_digest) /* a plug-in: what determines its results */
+        h = fnv1a(h, model_digest, strlen(model_digest));
     for (size_t p = 0; p < job->model->param_count; p++) { /* a choice by its name */
         const is_param *param = &job->model->params[p];
         if (param->type == IS_PARAM_CHOICE)
@@ -1753,7 +1816,14 @@ static is_code store_text(parse_state *ps, is_job *job)
         return is_error_set(ps->err, IS_NOMEM, "out of memory");
     }
     job->text = text.data;
-    job->fingerprint = job_fingerprint(job);
+    /* a plug-in's results are determined by its declared version and tables (a rebuild
+     * that keeps them may continue a file); files made before said: its library's bytes */
+    char *table = is_model_text(job->model, NULL, job->model_table_sha256);
+    free(table);
+    if (!table)
+        return is_error_set(ps->err, IS_NOMEM, "out of memory");
+    job->fingerprint = job_fingerprint(job, job->model_sha256 ? job->model_table_sha256 : NULL);
+    job->fingerprint_of_library = job_fingerprint(job, job->model_sha256);
     return IS_OK;
 }
 
@@ -1788,6 +1858,8 @@ static is_code interpret(parse_state *ps, is_job *job)
         rc = finish_grid(ps, job);
     if (rc == IS_OK)
         rc = refine_resolve(job, ps->err);
+    if (rc == IS_OK)
+        rc = check_containment(job, ps->err);
     return rc == IS_OK ? store_text(ps, job) : rc;
 }
 
@@ -1863,6 +1935,7 @@ void is_job_free(is_job **job)
     free(j->fixed);
     free(j->param_origin);
     free(j->text);
+    is_evaluator_free(&j->evaluator);
     free(j);
     *job = NULL;
 }

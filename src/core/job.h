@@ -28,6 +28,11 @@ typedef struct is_refine_output {
     double threshold;          /* NAN for a categorical output */
 } is_refine_output;
 
+/* [sweep] containment: where the model's code runs (evaluator.h). auto: a plug-in (or any
+ * model with a point_timeout) in an evaluator process of its own, where a crash or a hang
+ * costs only the point it happened on; a built-in model in the engine's process. */
+enum { IS_CONTAINMENT_AUTO, IS_CONTAINMENT_PROCESS, IS_CONTAINMENT_NONE };
+
 typedef struct is_job {
     const is_model *model;
     const char *model_library; /* a plug-in's absolute path (NULL: built in), and the */
@@ -44,6 +49,13 @@ typedef struct is_job {
     uint64_t piece_last;
     double progress_interval;  /* seconds between progress lines when stderr is no terminal */
     int master_computes;       /* rank 0 computes too (between serving requests) */
+    int containment;           /* IS_CONTAINMENT_*: where the model's code runs */
+    double point_timeout;      /* seconds a point may take (0: no limit): past it, the point
+                                  is failed (IS_POINT_FAILED_TIMEOUT); needs containment */
+    char timeout_origin[400];  /* where point_timeout was given */
+    struct is_evaluator *evaluator; /* a contained model's evaluator process, made by the
+                                  grid's checks (validate.h) and kept for the run and the
+                                  dry run: one a rank; NULL: none (yet); freed with the job */
     char *title;               /* free text, stored in the result file */
     double *fixed;             /* model->param_count values: defaults, [model] keys, and
                                   for swept parameters their first axis value */
@@ -64,7 +76,13 @@ typedef struct is_job {
                                    given */
     char *text;                /* the job after overrides, as canonical INI text */
     uint64_t fingerprint;      /* digest of all that determines the results (model,
-                                  parameter values, axes); compared on --resume */
+                                  parameter values, axes; for a plug-in its declared
+                                  version and tables, model_table_sha256); compared on
+                                  --resume */
+    uint64_t fingerprint_of_library; /* the same with a plug-in's library checksum instead
+                                  of its tables: what files of earlier impactsweeps hold */
+    char model_table_sha256[65]; /* the digest of the model's version and tables
+                                  (model_text.h) */
 } is_job;
 
 /* Parses `text` (the contents of the job file `source`) with the overrides
@@ -85,5 +103,8 @@ is_code is_job_read_file(const char *path, char **text, is_error *err);
  * name, the value's type and range. */
 is_code is_job_parse_param_value(const is_model *model, const char *origin, const char *name,
                                  const char *value, double *out, is_error *err);
+
+/* Is the job's model to run contained (in an evaluator process)? */
+int is_job_contained(const is_job *job);
 
 #endif

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine.h"
+#include "error.h"
 #include "provenance.h"
 
 /* Seconds between heartbeats; a lock from another host is stale when its heartbeat has

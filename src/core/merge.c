@@ -18,6 +18,7 @@
 
 #include "collective.h"
 #include "digest.h"
+#include "engine.h"
 #include "job.h"
 #include "lock.h"
 #include "merge_guard.h"
@@ -368,8 +369,8 @@ static is_code finish_tally(copier *c, uint64_t counts[3], MPI_Comm comm, is_err
     is_code rc = IS_OK;
     if (rank == 0) {
         uint64_t failed = 0;
-        for (int s = IS_POINT_FAILED_FIRST; s <= IS_POINT_FAILED_LAST; s++)
-            failed += tally[s];
+        for (int s = 0; s < IS_POINT_STATUS_COUNT; s++)
+            failed += is_point_failed(s) ? tally[s] : 0;
         counts[0] = tally[IS_POINT_DONE] + tally[IS_POINT_INFERRED];
         counts[1] = failed;
         counts[2] = tally[IS_POINT_PENDING];

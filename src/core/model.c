@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "engine.h"
 #include "numtext.h"
 
 static const char *const point_status_names[IS_POINT_STATUS_COUNT] = {

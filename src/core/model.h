@@ -1,10 +1,16 @@
-/* model.h: the one contract every model keeps.
+/* model.h: the one contract every model keeps, and the model SDK.
  *
  * A model is a const table: its parameters (with defaults and admissible ranges),
  * its outputs (with units), a cross-parameter check, and a batch evaluator with a
  * per-worker workspace. The job parser, `impactsweep models`, the result-file
  * attributes and the conformance tests all read the same table. A model never
- * touches MPI or HDF5; the core never knows a model by name. */
+ * touches MPI or HDF5; the core never knows a model by name.
+ *
+ * Installed as <impactsweep/model.h> (with error.h) for plug-in models, shared libraries
+ * that end with IS_MODEL_PLUGIN(table). The table begins with IS_MODEL_HEADER, so that it
+ * can grow without orphaning compiled plug-ins (see "Versions" below); the SDK is this
+ * header's types and the few functions marked IS_SDK_API, the only symbols the engine
+ * exports. */
 #ifndef IMPACTSWEEP_MODEL_H
 #define IMPACTSWEEP_MODEL_H
 
@@ -46,13 +52,32 @@ typedef struct is_param {
     const is_param_when *when;   /* NULL: the parameter always applies; else a list ended by
                                     {NULL}: it applies only where every condition holds (a
                                     value given where it does not apply is refused) */
+    /* since 3.0 */
+    const char *label;           /* short label for figures' axes: a symbol, as plain text or
+                                    matplotlib mathtext ("$\\omega$", "$x_0$"), without the
+                                    unit; NULL: the name */
 } is_param;
 
+/* How an output is passed and stored. eval_batch writes every output as a double; the
+ * file stores it as the type says. NaN means "no value" (not computed, or not defined at
+ * this point): stored as NaN for a real output and as -1 for an integer or a category
+ * (-1 is therefore also what an integer output of -1 reads as). */
 typedef enum {
-    IS_OUTPUT_REAL,     /* stored as double; NAN where not computed */
-    IS_OUTPUT_INT,      /* stored as int32; -1 where not computed */
-    IS_OUTPUT_CATEGORY  /* stored as int8 0..k-1 naming `categories`; -1 where not computed */
+    IS_OUTPUT_REAL,     /* stored as double */
+    IS_OUTPUT_INT,      /* an integral double within int32 (-2147483648 .. 2147483647),
+                           stored as int32 */
+    IS_OUTPUT_CATEGORY  /* 0..k-1 naming `categories`, stored as int8 */
 } is_output_type;
+
+/* What a point with status IS_POINT_DONE may hold (the engine checks every done point on
+ * every run; a point that breaks its declaration gets IS_POINT_FAILED_CHECK with the
+ * reason in the run log). Without a flag a done point's output is a finite number (in
+ * range for an integer or a category). */
+enum {
+    IS_OUTPUT_MAY_BE_NAN = 1u << 0, /* NaN: the output has no value at this point (a period
+                                       of a motion that is not periodic) */
+    IS_OUTPUT_MAY_BE_INF = 1u << 1  /* +-inf (real outputs only) */
+};
 
 typedef struct is_output {
     const char *name;
@@ -60,6 +85,11 @@ typedef struct is_output {
     const char *long_name;
     is_output_type type;
     const char *const *categories; /* IS_OUTPUT_CATEGORY: NULL-terminated names */
+    /* since 3.0 */
+    unsigned flags;              /* IS_OUTPUT_MAY_BE_* */
+    const char *label;           /* short label for figures (a colour bar, a legend): a few
+                                    words or a symbol, plain text or mathtext, without the
+                                    unit; NULL: long_name */
 } is_output;
 
 /* Per-point status, stored in the result file's `status` variable. A failed point is a
@@ -72,12 +102,17 @@ typedef struct is_output {
     X(FAILED_BUDGET, 4, "failed: work budget exhausted")          \
     X(FAILED_NONFINITE, 5, "failed: non-finite result")                \
     X(FAILED_CHECK, 6, "failed: the result failed a physical check")   \
-    X(INFERRED, 7, "not computed: inferred from the corners of its refinement cell")
+    X(INFERRED, 7, "not computed: inferred from the corners of its refinement cell") \
+    X(FAILED_CRASH, 8, "failed: the model's code crashed, aborted or exited on it") \
+    X(FAILED_TIMEOUT, 9, "failed: it ran past the job's point_timeout")
 
-/* The failures are the statuses FAILED_FIRST .. FAILED_LAST. INFERRED is set by the engine
- * alone, in files of a refined sweep ([sweep] refine, see README "Refinement"): a model
- * never returns it (the conformance checks refuse it), and the file of a sweep without
- * refinement lists only the statuses before it. */
+/* A model returns PENDING (only when asked to stop, see workspace_watch), DONE or one of
+ * the failures FAILED_FIRST .. FAILED_LAST. The engine alone sets the others: INFERRED in
+ * files of a refined sweep ([sweep] refine, see README "Refinement"; the file of a sweep
+ * without refinement does not list it), FAILED_CRASH and FAILED_TIMEOUT for the points it
+ * found to crash the model's code or to hang it. A point whose status or outputs break
+ * the contract (another status, an output against its declaration, see is_output) is
+ * stored as FAILED_CHECK, the reason in the run log. */
 #define IS_POINT_FAILED_FIRST IS_POINT_FAILED_INVALID
 #define IS_POINT_FAILED_LAST IS_POINT_FAILED_CHECK
 
@@ -88,15 +123,33 @@ typedef enum {
     IS_POINT_STATUS_COUNT
 } is_point_status;
 
-const char *is_point_status_name(int status);
+/* --- Versions -------------------------------------------------------------------------
+ * The contract's version is MAJOR.MINOR. A plug-in exports the major it was built against
+ * (`impactsweep_model_abi`, IS_MODEL_PLUGIN does it) and its table begins with
+ * IS_MODEL_HEADER: the sizes of is_model, is_param and is_output as it was compiled, and
+ * the version. impactsweep loads
+ *   - a table of its own major and of a minor up to its own: members beyond a smaller
+ *     table's size (or an is_param's, an is_output's) read as zero, i.e. absent;
+ *   - tables of the majors before the header (1 and 2), converted as HDF5 converts its
+ *     class1 filter structs to class2: their parameters, outputs and trace read as 3.0's
+ *     with the new members absent (outputs may then hold NaN anywhere, as they could);
+ * and refuses a newer minor (it may rely on members or SDK functions this engine lacks)
+ * and any other major, naming the library and both versions.
+ *
+ * A new MINOR may only add: a member at the end of is_model, is_param or is_output whose
+ * zero value means "absent, as before" (each marked "since 3.N" here), an SDK function, a
+ * flag bit, a status that the engine alone sets. Everything else needs a new MAJOR:
+ * removing, reordering or retyping a member, a member a model must fill, a new meaning
+ * of a value (a flag, a status, NaN), changing is_error, is_param_when, the is_trace_*
+ * structs or eval_batch's layout, removing an SDK function or changing its signature. */
+#define IS_MODEL_ABI_VERSION 3
+#define IS_MODEL_ABI_MINOR 1
 
-/* The version of this contract. A plug-in (a shared library holding one model) exports
- * it as `impactsweep_model_abi` next to its entry point `impactsweep_model`; impactsweep
- * loads only a library built against the version it speaks. Raise it whenever is_model,
- * is_param, is_output, is_error or the point statuses change in a way that breaks a
- * compiled model. 2: is_model.trace (the engine reads it, past the end of a version 1
- * table). */
-#define IS_MODEL_ABI_VERSION 2
+/* The first members of every table: `IS_MODEL_HEADER, .name = ..., ...`. */
+#define IS_MODEL_HEADER                                                                     \
+    .struct_size = sizeof(is_model), .abi_version = IS_MODEL_ABI_VERSION,                   \
+    .abi_minor = IS_MODEL_ABI_MINOR, .param_size = sizeof(is_param),                        \
+    .output_size = sizeof(is_output)
 
 /* --- trajectories (`impactsweep trace`) ----------------------------------------------
  * A model may also write the time history of one point, its trace: it names the
@@ -148,6 +201,13 @@ typedef struct is_model_trace {
 } is_model_trace;
 
 typedef struct is_model {
+    /* IS_MODEL_HEADER: what this table is, so that the engine reads it as it was built */
+    uint32_t struct_size;        /* sizeof(is_model) */
+    uint16_t abi_version;        /* IS_MODEL_ABI_VERSION */
+    uint16_t abi_minor;          /* IS_MODEL_ABI_MINOR */
+    uint32_t param_size;         /* sizeof(is_param): the stride of params (and trace options) */
+    uint32_t output_size;        /* sizeof(is_output): the stride of outputs */
+
     const char *name;
     const char *description;
     const is_param *params;
@@ -172,25 +232,40 @@ typedef struct is_model {
     void (*workspace_watch)(void *workspace, const volatile sig_atomic_t *stop);
 
     /* Evaluates count points, points[i * param_count + p], all already validated.
-     * Writes outputs[o * count + i] for every output o and status[i] for every point.
-     * A point's result depends only on its own parameter values: never on its
-     * neighbours in the batch, the batch size or the caller. Returns IS_OK, or an
-     * error code for a failure of the whole batch (out of memory). */
+     * Writes outputs[o * count + i] for every output o and status[i] for every point
+     * (outputs come filled with NaN: a failed point may leave them). Nothing else: no
+     * byte outside those arrays, no write to points. A point's result depends only on its
+     * own parameter values: never on its neighbours in the batch, the batch size or the
+     * caller. Returns IS_OK, or an error code for a failure of the whole batch (out of
+     * memory). A plug-in's eval_batch runs in an evaluator process of its own (README,
+     * "Writing a model"): a crash, abort, exit() or hang there costs the points it
+     * happened on (FAILED_CRASH, FAILED_TIMEOUT), never the run. */
     is_code (*eval_batch)(void *workspace, const double *points, size_t count,
                           double *outputs, uint8_t *status, is_error *err);
 
     /* The model's own version (e.g. "1.2.0"), recorded in every result file; NULL: the
-     * engine's version (built-in models). */
+     * engine's version (built-in models). A plug-in rebuilt without a change of version
+     * or tables may continue (--resume) the files of the build before: raise the version
+     * whenever a point's result may change. */
     const char *version;
 
     /* Optional: the trajectory of one point, for `impactsweep trace` (is_model_trace);
      * NULL: the model has none to show. */
     const is_model_trace *trace;
+
+    /* since 3.1 */
+    /* Optional: the published work the model implements, as a short text naming it
+     * ("A. Author, B. Author, Title, arXiv:2410.08147"; several joined by "; "; at most
+     * 1023 bytes, one line), written into every result file as the global attribute
+     * `references` (CF's) and shown by `impactsweep models`; NULL: none. Not part of the
+     * table's digest: correcting it does not stop a --resume. */
+    const char *references;
 } is_model;
 
 /* A plug-in model: one shared library, built against this header alone, that ends with
  *     IS_MODEL_PLUGIN(my_model_table)
- * exports the contract version it was built against and its entry point. */
+ * exports the contract version it was built against and its entry point (the only two
+ * symbols a plug-in needs to export: build it with -fvisibility=hidden). */
 #define IS_MODEL_PLUGIN(table)                                                               \
     __attribute__((visibility("default"))) const int impactsweep_model_abi =                \
         IS_MODEL_ABI_VERSION;                                                                \
@@ -199,31 +274,25 @@ typedef struct is_model {
         return &(table);                                                                     \
     }
 
-/* The model called `name` in a NULL-terminated list, or NULL. */
-const is_model *is_model_find(const is_model *const *list, const char *name);
+/* --- The SDK ----------------------------------------------------------------------------
+ * The functions the engine exports to plug-ins, each with the contract version that
+ * brought it ("SDK 3.0"): error.h's is_error_set, is_error_clear, is_code_name and
+ * is_code_text, and those below. They are the whole of what a plug-in may call in the
+ * engine; none of them allocates or keeps state. A plug-in that calls none loads into any
+ * impactsweep of its major (link it with -Wl,-z,defs to be sure). */
 
-/* Does parameter p apply at `point` (param_count values: its choices decide)? */
-int is_param_applies(const is_model *model, size_t p, const double *point);
-
-/* "form velocity | dimensional; law bwshc | bwm" for messages and `impactsweep models`;
- * "" for a parameter that always applies. */
-void is_param_format_when(const is_model *model, size_t p, char *buf, size_t size);
-
-/* Index of the named parameter / output, or -1. */
-int is_model_param_index(const is_model *model, const char *name);
-int is_model_output_index(const is_model *model, const char *name);
+/* "DONE", "FAILED_SOLVER", ... for a status value; "UNKNOWN" for another. (SDK 3.0) */
+IS_SDK_API const char *is_point_status_name(int status);
 
 /* Checks value against param's type and range; on failure writes a message that
- * starts with the parameter name and says what is admissible. */
-is_code is_param_check(const is_param *param, double value, is_error *err);
+ * starts with the parameter name and says what is admissible. (SDK 3.0) */
+IS_SDK_API is_code is_param_check(const is_param *param, double value, is_error *err);
 
-/* Writes "[min, max)" etc. for messages and `impactsweep models`. */
-void is_param_format_range(const is_param *param, char *buf, size_t size);
+/* Does parameter p apply at `point` (param_count values: its choices decide)? (SDK 3.0) */
+IS_SDK_API int is_param_applies(const is_model *model, size_t p, const double *point);
 
-/* Number of values of a choice parameter. */
-int is_param_choice_count(const is_param *param);
-
-/* Number of categories of a categorical output. */
-int is_output_category_count(const is_output *output);
+/* Index of the named parameter / output, or -1. (SDK 3.0) */
+IS_SDK_API int is_model_param_index(const is_model *model, const char *name);
+IS_SDK_API int is_model_output_index(const is_model *model, const char *name);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "engine.h"
 #include "pending.h"
 #include "signals.h"
 
@@ -242,7 +243,7 @@ static is_code read_row(refiner *r, row *w, uint64_t first)
     for (uint64_t i = 0; rc == IS_OK && i < r->row_length; i++) {
         uint8_t st = r->status[i];
         w->key[i] = st == IS_POINT_DONE ? 0
-                    : st >= IS_POINT_FAILED_FIRST && st <= IS_POINT_FAILED_LAST ? -(int64_t)st
+                    : is_point_failed(st) ? -(int64_t)st
                                                                                 : KEY_NONE;
     }
     for (size_t j = 0; rc == IS_OK && j < r->output_count; j++) {

@@ -21,7 +21,9 @@
 
 #include "collective.h"
 #include "digest.h"
+#include "engine.h"
 #include "h5attr.h"
+#include "model_text.h"
 #include "numtext.h"
 #include "results_layout.h"
 #include "stop.h"
@@ -75,6 +77,8 @@ static herr_t describe_output(hid_t ds, const is_output *out)
 {
     herr_t rc = is_h5_attr_string(ds, "units", out->unit);
     rc |= is_h5_attr_string(ds, "long_name", out->long_name);
+    if (out->label) /* the short label figures use (impactplot) */
+        rc |= is_h5_attr_string(ds, "label", out->label);
     if (out->type == IS_OUTPUT_REAL) {
         double fill = NAN;
         rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_DOUBLE, 1, &fill);
@@ -99,19 +103,21 @@ static herr_t describe_output(hid_t ds, const is_output *out)
 }
 
 /* Statuses a file of `job` can hold: inferred only in a refined sweep's (so that the
- * files of other sweeps stay as they were). */
-static int status_count(const is_job *job)
+ * files of other sweeps do not list it). */
+static int holds_status(const is_job *job, int s)
 {
-    return job->refine_levels ? IS_POINT_STATUS_COUNT : IS_POINT_INFERRED;
+    return s != IS_POINT_INFERRED || job->refine_levels;
 }
 
-static herr_t describe_status(hid_t ds, int count)
+static herr_t describe_status(hid_t ds, const is_job *job)
 {
     uint8_t values[IS_POINT_STATUS_COUNT];
     char meanings[512] = "";
-    size_t used = 0;
-    for (int s = 0; s < count; s++) {
-        values[s] = (uint8_t)s;
+    size_t used = 0, count = 0;
+    for (int s = 0; s < IS_POINT_STATUS_COUNT; s++) {
+        if (!holds_status(job, s))
+            continue;
+        values[count++] = (uint8_t)s;
         char name[64];
         snprintf(name, sizeof name, "%s", is_point_status_name(s));
         for (char *c = name; *c; c++)
@@ -125,7 +131,7 @@ static herr_t describe_status(hid_t ds, int count)
     herr_t rc = is_h5_attr_string(ds, "long_name", "computation status of the point");
     rc |= is_h5_attr_string(ds, "units", "1");
     rc |= is_h5_attr_array(ds, "_FillValue", H5T_NATIVE_UINT8, 1, &fill);
-    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, (size_t)count, values);
+    rc |= is_h5_attr_array(ds, "flag_values", H5T_NATIVE_UINT8, count, values);
     rc |= is_h5_attr_string(ds, "flag_meanings", meanings);
     return rc;
 }
@@ -252,12 +258,20 @@ static herr_t write_provenance(hid_t file, const is_job *job, const is_provenanc
     rc |= is_h5_attr_string(file, "title", job->title ? job->title : "");
     rc |= is_h5_attr_string(file, "model", model->name);
     rc |= is_h5_attr_string(file, "model_description", model->description);
+    if (model->references) /* CF's attribute: the papers the model implements */
+        rc |= is_h5_attr_string(file, "references", model->references);
     rc |= is_h5_attr_string(file, "model_version",
                             model->version ? model->version : prov->engine_version);
     if (job->model_library) { /* a plug-in: which library, exactly */
         rc |= is_h5_attr_string(file, "model_library", job->model_library);
         rc |= is_h5_attr_string(file, "model_library_sha256", job->model_sha256);
     }
+    /* the model's table, and the digest of its version and tables (model_text.h): a
+     * rebuilt plug-in that keeps them may continue the file; merge needs no plug-in */
+    char *table = is_model_text(model, job->model_library ? NULL : prov->engine_version, NULL);
+    rc |= table ? is_h5_attr_string(file, "model_table", table) : -1;
+    rc |= is_h5_attr_string(file, "model_table_sha256", job->model_table_sha256);
+    free(table);
     rc |= is_h5_attr_string(file, "axes", axes);
     rc |= is_h5_attr_string(file, "job", job->text);
     rc |= is_h5_attr_string(file, "job_source", job->source);
@@ -416,6 +430,7 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
         if (scales[made] < 0 || H5DSset_scale(scales[made], param->name) < 0 ||
             (!choice && is_h5_attr_string(scales[made], "units", param->unit) < 0) ||
             is_h5_attr_string(scales[made], "long_name", param->meaning) < 0 ||
+            (param->label && is_h5_attr_string(scales[made], "label", param->label) < 0) ||
             is_h5_attr_string(scales[made], "scale", choice ? "choice" : scale_name(axis->scale)) <
                 0) {
             if (scales[made] >= 0)
@@ -438,7 +453,7 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
                                                          : (const void *)&fill_category;
         hid_t ds = create_dataset(file, is_status ? "status" : out->name,
                                   is_status ? H5T_STD_U8LE : stored_type(out->type), space, fill);
-        herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds, status_count(job)) : describe_output(ds, out);
+        herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds, job) : describe_output(ds, out);
         for (size_t k = 0; !bad && k < grid->axis_count; k++)
             bad = H5DSattach_scale(ds, scales[k], (unsigned)k);
         if (ds >= 0)
@@ -449,7 +464,7 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
     for (size_t k = 0; k < made; k++)
         H5Dclose(scales[k]);
     if (rc == IS_OK && create_run_group(file, first_line, job->piece_last - job->piece_first,
-                                       status_count(job),
+                                       IS_POINT_STATUS_COUNT,
                                        IS_LAYOUT_DIGEST_ROWS(model->output_count,
                                                              grid->axis_count)) < 0)
         rc = is_h5_fail(err, path, "creating the run state");
@@ -644,6 +659,39 @@ is_code is_results_publish(const char *built, const char *path, int replace, is_
 
 /* --- checking an existing file ------------------------------------------------------- */
 
+/* A plug-in's file and this run's library: the same bytes; or a rebuild with the same
+ * declared version and tables (model_table_sha256), which may continue it; else refused.
+ * Files of earlier impactsweeps (no table digest) need the same bytes. */
+static is_code check_library(const is_job *job, is_results *r, const char *path, is_error *err)
+{
+    char library[4096], sha256[80], table[80], version[128];
+    is_results_attribute(r, "model_library", library, sizeof library);
+    is_results_attribute(r, "model_library_sha256", sha256, sizeof sha256);
+    is_results_attribute(r, "model_table_sha256", table, sizeof table);
+    is_results_attribute(r, "model_version", version, sizeof version);
+    const char *now = job->model_sha256 ? job->model_sha256 : "";
+    if (strcmp(sha256, now) == 0)
+        return IS_OK;
+    const char *why = !*table ? "it was made by an earlier impactsweep, which ties a file to "
+                                "its library's bytes"
+                      : strcmp(table, job->model_table_sha256) != 0
+                          ? "the model's declared version or tables differ"
+                          : NULL;
+    if (!why)
+        return IS_OK; /* a rebuild of the same version and tables: run.c logs both */
+    return is_error_set(err, IS_MISMATCH,
+                        "%s was computed by model %s version %s from %s%s%s%s; this run's model "
+                        "(version %s) comes from %s%s%s%s, and %s: results of two models are "
+                        "never mixed (restore the library, or start a new file with "
+                        "--overwrite)",
+                        path, job->model->name, version,
+                        *library ? library : "the engine (built in)", *sha256 ? " (sha256 " : "",
+                        sha256, *sha256 ? ")" : "",
+                        job->model->version ? job->model->version : "of the engine",
+                        job->model_library ? job->model_library : "the engine (built in)",
+                        *now ? " (sha256 " : "", now, *now ? ")" : "", why);
+}
+
 is_code is_results_check(const is_job *job, const char *path, is_error *err)
 {
     is_results *r = NULL;
@@ -662,32 +710,25 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
         is_results_close(&r, NULL);
         return rc;
     }
-    char model[128], fingerprint[32], expected[32], piece[64], wanted[64], library[4096],
-        sha256[80];
+    char model[128], fingerprint[32], expected[32], older[32], piece[64], wanted[64], table[80];
     is_results_attribute(r, "model", model, sizeof model);
-    is_results_attribute(r, "model_library", library, sizeof library);
-    is_results_attribute(r, "model_library_sha256", sha256, sizeof sha256);
     is_results_attribute(r, "job_fingerprint", fingerprint, sizeof fingerprint);
+    is_results_attribute(r, "model_table_sha256", table, sizeof table);
     is_results_attribute(r, "piece", piece, sizeof piece);
     snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
+    snprintf(older, sizeof older, "%016llx", (unsigned long long)job->fingerprint_of_library);
     snprintf(wanted, sizeof wanted, "%llu/%llu", (unsigned long long)job->piece_index,
              (unsigned long long)job->piece_count);
-    const char *now = job->model_sha256 ? job->model_sha256 : "";
-    if (strcmp(model, job->model->name) == 0 && strcmp(sha256, now) != 0)
-        rc = is_error_set(err, IS_MISMATCH,
-                          "%s was computed by model %s from %s%s%s%s; this run's model comes "
-                          "from %s%s%s%s: results of two libraries are never mixed (restore "
-                          "the library, or start a new file with --overwrite)",
-                          path, model, *library ? library : "the engine (built in)",
-                          *sha256 ? " (sha256 " : "", sha256, *sha256 ? ")" : "",
-                          job->model_library ? job->model_library : "the engine (built in)",
-                          *now ? " (sha256 " : "", now, *now ? ")" : "");
-    else if (strcmp(model, job->model->name) != 0 || strcmp(fingerprint, expected) != 0)
+    if (strcmp(model, job->model->name) == 0)
+        rc = check_library(job, r, path, err);
+    if (rc == IS_OK && (strcmp(model, job->model->name) != 0 ||
+                        (strcmp(fingerprint, expected) != 0 &&
+                         (*table || strcmp(fingerprint, older) != 0))))
         rc = is_error_set(err, IS_MISMATCH,
                           "%s was made by another job (model %s, fingerprint %s; this job: "
                           "model %s, fingerprint %s): parameters or axes differ",
                           path, model, fingerprint, job->model->name, expected);
-    else if (strcmp(piece, wanted) != 0)
+    else if (rc == IS_OK && strcmp(piece, wanted) != 0)
         rc = is_error_set(err, IS_MISMATCH, "%s holds piece %s of the grid; this run computes %s",
                           path, piece, wanted);
     is_results_close(&r, NULL);

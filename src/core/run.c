@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collective.h"
+#include "engine.h"
 #include "lock.h"
 #include "pending.h"
 #include "progress.h"
@@ -93,6 +94,20 @@ static int phase_notes(const is_job *job, const is_run_options *options)
 {
     return options->live_progress != IS_PROGRESS_QUIET &&
            job->piece_last - job->piece_first >= IS_RUN_PHASE_NOTE_POINTS;
+}
+
+/* Collective: "; model M V, library sha256 NOW" for a resume's log line, and
+ * the file's own library checksum where a rebuild of the same version and tables now
+ * continues it (is_results_check let it). */
+static void library_note(const is_job *job, is_results *results, char *text, size_t size)
+{
+    char first[80];
+    is_results_attribute(results, "model_library_sha256", first, sizeof first);
+    int rebuilt = strcmp(first, job->model_sha256) != 0;
+    snprintf(text, size, "; model %s %s, library sha256 %s%s%s%s", job->model->name,
+             job->model->version ? job->model->version : "(no version)", job->model_sha256,
+             rebuilt ? " (rebuilt: the file began with sha256 " : "", rebuilt ? first : "",
+             rebuilt ? "; the same declared version and tables)" : "");
 }
 
 /* Rank 0 decides whether to continue an existing file; then the file exists (created
@@ -180,8 +195,8 @@ static is_code record_end(is_results *results, is_code rc, is_run_summary *summa
     summary->tally[IS_POINT_PENDING] -= computed;
     computed -= s->tally[IS_POINT_INFERRED]; /* a refined sweep's last pass */
     uint64_t failed = 0;
-    for (int i = IS_POINT_FAILED_FIRST; i <= IS_POINT_FAILED_LAST; i++)
-        failed += summary->tally[i];
+    for (int i = 0; i < IS_POINT_STATUS_COUNT; i++)
+        failed += is_point_failed(i) ? summary->tally[i] : 0;
     summary->counts[0] = summary->tally[IS_POINT_DONE];
     summary->counts[1] = failed;
     summary->counts[2] = summary->tally[IS_POINT_PENDING];
@@ -279,9 +294,13 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     } else {
         summary->tally[IS_POINT_PENDING] = points;
     }
+    char library[IS_RESULTS_LOG_LINE] = "";
+    if (rc == IS_OK && resumed && job->model_library)
+        library_note(job, results, library, sizeof library);
     if (rc == IS_OK && rank == 0) {
         char line[1024];
         format_line(line, sizeof line, "resumed", &prov);
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s", library);
         if (resumed)
             rc = is_results_log(results, line, err);
         if (rc == IS_OK)

@@ -14,10 +14,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "engine.h"
+#include "evaluator.h"
+#include "numtext.h"
 #include "progress.h"
 #include "signals.h"
 
-enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE };
+enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE, TAG_NOTE };
 enum { FLAG_INTERRUPTED = 1, FLAG_ERROR = 2 };
 /* a report: points per status, then nanoseconds of computing, flags, the signal seen */
 enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
@@ -29,7 +32,7 @@ enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 /* A rank's write buffer: its results reach the file in blocks of about this size. */
 #define FLUSH_BYTES (UINT64_C(16) << 20)
 /* Points of one model call at most (bounds the parameter and output scratch). */
-#define BATCH_MAX 65536
+#define BATCH_MAX IS_EVALUATOR_RUN_CAPACITY
 /* Target duration of a batch: the latency of a stop on a worker; rank 0 uses a shorter
  * one while it has requests to answer. */
 #define BATCH_SECONDS 0.25
@@ -45,6 +48,11 @@ enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 #define TAIL_SECONDS_PER_RANK 1e-3
 /* Points measured before the cost estimate sizes units outright. */
 #define TRUSTED_POINTS 64
+/* Points the engine failed (a crash, a timeout, a breach of the contract) that a rank
+ * names on stderr, and that rank 0 names in the run log, in a run: the tally counts the
+ * rest. A note is one run-log line (TAG_NOTE, from a worker to rank 0). */
+#define NOTES_PER_RANK 20
+#define NOTES_IN_LOG 20
 
 static double now_seconds(void)
 {
@@ -78,11 +86,16 @@ double is_sched_unit_seconds(const is_job *job)
 typedef struct compute {
     const is_job *job;
     is_results *results;
-    int resumed;
-    void *workspace;
+    MPI_Comm comm;
+    int rank, resumed;
+    is_evaluator *evaluator;   /* runs the model (contained or not) and checks its results */
+    int borrowed;              /* it is the job's (job->evaluator), not this run's */
     size_t param_count, output_count;
-    double *points, *scratch;  /* one batch: parameters, outputs (stride = batch size) */
-    uint8_t *batch_status;
+    double *points;            /* one batch's parameters (the evaluator's room) */
+    uint64_t batch_at;         /* the batch being evaluated: its points at .. (or ...) */
+    const uint64_t *batch_points; /* ... these, with a filter */
+    unsigned notes;            /* failures named on stderr so far */
+    unsigned *logged;          /* rank 0: notes written into the run log so far */
     uint64_t batch_max, batch;  /* the batch size, adapted to batch_seconds */
     double batch_seconds;
     double *buffer;             /* results of points buffer_first .. + buffered - 1,
@@ -102,10 +115,60 @@ typedef struct compute {
 /* Decides, between two batches, whether to stop the unit now (1). */
 typedef int (*between_fn)(void *ctx, is_error *err);
 
+/* A note of rank 0's (its own, or a worker's): on the run log, up to NOTES_IN_LOG. */
+static void log_note(is_results *results, unsigned *logged, const char *line)
+{
+    is_error ignored;
+    if (*logged < NOTES_IN_LOG)
+        is_results_log(results, line, &ignored);
+    else if (*logged == NOTES_IN_LOG)
+        is_results_log(results, "(further points failed by the engine are not listed: the "
+                                "status tally counts them)",
+                       &ignored);
+    ++*logged;
+}
+
+/* The evaluator found a point to fail: named with its grid index and coordinates, on
+ * stderr and in the run log (through rank 0). */
+static void on_failure(void *context, const double *point, const is_evaluator_failure *f)
+{
+    compute *c = context;
+    const is_job *job = c->job;
+    uint64_t at = c->batch_points ? c->batch_points[f->index] : c->batch_at + f->index;
+    char line[IS_RESULTS_LOG_LINE];
+    int used = snprintf(line, sizeof line, "grid point %llu (",
+                        (unsigned long long)(job->piece_first + at));
+    for (size_t k = 0; k < job->grid.axis_count && used < (int)sizeof line; k++) {
+        const is_param *param = &job->model->params[job->grid.axes[k].param];
+        double v = point[job->grid.axes[k].param];
+        if (param->type == IS_PARAM_CHOICE)
+            used += snprintf(line + used, sizeof line - (size_t)used, "%s%s = %s", k ? ", " : "",
+                             param->name, param->choices[(int)v]);
+        else
+            used += snprintf(line + used, sizeof line - (size_t)used, "%s%s = %s",
+                             k ? ", " : "", param->name, IS_NUM(v));
+    }
+    char status[32];
+    snprintf(status, sizeof status, "%s", is_point_status_name(f->status));
+    for (char *s = status; *s; s++)
+        *s = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
+    if (used < (int)sizeof line)
+        snprintf(line + used, sizeof line - (size_t)used, "): %s: %s", status, f->reason);
+    if (c->notes++ < NOTES_PER_RANK) {
+        fprintf(stderr, "impactsweep: %s\n", line);
+        if (c->rank == 0)
+            log_note(c->results, c->logged, line);
+        else
+            MPI_Send(line, IS_RESULTS_LOG_LINE, MPI_CHAR, 0, TAG_NOTE, c->comm);
+    } else if (c->notes == NOTES_PER_RANK + 1) {
+        fprintf(stderr, "impactsweep: (further points this rank failed are not listed: the "
+                        "status tally counts them)\n");
+    }
+}
+
 static is_code compute_init(compute *c, const is_job *job, is_results *results, int resumed,
                             double batch_seconds, is_error *err)
 {
-    memset(c, 0, sizeof *c);
     const is_model *model = job->model;
     c->job = job;
     c->results = results;
@@ -120,28 +183,38 @@ static is_code compute_init(compute *c, const is_job *job, is_results *results, 
     c->batch = 1; /* the first batch measures the cost of a point */
     c->batch_seconds = batch_seconds;
     size_t outputs = c->output_count ? c->output_count : 1;
-    c->points = malloc(c->batch_max * c->param_count * sizeof *c->points);
-    c->scratch = malloc(c->batch_max * outputs * sizeof *c->scratch);
-    c->batch_status = malloc(c->batch_max);
     c->buffer = malloc(c->buffer_max * outputs * sizeof *c->buffer);
     c->buffer_status = malloc(c->buffer_max);
     c->status = resumed ? malloc(c->buffer_max) : NULL;
-    if (!c->points || !c->scratch || !c->batch_status || !c->buffer || !c->buffer_status ||
-        (resumed && !c->status))
+    if (!c->buffer || !c->buffer_status || (resumed && !c->status))
         return is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
-    is_code rc = model->workspace_create ? model->workspace_create(&c->workspace, err) : IS_OK;
-    if (rc == IS_OK && model->workspace_watch)
-        model->workspace_watch(c->workspace, is_signals_flag());
+    is_evaluator_config config = {.model = model,
+                                  .library = job->model_library,
+                                  .sha256 = job->model_sha256,
+                                  .contained = is_job_contained(job),
+                                  .point_timeout = job->point_timeout,
+                                  .capacity = c->batch_max,
+                                  .stop = is_signals_flag(),
+                                  .report = on_failure,
+                                  .context = c};
+    is_code rc = IS_OK;
+    if (job->evaluator && is_evaluator_capacity(job->evaluator) >= c->batch_max) {
+        c->evaluator = job->evaluator; /* the process the grid's checks started */
+        c->borrowed = 1;
+        is_evaluator_bind(c->evaluator, is_signals_flag(), on_failure, c);
+    } else {
+        rc = is_evaluator_create(&c->evaluator, &config, err);
+    }
+    c->points = rc == IS_OK ? is_evaluator_points(c->evaluator) : NULL;
     return rc;
 }
 
 static void compute_free(compute *c)
 {
-    if (c->job && c->job->model->workspace_free && c->workspace)
-        c->job->model->workspace_free(c->workspace);
-    free(c->points);
-    free(c->scratch);
-    free(c->batch_status);
+    if (c->borrowed)
+        is_evaluator_bind(c->evaluator, is_signals_flag(), NULL, NULL); /* (the job keeps it) */
+    else
+        is_evaluator_free(&c->evaluator);
     free(c->buffer);
     free(c->buffer_status);
     free(c->status);
@@ -172,26 +245,26 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *ind
     for (uint64_t i = 0; i < n; i++)
         is_grid_point(&job->grid, job->piece_first + (index ? index[i] : at + i),
                       c->points + i * c->param_count);
-    for (uint64_t i = 0; i < n * c->output_count; i++)
-        c->scratch[i] = NAN;
+    c->batch_at = at;
+    c->batch_points = index;
+    const double *outputs;
+    const uint8_t *status;
     double started = now_seconds();
-    is_code rc = job->model->eval_batch(c->workspace, c->points, n, c->scratch, c->batch_status,
-                                        err);
+    is_code rc = is_evaluator_eval(c->evaluator, n, &outputs, &status, err);
     double took = now_seconds() - started;
     if (rc != IS_OK)
         return rc;
     if (c->buffered == 0)
         c->buffer_first = at;
     for (size_t o = 0; o < c->output_count; o++)
-        memcpy(c->buffer + o * c->buffer_max + c->buffered, c->scratch + o * n,
-               n * sizeof *c->scratch);
-    memcpy(c->buffer_status + c->buffered, c->batch_status, n);
+        memcpy(c->buffer + o * c->buffer_max + c->buffered, outputs + o * n,
+               n * sizeof *outputs);
+    memcpy(c->buffer_status + c->buffered, status, n);
     if (index)
         memcpy(c->buffer_index + c->buffered, index, n * sizeof *index);
     c->buffered += n;
-    for (uint64_t i = 0; i < n; i++)
-        c->tally[c->batch_status[i] <= IS_POINT_FAILED_LAST ? c->batch_status[i]
-                                                            : IS_POINT_FAILED_INVALID]++;
+    for (uint64_t i = 0; i < n; i++) /* (the evaluator keeps statuses in range) */
+        c->tally[status[i] < IS_POINT_STATUS_COUNT ? status[i] : IS_POINT_FAILED_CHECK]++;
     c->seconds += took;
     /* next batch: about batch_seconds, growing at most GROWTH-fold */
     double per_point = took / (double)n;
@@ -415,6 +488,8 @@ typedef struct master {
     double unit_seconds;
     is_progress progress;
     is_sched_result *result;
+    is_results *results;
+    unsigned logged;     /* notes written into the run log */
 } master;
 
 static void master_note_stop(master *m)
@@ -494,6 +569,17 @@ static is_code master_serve(master *m, is_error *err)
         if (!flag)
             break;
         double started = now_seconds();
+        if (st.MPI_TAG == TAG_NOTE) { /* a worker's failed point, for the run log */
+            char line[IS_RESULTS_LOG_LINE];
+            rc = mpi_check(MPI_Recv(line, IS_RESULTS_LOG_LINE, MPI_CHAR, st.MPI_SOURCE,
+                                    TAG_NOTE, m->comm, MPI_STATUS_IGNORE),
+                           "receiving a note", err);
+            if (rc != IS_OK)
+                return rc;
+            line[IS_RESULTS_LOG_LINE - 1] = '\0';
+            log_note(m->results, &m->logged, line);
+            continue;
+        }
         uint64_t msg[MSG_LEN];
         rc = mpi_check(MPI_Recv(msg, MSG_LEN, MPI_UINT64_T, st.MPI_SOURCE, st.MPI_TAG, m->comm,
                                 MPI_STATUS_IGNORE),
@@ -680,6 +766,11 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
 
     compute c;
     memset(&c, 0, sizeof c);
+    c.comm = comm;
+    c.rank = rank;
+    master m = {.comm = comm, .job = job, .ranks = size, .workers = size - 1,
+                .unit_seconds = result->unit_seconds, .result = result, .results = results};
+    c.logged = &m.logged;
     double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
     rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
     c.filter = options->resumed ? options->filter : NULL;
@@ -690,8 +781,6 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
             rc = is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
     }
     if (rank == 0) {
-        master m = {.comm = comm, .job = job, .ranks = size, .workers = size - 1,
-                    .unit_seconds = result->unit_seconds, .result = result};
         m.units = (unit_source){options->resumed ? options->map : NULL, 0, options->points,
                                 options->pending};
         m.ended = calloc((size_t)size, 1);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct sha256_state {
     uint32_t h[8];
@@ -127,6 +128,26 @@ is_code is_sha256_file(const char *path, char hex[65], is_error *err)
     fclose(f);
     if (failed)
         return is_error_set(err, IS_IO, "%s: read error", path);
+    sha256_final(&s, hex);
+    return IS_OK;
+}
+
+is_code is_sha256_fd(int fd, const char *name, char hex[65], is_error *err)
+{
+    sha256_state s;
+    sha256_init(&s);
+    unsigned char buf[65536];
+    for (off_t at = 0;;) {
+        ssize_t n = pread(fd, buf, sizeof buf, at);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return is_error_set(err, IS_IO, "%s: read error: %s", name, strerror(errno));
+        if (n == 0)
+            break;
+        sha256_update(&s, buf, (size_t)n);
+        at += n;
+    }
     sha256_final(&s, hex);
     return IS_OK;
 }

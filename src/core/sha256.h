@@ -15,4 +15,7 @@ void is_sha256_hex(const void *data, size_t size, char hex[65]);
  * when it cannot be read. */
 is_code is_sha256_file(const char *path, char hex[65], is_error *err);
 
+/* The same for an open file, read with pread from its start (`name` for messages). */
+is_code is_sha256_fd(int fd, const char *name, char hex[65], is_error *err);
+
 #endif

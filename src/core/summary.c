@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collective.h"
+#include "engine.h"
 #include "model.h"
 #include "numtext.h"
 #include "refine.h"
@@ -42,6 +43,7 @@ typedef struct axis_info {
 
 struct is_summary {
     char path[TEXT], model[128], description[256], title[TEXT], version[64], commit[64];
+    char references[1024];
     char ranks[32], start[64], end[64], state[64], piece[64];
     size_t axis_count, variable_count;
     axis_info axes[IS_GRID_MAX_AXES];
@@ -69,6 +71,7 @@ static void describe(is_summary *s, is_results *r)
 {
     is_results_attribute(r, "model", s->model, sizeof s->model);
     is_results_attribute(r, "model_description", s->description, sizeof s->description);
+    is_results_attribute(r, "references", s->references, sizeof s->references);
     is_results_attribute(r, "title", s->title, sizeof s->title);
     is_results_attribute(r, "engine_version", s->version, sizeof s->version);
     is_results_attribute(r, "git_commit", s->commit, sizeof s->commit);
@@ -329,6 +332,8 @@ static void print_refinement(const is_summary *s, FILE *out)
 void is_summary_print(const is_summary *s, int log, FILE *out)
 {
     fprintf(out, "file:    %s\nmodel:   %s (%s)\n", s->path, s->model, s->description);
+    if (*s->references)
+        fprintf(out, "papers:  %s\n", s->references);
     if (*s->title)
         fprintf(out, "title:   %s\n", s->title);
     fprintf(out, "engine:  impactsweep %s (%s), created on %s ranks\n", s->version, s->commit,
@@ -348,16 +353,16 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
                     (unsigned long long)a->count, IS_NUM(a->first), IS_NUM(a->last), a->scale);
     }
     double failed = 0;
-    for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
-        failed += s->tally[st];
+    for (int st = 0; st < IS_POINT_STATUS_COUNT; st++)
+        failed += is_point_failed(st) ? s->tally[st] : 0;
     fprintf(out, "points:  %llu total, %.0f done, %.0f failed, %.0f pending",
             (unsigned long long)s->points, s->tally[IS_POINT_DONE], failed,
             s->tally[IS_POINT_PENDING]);
     if (s->tally[IS_POINT_INFERRED]) /* a refined sweep's points left to their cell */
         fprintf(out, ", %.0f inferred", s->tally[IS_POINT_INFERRED]);
     fprintf(out, "\n");
-    for (int st = IS_POINT_FAILED_FIRST; st <= IS_POINT_FAILED_LAST; st++)
-        if (s->tally[st])
+    for (int st = 0; st < IS_POINT_STATUS_COUNT; st++)
+        if (is_point_failed(st) && s->tally[st])
             fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
     if (s->refinement.levels)
         print_refinement(s, out);

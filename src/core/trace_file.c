@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "h5attr.h"
 #include "provenance.h"
 #include "results.h"
@@ -139,6 +140,8 @@ static herr_t write_attributes(hid_t file, const is_trace_data *d)
     rc |= is_h5_attr_string(file, "title", name);
     rc |= is_h5_attr_string(file, "model", m->name);
     rc |= is_h5_attr_string(file, "model_description", m->description);
+    if (m->references)
+        rc |= is_h5_attr_string(file, "references", m->references);
     rc |= is_h5_attr_string(file, "model_version", m->version ? m->version : prov.engine_version);
     rc |= is_h5_attr_string(file, "source", d->source ? d->source : "parameters");
     for (size_t p = 0; p < m->param_count; p++) { /* a choice by name, as result files */

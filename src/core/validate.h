@@ -12,7 +12,9 @@
 #include "job.h"
 
 /* Collective over comm (MPI_COMM_NULL: this process checks everything). A stop request
- * (signals.h) on any rank ends it within a fraction of a second: IS_INTERRUPTED. */
-is_code is_validate_grid(const is_job *job, MPI_Comm comm, is_error *err);
+ * (signals.h) on any rank ends it within a fraction of a second: IS_INTERRUPTED. A model
+ * that runs contained is checked in its evaluator process, which stays in job->evaluator
+ * for the run (one process a rank for both). */
+is_code is_validate_grid(is_job *job, MPI_Comm comm, is_error *err);
 
 #endif

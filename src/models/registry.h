@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "../core/engine.h"
 #include "../core/model.h"
 
 /* NULL-terminated array of every model. */

@@ -61,7 +61,8 @@ fi
 # --- build -------------------------------------------------------------------------
 SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT/src/core/job.c" "$ROOT/src/core/grid.c"
          "$ROOT/src/core/model.c" "$ROOT/src/core/error.c" "$ROOT/src/core/rng.c"
-         "$ROOT/src/core/numtext.c"
+         "$ROOT/src/core/numtext.c" "$ROOT/src/core/model_text.c" "$ROOT/src/core/model_abi.c"
+         "$ROOT/src/core/evaluator.c" "$ROOT/src/core/evaluator_process.c"
          "$ROOT/src/core/plugin.c" "$ROOT/src/core/sha256.c" "$ROOT/src/core/conformance.c"
          "$ROOT/src/models/registry.c")
 for f in "$ROOT"/src/models/*/*.c; do SOURCES+=("$f"); done

@@ -125,7 +125,7 @@ command -v pkg-config >/dev/null || die "pkg-config is not installed"
 expect_status 0 "pkg-config --cflags" env PKG_CONFIG_PATH="$(dirname "$pc")" \
     pkg-config --cflags impactsweep-model
 cflags=$(cat out.txt)
-include=$(echo "$cflags" | sed -E 's/.*-I([^ ]+).*/\1/')
+include=$(echo "$cflags" | sed -E 's/^(.* )?-I([^ ]+).*/\2/')
 [ "$(cd "$include" && pwd -P)" = "$(cd "$PREFIX/include" && pwd -P)" ] ||
     die "pkg-config gives -I$include, not $PREFIX/include ($cflags)"
 cp -a "$PREFIX" moved
@@ -139,8 +139,8 @@ cat >tiny.c <<'EOF'
 #include <impactsweep/memo.h>
 #include <impactsweep/model.h>
 #include <math.h>
-static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL}};
-static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL}};
+static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL, "$a$"}};
+static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL, 0, "2a"}};
 static is_code create(void **ws, is_error *err)
 {
     (void)err;
@@ -161,7 +161,7 @@ static is_code eval(void *ws, const double *p, size_t n, double *out, uint8_t *s
     }
     return IS_OK;
 }
-static const is_model tiny = {.name = "tiny", .description = "twice its parameter",
+static const is_model tiny = {IS_MODEL_HEADER, .name = "tiny", .description = "twice its parameter",
     .params = params, .param_count = 1, .outputs = outputs, .output_count = 1,
     .workspace_create = create, .workspace_free = destroy, .eval_batch = eval,
     .version = "0.0.1"};
@@ -405,8 +405,19 @@ PY
 
 say "drawn by the installed impactplot"
 expect_status 0 "impactplot" "$PREFIX/bin/impactplot" two.h5 --field regime,period,v_impact \
-    --format png --output fig/forced_stop
+    --format png --output fig/forced_stop --layout
 for kind in regime period v_impact; do
     head -c 8 "fig/forced_stop_$kind.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" ||
         die "impactplot wrote no PNG fig/forced_stop_$kind.png"
 done
+# the plug-in's own labels (its table's, kept in the file): symbols on the axes, a short
+# label on the colour bar, not the long_name
+"$PYTHON" - fig/forced_stop_v_impact.json <<'PY' || die "the figure does not carry the plug-in's labels"
+import json, sys
+texts = [t.get("text") for t in json.load(open(sys.argv[1]))["texts"]]
+for want in ("$\\omega$", "$r$"):
+    assert want in texts, (want, texts)
+# the colour bar's label with the units its long_name names
+assert any(str(t).startswith("impact speed $v$") for t in texts), texts
+assert not any("arrival speed at the last impact" in str(t) for t in texts), texts
+PY

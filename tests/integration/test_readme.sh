@@ -128,13 +128,13 @@ for args in "--nodes 4 --ntasks 256 --time 12:00:00 $JOBS/chatter_fig67_n4.ini" 
 done
 expect_status 0 "submit --help" "$submit" --help
 
-mirror "cc -std=c11 -O2 -fPIC -shared -I\$PREFIX/include mymodel.c -o libmymodel.so -lm"
+mirror "cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I\$PREFIX/include mymodel.c -o libmymodel.so -lm"
 mirror "IMPACTSWEEP_MODEL_PATH=\$PWD impactsweep models mymodel"
 mirror "IMPACTSWEEP_MODEL_PATH=\$PWD impactsweep models --check mymodel"
 cat >mymodel.c <<'EOF'
 #include <impactsweep/model.h>
-static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL}};
-static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL}};
+static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL, "$a$"}};
+static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL, 0, "2a"}};
 static is_code eval(void *ws, const double *p, size_t n, double *out, uint8_t *status, is_error *err)
 {
     (void)ws, (void)err;
@@ -144,7 +144,7 @@ static is_code eval(void *ws, const double *p, size_t n, double *out, uint8_t *s
     }
     return IS_OK;
 }
-static const is_model mymodel = {.name = "mymodel", .description = "twice its parameter",
+static const is_model mymodel = {IS_MODEL_HEADER, .name = "mymodel", .description = "twice its parameter",
     .params = params, .param_count = 1, .outputs = outputs, .output_count = 1,
     .eval_batch = eval, .version = "1.0.0"};
 IS_MODEL_PLUGIN(mymodel)
@@ -153,7 +153,8 @@ EOF
 mkdir -p prefix/include/impactsweep
 cp "$ROOT/src/core/model.h" "$ROOT/src/core/error.h" prefix/include/impactsweep/
 PREFIX=$WORK/prefix
-expect_status 0 "cc" cc -std=c11 -O2 -fPIC -shared -I$PREFIX/include mymodel.c -o libmymodel.so -lm
+expect_status 0 "cc" cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I$PREFIX/include mymodel.c \
+    -o libmymodel.so -lm
 mirror "cc -std=c11 -O2 \$(pkg-config --cflags impactsweep-model) -shared -fvisibility=hidden -o mymodel.so mymodel.c -lm"
 mkdir -p prefix/lib/pkgconfig
 cp "$BIN/install/impactsweep-model.pc" prefix/lib/pkgconfig/ ||

@@ -83,8 +83,8 @@ def check(ok, what):
 
 meanings = f["status"].attrs["flag_meanings"]
 meanings = meanings.decode() if isinstance(meanings, bytes) else meanings
-check(meanings.split()[-1] == "inferred", "status flag_meanings lacks inferred: %s" % meanings)
-check(list(f["status"].attrs["flag_values"]) == list(range(8)), "status flag_values")
+check("inferred" in meanings.split(), "status flag_meanings lacks inferred: %s" % meanings)
+check(7 in list(f["status"].attrs["flag_values"]), "status flag_values")
 check(not (st == 0).any(), "%d points pending" % (st == 0).sum())
 inferred = st == 7
 computed = (st != 7).sum()

@@ -3,7 +3,8 @@
 #    the axes are coordinates named after the parameters with the job's values; every
 #    output (and status) is a variable over the axes in job order with units and
 #    long_name; the categorical regime and status carry flag_values / flag_meanings;
-#    p_icc + p_cc + p_pcc + p_flat == 1 where status is done; the provenance attributes exist;
+#    p_icc + p_cc + p_pcc + p_flat == 1 where status is done; the provenance attributes exist,
+#    and CF's `references` names the chatter paper;
 #  - an interrupted 2-rank sweep over linear axes: the axes equal numpy's linspace, the
 #    pending points are NaN in every float output (and masked in integer ones), the done
 #    points are finite.
@@ -60,15 +61,20 @@ for name in outputs + ["status"]:
     check(bool(v.attrs.get("units")), f"{name} has no units")
     check(bool(v.attrs.get("long_name")), f"{name} has no long_name")
 
-# Categorical variables: flag_values 0..n-1 with one meaning each.
+# Categorical variables: flag_values 0..n-1 with one meaning each (status: the codes of the
+# statuses the file can hold, one meaning each, in order; `inferred` only in a refined file).
 for name, meanings in (("regime", ["icc", "cc", "pcc", "flat"]), ("status", None)):
     a = ds[name].attrs
     values, words = a.get("flag_values"), str(a.get("flag_meanings", "")).split()
     check(values is not None and len(words) > 0, f"{name} lacks flag_values or flag_meanings")
     if values is None:
         continue
-    values = np.atleast_1d(values)
-    check(list(values) == list(range(len(words))), f"{name} flag_values {values} vs meanings {words}")
+    values = [int(v) for v in np.atleast_1d(values)]
+    if name == "status":
+        check(len(values) == len(words) and values == sorted(set(values)) and 7 not in values,
+              f"{name} flag_values {values} vs meanings {words}")
+    else:
+        check(values == list(range(len(words))), f"{name} flag_values {values} vs meanings {words}")
     if meanings:
         check(words == meanings, f"{name} flag_meanings {words}, expected {meanings}")
 status_words = str(ds["status"].attrs.get("flag_meanings", "")).split()
@@ -92,6 +98,10 @@ check(ds.attrs.get("model") == "chatter", f"model attribute {ds.attrs.get('model
 check(int(ds.attrs.get("ranks", 0)) == 2, f"ranks attribute {ds.attrs.get('ranks')!r}, expected 2")
 check(int(ds.attrs.get("seed", -1)) == 3, f"seed attribute {ds.attrs.get('seed')!r}, expected 3")
 check("[axis.rho]" in str(ds.attrs.get("job")), "the job attribute does not hold the job text")
+# CF's `references`: the paper the model implements, from its table (is_model.references)
+references = str(ds.attrs.get("references", ""))
+check("arXiv:1704.03044" in references and "Zeno chattering of rigid bodies" in references,
+      f"references attribute {references!r}")
 ds.close()
 # the run state, raw data in /run (hidden from xarray, which reads the root group)
 import h5py

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/evaluator.h"
 #include "core/plugin.h"
 #include "models/registry.h"
 #include "suites.h"
@@ -45,6 +46,9 @@ void is_test_check_at(int ok, const char *file, unsigned line, const char *funct
 
 int main(int argc, char **argv)
 {
+    /* a contained model's evaluator process (the boundary suite starts some) */
+    if (argc > 1 && strcmp(argv[1], IS_EVALUATOR_COMMAND) == 0)
+        return is_evaluator_process_main(argc, argv, is_registry_models());
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     int added = 0;

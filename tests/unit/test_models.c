@@ -8,6 +8,7 @@
 
 #include "check.h"
 #include "core/conformance.h"
+#include "core/engine.h"
 #include "core/job.h"
 #include "models/registry.h"
 #include "suites.h"
@@ -20,6 +21,26 @@ static double admissible_value(const is_model *model, size_t p)
     CU_ASSERT_FATAL(model->param_count <= 64);
     is_conformance_point(model, point);
     return point[p];
+}
+
+/* The built-in models name the paper each implements (is_model.references, the result
+ * files' `references`): its arXiv identifier, as README's list and CITATION.cff have it. */
+static void test_models_name_their_papers(void)
+{
+    static const struct {
+        const char *model, *arxiv, *title;
+    } papers[] = {
+        {"chatter", "arXiv:1704.03044", "Zeno chattering of rigid bodies"},
+        {"collision", "arXiv:2410.08147", "The Bouc-Wen Model for Binary Direct Collinear"},
+        {"stop-oscillator", "arXiv:nlin/0309060", "Two Coupled Oscillators that can Impact"},
+    };
+    for (size_t i = 0; i < sizeof papers / sizeof papers[0]; i++) {
+        const is_model *m = is_registry_find(papers[i].model);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(m->references);
+        CU_ASSERT_PTR_NOT_NULL(strstr(m->references, papers[i].arxiv));
+        CU_ASSERT_PTR_NOT_NULL(strstr(m->references, papers[i].title));
+    }
 }
 
 static void test_tables_are_well_formed(void)
@@ -186,7 +207,8 @@ static void test_runtime_conformance(void)
     is_error err;
     for (const is_model *const *m = is_registry_models(); *m; m++) {
         CHECK(is_conformance_table(*m, &err) == IS_OK, "%s: %s", (*m)->name, err.message);
-        CHECK(is_conformance_behaviour(*m, &err) == IS_OK, "%s: %s", (*m)->name, err.message);
+        CHECK(is_conformance_behaviour(*m, NULL, NULL, &err) == IS_OK, "%s: %s", (*m)->name,
+              err.message);
     }
     const is_model *good = is_model_find(is_registry_models(), "synthetic");
     CU_ASSERT_PTR_NOT_NULL_FATAL(good);
@@ -235,6 +257,7 @@ void suite_models(void)
 {
     CU_pSuite s = CU_add_suite("models", NULL, NULL);
     CU_add_test(s, "every model table is well formed", test_tables_are_well_formed);
+    CU_add_test(s, "the built-in models name their papers", test_models_name_their_papers);
     CU_add_test(s, "eval_batch is pointwise and deterministic", test_eval_is_pointwise);
     CU_add_test(s, "every parameter can be an axis", test_job_accepts_every_parameter_as_axis);
     CU_add_test(s, "the runtime conformance checks pass every model and catch breaches",

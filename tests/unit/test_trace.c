@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/engine.h"
 #include "core/job.h"
 #include "core/trace_file.h"
 #include "models/chatter/chatter.h"

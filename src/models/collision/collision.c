@@ -71,63 +71,63 @@ static const is_param_when when_beta_gamma[] = {{"form", FORM(FORM_DIMENSIONAL)}
  * have the exponents p and n and are stated in the meaning. */
 static const is_param collision_params[COLLISION_PARAM_COUNT] = {
     [COLLISION_LAW] = {"law", "collision law", "1", C, LAW_BWSHC, 0, LAW_COUNT - 1, 0,
-                       law_names, NULL},
+                       law_names, NULL, NULL},
     [COLLISION_FORM] = {"form", "how the parameters are given (velocity: laws bwshc, bwm, "
                         "hunt-crossley, the ones that depend on v0)", "1", C,
-                        FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL},
+                        FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL, NULL},
     [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (both locate events exactly)", "1",
-                              C, INTEGRATOR_CVODE, 0, 1, 0, integrator_names, NULL},
+                              C, INTEGRATOR_CVODE, 0, 1, 0, integrator_names, NULL, NULL},
     [COLLISION_CVODE_METHOD] = {"cvode_method", "CVODE linear multistep family (bdf for stiff "
                                 "points: large pi1, pi2 or A, where adams runs out of steps)",
-                                "1", C, 0, 0, 1, 0, cvode_method_names, when_cvode},
+                                "1", C, 0, 0, 1, 0, cvode_method_names, when_cvode, NULL},
     [COLLISION_PI1] = {"pi1", "damping group pi1 (kelvin-voigt, maxwell: twice the damping "
                        "ratio; at most 300 for kelvin-voigt, 1e4 for bwshc, where it is "
-                       "verified)", "1", R, 0.5, 0, INFINITY, 0, NULL, when_pi1},
+                       "verified)", "1", R, 0.5, 0, INFINITY, 0, NULL, when_pi1, "$\\pi_{1}$"},
     [COLLISION_PI2] = {"pi2", "Bouc-Wen beta group pi2", "1", R, 1.0, 0, INFINITY, OPEN_MIN,
-                       NULL, when_pi23},
+                       NULL, when_pi23, "$\\pi_{2}$"},
     [COLLISION_PI3] = {"pi3", "Bouc-Wen gamma group pi3, |pi3| < pi2", "1", R, 0.5, -INFINITY,
-                       INFINITY, 0, NULL, when_pi23},
+                       INFINITY, 0, NULL, when_pi23, "$\\pi_{3}$"},
     [COLLISION_N] = {"n", "Bouc-Wen exponent n", "1", R, 1.0, 1, INFINITY, 0, NULL,
-                     when_bouc_wen},
+                     when_bouc_wen, "$n$"},
     [COLLISION_P] = {"p", "force exponent p (Hertz 1.5; hooke, kelvin-voigt and maxwell have "
-                     "p = 1)", "1", R, 1.5, 1, INFINITY, 0, NULL, when_exponent},
+                     "p = 1)", "1", R, 1.5, 1, INFINITY, 0, NULL, when_exponent, "$p$"},
     [COLLISION_ALPHA] = {"alpha", "elastic share of the Bouc-Wen force", "1", R, 0.5, 0, 1,
-                         OPEN_BOTH, NULL, when_bouc_wen},
+                         OPEN_BOTH, NULL, when_bouc_wen, "$\\alpha$"},
     [COLLISION_A] = {"A", "Bouc-Wen rate A", "1", R, 1.0, 0, INFINITY, OPEN_MIN, NULL,
-                     when_bouc_wen},
+                     when_bouc_wen, "$A$"},
     [COLLISION_PI1B] = {"pi1b", "base pi1, at v0 = 1 m s-1", "1", R, 0.5, 0, INFINITY, 0, NULL,
-                        when_pi1b},
+                        when_pi1b, "$\\pi_{1b}$"},
     [COLLISION_PI2B] = {"pi2b", "base pi2, at v0 = 1 m s-1", "1", R, 1.0, 0, INFINITY,
-                        OPEN_MIN, NULL, when_pi23b},
+                        OPEN_MIN, NULL, when_pi23b, "$\\pi_{2b}$"},
     [COLLISION_PI3B] = {"pi3b", "base pi3, at v0 = 1 m s-1, |pi3b| < pi2b", "1", R, 0.5,
-                        -INFINITY, INFINITY, 0, NULL, when_pi23b},
+                        -INFINITY, INFINITY, 0, NULL, when_pi23b, "$\\pi_{3b}$"},
     [COLLISION_V0] = {"v0", "impact speed v0 = -v(0)", "m s-1", R, 1.0, 0, INFINITY, OPEN_MIN,
-                      NULL, when_v0},
+                      NULL, when_v0, "$v_{0}$"},
     [COLLISION_MASS] = {"m", "reduced mass", "kg", R, 1.0, 0, INFINITY, OPEN_MIN, NULL,
-                        when_dimensional},
+                        when_dimensional, "$m$"},
     [COLLISION_STIFFNESS] = {"k", "stiffness k, in N m^-p", "1", R, 1.0, 0, INFINITY, OPEN_MIN,
-                             NULL, when_dimensional},
+                             NULL, when_dimensional, "$k$"},
     [COLLISION_DAMPING] = {"c", "damping coefficient c, in N s m^-(p+1) (bwshc, kelvin-voigt, "
                            "hunt-crossley: force c |x|^p v) or N s m^-1 (bwm, maxwell: a dashpot "
-                           "in series)", "1", R, 0.5, 0, INFINITY, 0, NULL, when_damping},
+                           "in series)", "1", R, 0.5, 0, INFINITY, 0, NULL, when_damping, "$c$"},
     [COLLISION_BETA] = {"beta", "Bouc-Wen beta, in m^-n", "1", R, 1.0, 0, INFINITY, OPEN_MIN,
-                        NULL, when_beta_gamma},
+                        NULL, when_beta_gamma, "$\\beta$"},
     [COLLISION_GAMMA] = {"gamma", "Bouc-Wen gamma, in m^-n, |gamma| < beta", "1", R, 0.5,
-                         -INFINITY, INFINITY, 0, NULL, when_beta_gamma},
+                         -INFINITY, INFINITY, 0, NULL, when_beta_gamma, "$\\gamma$"},
     [COLLISION_RTOL] = {"rtol", "relative accuracy asked of the outputs (the integrators "
                         "tighten their own tolerances to deliver it)", "1", R, 1e-10, 1e-11,
-                        1e-3, 0, NULL, NULL},
+                        1e-3, 0, NULL, NULL, NULL},
     [COLLISION_ATOL] = {"atol", "absolute accuracy asked of the state, in units of X_c and "
                         "v0 (the integrators tighten their own tolerances to deliver it)", "1",
-                        R, 1e-12, 1e-14, 1e-3, 0, NULL, NULL},
+                        R, 1e-12, 1e-14, 1e-3, 0, NULL, NULL, NULL},
     [COLLISION_MAX_STEPS] = {"max_steps", "work budget: integrator steps per point", "1", I,
-                             200000, 10, 1e9, 0, NULL, NULL},
+                             200000, 10, 1e9, 0, NULL, NULL, NULL},
     [COLLISION_T_MAX] = {"t_max", "horizon, in units of T_c: still in contact then is outcome "
-                         "horizon, e = 0", "1", R, 1000, 0, 1e9, OPEN_MIN, NULL, NULL},
+                         "horizon, e = 0", "1", R, 1000, 0, 1e9, OPEN_MIN, NULL, NULL, NULL},
     [COLLISION_REST_VELOCITY] = {"rest_velocity",
                                  "a separation slower than this, or |V| and |F| both below it "
                                  "in contact, is rest: e = 0 (in units of v0)",
-                                 "1", R, 1e-9, 0, 1e-2, 0, NULL, when_dissipative},
+                                 "1", R, 1e-9, 0, 1e-2, 0, NULL, when_dissipative, NULL},
 };
 
 /* Outputs: X is the relative displacement in units of X_c, negative in compression
@@ -136,44 +136,51 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
  * ones (NaN unless form = dimensional). */
 static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
     [COLLISION_COR] = {"cor", "1", "coefficient of restitution e = V(T_s) = -v(t_s)/v(0); 0 when "
-                       "the bodies do not separate", IS_OUTPUT_REAL, NULL},
+                       "the bodies do not separate", IS_OUTPUT_REAL, NULL,
+                       0, "$e$"},
     [COLLISION_T_SEP] = {"t_sep", "1", "separation time T_s = t_s/T_c, the first time with "
                          "F <= 0 and V >= 0; NaN when the bodies do not separate",
-                         IS_OUTPUT_REAL, NULL},
+                         IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "$T_s$"},
     [COLLISION_X_MAX] = {"x_max", "1", "largest compression -X reached in the contact, in units "
-                         "of X_c (>= 0, in every outcome)", IS_OUTPUT_REAL, NULL},
+                         "of X_c (>= 0, in every outcome)", IS_OUTPUT_REAL, NULL,
+                         0, "$X_{\\max}$"},
     [COLLISION_X_SEP] = {"x_sep", "1", "compression -X where the contact ended, in units of X_c: "
                          "at separation the permanent indentation (0 for hooke, hertz, "
                          "hunt-crossley), else where the motion came to rest or at t_max",
-                         IS_OUTPUT_REAL, NULL},
+                         IS_OUTPUT_REAL, NULL, 0, "$X_s$"},
     [COLLISION_F_MAX] = {"f_max", "1", "peak contact force F = V', in units of m X_c/T_c^2 "
-                         "(>= 0; F > 0 pushes the bodies apart)", IS_OUTPUT_REAL, NULL},
-    [COLLISION_STEPS] = {"steps", "1", "integrator steps", IS_OUTPUT_INT, NULL},
+                         "(>= 0; F > 0 pushes the bodies apart)", IS_OUTPUT_REAL, NULL,
+                         0, "$F_{\\max}$"},
+    [COLLISION_STEPS] = {"steps", "1", "steps", IS_OUTPUT_INT, NULL,
+                         0, "steps"},
     [COLLISION_OUTCOME] = {"outcome", "1", "how the collision ended: separated; no_separation "
                            "(came to rest in contact), e = 0; solver_failure; horizon (still "
                            "in contact and moving at t_max), e = 0", IS_OUTPUT_CATEGORY,
-                           outcome_names},
+                           outcome_names, 0, "outcome"},
     [COLLISION_SOLVER_FLAG] = {"solver_flag", "1", "why the integrator failed (outcome "
                                "solver_failure): 0 none; negative: SUNDIALS CVODE's return flag "
                                "(-1 CV_TOO_MUCH_WORK, -3 CV_ERR_FAILURE, -4 CV_CONV_FAILURE, "
                                "-8..-10 the right-hand side failed, ...); positive: 1 step size "
                                "underflow, 2 non-finite state or error, 3 step budget "
                                "(max_steps) used up, 4 event search stalled, 5 integrator "
-                               "set-up failed", IS_OUTPUT_INT, NULL},
+                               "set-up failed", IS_OUTPUT_INT, NULL, 0, "solver flag"},
     [COLLISION_CHECK] = {"check", "1", "physical check of the result: passed, or the first that "
                          "failed (status failed_check): nonfinite (a state or output), cor "
                          "(e outside [0, 1], or not 1 for hooke and hertz), energy (the energy "
                          "rose above the impact energy, or hooke and hertz did not conserve "
                          "it), signs (x_max < 0, f_max < 0 or t_sep <= 0)",
-                         IS_OUTPUT_CATEGORY, check_names},
+                         IS_OUTPUT_CATEGORY, check_names, 0, "check"},
     [COLLISION_T_SEP_DIM] = {"t_sep_dim", "s", "separation time t_s = T_s T_c (form dimensional)",
-                             IS_OUTPUT_REAL, NULL},
+                             IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "$t_s$"},
     [COLLISION_X_MAX_DIM] = {"x_max_dim", "m", "largest compression x_max X_c (form dimensional)",
-                             IS_OUTPUT_REAL, NULL},
+                             IS_OUTPUT_REAL, NULL,
+                             IS_OUTPUT_MAY_BE_NAN, "$x_{\\max}$"},
     [COLLISION_X_SEP_DIM] = {"x_sep_dim", "m", "compression where the contact ended, x_sep X_c "
-                             "(form dimensional)", IS_OUTPUT_REAL, NULL},
+                             "(form dimensional)", IS_OUTPUT_REAL, NULL,
+                             IS_OUTPUT_MAY_BE_NAN, "$x_s$"},
     [COLLISION_F_MAX_DIM] = {"f_max_dim", "N", "peak contact force f_max m X_c/T_c^2 (form "
-                             "dimensional)", IS_OUTPUT_REAL, NULL},
+                             "dimensional)", IS_OUTPUT_REAL, NULL,
+                             IS_OUTPUT_MAY_BE_NAN, "$f_{\\max}$"},
 };
 
 static int has_bouc_wen(collision_law law)
@@ -554,6 +561,7 @@ is_code collision_eval_batch(void *workspace, const double *points, size_t count
 }
 
 const is_model is_model_collision = {
+    IS_MODEL_HEADER,
     .name = "collision",
     .description = "binary collinear impact under Bouc-Wen and classical collision laws: "
                    "coefficient of restitution",
@@ -567,4 +575,6 @@ const is_model is_model_collision = {
     .workspace_watch = collision_workspace_watch,
     .eval_batch = collision_eval_batch,
     .trace = &collision_trace,
+    .references = "M. Milehins, D. B. Marghitu, The Bouc-Wen Model for Binary Direct Collinear "
+                  "Collisions of Convex Viscoplastic Bodies, arXiv:2410.08147",
 };

@@ -86,6 +86,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
 }
 
 static const is_model ball = {
+    IS_MODEL_HEADER,
     .name = "ball",
     .description = "a ball bouncing on a rigid floor (test plug-in, closed form)",
     .params = params,
@@ -94,6 +95,7 @@ static const is_model ball = {
     .output_count = OUTPUT_COUNT,
     .eval_batch = eval_batch,
     .version = "1.0.0",
+    .references = "the textbook bouncing ball (a test plug-in: no paper)",
 };
 
 IS_MODEL_PLUGIN(ball)

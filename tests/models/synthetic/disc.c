@@ -62,6 +62,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
 }
 
 const is_model is_model_disc = {
+    IS_MODEL_HEADER,
     .name = "disc",
     .description = "a ball with a known boundary, for the tests of refined sweeps",
     .params = params,

@@ -19,26 +19,28 @@ static const is_param_when when_scaled[] = {{"shape", 1u << SCALED}, {NULL, 0}};
 enum { SUM, PRODUCT, CELL, SIGN, OUTPUT_COUNT };
 
 static const is_param params[PARAM_COUNT] = {
-    [X] = {"x", "first coordinate", "1", IS_PARAM_REAL, 0, -1e9, 1e9, 0, NULL},
-    [Y] = {"y", "second coordinate", "1", IS_PARAM_REAL, 0, -1e9, 1e9, 0, NULL},
-    [COST] = {"cost", "busy wait per point", "s", IS_PARAM_REAL, 0, 0, 60, 0, NULL},
+    [X] = {"x", "first coordinate", "1", IS_PARAM_REAL, 0, -1e9, 1e9, 0, NULL, NULL, "$x$"},
+    [Y] = {"y", "second coordinate", "1", IS_PARAM_REAL, 0, -1e9, 1e9, 0, NULL, NULL, "$y$"},
+    [COST] = {"cost", "busy wait per point", "s", IS_PARAM_REAL, 0, 0, 60, 0, NULL, NULL, NULL},
     [FAIL_BELOW] = {"fail_below", "points with x below this fail (solver failure)", "1",
-                    IS_PARAM_REAL, -1e300, -1e300, 1e300, 0, NULL},
+                    IS_PARAM_REAL, -1e300, -1e300, 1e300, 0, NULL, NULL, NULL},
     [LIMIT] = {"limit", "points with x * y above this are refused before the run", "1",
-               IS_PARAM_REAL, 1e300, -1e300, 1e300, 0, NULL},
+               IS_PARAM_REAL, 1e300, -1e300, 1e300, 0, NULL, NULL, NULL},
     [SHAPE] = {"shape", "plain product, or scaled by `scale`", "1", IS_PARAM_CHOICE, PLAIN, 0,
-               1, IS_PARAM_FIXED_ONLY, shapes},
+               1, IS_PARAM_FIXED_ONLY, shapes, NULL, NULL},
     [SCALE] = {"scale", "factor of the product (shape scaled)", "1", IS_PARAM_REAL, 1, -1e9,
-               1e9, 0, NULL, when_scaled},
+               1e9, 0, NULL, when_scaled, NULL},
 };
 
 static const char *const signs[] = {"negative", "zero", "positive", NULL};
 
 static const is_output outputs[OUTPUT_COUNT] = {
-    [SUM] = {"sum", "1", "x + y", IS_OUTPUT_REAL, NULL},
-    [PRODUCT] = {"product", "1", "x y (times scale with shape scaled)", IS_OUTPUT_REAL, NULL},
-    [CELL] = {"cell", "1", "floor(x), where it fits in 32 bits", IS_OUTPUT_INT, NULL},
-    [SIGN] = {"sign", "1", "sign of x - y", IS_OUTPUT_CATEGORY, signs},
+    [SUM] = {"sum", "1", "x + y", IS_OUTPUT_REAL, NULL, 0, "$x + y$"},
+    [PRODUCT] = {"product", "1", "x y (times scale with shape scaled)", IS_OUTPUT_REAL, NULL,
+                 0, "$x y$"},
+    [CELL] = {"cell", "1", "floor(x), where it fits in 32 bits", IS_OUTPUT_INT, NULL,
+              IS_OUTPUT_MAY_BE_NAN, "$\\lfloor x \\rfloor$"},
+    [SIGN] = {"sign", "1", "sign of x - y", IS_OUTPUT_CATEGORY, signs, 0, "sign of $x - y$"},
 };
 
 static is_code validate(const double *point, is_error *err)
@@ -81,6 +83,7 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
 }
 
 const is_model is_model_synthetic = {
+    IS_MODEL_HEADER,
     .name = "synthetic",
     .description = "closed-form outputs for the engine's tests (cost and failures on demand)",
     .params = params,

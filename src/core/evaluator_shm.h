@@ -1,0 +1,95 @@
+/* evaluator_shm.h: what the engine and its evaluator process share (evaluator.h): the
+ * layout of the shared memory, the messages on their socket, the guards. Private to
+ * evaluator.c and evaluator_process.c.
+ *
+ * The memory, in pages: a control page | the points (read-only in the evaluator process)
+ * | a guard page | the outputs | a guard page | the statuses | a guard page. Guard pages
+ * are inaccessible in the evaluator process: a write just before or past an array faults
+ * there, and the fault handler records which. Canaries (GUARD_BYTES of a fixed pattern)
+ * right after the part of each array a call uses catch a write past it that stays inside
+ * the array's room. */
+#ifndef IMPACTSWEEP_EVALUATOR_SHM_H
+#define IMPACTSWEEP_EVALUATOR_SHM_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+
+/* Canaries after each array's used part (and, in strict mode, to its end). */
+#define GUARD_BYTES 256
+#define GUARD_OUTPUT UINT64_C(0x7ff4dead5afe1234) /* a signalling NaN no model writes */
+#define GUARD_STATUS 0xa5
+
+/* READY (a worker, its pid in `first`), EVAL, VALIDATE and QUIT (requests and replies),
+ * DIED (the process: its worker died, the wait status in `code`, its pid in `first`). */
+enum { OP_READY = 1, OP_EVAL, OP_VALIDATE, OP_QUIT, OP_DIED };
+
+/* Where a fault of the evaluator process fell (its handler's finding). */
+enum {
+    FAULT_NONE,
+    FAULT_POINTS,         /* a write into the parameters */
+    FAULT_BEFORE_OUTPUTS, /* just before the outputs */
+    FAULT_AFTER_OUTPUTS,  /* past their room */
+    FAULT_BEFORE_STATUS,
+    FAULT_AFTER_STATUS,
+    FAULT_CONTROL,
+    FAULT_ELSEWHERE
+};
+
+typedef struct shm_message {
+    uint32_t op;
+    int32_t code;   /* a reply: is_code (its message in the control page) */
+    uint64_t first; /* a request: the first point; a validate reply: the refused one */
+    uint64_t count;
+} shm_message;
+
+typedef struct shm_control {
+    volatile sig_atomic_t stop; /* the engine's stop request, for workspace_watch */
+    volatile sig_atomic_t fault_signal;
+    volatile sig_atomic_t fault_where;
+    volatile sig_atomic_t quit;         /* a worker ends because the engine ended it */
+    volatile double cpu_seconds;        /* the worker's CPU time in its last eval_batch */
+    char message[IS_ERROR_MESSAGE_MAX]; /* a reply's message (eval_batch's error, ...) */
+} shm_control;
+
+typedef struct shm_layout {
+    size_t page, capacity, params, outputs;
+    size_t points_at, points_size; /* byte offsets and sizes, page-aligned */
+    size_t guard1_at;
+    size_t outputs_at, outputs_size; /* room for capacity * outputs doubles + GUARD_BYTES */
+    size_t guard2_at;
+    size_t status_at, status_size; /* room for capacity bytes + GUARD_BYTES */
+    size_t guard3_at;
+    size_t total;
+} shm_layout;
+
+static inline size_t shm_round(size_t n, size_t page)
+{
+    return (n + page - 1) / page * page;
+}
+
+static inline void shm_layout_of(shm_layout *l, size_t capacity, size_t params, size_t outputs)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    memset(l, 0, sizeof *l);
+    l->page = page > 0 ? (size_t)page : 4096;
+    l->capacity = capacity;
+    l->params = params;
+    l->outputs = outputs;
+    l->points_at = shm_round(sizeof(shm_control), l->page);
+    l->points_size = shm_round(capacity * params * sizeof(double) + 1, l->page);
+    l->guard1_at = l->points_at + l->points_size;
+    l->outputs_at = l->guard1_at + l->page;
+    l->outputs_size = shm_round(capacity * outputs * sizeof(double) + GUARD_BYTES, l->page);
+    l->guard2_at = l->outputs_at + l->outputs_size;
+    l->status_at = l->guard2_at + l->page;
+    l->status_size = shm_round(capacity + GUARD_BYTES, l->page);
+    l->guard3_at = l->status_at + l->status_size;
+    l->total = l->guard3_at + l->page;
+}
+
+#endif
