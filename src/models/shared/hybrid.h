@@ -23,7 +23,9 @@
  *     to that length: the state at an event is a step end, as accurate as any) and are
  *     reported at its end. IS_HYBRID_KINK events are where the field is not smooth: a
  *     step never straddles one, so the error estimates stay honest (a step across one was
- *     rejected and cut back for a dozen steps).
+ *     rejected and cut back for a dozen steps); with a field whose rates are given, a
+ *     kink the step would cross by the first-order prediction from its value and rate
+ *     is landed on at once, without the rejected trial.
  *   - Resets: on_event may change the state (an IS_HYBRID_RESET event returns the lane to
  *     the side it came from, as an impact does) and the lane's records, and end lanes.
  *   - Accumulation: at the arrivals of IS_HYBRID_RESET events the integrator watches the
