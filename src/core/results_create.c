@@ -162,9 +162,8 @@ static herr_t write_piece(hid_t file, const is_job *job)
                                  (int64_t)(job->piece_last - job->piece_first));
     rc |= is_h5_attr_int64(file, "grid_points", (int64_t)job->grid.point_count);
     rc |= is_h5_attr_int64(file, "piece_first", (int64_t)job->piece_first);
-    char piece[64];
-    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
-             (unsigned long long)job->piece_count);
+    char piece[96];
+    is_job_piece_text(job, piece, sizeof piece);
     rc |= is_h5_attr_string(file, "piece", piece);
     if (job->grid.axis_count) {
         int64_t start[IS_GRID_MAX_AXES];
@@ -662,7 +661,7 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
         is_results_close(&r, NULL);
         return rc;
     }
-    char model[128], fingerprint[32], expected[32], piece[64], wanted[64], library[4096],
+    char model[128], fingerprint[32], expected[32], piece[96], wanted[96], library[4096],
         sha256[80];
     is_results_attribute(r, "model", model, sizeof model);
     is_results_attribute(r, "model_library", library, sizeof library);
@@ -670,8 +669,7 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
     is_results_attribute(r, "job_fingerprint", fingerprint, sizeof fingerprint);
     is_results_attribute(r, "piece", piece, sizeof piece);
     snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
-    snprintf(wanted, sizeof wanted, "%llu/%llu", (unsigned long long)job->piece_index,
-             (unsigned long long)job->piece_count);
+    is_job_piece_text(job, wanted, sizeof wanted);
     const char *now = job->model_sha256 ? job->model_sha256 : "";
     if (strcmp(model, job->model->name) == 0 && strcmp(sha256, now) != 0)
         rc = is_error_set(err, IS_MISMATCH,
