@@ -679,6 +679,8 @@ static void print_plan(const is_job *job, int ranks)
                                                                  : 1;
     double size = (double)is_results_size(job);
     printf("job:          %s (model %s)\n", job->source, m->name);
+    if (job->model_library) /* (slurm/submit names a plug-in by it) */
+        printf("library:      %s\n", job->model_library);
     printf("points:       %llu", (unsigned long long)points);
     if (job->piece_count > 1)
         printf(" (piece %llu/%llu of %llu)", (unsigned long long)job->piece_index,

@@ -149,6 +149,8 @@ static herr_t write_build(hid_t file, const is_provenance *prov)
     rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
     rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
     rc |= is_h5_attr_string(file, "host", prov->host);
+    if (*prov->hosts) /* (every rank's host: a run's file, not a merge's) */
+        rc |= is_h5_attr_string(file, "hosts", prov->hosts);
     rc |= is_h5_attr_string(file, "slurm", prov->slurm);
     rc |= is_h5_attr_string(file, "start_time", prov->start_time);
     rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
