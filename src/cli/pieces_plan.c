@@ -36,12 +36,13 @@ static is_code check_plan(const is_job *job, uint64_t pieces, is_error *err)
         return is_error_set(err, IS_USAGE, "--pieces: a refined sweep cannot be cut into "
                                            "job-array pieces (run it as one MPI job)");
     if (pieces < 1 || pieces > job->grid.point_count || pieces > IS_PIECES_PLAN_MAX)
-        return is_error_set(err, IS_USAGE, "--pieces %llu: expected 1 to %llu pieces for %llu points",
-                            (unsigned long long)pieces,
+        return is_error_set(err, IS_USAGE,
+                            "--pieces %llu: %llu pieces for %llu points (from 1 to %llu pieces)",
+                            (unsigned long long)pieces, (unsigned long long)pieces,
+                            (unsigned long long)job->grid.point_count,
                             (unsigned long long)(job->grid.point_count < IS_PIECES_PLAN_MAX
                                                      ? job->grid.point_count
-                                                     : IS_PIECES_PLAN_MAX),
-                            (unsigned long long)job->grid.point_count);
+                                                     : IS_PIECES_PLAN_MAX));
     return IS_OK;
 }
 

@@ -104,6 +104,40 @@ wait_job() {
     done
 }
 
+# calibrated_samples JOB SECONDS [RUN OPTIONS]: a model.samples for which JOB (with the
+# options) computes for about SECONDS on one rank of this machine: from the fastest of
+# three short runs (the machine is shared: the fastest is the least disturbed, so the
+# real run is at least that long), by the computing time the run reports
+calibrated_samples() {
+    local job=$1 seconds=$2 best="" t
+    shift 2
+    for _ in 1 2 3; do
+        t=$("$IMPACTSWEEP" run "$job" "$@" --set model.samples=20000 --output "$WORK/calibrate.h5" \
+                --overwrite --progress lines 2>&1 >/dev/null |
+            sed -n 's/.*this run computed [0-9]* in \([0-9.]*\) s.*/\1/p')
+        [ -n "$t" ] || die "the calibration run failed"
+        best=$(awk -v a="$t" -v b="${best:-$t}" 'BEGIN { print (a < b ? a : b) }')
+    done
+    rm -f "$WORK/calibrate.h5"
+    awk -v t="$best" -v s="$seconds" 'BEGIN { t = t < 0.05 ? 0.05 : t; printf "%d\n", 20000 * s / t }'
+    echo "(samples for $seconds s: the fastest of 3 calibration runs computed in $best s)" >&2
+}
+
+# stop_when_computing ID LOG RESTART: USR1 to the batch shell once its incarnation
+# RESTART (0 the first) has printed a progress line (the run has started computing)
+stop_when_computing() {
+    local id=$1 log=$2 restart=$3
+    for _ in $(seq 1 300); do
+        awk -v r="restart $restart on" 'index($0, r) { since = 1 }
+             since && /^impactsweep: [0-9]+\/[0-9]+ points/ { found = 1 } END { exit !found }' \
+            "$log" 2>/dev/null && break
+        release "$id"
+        sleep 0.2
+    done
+    scancel --signal=USR1 --batch "$id" || die "cannot signal job $id"
+    echo "   USR1 to job $id (incarnation $restart) while computing"
+}
+
 # attribute FILE NAME: a root attribute of a result file, as text
 attribute() {
     /usr/bin/python3 -c 'import h5py, sys

@@ -12,20 +12,6 @@ source "$(dirname "$0")/lib.sh"
 job=$(dirname "$0")/sweep.ini
 work=(--set model.samples=100000 --set model.early_stop=0 --set sweep.unit_size=1)
 
-# stop_when_computing ID LOG RESTART: USR1 to the batch shell once its incarnation
-# RESTART (0 the first) has printed a progress line (the run has started computing)
-stop_when_computing() {
-    local id=$1 log=$2 restart=$3
-    for _ in $(seq 1 300); do
-        awk -v r="restart $restart on" 'index($0, r) { since = 1 }
-             since && /^impactsweep: [0-9]+\/[0-9]+ points/ { found = 1 } END { exit !found }' \
-            "$log" 2>/dev/null && break
-        release "$id"
-        sleep 0.2
-    done
-    scancel --signal=USR1 --batch "$id" || die "cannot signal job $id"
-}
-
 # expect_failed ID WANT: the job ended FAILED with exit code 75 and WANT in its log
 expect_failed() {
     local id=$1 want=$2 state code log=slurm-impactsweep-test-$1.out

@@ -12,16 +12,10 @@ source "$(dirname "$0")/lib.sh"
 need_local_cluster
 need_nodes 3
 job=$(dirname "$0")/sweep.ini
-# about 25 s of work on one core (measured), in units of one point
-t0=$(date +%s%N)
-"$IMPACTSWEEP" run "$job" --set model.samples=20000 --output "$WORK/calibrate.h5" \
-    >/dev/null 2>&1 || die "the calibration run failed"
-ms=$((($(date +%s%N) - t0) / 1000000 - 300))
-[ "$ms" -ge 50 ] || ms=50
-samples=$((20000 * 25000 / ms))
-[ "$samples" -ge 100000 ] || samples=100000
+# about 25 s of work on one core (measured)
+samples=$(calibrated_samples "$job" 25 --set model.early_stop=0 --set sweep.unit_size=1)
 work=(--set model.samples=$samples --set model.early_stop=0 --set sweep.unit_size=1)
-echo "samples = $samples (the calibration run took $ms ms)"
+echo "samples = $samples"
 
 say "a run over 3 nodes, one of which is lost"
 out=$("$SLURM_SUBMIT" --job-name impactsweep-test --nodes 3 --ntasks-per-node 1 --time 00:10:00 \

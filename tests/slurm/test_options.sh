@@ -37,12 +37,7 @@ work=(--set model.samples=400000 --set model.early_stop=0 --set sweep.unit_size=
 out=$("$SLURM_SUBMIT" --job-name impactsweep-test --ntasks 2 --time 00:10:00 --launcher srun \
       --output "$WORK/signalled.h5" "$job" -- "${work[@]}") || die "submit failed: $out"
 id=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\).*/\1/p')
-for _ in $(seq 1 60); do
-    [ "$(job_state "$id")" = RUNNING ] && [ -f signalled.h5 ] && break
-    sleep 1
-done
-sleep 4 # into the computation
-scancel --signal=USR1 --batch "$id" || die "cannot signal job $id"
+stop_when_computing "$id" "slurm-impactsweep-test-$id.out" 0
 wait_job "$id" 600
 grep -q "requeued job" "slurm-impactsweep-test-$id.out" || die "the signalled job did not requeue itself"
 run_log signalled.h5 | grep -q "interrupted" || die "the run log records no interruption"
