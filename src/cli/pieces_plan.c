@@ -6,10 +6,9 @@
 #include "../core/pieces.h"
 #include "estimate.h"
 
-/* The sample: up to this many points a piece (and at least the dry run's 64), for about
- * BASE seconds plus PER_PIECE a piece, at most MAX_SECONDS. */
-#define POINTS_PER_PIECE 32
-#define MIN_POINTS 64
+/* The sample: as many points as about BASE seconds plus PER_PIECE a piece allow (at
+ * most MAX_SECONDS; on a cheap grid every point, up to MAX_POINTS, spread coarse to
+ * fine so that a sample cut short still spans the grid). */
 #define MAX_POINTS 16384
 #define BASE_SECONDS 3.0
 #define PER_PIECE_SECONDS 0.25
@@ -86,8 +85,7 @@ is_code is_pieces_plan(const is_job *job, uint64_t pieces, int ranks, FILE *out,
     is_code rc = check_plan(job, pieces, err);
     if (rc != IS_OK)
         return rc;
-    uint64_t most = pieces * POINTS_PER_PIECE;
-    most = most < MIN_POINTS ? MIN_POINTS : most > MAX_POINTS ? MAX_POINTS : most;
+    uint64_t most = MAX_POINTS;
     double budget = BASE_SECONDS + PER_PIECE_SECONDS * (double)pieces;
     budget = budget > MAX_SECONDS ? MAX_SECONDS : budget;
     collected c = {.samples = malloc(most * sizeof *c.samples), .room = most};
