@@ -4,17 +4,17 @@
 # passes the signal to mpirun, which passes it to the ranks on every node; the run stops
 # at its next work unit and exits 75, the script requeues the job, the requeued job
 # resumes, and the finished file is the same as an uninterrupted run's. The sweep is
-# sized to at least 80 s on the machine's 2 cores (measured first, so that the test keeps
+# sized to at least 55 s on the machine's 2 cores (measured first, so that the test keeps
 # working when the model gets faster or slower; a slower machine needs more requeues).
 source "$(dirname "$0")/lib.sh"
 need_nodes 3
 job=$(dirname "$0")/sweep.ini
-samples=$(calibrated_samples "$job" 160 --set model.early_stop=0 --set sweep.unit_size=1) # 80 s on 2 cores
+samples=$(calibrated_samples "$job" 110 --set model.early_stop=0 --set sweep.unit_size=1) # 55 s on 2 cores
 [ "$samples" -le 50000000 ] || samples=50000000
 echo "samples = $samples"
 work=(--set model.samples=$samples --set model.early_stop=0 --set sweep.unit_size=1)
 
-say "a job over 3 nodes with a 1-minute limit and about a minute and a half of work"
+say "a job over 3 nodes with a 1-minute limit and about a minute of work"
 t0=$(now)
 out=$("$SLURM_SUBMIT" --job-name impactsweep-test --nodes 3 --ntasks-per-node 1 --time 00:01:00 \
       --grace 10 --output "$WORK/requeued.h5" "$job" -- "${work[@]}") || die "submit failed: $out"
