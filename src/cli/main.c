@@ -759,6 +759,26 @@ static void print_field_summary(const is_job *job, int rank, int size)
     is_summary_free(&info);
 }
 
+/* `run --dry-run` on rank 0: the plan, and the cost estimate (or the pieces' cut). */
+static is_code dry_run(const run_args *a, const is_job *job, int size, is_error *err)
+{
+    is_code rc = is_run_check_output(job, a->job_path, a->options.overwrite, err);
+    if (rc == IS_OK)
+        print_plan(job, size);
+    is_estimate estimate;
+    if (rc == IS_OK && a->pieces)
+        rc = is_pieces_plan(job, a->pieces, size, stdout, err);
+    else if (rc == IS_OK)
+        rc = is_estimate_cost(job, ESTIMATE_SECONDS, ESTIMATE_POINTS, &estimate, err);
+    if (rc == IS_OK && !a->pieces)
+        is_estimate_print(&estimate, job->piece_last - job->piece_first, size, stdout);
+    if (rc == IS_OK && job->refine_levels > 0)
+        printf("refinement:   %u levels: the estimate is for every point, an upper "
+               "bound (a refined map computes a fraction of them, 1 to 15 %% on the "
+               "README's maps)\n", job->refine_levels);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -785,22 +805,8 @@ static int cmd_run(int argc, char **argv)
     is_run_summary summary;
     memset(&summary, 0, sizeof summary);
     if (rc == IS_OK && a.dry_run) {
-        if (rank == 0) {
-            rc = is_run_check_output(job, a.job_path, a.options.overwrite, &err);
-            if (rc == IS_OK)
-                print_plan(job, size);
-            is_estimate estimate;
-            if (rc == IS_OK && a.pieces)
-                rc = is_pieces_plan(job, a.pieces, size, stdout, &err);
-            else if (rc == IS_OK)
-                rc = is_estimate_cost(job, ESTIMATE_SECONDS, ESTIMATE_POINTS, &estimate, &err);
-            if (rc == IS_OK && !a.pieces)
-                is_estimate_print(&estimate, job->piece_last - job->piece_first, size, stdout);
-            if (rc == IS_OK && job->refine_levels > 0)
-                printf("refinement:   %u levels: the estimate is for every point, an upper "
-                       "bound (a refined map computes a fraction of them, 1 to 15 %% on the "
-                       "README's maps)\n", job->refine_levels);
-        }
+        if (rank == 0)
+            rc = dry_run(&a, job, size, &err);
         rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
     } else if (rc == IS_OK) {
         if (rank == 0 && !a.quiet)

@@ -6,13 +6,14 @@
 #include "../core/pieces.h"
 #include "estimate.h"
 
-/* The sample: as many points as about BASE seconds plus PER_PIECE a piece allow (at
- * most MAX_SECONDS; on a cheap grid every point, up to MAX_POINTS, spread coarse to
- * fine so that a sample cut short still spans the grid). */
+/* The sample: as many points as about half of BASE seconds plus PER_PIECE a piece allow
+ * (the estimate times them one by one for half its budget, in batches for the other; at
+ * most MAX_SECONDS; on a cheap grid every point, up to MAX_POINTS, spread coarse to fine
+ * so that a sample cut short still spans the grid). */
 #define MAX_POINTS 16384
 #define BASE_SECONDS 3.0
-#define PER_PIECE_SECONDS 0.25
-#define MAX_SECONDS 30.0
+#define PER_PIECE_SECONDS 0.5
+#define MAX_SECONDS 60.0
 
 typedef struct collected {
     is_cost_sample *samples;

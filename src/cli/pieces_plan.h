@@ -13,8 +13,9 @@
 /* Most pieces a plan makes (a job array is rarely allowed more than a few thousand). */
 #define IS_PIECES_PLAN_MAX (UINT64_C(1) << 20)
 
-/* Samples the job's grid for about 3 s plus a quarter of a second a piece (at most 30 s
- * in all, and 16384 points), prints the cost lines of the dry run, then
+/* Samples the job's grid for about 3 s plus half a second a piece (at most 60 s in all,
+ * half of it timing points one by one, and 16384 points), prints the cost lines of the
+ * dry run, then
  *   pieces:       N of equal estimated cost: the slowest R x the mean (N of equal size: S x)
  *   piece bounds: B0 B1 ... BN
  * (piece I is points B_I .. B_{I+1} - 1: `run --piece I/N:B_I-(B_{I+1} - 1)`). The job must
