@@ -57,11 +57,11 @@ while [ -z "$running" ]; do
         echo "   $(since "$kill_at") s: $victim boots again"
     fi
     if [ -n "$down" ] && [ -n "$requeued" ] && [ -z "$back" ] && [[ "$(node_state "$victim")" =~ ^(IDLE|MIXED|ALLOCATED)$ ]]; then
-        back=$t; echo "   $t s: Slurm: $victim $(node_state "$victim")"
+        back=$(since "$kill_at"); echo "   $back s: Slurm: $victim $(node_state "$victim")"
     fi
     release "$id"
     if [ -n "$back" ] && [ "$state" = RUNNING ]; then
-        running=$t; echo "   $t s: the job runs again on $(job_field "$id" NodeList)"
+        running=$(since "$kill_at"); echo "   $running s: the job runs again on $(job_field "$id" NodeList)"
     fi
     sleep 0.5
 done
