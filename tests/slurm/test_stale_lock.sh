@@ -11,7 +11,11 @@ need_nodes 2
 job=$(dirname "$0")/sweep.ini
 read -r here there <<<"$(nodes_up | head -2 | tr '\n' ' ')"
 export IMPACTSWEEP_LOCK_TIMEOUT=8
-work=(--set model.samples=100000 --set model.early_stop=0 --set sweep.unit_size=1)
+# about 20 s of work on one core (measured: the holder must outlive the refused run, a
+# fixed sample count was finished in 4 s on a quiet machine)
+samples=$(calibrated_samples "$job" 20 --set model.early_stop=0 --set sweep.unit_size=1)
+work=(--set model.samples=$samples --set model.early_stop=0 --set sweep.unit_size=1)
+echo "samples = $samples"
 
 say "a run on $there holds stale.h5"
 srun -w "$there" -N 1 -n 1 --job-name impactsweep-test "$IMPACTSWEEP" run "$job" "${work[@]}" \
