@@ -1,6 +1,7 @@
 # test_pieces.sh: job-array pieces of equal estimated cost, on the synthetic model whose
-# cost per point is a parameter (a busy wait), swept as an axis so that the cost map is
-# known: a cheap grid with one costly row.
+# cost per point is a parameter (cpu_cost: a busy wait in CPU time, which the estimate
+# measures, so a busy machine does not change the map), swept as an axis so that the cost
+# map is known: a cheap grid with one costly row.
 #  1. `run --dry-run --pieces N` gives N pieces that tile the grid, the costly row cut
 #     into pieces of its own, the estimated slowest piece near the mean where pieces of
 #     equal size carry the costly row in one;
@@ -15,7 +16,7 @@ source "$TESTS/integration/lib.sh"
 BIN=$IMPACTSWEEP_TEST
 # 6 rows of about 1 ms a point, then one of 40 ms a point; 8 points a row: 56 points,
 # the last row 8 x 40 = 320 ms of the 385 in all
-printf '%s\n' "[sweep]" "model = synthetic" "[axis.cost]" \
+printf '%s\n' "[sweep]" "model = synthetic" "[axis.cpu_cost]" \
     "values = 0.001, 0.0011, 0.0012, 0.0013, 0.0014, 0.0015, 0.04" \
     "[axis.x]" "from = 0" "to = 7" "count = 8" >costly.ini
 
@@ -48,7 +49,7 @@ done
 expect_status 0 "merge" "$BIN" merge merged.h5 "${pieces[@]}"
 same_results whole.h5 merged.h5 "the merged pieces of equal cost"
 "$PYTHON" -c 'import xarray as xr, sys; ds = xr.open_dataset(sys.argv[1], engine="h5netcdf")
-assert set(ds["sum"].dims) == {"cost", "x"}, ds["sum"].dims' p3.h5 || die "a piece's file does not open in xarray with its axes"
+assert set(ds["sum"].dims) == {"cpu_cost", "x"}, ds["sum"].dims' p3.h5 || die "a piece's file does not open in xarray with its axes"
 expect_status 2 "resuming a piece with other points" "$BIN" run costly.ini --piece "1/4:0-$((b[1] - 1))" \
     --output p1.h5 --resume
 grep -q "holds piece 1/4:${b[1]}-$((b[2] - 1)) of the grid" err.txt || die "the refusal: $(cat err.txt)"
