@@ -9,7 +9,8 @@
 #     one whole run; their files record the piece with its points; a piece resumed with
 #     other points is refused; a piece that is not a box of the grid is refused;
 #  3. merge checks the pieces: a missing piece leaves points pending (exit 1); pieces of
-#     two cuts of the same job overlap in agreement; another job's piece is refused;
+#     two cuts of the same job overlap in agreement (the same I/N, other points); the
+#     same piece (box) twice is refused; another job's piece is refused;
 #  4. --pieces is refused where it means nothing (no dry run, a piece, too many pieces).
 # shellcheck source=lib.sh
 source "$TESTS/integration/lib.sh"
@@ -70,6 +71,9 @@ for i in 0 1 2 3; do
 done
 expect_status 0 "pieces of two cuts" "$BIN" merge mixed.h5 e0.h5 p1.h5 e2.h5 p2.h5 e3.h5 p0.h5
 same_results whole.h5 mixed.h5 "pieces of two cuts of the job, merged"
+cp p1.h5 p1copy.h5
+expect_status 2 "the same piece twice" "$BIN" merge twice.h5 p0.h5 p1.h5 p1copy.h5 p2.h5 p3.h5
+grep -q "both piece 1/4 of the grid (points ${b[1]} to $((b[2] - 1)))" err.txt || die "the refusal: $(cat err.txt)"
 expect_status 0 "another job's piece" "$BIN" run costly.ini --set axis.x.to=8 --piece 0/4 --output other.h5
 expect_status 2 "a piece of another job" "$BIN" merge m.h5 p0.h5 other.h5 p2.h5 p3.h5
 grep -q "another job" err.txt || die "the refusal: $(cat err.txt)"
