@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # slurm-tests.sh: the Slurm tests against a real scheduler. Installs slurm-wlm and munge
-# when missing, builds, starts a one-node cluster (slurm/local-cluster.sh), runs
-# `ctest -L slurm`, and stops the cluster again, whatever happened. Needs root.
+# when missing, builds, starts a cluster of 3 nodes on this machine (slurm/local-cluster.sh:
+# each node its own network and UTS namespace), runs `ctest -L slurm` as a client of it,
+# and stops the cluster again, whatever happened. Needs root. With a Slurm already
+# reachable (SLURM_CONF set and sinfo answering) the tests run against that one instead,
+# and those that lose a node or forbid requeueing skip.
+#   scripts/slurm-tests.sh [ctest options]    e.g. -R slurm.node_loss
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 missing=()
@@ -14,12 +18,16 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 cluster="$IMPACTSWEEP_ROOT/slurm/local-cluster.sh"
-started=0
-if ! sinfo -h >/dev/null 2>&1; then
-    "$cluster" start
-    started=1
-    eval "$("$cluster" env)" # its configuration, for sbatch and the tests
+tests=(ctest --test-dir "$IMPACTSWEEP_BUILD" -L slurm --output-on-failure --timeout 1200 "$@")
+if [ -n "${SLURM_CONF:-}" ] && sinfo -h >/dev/null 2>&1; then
+    "${tests[@]}"
+    exit
 fi
-stop() { [ "$started" -eq 0 ] || "$cluster" stop; }
+# a cluster of our own, in a directory of its own (another one may be running)
+export IMPACTSWEEP_SLURM_DIR=${IMPACTSWEEP_SLURM_DIR:-/run/impactsweep-slurm-tests.$$}
+stop() { "$cluster" stop; }
 trap stop EXIT
-ctest --test-dir "$IMPACTSWEEP_BUILD" -L slurm --output-on-failure --timeout 1200
+"$cluster" start --nodes 3
+start=$(date +%s)
+"$cluster" exec env IMPACTSWEEP_LOCAL_CLUSTER="$cluster" "${tests[@]}"
+echo "slurm-tests: $(($(date +%s) - start)) s"

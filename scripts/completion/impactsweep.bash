@@ -28,11 +28,11 @@ _impactsweep() {
     case $prev in
         --output | -o) _impactsweep_files h5; compopt -o nospace 2>/dev/null; return ;;
         --progress) COMPREPLY=($(compgen -W "bar lines" -- "$cur")); return ;;
-        --set | -s | --piece | -n | --ranks | --max-samples | --drop | --timeout) return ;;
+        --set | -s | --piece | --pieces | -n | --ranks | --max-samples | --drop | --timeout) return ;;
     esac
     local options
     case $command in
-        run) options="--set --output --piece --resume --overwrite --progress --quiet --dry-run --strict -n --help" ;;
+        run) options="--set --output --piece --pieces --resume --overwrite --progress --quiet --dry-run --strict -n --help" ;;
         eval) options="--timeout --help" ;;
         trace) options="--output --overwrite --max-samples --nearest --drop --help" ;;
         models) options="--check --timeout --help" ;;

@@ -275,6 +275,12 @@ static is_code run_passes(sampler *s, double budget_seconds, uint64_t max_points
 is_code is_estimate_cost(const is_job *job, double budget_seconds, uint64_t max_points,
                          is_estimate *e, is_error *err)
 {
+    return is_estimate_cost_each(job, budget_seconds, max_points, e, NULL, err);
+}
+
+is_code is_estimate_cost_each(const is_job *job, double budget_seconds, uint64_t max_points,
+                              is_estimate *e, const is_estimate_each *each, is_error *err)
+{
     *e = (is_estimate){0};
     uint64_t batch = BATCH_POINTS > max_points ? max_points : BATCH_POINTS;
     watchdog w = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
@@ -298,6 +304,8 @@ is_code is_estimate_cost(const is_job *job, double budget_seconds, uint64_t max_
         rc = is_evaluator_create(&s.ev, &config, err);
     if (rc == IS_OK)
         rc = run_passes(&s, budget_seconds, max_points, e, err);
+    for (uint64_t i = 0; rc == IS_OK && each && i < e->sampled; i++)
+        each->point(each->user, s.index[i], s.took[i]);
     if (s.ev == job->evaluator)
         is_evaluator_bind(s.ev, is_signals_flag(), NULL, NULL); /* (the job keeps it) */
     else

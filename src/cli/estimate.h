@@ -41,6 +41,18 @@ typedef struct is_estimate {
 is_code is_estimate_cost(const is_job *job, double budget_seconds, uint64_t max_points,
                          is_estimate *estimate, is_error *err);
 
+/* The sample point by point (slurm/submit's pieces of equal cost are cut from it). */
+typedef struct is_estimate_each {
+    void (*point)(void *user, uint64_t index, double seconds); /* its grid index, its CPU
+                                                                   time alone */
+    void *user;
+} is_estimate_each;
+
+/* is_estimate_cost, then each sampled point handed to each->point (each may be NULL). */
+is_code is_estimate_cost_each(const is_job *job, double budget_seconds, uint64_t max_points,
+                              is_estimate *estimate, const is_estimate_each *each,
+                              is_error *err);
+
 /* Seconds of one point in a run: the sample's mean, scaled by what batches saved. */
 double is_estimate_per_point(const is_estimate *estimate);
 

@@ -60,8 +60,9 @@ static const char *const run_options[] = {
     "override or add any key of the job file (--set model.gamma=0.2, --set "
     "axis.rho.count=80); may be repeated",
     "--output, -o FILE", "the result file (the same as --set sweep.output=FILE)",
-    "--piece I/N", "compute only the I-th of N pieces of the grid (a job array); "
-                   "`impactsweep merge` joins the pieces",
+    "--piece I/N[:FIRST-LAST]", "compute only the I-th of N pieces of the grid (a job array): "
+                                "of equal size, or points FIRST to LAST (a box of the grid); "
+                                "`impactsweep merge` joins the pieces",
     "--resume", "continue an interrupted run in its file: only the points not stored yet",
     "--overwrite", "replace an existing result file (built beside it, swapped in at the end)",
     "--progress bar|lines", "a live bar, or a line per interval (default: bar on a terminal)",
@@ -70,8 +71,12 @@ static const char *const run_options[] = {
                  "estimate with its range from a short sample (CPU time, in batches as a "
                  "run computes them), warning when the sample is too small or uneven to "
                  "trust; computes and writes nothing",
+    "--pieces N", "with --dry-run: cut the grid into N pieces of equal estimated cost (from a "
+                  "longer sample) and print their bounds, for --piece I/N:FIRST-LAST",
     "-n, --ranks N", "start mpirun with N ranks itself (SIGINT/SIGTERM/SIGHUP become a "
-                     "polite stop, exit 75; a third one kills the run at once, exit 130)",
+                     "polite stop, exit 75; a third one kills the run at once, exit 130); "
+                     "more ranks than cores oversubscribe them, with a notice; a launcher "
+                     "that starts no rank exits 2",
     "--strict", "exit with status 3 when the run completed but some points failed (their "
                 "status is failed_*); without it such a run exits 0 and its last line "
                 "counts them",
@@ -120,8 +125,9 @@ static const char *const no_options[] = {NULL};
 
 static const command_help commands[] = {
     {"run",
-     "run JOB.ini [--set SECTION.KEY=VALUE ...] [--output FILE] [--piece I/N]\n"
-     " [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run] [--strict]\n"
+     "run JOB.ini [--set SECTION.KEY=VALUE ...] [--output FILE] [--piece I/N[:FIRST-LAST]]\n"
+     " [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run [--pieces N]]\n"
+     " [--strict]"
      " [-n RANKS]",
      "compute a sweep into a result file",
      "Reads the job file (an INI file naming a model, fixed parameters and swept axes),\n"

@@ -33,6 +33,8 @@
 #include "estimate.h"
 #include "eval.h"
 #include "help.h"
+#include "launcher.h"
+#include "pieces_plan.h"
 #include "point.h"
 #include "trace.h"
 
@@ -491,6 +493,7 @@ typedef struct run_args {
     int quiet;                  /* --quiet: no progress, no report, no summary */
     int progress_given;         /* --progress was given */
     const char *ranks;          /* -n N: start mpirun with N ranks */
+    uint64_t pieces;            /* --dry-run --pieces N: plan N pieces of equal cost */
     char *owned[2];             /* the texts of --output and --piece as overrides */
 } run_args;
 
@@ -548,9 +551,16 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
         } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
             a->quiet = 1;
         } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--ranks") == 0) {
-            if (++i >= argc || atoi(argv[i]) < 1)
-                return is_error_set(err, IS_USAGE, "%s needs a number of ranks >= 1", arg);
+            if (++i >= argc || !is_launcher_ranks_valid(argv[i]))
+                return is_error_set(err, IS_USAGE, "%s needs a number of ranks from 1 to %ld",
+                                    arg, IS_LAUNCHER_MAX_RANKS);
             a->ranks = argv[i];
+        } else if (strcmp(arg, "--pieces") == 0) {
+            char *end = NULL;
+            if (++i < argc && argv[i][0] >= '0' && argv[i][0] <= '9')
+                a->pieces = strtoull(argv[i], &end, 10);
+            if (!end || *end || a->pieces < 1)
+                return is_error_set(err, IS_USAGE, "--pieces needs a number of pieces >= 1");
         } else if (strcmp(arg, "--progress") == 0 && i + 1 < argc) {
             const char *mode = argv[++i];
             a->progress_given = 1;
@@ -578,6 +588,8 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
         return is_error_set(err, IS_USAGE, "--resume and --overwrite exclude each other");
     if (a->quiet && a->progress_given)
         return is_error_set(err, IS_USAGE, "--quiet and --progress exclude each other");
+    if (a->pieces && !a->dry_run)
+        return is_error_set(err, IS_USAGE, "--pieces plans pieces in a dry run: add --dry-run");
     if (a->quiet)
         a->options.live_progress = IS_PROGRESS_QUIET;
     return IS_OK;
@@ -685,12 +697,37 @@ static int launcher_forward(pid_t child, int *forwarded)
     return 0;
 }
 
+/* Waits for the launcher, forwarding stop signals (launcher_forward); its exit status as
+ * `run -n`'s (is_launcher_finish: 2 when it ended before any rank started). */
+static int wait_launcher(pid_t child, is_launcher *launcher)
+{
+    int forwarded = 0, status = 0, killed = 0;
+    for (;;) { /* polled: a signal between a check and a blocking wait is never lost */
+        int code = launcher_forward(child, &forwarded);
+        killed = killed ? killed : code;
+        pid_t got = waitpid(child, &status, WNOHANG);
+        if (got == child)
+            break;
+        if (got < 0 && errno != EINTR)
+            return is_launcher_finish(launcher, 1);
+        struct timespec pause = {0, 20000000};
+        nanosleep(&pause, NULL);
+    }
+    if (killed) { /* killed on the user's third signal: that, whether a rank started or not */
+        is_launcher_finish(launcher, 0); /* (removes the start marker) */
+        return killed;
+    }
+    return is_launcher_finish(launcher,
+                              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 static int launch(int argc, char **argv, const char *ranks)
 {
     /* the launcher command: IMPACTSWEEP_MPIEXEC, words split at blanks (default mpirun) */
     const char *command = getenv("IMPACTSWEEP_MPIEXEC");
     char *words = strdup(command && *command ? command : "mpirun");
-    char **args = calloc((size_t)argc + 8 + (words ? strlen(words) : 0), sizeof *args);
+    char **args = calloc((size_t)argc + 8 + IS_LAUNCHER_EXTRA_ARGS + (words ? strlen(words) : 0),
+                         sizeof *args);
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (!words || !args || n <= 0) {
@@ -704,6 +741,15 @@ static int launch(int argc, char **argv, const char *ranks)
     for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
         args[k++] = w;
     const char *mpiexec = args[0];
+    is_launcher launcher;
+    is_error err;
+    int added = 0;
+    if (is_launcher_prepare(ranks, args, k, &added, &launcher, &err) != IS_OK) {
+        free(words);
+        free(args);
+        return fail(&err);
+    }
+    k += added;
     args[k++] = "-n";
     args[k++] = (char *)ranks;
     args[k++] = self;
@@ -736,22 +782,8 @@ static int launch(int argc, char **argv, const char *ranks)
     free(args);
     free(words);
     if (child < 0)
-        return 1;
-    int forwarded = 0, status = 0, killed = 0;
-    for (;;) { /* polled: a signal between a check and a blocking wait is never lost */
-        int code = launcher_forward(child, &forwarded);
-        killed = killed ? killed : code;
-        pid_t got = waitpid(child, &status, WNOHANG);
-        if (got == child)
-            break;
-        if (got < 0 && errno != EINTR)
-            return 1;
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
-    }
-    if (killed)
-        return killed;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        return is_launcher_finish(&launcher, 127);
+    return wait_launcher(child, &launcher);
 }
 
 /* `run --dry-run`'s sample for the cost estimate: at most this many points, for about
@@ -770,6 +802,8 @@ static void print_plan(const is_job *job, int ranks)
                                                                  : 1;
     double size = (double)is_results_size(job);
     printf("job:          %s (model %s)\n", job->source, m->name);
+    if (job->model_library) /* (slurm/submit names a plug-in by it) */
+        printf("library:      %s\n", job->model_library);
     printf("points:       %llu", (unsigned long long)points);
     if (job->piece_count > 1)
         printf(" (piece %llu/%llu of %llu)", (unsigned long long)job->piece_index,
@@ -848,6 +882,26 @@ static void print_field_summary(const is_job *job, int rank, int size)
     is_summary_free(&info);
 }
 
+/* `run --dry-run` on rank 0: the plan, and the cost estimate (or the pieces' cut). */
+static is_code dry_run(const run_args *a, const is_job *job, int size, is_error *err)
+{
+    is_code rc = is_run_check_output(job, a->job_path, a->options.overwrite, err);
+    if (rc == IS_OK)
+        print_plan(job, size);
+    is_estimate estimate;
+    if (rc == IS_OK && a->pieces)
+        rc = is_pieces_plan(job, a->pieces, size, stdout, err);
+    else if (rc == IS_OK)
+        rc = is_estimate_cost(job, ESTIMATE_SECONDS, ESTIMATE_POINTS, &estimate, err);
+    if (rc == IS_OK && !a->pieces)
+        is_estimate_print(&estimate, job->piece_last - job->piece_first, size, stdout);
+    if (rc == IS_OK && job->refine_levels > 0)
+        printf("refinement:   %u levels: the estimate is for every point, an upper "
+               "bound (a refined map computes a fraction of them, 1 to 15 %% on the "
+               "README's maps)\n", job->refine_levels);
+    return rc;
+}
+
 static int cmd_run(int argc, char **argv)
 {
     run_args a;
@@ -860,6 +914,7 @@ static int cmd_run(int argc, char **argv)
     }
     is_signals_install(); /* before MPI_Init: batch systems may signal early */
     mpi_start(&argc, &argv);
+    is_launcher_mark_started();
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -873,20 +928,8 @@ static int cmd_run(int argc, char **argv)
     is_run_summary summary;
     memset(&summary, 0, sizeof summary);
     if (rc == IS_OK && a.dry_run) {
-        if (rank == 0) {
-            rc = is_run_check_output(job, a.job_path, a.options.overwrite, &err);
-            if (rc == IS_OK)
-                print_plan(job, size);
-            is_estimate estimate;
-            if (rc == IS_OK)
-                rc = is_estimate_cost(job, ESTIMATE_SECONDS, ESTIMATE_POINTS, &estimate, &err);
-            if (rc == IS_OK)
-                is_estimate_print(&estimate, job->piece_last - job->piece_first, size, stdout);
-            if (rc == IS_OK && job->refine_levels > 0)
-                printf("refinement:   %u levels: the estimate is for every point, an upper "
-                       "bound (a refined map computes a fraction of them, 1 to 15 %% on the "
-                       "README's maps)\n", job->refine_levels);
-        }
+        if (rank == 0)
+            rc = dry_run(&a, job, size, &err);
         rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
     } else if (rc == IS_OK) {
         if (rank == 0 && !a.quiet)

@@ -257,3 +257,24 @@ void is_grid_piece(const is_grid *grid, uint64_t pieces, uint64_t index, is_grid
     *first = start;
     *last = start + size;
 }
+
+int is_grid_range_box(const is_grid *grid, uint64_t first, uint64_t last, is_grid_box *box)
+{
+    if (!(first < last && last <= grid->point_count))
+        return 0;
+    size_t axes = grid->axis_count;
+    for (size_t k = 0; k < axes; k++) {
+        uint64_t stride = grid->stride[k];
+        uint64_t block = k == 0 ? grid->point_count : grid->stride[k - 1];
+        /* a run of whole slices of axis k inside one slice of axis k - 1 */
+        if (first % stride != 0 || last % stride != 0 || first / block != (last - 1) / block)
+            continue;
+        for (size_t j = 0; j < axes; j++) {
+            uint64_t at = first / grid->stride[j] % grid->axes[j].count;
+            box->start[j] = j <= k ? at : 0;
+            box->count[j] = j < k ? 1 : j == k ? (last - first) / stride : grid->axes[j].count;
+        }
+        return 1;
+    }
+    return axes == 0; /* the scalar grid: its one point */
+}

@@ -94,4 +94,9 @@ size_t is_shape_block_boxes(size_t rank, const uint64_t *dims, uint64_t first, u
 void is_grid_piece(const is_grid *grid, uint64_t pieces, uint64_t index, is_grid_box *box,
                    uint64_t *first, uint64_t *last);
 
+/* Is first .. last - 1 a piece a result file can hold, i.e. a box of the grid that is
+ * also contiguous in C order (a run of whole slices of one axis, inside one slice of each
+ * axis before it)? 1 and its box, or 0. is_grid_piece's pieces all are. */
+int is_grid_range_box(const is_grid *grid, uint64_t first, uint64_t last, is_grid_box *box);
+
 #endif

@@ -625,14 +625,23 @@ static is_code set_unit_seconds(is_job *job, const entry *e, is_error *err)
 
 static is_code set_piece(is_job *job, const entry *e, is_error *err)
 {
-    unsigned long long index, count;
-    char tail;
-    if (sscanf(e->value, "%llu/%llu%c", &index, &count, &tail) != 2 || count < 1 || index >= count)
+    unsigned long long index, count, first = 0, last = 0;
+    int used = 0, end = 0;
+    const char *v = e->value;
+    int parsed = sscanf(v, "%llu/%llu%n:%llu-%llu%n", &index, &count, &used, &first, &last, &end);
+    int plain = parsed == 2 && v[used] == '\0';
+    int ranged = parsed == 4 && v[end] == '\0' && first <= last;
+    if (!(plain || ranged) || count < 1 || index >= count || !isdigit((unsigned char)v[0]))
         return is_error_set(err, IS_JOB,
-                            "%s: [sweep] piece = '%s': expected I/N with 0 <= I < N (e.g. 3/16)",
-                            e->origin, e->value);
+                            "%s: [sweep] piece = '%s': expected I/N with 0 <= I < N (e.g. "
+                            "3/16), or I/N:FIRST-LAST with the piece's first and last point "
+                            "(e.g. 3/16:1200-1319, as slurm/submit gives pieces of equal cost)",
+                            e->origin, v);
     job->piece_index = index;
     job->piece_count = count;
+    job->piece_ranged = ranged;
+    job->piece_first = first;
+    job->piece_last = ranged ? last + 1 : 0;
     return IS_OK;
 }
 
@@ -774,7 +783,8 @@ static const struct sweep_key {
      "target duration of a work unit in seconds (default 30; at most a quarter of the "
      "batch system's grace period)"},
     {"piece", set_piece,
-     "I/N: compute only piece I of N equal parts of the grid (job arrays; merge the files)"},
+     "I/N: compute only piece I of N equal parts of the grid (job arrays; merge the files); "
+     "I/N:FIRST-LAST: piece I of N is points FIRST to LAST (a box of the grid)"},
     {"progress_interval", set_progress_interval,
      "seconds between progress lines when stderr is not a terminal (default 5)"},
     {"master_computes", set_master_computes,
@@ -1787,9 +1797,34 @@ static is_code finish_grid(parse_state *ps, is_job *job)
                             e ? e->origin : ps->source, (unsigned long long)job->piece_count,
                             (unsigned long long)total);
     }
-    is_grid_piece(&job->grid, job->piece_count, job->piece_index, &job->piece_box,
-                  &job->piece_first, &job->piece_last);
-    return IS_OK;
+    if (!job->piece_ranged) {
+        is_grid_piece(&job->grid, job->piece_count, job->piece_index, &job->piece_box,
+                      &job->piece_first, &job->piece_last);
+        return IS_OK;
+    }
+    int whole = job->piece_first == 0 && job->piece_last == total;
+    if ((job->piece_count > 1 || whole) &&
+        is_grid_range_box(&job->grid, job->piece_first, job->piece_last, &job->piece_box))
+        return IS_OK;
+    const entry *e = find_entry(ps, "sweep", "piece");
+    return is_error_set(ps->err, IS_JOB,
+                        "%s: [sweep] piece = '%s': points %llu to %llu are not a piece of the "
+                        "%llu-point grid (a piece is a run of whole slices of one axis inside one "
+                        "slice of each axis before it; see `run --dry-run --pieces N`)",
+                        e ? e->origin : ps->source, e ? e->value : "",
+                        (unsigned long long)job->piece_first,
+                        (unsigned long long)job->piece_last - 1, (unsigned long long)total);
+}
+
+void is_job_piece_text(const is_job *job, char *text, size_t size)
+{
+    if (job->piece_ranged && job->piece_count > 1) /* (one piece is the grid, however given) */
+        snprintf(text, size, "%llu/%llu:%llu-%llu", (unsigned long long)job->piece_index,
+                 (unsigned long long)job->piece_count, (unsigned long long)job->piece_first,
+                 (unsigned long long)job->piece_last - 1);
+    else
+        snprintf(text, size, "%llu/%llu", (unsigned long long)job->piece_index,
+                 (unsigned long long)job->piece_count);
 }
 
 /* The job's own text (its sections in a fixed order) and its fingerprint. */

@@ -44,6 +44,8 @@ typedef struct is_job {
     double unit_seconds;       /* target duration of a work unit */
     uint64_t piece_index;      /* this run computes piece piece_index of piece_count ... */
     uint64_t piece_count;      /* ... pieces of the grid (1: all of it; see is_grid_piece) */
+    int piece_ranged;          /* the piece's points were given (I/N:FIRST-LAST, pieces of
+                                  equal cost), not computed by is_grid_piece */
     is_grid_box piece_box;     /* the piece: a box of the grid, which its result file holds */
     uint64_t piece_first;      /* its point indices: piece_first .. piece_last - 1 */
     uint64_t piece_last;
@@ -95,6 +97,10 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
                      size_t override_count, is_models *models, is_job **job, is_error *err);
 
 void is_job_free(is_job **job);
+
+/* The job's piece as the result file records it: "I/N", or "I/N:FIRST-LAST" when its
+ * points were given. */
+void is_job_piece_text(const is_job *job, char *text, size_t size);
 
 /* Reads a whole text file (a job file) into a new NUL-terminated buffer. */
 is_code is_job_read_file(const char *path, char **text, is_error *err);

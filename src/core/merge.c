@@ -46,7 +46,7 @@ static int by_first(const void *a, const void *b)
 }
 
 /* Rank 0: input i is neither the output nor an input given before it (the same file,
- * under any name, or the same piece of the grid). */
+ * under any name, or the same piece: the same box of the grid). */
 static is_code check_distinct(const char *output, const char *const *paths, const input *inputs,
                               size_t i, is_error *err)
 {
@@ -64,12 +64,17 @@ static is_code check_distinct(const char *output, const char *const *paths, cons
                                 "%s is given twice (as input %zu and input %zu, %s): give each "
                                 "piece once",
                                 paths[i], j + 1, i + 1, paths[j]);
-        if (inputs[j].piece[0] == inputs[i].piece[0] && inputs[j].piece[1] == inputs[i].piece[1])
+        /* the same piece: the same box of the grid (pieces of equal cost with the same
+         * I/N from two cuts are different boxes, and may be merged, overlapping) */
+        if (inputs[j].first == inputs[i].first && inputs[j].count == inputs[i].count)
             return is_error_set(err, IS_USAGE,
-                                "%s and %s are both piece %llu/%llu of the grid: give each "
-                                "piece once (a piece computed twice is one result, not two)",
+                                "%s and %s are both piece %llu/%llu of the grid (points %llu "
+                                "to %llu): give each piece once (a piece computed twice is one "
+                                "result, not two)",
                                 paths[j], paths[i], (unsigned long long)inputs[i].piece[0],
-                                (unsigned long long)inputs[i].piece[1]);
+                                (unsigned long long)inputs[i].piece[1],
+                                (unsigned long long)inputs[i].first,
+                                (unsigned long long)(inputs[i].first + inputs[i].count - 1));
     }
     return IS_OK;
 }
@@ -88,7 +93,7 @@ static is_code survey_one(const char *const *paths, input *inputs, size_t i, cha
         is_results_close(&r, NULL);
         return rc;
     }
-    char other[64], piece[64];
+    char other[64], piece[96]; /* (I/N, or I/N:FIRST-LAST) */
     is_results_attribute(r, "job_fingerprint", other, sizeof other);
     is_results_attribute(r, "piece", piece, sizeof piece);
     unsigned long long index = 0, count = 0;

@@ -59,3 +59,56 @@ void is_provenance_collect(is_provenance *prov, int ranks)
     is_provenance_now(prov->start_time, sizeof prov->start_time);
     prov->ranks = ranks;
 }
+
+#define HOST_SLOT 64
+
+static int by_name(const void *a, const void *b)
+{
+    return strncmp(a, b, HOST_SLOT);
+}
+
+/* "NAME:COUNT ..." of the sorted slots, cut short (with the number of hosts) to fit. */
+static void list_hosts(char *out, size_t size, char *names, int count)
+{
+    qsort(names, (size_t)count, HOST_SLOT, by_name);
+    int hosts = 0;
+    for (int i = 0; i < count; i++)
+        hosts += i == 0 || by_name(names + (size_t)i * HOST_SLOT,
+                                   names + (size_t)(i - 1) * HOST_SLOT) != 0;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int i = 0; i < count;) {
+        int j = i;
+        while (j < count && by_name(names + (size_t)i * HOST_SLOT, names + (size_t)j * HOST_SLOT) == 0)
+            j++;
+        char item[HOST_SLOT + 24];
+        snprintf(item, sizeof item, "%s%.*s:%d", used ? " " : "", HOST_SLOT - 1,
+                 names + (size_t)i * HOST_SLOT, j - i);
+        if (used + strlen(item) + 32 >= size) {
+            snprintf(out + used, size - used, " ... (%d hosts)", hosts);
+            return;
+        }
+        used += (size_t)snprintf(out + used, size - used, "%s", item);
+        i = j;
+    }
+}
+
+void is_provenance_gather_hosts(is_provenance *prov, MPI_Comm comm)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    char mine[HOST_SLOT] = {0};
+    memcpy(mine, prov->host, sizeof mine - 1); /* (a longer name is cut) */
+    char *all = rank == 0 ? malloc((size_t)size * HOST_SLOT) : NULL;
+    int ok = rank != 0 || all != NULL;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok) { /* (then only this rank's host is known) */
+        snprintf(prov->hosts, sizeof prov->hosts, "%s:%d", prov->host, size);
+        return;
+    }
+    MPI_Gather(mine, HOST_SLOT, MPI_CHAR, all, HOST_SLOT, MPI_CHAR, 0, comm);
+    if (rank == 0)
+        list_hosts(prov->hosts, sizeof prov->hosts, all, size);
+    free(all);
+}

@@ -3,6 +3,8 @@
 #ifndef IMPACTSWEEP_PROVENANCE_H
 #define IMPACTSWEEP_PROVENANCE_H
 
+#include <mpi.h>
+
 #define IS_PROVENANCE_TEXT 256
 
 typedef struct is_provenance {
@@ -14,6 +16,7 @@ typedef struct is_provenance {
     char sundials_version[32];
     char inih_version[32];
     char host[128];
+    char hosts[1024];                    /* every rank's host: "NAME:RANKS ..." (sorted) */
     char slurm[IS_PROVENANCE_TEXT];      /* SLURM_JOB_ID etc., empty outside Slurm */
     char start_time[32];                 /* ISO 8601, UTC */
     int ranks;
@@ -21,6 +24,11 @@ typedef struct is_provenance {
 
 /* Fills every field; calls MPI_Get_library_version only if MPI is initialised. */
 void is_provenance_collect(is_provenance *prov, int ranks);
+
+/* Collective over comm: prov->hosts from every rank's host name, each named once with
+ * its count of ranks ("isnode1:2 isnode2:2"; cut short with "... (N hosts)" where long).
+ * Rank 0 briefly holds 64 bytes a rank. */
+void is_provenance_gather_hosts(is_provenance *prov, MPI_Comm comm);
 
 /* The current UTC time as ISO 8601 ("2026-12-01T21:26:26Z"). */
 void is_provenance_now(char *buf, unsigned size);

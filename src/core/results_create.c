@@ -155,6 +155,8 @@ static herr_t write_build(hid_t file, const is_provenance *prov)
     rc |= is_h5_attr_string(file, "sundials_version", prov->sundials_version);
     rc |= is_h5_attr_string(file, "inih_version", prov->inih_version);
     rc |= is_h5_attr_string(file, "host", prov->host);
+    if (*prov->hosts) /* (every rank's host: a run's file, not a merge's) */
+        rc |= is_h5_attr_string(file, "hosts", prov->hosts);
     rc |= is_h5_attr_string(file, "slurm", prov->slurm);
     rc |= is_h5_attr_string(file, "start_time", prov->start_time);
     rc |= is_h5_attr_int64(file, "ranks", prov->ranks);
@@ -168,9 +170,8 @@ static herr_t write_piece(hid_t file, const is_job *job)
                                  (int64_t)(job->piece_last - job->piece_first));
     rc |= is_h5_attr_int64(file, "grid_points", (int64_t)job->grid.point_count);
     rc |= is_h5_attr_int64(file, "piece_first", (int64_t)job->piece_first);
-    char piece[64];
-    snprintf(piece, sizeof piece, "%llu/%llu", (unsigned long long)job->piece_index,
-             (unsigned long long)job->piece_count);
+    char piece[96];
+    is_job_piece_text(job, piece, sizeof piece);
     rc |= is_h5_attr_string(file, "piece", piece);
     if (job->grid.axis_count) {
         int64_t start[IS_GRID_MAX_AXES];
@@ -710,15 +711,14 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
         is_results_close(&r, NULL);
         return rc;
     }
-    char model[128], fingerprint[32], expected[32], older[32], piece[64], wanted[64], table[80];
+    char model[128], fingerprint[32], expected[32], older[32], piece[96], wanted[96], table[80];
     is_results_attribute(r, "model", model, sizeof model);
     is_results_attribute(r, "job_fingerprint", fingerprint, sizeof fingerprint);
     is_results_attribute(r, "model_table_sha256", table, sizeof table);
     is_results_attribute(r, "piece", piece, sizeof piece);
     snprintf(expected, sizeof expected, "%016llx", (unsigned long long)job->fingerprint);
     snprintf(older, sizeof older, "%016llx", (unsigned long long)job->fingerprint_of_library);
-    snprintf(wanted, sizeof wanted, "%llu/%llu", (unsigned long long)job->piece_index,
-             (unsigned long long)job->piece_count);
+    is_job_piece_text(job, wanted, sizeof wanted);
     if (strcmp(model, job->model->name) == 0)
         rc = check_library(job, r, path, err);
     if (rc == IS_OK && (strcmp(model, job->model->name) != 0 ||

@@ -262,6 +262,7 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     MPI_Comm_size(comm, &size);
     is_provenance prov;
     is_provenance_collect(&prov, size);
+    is_provenance_gather_hosts(&prov, comm);
 
     is_lock *lock = NULL;
     is_code rc = IS_OK;

@@ -44,7 +44,7 @@ typedef struct axis_info {
 struct is_summary {
     char path[TEXT], model[128], description[256], title[TEXT], version[64], commit[64];
     char references[1024];
-    char ranks[32], start[64], end[64], state[64], piece[64];
+    char ranks[32], start[64], end[64], state[64], piece[96];
     size_t axis_count, variable_count;
     axis_info axes[IS_GRID_MAX_AXES];
     variable_stats *vars;       /* the outputs */

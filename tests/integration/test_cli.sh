@@ -154,7 +154,7 @@ done
 # --help anywhere among the options, and the options each page documents
 expect_status 0 "run JOB --set x=1 -h" "$IMPACTSWEEP" run "$job" --set model.n=4 -h
 cmp -s out.txt help_run.txt || die "run JOB ... -h is not run's help"
-for option in --set --output --piece --resume --overwrite --progress --quiet --dry-run --ranks; do
+for option in --set --output --piece --resume --overwrite --progress --quiet --dry-run --pieces --ranks; do
     grep -q -- "$option" help_run.txt || die "run --help does not document $option"
 done
 expect_status 0 "info --help (no file called --help)" "$IMPACTSWEEP" info --help

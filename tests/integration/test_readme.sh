@@ -38,11 +38,15 @@ mirror "impactsweep run -n 64 JOB.ini"
 expect_status 0 "run -n" env IMPACTSWEEP_MPIEXEC="$MPIEXEC $MPIEXEC_FLAGS" impactsweep run -n 3 \
     "$job" "${small[@]}" --output runn.h5
 same_results run3.h5 runn.h5 "mpirun -n 3 and run -n 3"
-mirror "impactsweep run JOB.ini [--set section.key=value ...] [--output FILE] [--piece I/N] [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run] [--strict]"
+mirror "impactsweep run JOB.ini [--set section.key=value ...] [--output FILE] [--piece I/N[:FIRST-LAST]] [--resume | --overwrite] [--progress bar|lines] [--quiet] [--dry-run [--pieces N]] [--strict]"
 expect_status 0 "run with options" impactsweep run "$job" --set model.samples=20 \
     --set axis.rho.count=6 --output FILE.h5 --piece 1/2 --overwrite --quiet --strict
 expect_status 0 "run --resume" impactsweep run "$job" --set model.samples=20 \
     --set axis.rho.count=6 --output FILE.h5 --piece 1/2 --resume --progress lines
+expect_status 0 "run --dry-run --pieces" impactsweep run "$job" --set axis.rho.count=6 --dry-run --pieces 2
+read -r -a cut <<<"$(sed -n 's/^piece bounds: *//p' out.txt)"
+expect_status 0 "run --piece I/N:FIRST-LAST" impactsweep run "$job" --set model.samples=20 \
+    --set axis.rho.count=6 --output FILE2.h5 --piece "1/2:${cut[1]}-$((cut[2] - 1))" --quiet
 mirror "impactsweep run JOB.ini --dry-run"
 expect_status 0 "dry run" impactsweep run "$job" --dry-run
 grep -q "^estimate:" out.txt || die "the dry run gives no estimate"

@@ -1,12 +1,16 @@
-/* test_grid.c: axis values, strides and point count, index <-> point mapping, and the box decomposition of index blocks. */
+/* test_grid.c: axis values, strides and point count, index <-> point mapping, the box
+ * decomposition of index blocks, and job-array pieces (of equal size, and of equal cost:
+ * pieces.h). */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/grid.h"
+#include "core/pieces.h"
 #include "check.h"
 #include "suites.h"
 
@@ -489,6 +493,204 @@ static void test_pieces_are_boxes_that_tile(void)
     }
 }
 
+/* is_grid_range_box against brute force on small grids: a range is a piece exactly when
+ * the bounding box of its points' multi-indices holds no other point, and then the box
+ * returned is that bounding box. */
+static void test_range_box_is_exactly_the_contiguous_boxes(void)
+{
+    static const struct {
+        size_t axis_count;
+        size_t sizes[3];
+    } grids[] = {{1, {6}}, {2, {3, 4}}, {2, {1, 5}}, {3, {2, 3, 4}}, {3, {3, 1, 2}}};
+    static const int params[3] = {0, 1, 2};
+    const double base[TEST_PARAMS] = {0};
+    size_t wrong = 0, boxes = 0;
+    for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        is_grid grid;
+        build_grid(&grid, base, grids[g].sizes, params, grids[g].axis_count);
+        uint64_t total = grid.point_count;
+        for (uint64_t a = 0; a < total; a++)
+            for (uint64_t b = a + 1; b <= total; b++) {
+                size_t lo[3] = {SIZE_MAX, SIZE_MAX, SIZE_MAX}, hi[3] = {0, 0, 0}, multi[3];
+                for (uint64_t i = a; i < b; i++) {
+                    is_grid_unravel(&grid, i, multi);
+                    for (size_t k = 0; k < grid.axis_count; k++) {
+                        lo[k] = multi[k] < lo[k] ? multi[k] : lo[k];
+                        hi[k] = multi[k] > hi[k] ? multi[k] : hi[k];
+                    }
+                }
+                uint64_t bounding = 1;
+                for (size_t k = 0; k < grid.axis_count; k++)
+                    bounding *= hi[k] - lo[k] + 1;
+                is_grid_box box;
+                int is_box = is_grid_range_box(&grid, a, b, &box);
+                int same = is_box == (bounding == b - a);
+                for (size_t k = 0; is_box && k < grid.axis_count; k++)
+                    same &= box.start[k] == lo[k] && box.count[k] == hi[k] - lo[k] + 1;
+                wrong += !same;
+                boxes += is_box;
+            }
+        CHECK(!is_grid_range_box(&grid, 0, total + 1, &(is_grid_box){{0}, {0}}) &&
+                  !is_grid_range_box(&grid, 2, 2, &(is_grid_box){{0}, {0}}),
+              "grid %zu: an empty range or one beyond the grid is a piece", g);
+        free_grid(&grid);
+    }
+    CHECK(wrong == 0, "%zu ranges judged wrongly (of which %zu boxes found)", wrong, boxes);
+}
+
+/* A deterministic pseudo-random sequence for the tests below (no global state). */
+static uint64_t next_random(uint64_t *state)
+{
+    *state = *state * 6364136223846793005ull + 1442695040888963407ull;
+    return *state >> 33;
+}
+
+/* The cost of points first .. last - 1 when point i costs cost[i]. */
+static double true_cost(const double *cost, uint64_t first, uint64_t last)
+{
+    double sum = 0;
+    for (uint64_t i = first; i < last; i++)
+        sum += cost[i];
+    return sum;
+}
+
+/* A profile sampled at every point reproduces the point costs exactly (sums of pieces),
+ * and one sample makes every point cost the same. */
+static void test_cost_profile_sums(void)
+{
+    const double cost[7] = {1, 2, 4, 8, 16, 32, 64};
+    is_cost_sample all[7];
+    for (size_t i = 0; i < 7; i++) /* given out of order, with a repeat that averages */
+        all[i] = (is_cost_sample){.index = (uint64_t)(6 - i), .seconds = cost[6 - i]};
+    is_cost_profile *p = NULL;
+    is_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(is_cost_profile_create(7, all, 7, &p, &err), IS_OK);
+    for (uint64_t a = 0; a < 7; a++)
+        for (uint64_t b = a; b <= 7; b++)
+            CHECK(fabs(is_cost_profile_between(p, a, b) - true_cost(cost, a, b)) < 1e-12,
+                  "cost of [%llu, %llu): %g, expected %g", (unsigned long long)a,
+                  (unsigned long long)b, is_cost_profile_between(p, a, b), true_cost(cost, a, b));
+    is_cost_profile_free(&p);
+    is_cost_sample one = {.index = 3, .seconds = 0.5}, twice[2] = {{2, 1.0}, {2, 3.0}};
+    CU_ASSERT_EQUAL_FATAL(is_cost_profile_create(10, &one, 1, &p, &err), IS_OK);
+    CHECK(fabs(is_cost_profile_between(p, 2, 6) - 2.0) < 1e-12, "one sample: cost %g, not 2",
+          is_cost_profile_between(p, 2, 6));
+    is_cost_profile_free(&p);
+    CU_ASSERT_EQUAL_FATAL(is_cost_profile_create(4, twice, 2, &p, &err), IS_OK);
+    CHECK(fabs(is_cost_profile_between(p, 0, 4) - 8.0) < 1e-12, "a repeat: cost %g, not 8",
+          is_cost_profile_between(p, 0, 4));
+    is_cost_profile_free(&p);
+}
+
+/* Checks a cut: bounds from 0 to the end, increasing, every piece a box. */
+static int cut_is_valid(const is_grid *grid, const uint64_t *bounds, uint64_t n)
+{
+    int ok = bounds[0] == 0 && bounds[n] == grid->point_count;
+    for (uint64_t i = 0; i < n && ok; i++) {
+        is_grid_box box;
+        ok = bounds[i] < bounds[i + 1] && is_grid_range_box(grid, bounds[i], bounds[i + 1], &box);
+    }
+    return ok;
+}
+
+/* Pieces of equal cost, on random grids and random (heavy-tailed) point costs sampled at
+ * every point: every cut is valid (N boxes tiling the grid in order), and its costliest
+ * piece is never costlier than the costliest of the N pieces of equal size (those are a
+ * cut of the same kind, and the cut of equal cost has the least largest piece among
+ * them), nor below the mean. */
+static void test_pieces_by_cost_valid_and_no_worse(void)
+{
+    static const int params[3] = {0, 1, 2};
+    const double base[TEST_PARAMS] = {0};
+    uint64_t state = 12345;
+    size_t bad = 0, worse = 0, cuts = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        size_t axis_count = 1 + next_random(&state) % 3, sizes[3];
+        for (size_t k = 0; k < 3; k++)
+            sizes[k] = 1 + next_random(&state) % 9;
+        is_grid grid;
+        build_grid(&grid, base, sizes, params, axis_count);
+        uint64_t total = grid.point_count;
+        double *cost = malloc(total * sizeof *cost);
+        is_cost_sample *samples = malloc(total * sizeof *samples);
+        uint64_t *bounds = malloc((total + 1) * sizeof *bounds);
+        uint64_t *equal = malloc((total + 1) * sizeof *equal);
+        for (uint64_t i = 0; i < total; i++) {
+            double u = (double)(next_random(&state) % 1000 + 1) / 1000.0;
+            cost[i] = trial % 3 == 0 ? 1.0 : 1e-3 / (u * u); /* uniform, or heavy-tailed */
+            samples[i] = (is_cost_sample){.index = i, .seconds = cost[i]};
+        }
+        is_cost_profile *p = NULL;
+        is_error err = {0};
+        CU_ASSERT_EQUAL_FATAL(is_cost_profile_create(total, samples, total, &p, &err), IS_OK);
+        for (uint64_t n = 1; n <= total && n <= 25; n++) {
+            cuts++;
+            if (is_pieces_by_cost(&grid, p, n, bounds, &err) != IS_OK ||
+                !cut_is_valid(&grid, bounds, n)) {
+                bad++;
+                continue;
+            }
+            for (uint64_t i = 0; i < n; i++) {
+                is_grid_box box;
+                is_grid_piece(&grid, n, i, &box, &equal[i], &equal[i + 1]);
+            }
+            double by_cost = is_pieces_imbalance(p, bounds, n);
+            worse += by_cost > is_pieces_imbalance(p, equal, n) * (1 + 1e-6) || by_cost < 1 - 1e-9;
+        }
+        is_cost_profile_free(&p);
+        free(cost);
+        free(samples);
+        free(bounds);
+        free(equal);
+        free_grid(&grid);
+    }
+    CHECK(bad == 0, "%zu of %zu cuts invalid", bad, cuts);
+    CHECK(worse == 0, "%zu of %zu cuts costlier than equal sizes (or below the mean)", worse, cuts);
+}
+
+/* Exact cases: uniform cost over 8 x 5 in 8 pieces gives the 8 rows. With the last row
+ * at 7 a point and the others at 1 (70 in all, 8.75 a piece), the best cut of this kind
+ * is 4 pieces of whole rows (10, 10, 10, 5) and the last row in 4 (14, 7, 7, 7): the
+ * costliest 14 = 1.6 x the mean (3 pieces of rows leave 15), where equal sizes give
+ * the last row alone, 35 = 4 x. */
+static void test_pieces_by_cost_exact_cases(void)
+{
+    static const int params[2] = {0, 1};
+    const double base[TEST_PARAMS] = {0};
+    const size_t sizes[2] = {8, 5};
+    is_grid grid;
+    build_grid(&grid, base, sizes, params, 2);
+    is_cost_sample samples[40];
+    for (uint64_t i = 0; i < 40; i++)
+        samples[i] = (is_cost_sample){.index = i, .seconds = i >= 35 ? 7.0 : 1.0};
+    is_cost_profile *p = NULL;
+    is_error err = {0};
+    uint64_t bounds[9], equal[9];
+    CU_ASSERT_EQUAL_FATAL(is_cost_profile_create(40, samples, 1, &p, &err), IS_OK);
+    CU_ASSERT_EQUAL_FATAL(is_pieces_by_cost(&grid, p, 8, bounds, &err), IS_OK);
+    for (uint64_t i = 0; i <= 8; i++)
+        CHECK(bounds[i] == 5 * i, "uniform: bound %llu is %llu, not %llu", (unsigned long long)i,
+              (unsigned long long)bounds[i], (unsigned long long)(5 * i));
+    is_cost_profile_free(&p);
+    CU_ASSERT_EQUAL_FATAL(is_cost_profile_create(40, samples, 40, &p, &err), IS_OK);
+    CU_ASSERT_EQUAL_FATAL(is_pieces_by_cost(&grid, p, 8, bounds, &err), IS_OK);
+    for (uint64_t i = 0; i < 8; i++) {
+        is_grid_box box;
+        is_grid_piece(&grid, 8, i, &box, &equal[i], &equal[i + 1]);
+    }
+    int last_row_pieces = 0;
+    for (uint64_t i = 0; i < 8; i++)
+        last_row_pieces += bounds[i] >= 35;
+    CHECK(last_row_pieces == 4, "the costly last row got %d pieces, not 4", last_row_pieces);
+    CHECK(fabs(is_pieces_imbalance(p, bounds, 8) - 1.6) < 1e-9 &&
+              fabs(is_pieces_imbalance(p, equal, 8) - 4.0) < 1e-9,
+          "imbalance by cost %.3f, by size %.3f", is_pieces_imbalance(p, bounds, 8),
+          is_pieces_imbalance(p, equal, 8));
+    CU_ASSERT_NOT_EQUAL(is_pieces_by_cost(&grid, p, 41, bounds, &err), IS_OK);
+    is_cost_profile_free(&p);
+    free_grid(&grid);
+}
+
 void suite_grid(void)
 {
     CU_pSuite suite = CU_add_suite("grid", NULL, NULL);
@@ -508,4 +710,10 @@ void suite_grid(void)
     CU_add_test(suite, "block boxes of a large grid", test_block_boxes_large_grid_sampled);
     CU_add_test(suite, "long axis without a table", test_long_axis_without_table);
     CU_add_test(suite, "pieces are boxes that tile the grid", test_pieces_are_boxes_that_tile);
+    CU_add_test(suite, "range pieces are exactly the contiguous boxes",
+                test_range_box_is_exactly_the_contiguous_boxes);
+    CU_add_test(suite, "cost profile sums", test_cost_profile_sums);
+    CU_add_test(suite, "pieces by cost: valid, no worse than by size",
+                test_pieces_by_cost_valid_and_no_worse);
+    CU_add_test(suite, "pieces by cost: exact cases", test_pieces_by_cost_exact_cases);
 }

@@ -1,7 +1,9 @@
 /* synthetic.c: a model whose every output is a closed-form function of its parameters,
  * so that a test knows each value a sweep must store, with a cost per point on demand (a
  * busy wait of `cost` seconds: a model slowed on purpose, to test time-sized units and
- * stops in the middle of a unit) and failures on demand (points with x < fail_below get
+ * stops in the middle of a unit; or of `cpu_cost` seconds of the thread's CPU time, a cost
+ * that a busy machine does not shrink, for the tests of estimates made in CPU time) and
+ * failures on demand (points with x < fail_below get
  * failed_solver). Its cross-parameter check refuses x * y > limit, to test the checks
  * spread over the ranks. `scale` applies only with shape = scaled, to test the refusal
  * of values that do not apply. Its cheapness makes it the benchmark of the engine
@@ -11,7 +13,7 @@
 #include <math.h>
 #include <time.h>
 
-enum { X, Y, COST, FAIL_BELOW, LIMIT, SHAPE, SCALE, PARAM_COUNT };
+enum { X, Y, COST, FAIL_BELOW, LIMIT, SHAPE, SCALE, CPU_COST, PARAM_COUNT };
 enum { PLAIN, SCALED };
 
 static const char *const shapes[] = {"plain", "scaled", NULL};
@@ -30,6 +32,8 @@ static const is_param params[PARAM_COUNT] = {
                1, IS_PARAM_FIXED_ONLY, shapes, NULL, NULL},
     [SCALE] = {"scale", "factor of the product (shape scaled)", "1", IS_PARAM_REAL, 1, -1e9,
                1e9, 0, NULL, when_scaled, NULL},
+    [CPU_COST] = {"cpu_cost", "busy wait per point in the thread's CPU time", "s",
+                  IS_PARAM_REAL, 0, 0, 60, 0, NULL, NULL, NULL},
 };
 
 static const char *const signs[] = {"negative", "zero", "positive", NULL};
@@ -51,13 +55,18 @@ static is_code validate(const double *point, is_error *err)
     return IS_OK;
 }
 
-void synthetic_busy_wait(double seconds)
+static void busy_wait_on(clockid_t clock, double seconds)
 {
     struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(clock, &t0);
     do
-        clock_gettime(CLOCK_MONOTONIC, &t);
+        clock_gettime(clock, &t);
     while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < seconds);
+}
+
+void synthetic_busy_wait(double seconds)
+{
+    busy_wait_on(CLOCK_MONOTONIC, seconds);
 }
 
 static is_code eval_batch(void *workspace, const double *points, size_t count, double *out,
@@ -68,6 +77,8 @@ static is_code eval_batch(void *workspace, const double *points, size_t count, d
         const double *p = points + i * PARAM_COUNT;
         if (p[COST] > 0)
             synthetic_busy_wait(p[COST]);
+        if (p[CPU_COST] > 0)
+            busy_wait_on(CLOCK_THREAD_CPUTIME_ID, p[CPU_COST]);
         if (p[X] < p[FAIL_BELOW]) {
             status[i] = IS_POINT_FAILED_SOLVER;
             continue;
