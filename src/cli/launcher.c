@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/engine.h"
+
 int is_launcher_ranks_valid(const char *text)
 {
     if (!text || !*text || strlen(text) > 9)
