@@ -148,7 +148,7 @@ impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
 # engine's): lanes.h (the lane layer, with its header per instruction set), lanes_math.h
 # (sin, cos, log, exp, pow in lanes) and hybrid.h (the hybrid-system integrator, with
 # hybrid_impl.h), which include each other relatively.
-install(FILES src/core/model.h src/core/error.h src/core/memo.h
+install(FILES src/core/contract/model.h src/core/base/error.h src/core/contract/memo.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
 install(FILES src/models/shared/lanes.h src/models/shared/lanes_avx512.h
               src/models/shared/lanes_avx2.h src/models/shared/lanes_sse2.h

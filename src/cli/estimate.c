@@ -29,10 +29,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/evaluator.h"
-#include "../core/numtext.h"
-#include "../core/rng.h"
-#include "../core/signals.h"
+#include "../core/contract/evaluator.h"
+#include "../core/base/numtext.h"
+#include "../core/base/rng.h"
+#include "../core/base/signals.h"
 
 /* Resamples of the bootstrap, and the interval it reports. */
 #define BOOTSTRAP 1000

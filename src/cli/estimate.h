@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/error.h"
-#include "../core/job.h"
+#include "../core/base/error.h"
+#include "../core/job/job.h"
 
 typedef struct is_estimate {
     uint64_t sampled;    /* points evaluated one by one */

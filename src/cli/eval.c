@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/engine.h"
-#include "../core/numtext.h"
-#include "../core/signals.h"
+#include "../core/contract/engine.h"
+#include "../core/base/numtext.h"
+#include "../core/base/signals.h"
 #include "point.h"
 
 /* Points evaluated by one eval_batch of the stream: enough to amortise a batch's set-up

@@ -2,8 +2,8 @@
 #ifndef IMPACTSWEEP_CLI_EVAL_H
 #define IMPACTSWEEP_CLI_EVAL_H
 
-#include "../core/evaluator.h"
-#include "../core/model.h"
+#include "../core/contract/evaluator.h"
+#include "../core/contract/model.h"
 
 /* Both take where the model runs (config: model, library, sha256, contained,
  * point_timeout; evaluator.h), a plug-in in an evaluator process of its own: a point that

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/engine.h"
+#include "../core/contract/engine.h"
 
 int is_launcher_ranks_valid(const char *text)
 {

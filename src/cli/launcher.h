@@ -15,7 +15,7 @@
 
 #include <limits.h>
 
-#include "../core/error.h"
+#include "../core/base/error.h"
 
 #define IS_LAUNCHER_MAX_RANKS (1L << 24)
 /* Arguments is_launcher_prepare may add after the launcher's own words. */

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "../core/pieces.h"
+#include "../core/job/pieces.h"
 #include "estimate.h"
 
 /* The sample: as many points as about half of BASE seconds plus PER_PIECE a piece allow

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../core/error.h"
-#include "../core/job.h"
+#include "../core/base/error.h"
+#include "../core/job/job.h"
 
 /* Most pieces a plan makes (a job array is rarely allowed more than a few thousand). */
 #define IS_PIECES_PLAN_MAX (UINT64_C(1) << 20)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/engine.h"
-#include "../core/job.h"
+#include "../core/contract/engine.h"
+#include "../core/job/job.h"
 
 is_code is_cli_point_parse(const is_model *m, char *const *args, int first, int end,
                            double *point, is_error *err)

@@ -3,8 +3,8 @@
 #ifndef IMPACTSWEEP_CLI_POINT_H
 #define IMPACTSWEEP_CLI_POINT_H
 
-#include "../core/error.h"
-#include "../core/model.h"
+#include "../core/base/error.h"
+#include "../core/contract/model.h"
 
 /* Fills point[param_count] with the defaults and then args[first .. end - 1]
  * ("name=value"; NULL entries are skipped: arguments the caller took for itself), and

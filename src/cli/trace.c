@@ -27,14 +27,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/conformance.h"
-#include "../core/engine.h"
-#include "../core/job.h"
-#include "../core/model_text.h"
-#include "../core/numtext.h"
-#include "../core/results.h"
-#include "../core/signals.h"
-#include "../core/trace_file.h"
+#include "../core/contract/conformance.h"
+#include "../core/contract/engine.h"
+#include "../core/job/job.h"
+#include "../core/contract/model_text.h"
+#include "../core/base/numtext.h"
+#include "../core/store/results.h"
+#include "../core/base/signals.h"
+#include "../core/store/trace_file.h"
 #include "point.h"
 
 /* Samples kept at most unless --max-samples says otherwise: 4e6 samples of a dozen

@@ -2,7 +2,7 @@
 #ifndef IMPACTSWEEP_CLI_TRACE_H
 #define IMPACTSWEEP_CLI_TRACE_H
 
-#include "../core/model.h"
+#include "../core/contract/model.h"
 
 /* Looks a model up as the command line does (a name, or a plug-in's path), with the
  * command line's message when there is none; *contained: its code runs out of the

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "../core/engine.h"
-#include "../core/model.h"
+#include "../core/contract/engine.h"
+#include "../core/contract/model.h"
 
 /* NULL-terminated array of every model. */
 const is_model *const *is_registry_models(void);

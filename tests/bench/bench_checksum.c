@@ -13,10 +13,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/crc32c.h"
-#include "core/digest.h"
-#include "core/results.h"
-#include "core/verify.h"
+#include "core/base/crc32c.h"
+#include "core/store/digest.h"
+#include "core/store/results.h"
+#include "core/store/verify.h"
 
 /* Seconds of this process's CPU: on a machine shared with other work the wall clock says
  * how busy the others are. */

@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "core/job.h"
+#include "core/job/job.h"
 #include "models/collision/collision.h"
 
 /* The aims for the lanes, in CoR/s per core at an error in e below 1e-8. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_integrity.sh: the figures of issue 22 about damage (src/core/results.h, verify.h):
+# bench_integrity.sh: the figures of issue 22 about damage (src/core/store/results.h, verify.h):
 #   a. the bit-flip campaign (bitflip.py): FLIPS random single-bit flips (default 100) of a
 #      half-done file then `run --resume`, of a complete file then `info --verify`, of a
 #      piece then `merge`, and a flip in each place that must be detected; counts of

@@ -310,7 +310,7 @@ int main(int argc, char **argv)
     double start = cpu_seconds(), rebounds = 0;
     long regimes[5] = {0}, with_orbits = 0;
     for (int i = 0; i < nk; i++) {
-        /* the job's axes as the engine computes them (src/core/grid.c) */
+        /* the job's axes as the engine computes them (src/core/job/grid.c) */
         double r = nk - 1 - i, s = i;
         double k12 = i == 0 ? 0.2 : i == nk - 1 ? 10 : exp((r * log(0.2) + s * log(10.0)) / (nk - 1));
         sys_t y0 = make_sys(1, k12, 1, 0.5);

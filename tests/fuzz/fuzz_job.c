@@ -1,4 +1,4 @@
-/* fuzz_job.c: libFuzzer target for the job parser (is_job_parse, src/core/job.c).
+/* fuzz_job.c: libFuzzer target for the job parser (is_job_parse, src/core/job/job.c).
  *
  * The input is split at NUL bytes: the bytes up to the first NUL are the job file's
  * text, every further NUL-separated piece is one --set override ("section.key=value").
@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
-#include "core/grid.h"
-#include "core/job.h"
-#include "core/model.h"
-#include "core/plugin.h"
+#include "core/base/error.h"
+#include "core/job/grid.h"
+#include "core/job/job.h"
+#include "core/contract/model.h"
+#include "core/contract/plugin.h"
 #include "models/registry.h"
 
 #define FUZZ_MAX_INPUT (64u << 10)

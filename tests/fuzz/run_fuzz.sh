@@ -59,11 +59,11 @@ if ! "$CC" -fsanitize=fuzzer,address,undefined "$probe.c" -o "$probe" >"$probe.l
 fi
 
 # --- build -------------------------------------------------------------------------
-SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT/src/core/job.c" "$ROOT/src/core/grid.c"
-         "$ROOT/src/core/model.c" "$ROOT/src/core/error.c" "$ROOT/src/core/rng.c"
-         "$ROOT/src/core/numtext.c" "$ROOT/src/core/model_text.c" "$ROOT/src/core/model_abi.c"
-         "$ROOT/src/core/evaluator.c" "$ROOT/src/core/evaluator_process.c"
-         "$ROOT/src/core/plugin.c" "$ROOT/src/core/sha256.c" "$ROOT/src/core/conformance.c"
+SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT/src/core/job/job.c" "$ROOT/src/core/job/grid.c"
+         "$ROOT/src/core/contract/model.c" "$ROOT/src/core/contract/error.c" "$ROOT/src/core/base/rng.c"
+         "$ROOT/src/core/base/numtext.c" "$ROOT/src/core/contract/model_text.c" "$ROOT/src/core/contract/model_abi.c"
+         "$ROOT/src/core/contract/evaluator.c" "$ROOT/src/core/contract/evaluator_process.c"
+         "$ROOT/src/core/contract/plugin.c" "$ROOT/src/core/base/sha256.c" "$ROOT/src/core/contract/conformance.c"
          "$ROOT/src/models/registry.c")
 # The models' own code: linked for their tables (the parser checks values against their
 # parameter tables, and calls none of their code), built without the sanitizers (clang with

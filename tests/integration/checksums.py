@@ -1,5 +1,5 @@
 """checksums.py: impactsweep's per-point checksums, computed independently of the engine
-(src/core/results.h): the CRC-32C of a point's record, its grid index as 8 bytes
+(src/core/store/results.h): the CRC-32C of a point's record, its grid index as 8 bytes
 little-endian, each output's stored bytes in the order of the file's `outputs`
 attribute, its status byte; 0 where the point is pending. Used by the integration tests
 to check the definition, and to alter a file "consistently" (a value changed with its

@@ -1,4 +1,4 @@
-# test_crash.sh: crash safety of the result-file layer, exhaustively (src/core/results.h,
+# test_crash.sh: crash safety of the result-file layer, exhaustively (src/core/store/results.h,
 # lock.h, merge.h, run.c), with the crashpoint shim (tests/tools/crashpoint.c,
 # $CRASHPOINT_LIB): a count-only run learns the number E of file events (writes,
 # truncates, renames, links, unlinks, creations) on OUTPUT, OUTPUT.partial and

@@ -192,7 +192,7 @@ expect_status 0 "configure the example" cmake -S "$EXAMPLE" -B fs -DCMAKE_PREFIX
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 grep -q "^impactsweep_DIR:PATH=$(dirname "$config")$" fs/CMakeCache.txt ||
     die "the example found another impactsweep: $(grep impactsweep_DIR fs/CMakeCache.txt)"
-abi=$(sed -nE 's/^#define IS_MODEL_ABI_VERSION ([0-9]+).*/\1/p' "$SOURCE/src/core/model.h")
+abi=$(sed -nE 's/^#define IS_MODEL_ABI_VERSION ([0-9]+).*/\1/p' "$SOURCE/src/core/contract/model.h")
 grep -q "model contract version $abi\$" out.txt ||
     die "the package does not give the contract version $abi: $(grep 'contract' out.txt)"
 expect_status 0 "build the example" cmake --build fs -j "$JOBS_N"

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# test_lock.sh: one file, one writer, by the file's identity (src/core/lock.h), on the
+# test_lock.sh: one file, one writer, by the file's identity (src/core/store/lock.h), on the
 # synthetic test model ($IMPACTSWEEP_TEST).
 #  1. aliases: while a run computes s.h5, a second run (--resume) is refused at once (exit
 #     2, naming the holder) through a hard link in the same directory, a symbolic link to

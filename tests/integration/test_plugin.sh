@@ -21,8 +21,8 @@ source "$TESTS/integration/lib.sh"
 [ -n "${PLUGIN_DIR:-}" ] || die "PLUGIN_DIR is not set (run the test through ctest)"
 BROKEN=$PLUGIN_DIR/broken
 INCLUDE=$PLUGIN_DIR/../plugin-include # model.h and error.h as <impactsweep/...>
-abi=$(sed -nE 's/^#define IS_MODEL_ABI_VERSION ([0-9]+).*/\1/p' "$TESTS/../src/core/model.h")
-minor=$(sed -nE 's/^#define IS_MODEL_ABI_MINOR ([0-9]+).*/\1/p' "$TESTS/../src/core/model.h")
+abi=$(sed -nE 's/^#define IS_MODEL_ABI_VERSION ([0-9]+).*/\1/p' "$TESTS/../src/core/contract/model.h")
+minor=$(sed -nE 's/^#define IS_MODEL_ABI_MINOR ([0-9]+).*/\1/p' "$TESTS/../src/core/contract/model.h")
 
 say "IMPACTSWEEP_MODEL_PATH: models lists the plug-ins with their library and checksum"
 export IMPACTSWEEP_MODEL_PATH=$PLUGIN_DIR
@@ -44,8 +44,8 @@ expect_status 2 "models --check on a model whose results depend on the batch" \
 grep -q "depend only on its own point" err.txt || die "models --check: not the batch dependence: $(cat err.txt)"
 
 say "only the SDK is exported: the functions marked IS_SDK_API, nothing else of the engine's"
-sdk=$(sed -nE 's/^IS_SDK_API [a-z_ *]*\b(is_[a-z_]+)\(.*/\1/p' "$TESTS/../src/core/model.h" \
-    "$TESTS/../src/core/error.h" | sort | tr '\n' ' ')
+sdk=$(sed -nE 's/^IS_SDK_API [a-z_ *]*\b(is_[a-z_]+)\(.*/\1/p' "$TESTS/../src/core/contract/model.h" \
+    "$TESTS/../src/core/base/error.h" | sort | tr '\n' ' ')
 [ "$(echo "$sdk" | wc -w)" -ge 9 ] || die "the SDK's declarations were not found: $sdk"
 for binary in "$IMPACTSWEEP" "$IMPACTSWEEP_TEST"; do
     exported=$(nm -D --defined-only "$binary" | awk '$2 == "T" && $3 !~ /^_/ {print $3}' | sort |

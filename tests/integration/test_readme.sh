@@ -155,7 +155,7 @@ IS_MODEL_PLUGIN(mymodel)
 EOF
 # $PREFIX/include: the installed headers; the source tree's core/ holds the same two
 mkdir -p prefix/include/impactsweep
-cp "$ROOT/src/core/model.h" "$ROOT/src/core/error.h" prefix/include/impactsweep/
+cp "$ROOT/src/core/contract/model.h" "$ROOT/src/core/base/error.h" prefix/include/impactsweep/
 PREFIX=$WORK/prefix
 expect_status 0 "cc" cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I$PREFIX/include mymodel.c \
     -o libmymodel.so -lm

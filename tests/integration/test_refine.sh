@@ -1,5 +1,5 @@
 # shellcheck shell=bash disable=SC2086 # $MPIEXEC_FLAGS is split into words on purpose
-# test_refine.sh: refined sweeps ([sweep] refine, src/core/refine.h) on the test-only disc
+# test_refine.sh: refined sweeps ([sweep] refine, src/core/run/refine.h) on the test-only disc
 # model (tests/models/synthetic/disc.c), whose classes are known in closed form:
 #  1. a disc in a 129 x 97 box, refine = region, 4 levels: the map matches the exact one
 #     except within one fine cell (its diagonal) of the circle; every point is computed

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# test_safety.sh: the result-file layer's safety guarantees (src/core/lock.h, results.h,
+# test_safety.sh: the result-file layer's safety guarantees (src/core/store/lock.h, results.h,
 # run.h, merge.h), on the synthetic test model ($IMPACTSWEEP_TEST).
 #  1. locks, one run per result file (OUTPUT.lock):
 #     (a) a second run (--resume, --overwrite) or a merge on a file a live run holds is

@@ -1,4 +1,4 @@
-# test_sharing.sh: work shared between points (issue 27; src/core/memo.h) changes no bit.
+# test_sharing.sh: work shared between points (issue 27; src/core/contract/memo.h) changes no bit.
 # The stop oscillator searches a point's 2-phase orbits once per (k, k12, s, orbit_t_max)
 # on a rank; its regime map with the orbit search is computed with the memo off
 # (IMPACTSWEEP_SHARE=0) and on, on 1 and 3 ranks, in units of 1, 7 and the whole grid,

@@ -3,7 +3,7 @@
 # on a grid of STOP_POINTS points (default 3e7; tests/bench/bench_scale.sh runs 1e8): the
 # check of the grid, the creation of the file and the resume's check of the checksums,
 # each on 1 rank (SIGTERM) and on 2 ranks with SIGTERM sent to rank 0 alone or to the
-# worker alone (the ranks tell each other: src/core/stop.h). Each run, signalled half a
+# worker alone (the ranks tell each other: src/core/base/stop.h). Each run, signalled half a
 # second (the resume's check: 0.2 s) after it says that the phase began, must exit 75 within STOP_LIMIT_MS (default
 # 5000) and leave no file larger than its metadata: nothing after the grid's check or
 # the creation (no file, no .partial, no lock), the resumed file as it was (no log line

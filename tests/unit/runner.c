@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/evaluator.h"
-#include "core/plugin.h"
+#include "core/contract/evaluator.h"
+#include "core/contract/plugin.h"
 #include "models/registry.h"
 #include "suites.h"
 

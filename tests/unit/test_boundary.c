@@ -9,11 +9,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/conformance.h"
-#include "core/engine.h"
-#include "core/evaluator.h"
-#include "core/model_abi.h"
-#include "core/model_text.h"
+#include "core/contract/conformance.h"
+#include "core/contract/engine.h"
+#include "core/contract/evaluator.h"
+#include "core/contract/model_abi.h"
+#include "core/contract/model_text.h"
 #include "models/registry.h"
 #include "suites.h"
 

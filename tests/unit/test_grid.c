@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/grid.h"
-#include "core/pieces.h"
+#include "core/job/grid.h"
+#include "core/job/pieces.h"
 #include "check.h"
 #include "suites.h"
 

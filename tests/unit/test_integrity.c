@@ -13,14 +13,14 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/crc32c.h"
-#include "core/digest.h"
-#include "core/job.h"
-#include "core/provenance.h"
-#include "core/results.h"
-#include "core/signals.h"
-#include "core/stop.h"
-#include "core/verify.h"
+#include "core/base/crc32c.h"
+#include "core/store/digest.h"
+#include "core/job/job.h"
+#include "core/base/provenance.h"
+#include "core/store/results.h"
+#include "core/base/signals.h"
+#include "core/base/stop.h"
+#include "core/store/verify.h"
 #include "suites.h"
 
 /* CRC-32C bit by bit, from its definition (reflected polynomial 0x82F63B78). */

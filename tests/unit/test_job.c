@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/job.h"
-#include "core/validate.h"
+#include "core/job/job.h"
+#include "core/job/validate.h"
 #include "models/registry.h"
 #include "suites.h"
 

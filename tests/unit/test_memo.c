@@ -1,4 +1,4 @@
-/* test_memo.c: the bounded cache of shared work (src/core/memo.h): a hit gives back what
+/* test_memo.c: the bounded cache of shared work (src/core/contract/memo.h): a hit gives back what
  * was put for the same key bits and nothing else, the size stays what creation fixed
  * whatever is put, the least recently used entry makes room, IMPACTSWEEP_SHARE=0 turns
  * it off. */
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/memo.h"
+#include "core/contract/memo.h"
 #include "suites.h"
 
 typedef struct value {

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "core/conformance.h"
-#include "core/engine.h"
-#include "core/job.h"
+#include "core/contract/conformance.h"
+#include "core/contract/engine.h"
+#include "core/job/job.h"
 #include "models/registry.h"
 #include "suites.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/progress.h"
+#include "core/base/progress.h"
 #include "suites.h"
 
 static void test_format_counts_rate_eta(void)

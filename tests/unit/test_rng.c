@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/rng.h"
+#include "core/base/rng.h"
 #include "check.h"
 #include "suites.h"
 

@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "check.h"
-#include "core/job.h"
-#include "core/memo.h"
+#include "core/job/job.h"
+#include "core/contract/memo.h"
 #include "models/stop_oscillator/stop_math.h"
 #include "models/stop_oscillator/stop_oscillator.h"
 #include "suites.h"

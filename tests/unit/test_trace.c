@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "core/engine.h"
-#include "core/job.h"
-#include "core/trace_file.h"
+#include "core/contract/engine.h"
+#include "core/job/job.h"
+#include "core/store/trace_file.h"
 #include "models/chatter/chatter.h"
 #include "models/collision/collision.h"
 #include "models/registry.h"

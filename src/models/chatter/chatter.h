@@ -7,8 +7,8 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "../../core/model.h"
-#include "../../core/rng.h"
+#include "../../core/contract/model.h"
+#include "../../core/base/rng.h"
 
 extern const is_model is_model_chatter;
 

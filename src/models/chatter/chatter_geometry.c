@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../core/rng.h"
+#include "../../core/base/rng.h"
 
 /* cos/sin of 2 pi i / n are exact only where they are 0, +-1/2 or +-1; elsewhere the
  * last bit is noise, and noise at a true zero couples motions that do not interact

@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "../../core/model.h"
+#include "../../core/contract/model.h"
 #include "../solver_status.h"
 
 extern const is_model is_model_collision;

@@ -9,7 +9,7 @@
  * simulated for several periods and kept only if it closes on itself. */
 #include "stop_oscillator.h"
 
-#include "../../core/memo.h"
+#include "../../core/contract/memo.h"
 
 #include <float.h>
 #include <math.h>

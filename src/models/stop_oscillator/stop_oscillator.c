@@ -11,7 +11,7 @@
  * method is verified over the admissible ranges below, and the outputs are scaled back. */
 #include "stop_oscillator.h"
 
-#include "../../core/memo.h"
+#include "../../core/contract/memo.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "../../core/model.h"
+#include "../../core/contract/model.h"
 #include "../solver_status.h"
 
 extern const is_model is_model_stop_oscillator;
@@ -391,7 +391,7 @@ stop_basis stop_approach(const stop_run *rn, double *gap, double *t_from);
  * in the scaled system `sys` up to t_cod_max: stop_find_orbits' count and its orbit of
  * least |v|. They depend on (k, k12, s) and t_cod_max alone, in the scaled system on
  * k12 / k alone (not on epsilon, the initial state or the horizon), so a workspace keeps
- * them in an is_memo (src/core/memo.h) keyed by those four doubles and searches once per
+ * them in an is_memo (src/core/contract/memo.h) keyed by those four doubles and searches once per
  * distinct key (memo NULL: every time). */
 typedef struct stop_orbit_summary {
     double count, v, t_cod; /* v and t_cod NaN when count is 0 */

@@ -3,7 +3,7 @@
 #ifndef IMPACTSWEEP_DISC_H
 #define IMPACTSWEEP_DISC_H
 
-#include "core/model.h"
+#include "core/contract/model.h"
 
 extern const is_model is_model_disc;
 

@@ -3,7 +3,7 @@
 #ifndef IMPACTSWEEP_SYNTHETIC_H
 #define IMPACTSWEEP_SYNTHETIC_H
 
-#include "core/model.h"
+#include "core/contract/model.h"
 
 extern const is_model is_model_synthetic;
 
