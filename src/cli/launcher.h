@@ -44,6 +44,10 @@ is_code is_launcher_prepare(const char *ranks, char **words, int count, int *add
  * started; 2 with a message when none did. Removes the marker. */
 int is_launcher_finish(is_launcher *launcher, int status);
 
+/* `run -n N ARGS`: starts the launcher on `impactsweep run ARGS` (argv less -n N) and
+ * waits for it, passing on stop signals; returns run -n's exit status. */
+int is_launcher_run(int argc, char **argv, const char *ranks);
+
 /* Rank 0 of a run started by `run -n`: marks the start (nothing when not so started). */
 void is_launcher_mark_started(void);
 

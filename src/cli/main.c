@@ -13,22 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/base/collective.h"
+#include "../core/base/progress.h"
+#include "../core/base/provenance.h"
+#include "../core/base/signals.h"
+#include "../core/contract/conformance.h"
 #include "../core/contract/engine.h"
 #include "../core/contract/evaluator.h"
-#include "../core/job/job.h"
-#include "../core/base/progress.h"
-#include "../core/run/merge.h"
 #include "../core/contract/model_text.h"
-#include "../core/base/provenance.h"
-#include "../core/run/run.h"
-#include "../core/base/signals.h"
-#include "../core/run/summary.h"
-#include "../core/job/validate.h"
-#include "../core/store/verify.h"
-#include "../core/base/collective.h"
-#include "../core/contract/conformance.h"
 #include "../core/contract/plugin.h"
+#include "../core/job/job.h"
+#include "../core/job/validate.h"
+#include "../core/run/merge.h"
+#include "../core/run/run.h"
+#include "../core/run/summary.h"
 #include "../core/store/results.h"
+#include "../core/store/verify.h"
 #include "../models/registry.h"
 #include "estimate.h"
 #include "eval.h"
@@ -42,8 +42,8 @@
  * for commands that can do without it. */
 static int under_mpi_launcher(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK",
-                                       "PMI_SIZE", "MPI_LOCALNRANKS"};
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMIX_RANK", "PMI_SIZE",
+                                       "MPI_LOCALNRANKS"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         if (getenv(vars[i]))
             return 1;
@@ -130,9 +130,8 @@ static void print_model(const is_models *models, const is_model *m)
             snprintf(def, sizeof def, "%.10g", param->default_value);
         char when[512];
         is_param_format_when(m, p, when, sizeof when);
-        printf("    %-14s default %-12s admissible %-26s %s [%s]%s%s%s\n", param->name, def,
-               range, param->meaning, param->unit, *when ? " (used with " : "", when,
-               *when ? ")" : "");
+        printf("    %-14s default %-12s admissible %-26s %s [%s]%s%s%s\n", param->name, def, range,
+               param->meaning, param->unit, *when ? " (used with " : "", when, *when ? ")" : "");
     }
     printf("  outputs:\n");
     for (size_t o = 0; o < m->output_count; o++) {
@@ -163,10 +162,14 @@ static is_code evaluate_for_check(void *context, const is_model *m, const double
     const check_runner *r = context;
     const char *sha256 = NULL;
     const char *library = is_models_library(r->models, m, &sha256);
-    is_evaluator_config config = {.model = m, .library = library, .sha256 = sha256,
+    is_evaluator_config config = {.model = m,
+                                  .library = library,
+                                  .sha256 = sha256,
                                   .contained = library != NULL,
                                   .point_timeout = library ? r->timeout : 0,
-                                  .capacity = count, .stop = is_signals_flag(), .strict = 1};
+                                  .capacity = count,
+                                  .stop = is_signals_flag(),
+                                  .strict = 1};
     is_evaluator *ev = NULL;
     is_code rc = is_evaluator_create(&ev, &config, err);
     if (rc == IS_OK)
@@ -177,8 +180,7 @@ static is_code evaluate_for_check(void *context, const is_model *m, const double
     if (rc == IS_OK && !outputs) {
         rc = is_evaluator_validate(ev, 0, count, &refused, &why, err);
         if (rc == IS_OK && refused < count)
-            rc = is_error_set(err, why.code == IS_PARAM ? IS_PARAM : IS_PLUGIN, "%s",
-                              why.message);
+            rc = is_error_set(err, why.code == IS_PARAM ? IS_PARAM : IS_PLUGIN, "%s", why.message);
     } else if (rc == IS_OK) {
         const double *out;
         const uint8_t *st;
@@ -206,7 +208,8 @@ static int cmd_models(int argc, char **argv)
             i++;
         else if (argv[i][0] == '-' || name)
             return usage_error("models takes one MODEL, --check and --timeout SECONDS, not "
-                               "'%s'", argv[i]);
+                               "'%s'",
+                               argv[i]);
         else
             name = argv[i];
     }
@@ -280,7 +283,9 @@ static int cmd_eval(int argc, char **argv)
     argc = kept;
     const char *sha256 = NULL;
     const char *library = is_models_library(models, m, &sha256);
-    is_evaluator_config config = {.model = m, .library = library, .sha256 = sha256,
+    is_evaluator_config config = {.model = m,
+                                  .library = library,
+                                  .sha256 = sha256,
                                   .contained = library != NULL || timeout > 0,
                                   .point_timeout = timeout};
     int stream = argc == 3 && strcmp(argv[2], "-") == 0; /* points from standard input */
@@ -315,15 +320,14 @@ static int cmd_trace(int argc, char **argv)
 
 /* `info --verify`: every checksum of the file (collective where comm is); *line says what
  * was checked. */
-static is_code verify_file(const char *path, MPI_Comm comm, char *line, size_t size,
-                           is_error *err)
+static is_code verify_file(const char *path, MPI_Comm comm, char *line, size_t size, is_error *err)
 {
     int rank = 0;
     if (comm != MPI_COMM_NULL)
         MPI_Comm_rank(comm, &rank);
     is_results *r = NULL;
-    is_code rc = is_collective_agree(is_results_open(path, comm, IS_RESULTS_READ, &r, err), comm,
-                                     err);
+    is_code rc =
+        is_collective_agree(is_results_open(path, comm, IS_RESULTS_READ, &r, err), comm, err);
     uint64_t stored = 0;
     if (rc == IS_OK)
         rc = is_verify_file(r, NULL, comm, NULL, &stored, err);
@@ -346,8 +350,7 @@ static int cmd_info(int argc, char **argv)
         else if (strcmp(argv[i], "--verify") == 0)
             verify = 1;
         else if (argv[i][0] == '-' || path)
-            return usage_error("info takes one result file, --log and --verify, not '%s'",
-                               argv[i]);
+            return usage_error("info takes one result file, --log and --verify, not '%s'", argv[i]);
         else
             path = argv[i];
     }
@@ -413,8 +416,8 @@ static is_code describe_pieces_model(is_models *models, const char *piece, MPI_C
     is_code rc = is_model_describe(table, described, err);
     free(table);
     if (rc == IS_OK)
-        rc = is_models_add_described(models, library, sha256,
-                                     is_model_described_model(*described), err);
+        rc = is_models_add_described(models, library, sha256, is_model_described_model(*described),
+                                     err);
     return rc;
 }
 
@@ -465,12 +468,16 @@ static int cmd_merge(int argc, char **argv)
     if (rc != IS_OK && rank == 0)
         fail(&err);
     else if (rank == 0)
-        fprintf(stderr, "impactsweep: merged %zu files into %s: %llu points done, %llu failed, "
-                "%llu pending\n", count, output, (unsigned long long)counts[0],
-                (unsigned long long)counts[1], (unsigned long long)counts[2]);
+        fprintf(stderr,
+                "impactsweep: merged %zu files into %s: %llu points done, %llu failed, "
+                "%llu pending\n",
+                count, output, (unsigned long long)counts[0], (unsigned long long)counts[1],
+                (unsigned long long)counts[2]);
     if (rc == IS_OK && rank == 0 && counts[2] != 0) /* the last line says what is missing */
-        fprintf(stderr, "impactsweep: %s is incomplete (exit status 1): %s. Merge again with "
-                "every piece to complete it\n", output, report);
+        fprintf(stderr,
+                "impactsweep: %s is incomplete (exit status 1): %s. Merge again with "
+                "every piece to complete it\n",
+                output, report);
     if (rc == IS_OK && counts[2] != 0)
         status = 1;
     MPI_Finalize();
@@ -489,12 +496,12 @@ typedef struct run_args {
     size_t override_count;
     is_run_options options;
     int dry_run;
-    int strict;                 /* --strict: failed points make exit status 3 */
-    int quiet;                  /* --quiet: no progress, no report, no summary */
-    int progress_given;         /* --progress was given */
-    const char *ranks;          /* -n N: start mpirun with N ranks */
-    uint64_t pieces;            /* --dry-run --pieces N: plan N pieces of equal cost */
-    char *owned[2];             /* the texts of --output and --piece as overrides */
+    int strict;         /* --strict: failed points make exit status 3 */
+    int quiet;          /* --quiet: no progress, no report, no summary */
+    int progress_given; /* --progress was given */
+    const char *ranks;  /* -n N: start mpirun with N ranks */
+    uint64_t pieces;    /* --dry-run --pieces N: plan N pieces of equal cost */
+    char *owned[2];     /* the texts of --output and --piece as overrides */
 } run_args;
 
 static void free_run_args(run_args *a)
@@ -552,8 +559,8 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
             a->quiet = 1;
         } else if (strcmp(arg, "-n") == 0 || strcmp(arg, "--ranks") == 0) {
             if (++i >= argc || !is_launcher_ranks_valid(argv[i]))
-                return is_error_set(err, IS_USAGE, "%s needs a number of ranks from 1 to %ld",
-                                    arg, IS_LAUNCHER_MAX_RANKS);
+                return is_error_set(err, IS_USAGE, "%s needs a number of ranks from 1 to %ld", arg,
+                                    IS_LAUNCHER_MAX_RANKS);
             a->ranks = argv[i];
         } else if (strcmp(arg, "--pieces") == 0) {
             char *end = NULL;
@@ -569,15 +576,14 @@ static is_code parse_run_args(int argc, char **argv, run_args *a, is_error *err)
             else if (strcmp(mode, "lines") == 0)
                 a->options.live_progress = 0;
             else
-                return is_error_set(err, IS_USAGE, "--progress takes bar or lines, not '%s'",
-                                    mode);
+                return is_error_set(err, IS_USAGE, "--progress takes bar or lines, not '%s'", mode);
         } else if (arg[0] == '-') {
             return is_error_set(err, IS_USAGE, "unknown option '%s'", arg);
         } else if (!a->job_path) {
             a->job_path = arg;
         } else {
-            return is_error_set(err, IS_USAGE, "more than one job file ('%s', '%s')",
-                                a->job_path, arg);
+            return is_error_set(err, IS_USAGE, "more than one job file ('%s', '%s')", a->job_path,
+                                arg);
         }
     }
     if (rc != IS_OK)
@@ -640,8 +646,7 @@ static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_
     rc = is_collective_agree(rc, comm, err);
     if (rc == IS_OK) {
         MPI_Bcast(text, (int)length + 1, MPI_CHAR, 0, comm);
-        rc = is_job_parse(a->job_path, text, a->overrides, a->override_count, models, job,
-                          err);
+        rc = is_job_parse(a->job_path, text, a->overrides, a->override_count, models, job, err);
     }
     free(text);
     rc = is_collective_agree(rc, comm, err);
@@ -658,134 +663,6 @@ static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_
     return rc;
 }
 
-/* `run -n N`: runs `mpirun -n N impactsweep run ...` as a child in its own process group
- * and turns SIGINT, SIGTERM and SIGHUP into SIGUSR1 for it (which mpirun passes to every
- * rank: a polite stop, exit 75), where mpirun itself would abort the ranks and exit 1. A
- * second such signal is not passed on (the ranks are stopping already; a second SIGUSR1
- * would kill them, and Open MPI's mpirun can crash on a SIGTERM while its ranks stop); a
- * third kills mpirun's process group at once (SIGKILL; exit status 128 + the signal, 130
- * for ^C; the file stays resumable, as after any kill). */
-static volatile sig_atomic_t launcher_signals = 0, launcher_last_signal = 0;
-
-static void launcher_on_signal(int signo)
-{
-    launcher_last_signal = signo;
-    launcher_signals++;
-}
-
-/* Acts on the launcher's signals not acted on yet; returns 128 + signal once it has
- * killed the run, else 0. */
-static int launcher_forward(pid_t child, int *forwarded)
-{
-    while (*forwarded < launcher_signals) {
-        int n = ++*forwarded;
-        if (n == 1) {
-            kill(child, SIGUSR1);
-        } else if (n == 2) {
-            static const char note[] = "impactsweep: stopping: every rank ends its batch and "
-                                       "writes what it holds; a third signal kills the run "
-                                       "at once\n";
-            if (write(STDERR_FILENO, note, sizeof note - 1) < 0) {
-                /* nothing to do: stderr is gone */
-            }
-        } else {
-            kill(-child, SIGKILL); /* mpirun's process group: mpirun and its ranks */
-            kill(child, SIGKILL);
-            return 128 + launcher_last_signal;
-        }
-    }
-    return 0;
-}
-
-/* Waits for the launcher, forwarding stop signals (launcher_forward); its exit status as
- * `run -n`'s (is_launcher_finish: 2 when it ended before any rank started). */
-static int wait_launcher(pid_t child, is_launcher *launcher)
-{
-    int forwarded = 0, status = 0, killed = 0;
-    for (;;) { /* polled: a signal between a check and a blocking wait is never lost */
-        int code = launcher_forward(child, &forwarded);
-        killed = killed ? killed : code;
-        pid_t got = waitpid(child, &status, WNOHANG);
-        if (got == child)
-            break;
-        if (got < 0 && errno != EINTR)
-            return is_launcher_finish(launcher, 1);
-        struct timespec pause = {0, 20000000};
-        nanosleep(&pause, NULL);
-    }
-    if (killed) { /* killed on the user's third signal: that, whether a rank started or not */
-        is_launcher_finish(launcher, 0); /* (removes the start marker) */
-        return killed;
-    }
-    return is_launcher_finish(launcher,
-                              WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-}
-
-static int launch(int argc, char **argv, const char *ranks)
-{
-    /* the launcher command: IMPACTSWEEP_MPIEXEC, words split at blanks (default mpirun) */
-    const char *command = getenv("IMPACTSWEEP_MPIEXEC");
-    char *words = strdup(command && *command ? command : "mpirun");
-    char **args = calloc((size_t)argc + 8 + IS_LAUNCHER_EXTRA_ARGS + (words ? strlen(words) : 0),
-                         sizeof *args);
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (!words || !args || n <= 0) {
-        free(words);
-        free(args);
-        fprintf(stderr, "impactsweep: cannot start the MPI launcher\n");
-        return 1;
-    }
-    self[n] = '\0';
-    int k = 0;
-    for (char *save = NULL, *w = strtok_r(words, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-        args[k++] = w;
-    const char *mpiexec = args[0];
-    is_launcher launcher;
-    is_error err;
-    int added = 0;
-    if (is_launcher_prepare(ranks, args, k, &added, &launcher, &err) != IS_OK) {
-        free(words);
-        free(args);
-        return fail(&err);
-    }
-    k += added;
-    args[k++] = "-n";
-    args[k++] = (char *)ranks;
-    args[k++] = self;
-    args[k++] = "run";
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--ranks") == 0) {
-            i++;
-            continue;
-        }
-        args[k++] = argv[i];
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = launcher_on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int s = 0, stops[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2}; s < 5; s++)
-        sigaction(stops[s], &sa, NULL);
-    pid_t child = fork();
-    if (child == 0) {
-        setpgid(0, 0); /* the terminal's ^C reaches us, not mpirun */
-        int null = open("/dev/null", O_RDONLY);
-        if (null >= 0)
-            dup2(null, 0); /* mpirun in a background group must not read the terminal */
-        execvp(mpiexec, args);
-        fprintf(stderr, "impactsweep: cannot run %s: %s\n", mpiexec, strerror(errno));
-        _exit(127);
-    }
-    if (child < 0)
-        fprintf(stderr, "impactsweep: cannot start %s: %s\n", mpiexec, strerror(errno));
-    free(args);
-    free(words);
-    if (child < 0)
-        return is_launcher_finish(&launcher, 127);
-    return wait_launcher(child, &launcher);
-}
-
 /* `run --dry-run`'s sample for the cost estimate: at most this many points, for about
  * this long (what `slurm/submit` adds to a submission, which checks the job this way). */
 #define ESTIMATE_POINTS 1024
@@ -797,9 +674,9 @@ static void print_plan(const is_job *job, int ranks)
     uint64_t points = job->piece_last - job->piece_first, bytes = 1;
     const is_model *m = job->model;
     for (size_t o = 0; o < m->output_count; o++)
-        bytes += m->outputs[o].type == IS_OUTPUT_REAL ? 8 : m->outputs[o].type == IS_OUTPUT_INT
-                                                                 ? 4
-                                                                 : 1;
+        bytes += m->outputs[o].type == IS_OUTPUT_REAL  ? 8
+                 : m->outputs[o].type == IS_OUTPUT_INT ? 4
+                                                       : 1;
     double size = (double)is_results_size(job);
     printf("job:          %s (model %s)\n", job->source, m->name);
     if (job->model_library) /* (slurm/submit names a plug-in by it) */
@@ -834,8 +711,8 @@ static void report_times(const is_run_summary *s)
 }
 
 /* The run's last line: what the file holds, failed points said plainly. */
-static void report_outcome(const run_args *a, const is_job *job, const is_run_summary *s,
-                           int size, is_code rc)
+static void report_outcome(const run_args *a, const is_job *job, const is_run_summary *s, int size,
+                           is_code rc)
 {
     const is_sched_result *r = &s->sched;
     char inferred[64] = "", failed[256] = "";
@@ -852,11 +729,10 @@ static void report_outcome(const run_args *a, const is_job *job, const is_run_su
     fprintf(stderr,
             "impactsweep: %s %s: %llu points done, %llu failed, %llu pending%s; "
             "this run computed %llu in %.2f s on %d rank%s (%llu units, target %.3g s each)%s\n",
-            rc == IS_OK ? "wrote" : "stopped, kept", job->output,
-            (unsigned long long)s->counts[0], (unsigned long long)s->counts[1],
-            (unsigned long long)s->counts[2], inferred, (unsigned long long)(r->done + r->failed),
-            r->seconds, size, size == 1 ? "" : "s", (unsigned long long)r->units,
-            r->unit_seconds, failed);
+            rc == IS_OK ? "wrote" : "stopped, kept", job->output, (unsigned long long)s->counts[0],
+            (unsigned long long)s->counts[1], (unsigned long long)s->counts[2], inferred,
+            (unsigned long long)(r->done + r->failed), r->seconds, size, size == 1 ? "" : "s",
+            (unsigned long long)r->units, r->unit_seconds, failed);
 }
 
 /* The field summary of a complete run, read by all ranks together; on a large grid that
@@ -898,7 +774,8 @@ static is_code dry_run(const run_args *a, const is_job *job, int size, is_error 
     if (rc == IS_OK && job->refine_levels > 0)
         printf("refinement:   %u levels: the estimate is for every point, an upper "
                "bound (a refined map computes a fraction of them, 1 to 15 %% on the "
-               "README's maps)\n", job->refine_levels);
+               "README's maps)\n",
+               job->refine_levels);
     return rc;
 }
 
@@ -910,7 +787,7 @@ static int cmd_run(int argc, char **argv)
     is_code rc = parse_run_args(argc, argv, &a, &err);
     if (rc == IS_OK && a.ranks && !under_mpi_launcher()) {
         free_run_args(&a);
-        return launch(argc, argv, a.ranks);
+        return is_launcher_run(argc, argv, a.ranks);
     }
     is_signals_install(); /* before MPI_Init: batch systems may signal early */
     mpi_start(&argc, &argv);
@@ -933,8 +810,7 @@ static int cmd_run(int argc, char **argv)
         rc = is_collective_share(rc, 0, MPI_COMM_WORLD, &err);
     } else if (rc == IS_OK) {
         if (rank == 0 && !a.quiet)
-            fprintf(stderr,
-                    "impactsweep: %s: model %s, %llu points, %d rank%s, writing %s%s\n",
+            fprintf(stderr, "impactsweep: %s: model %s, %llu points, %d rank%s, writing %s%s\n",
                     a.job_path, job->model->name,
                     (unsigned long long)(job->piece_last - job->piece_first), size,
                     size == 1 ? "" : "s", job->output, a.options.resume ? " (resume)" : "");
@@ -951,13 +827,13 @@ static int cmd_run(int argc, char **argv)
             report_outcome(&a, job, &summary, size, rc);
         }
         if (rc == IS_OK && a.strict && summary.counts[1] > 0)
-            rc = is_error_set(&err, IS_POINTS_FAILED,
-                              "--strict: %llu of the %llu points of %s failed (status "
-                              "failed_*; `impactsweep info %s` counts them by reason)",
-                              (unsigned long long)summary.counts[1],
-                              (unsigned long long)(summary.counts[0] + summary.counts[1] +
-                                                   summary.counts[2]),
-                              job->output, job->output);
+            rc = is_error_set(
+                &err, IS_POINTS_FAILED,
+                "--strict: %llu of the %llu points of %s failed (status "
+                "failed_*; `impactsweep info %s` counts them by reason)",
+                (unsigned long long)summary.counts[1],
+                (unsigned long long)(summary.counts[0] + summary.counts[1] + summary.counts[2]),
+                job->output, job->output);
     }
     if (rank == 0 && rc != IS_OK)
         fail(&err);

@@ -59,7 +59,7 @@ if ! "$CC" -fsanitize=fuzzer,address,undefined "$probe.c" -o "$probe" >"$probe.l
 fi
 
 # --- build -------------------------------------------------------------------------
-SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT/src/core/job/job.c" "$ROOT/src/core/job/grid.c"
+SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT"/src/core/job/job*.c "$ROOT/src/core/job/grid.c"
          "$ROOT/src/core/contract/model.c" "$ROOT/src/core/contract/error.c" "$ROOT/src/core/base/rng.c"
          "$ROOT/src/core/base/numtext.c" "$ROOT/src/core/contract/model_text.c" "$ROOT/src/core/contract/model_abi.c"
          "$ROOT/src/core/contract/evaluator.c" "$ROOT/src/core/contract/evaluator_process.c"
@@ -78,8 +78,13 @@ CFLAGS=(-std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -Wall -Wextra
         -Wno-missing-field-initializers -ffp-contract=off -g -O1 -fno-omit-frame-pointer
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I"$ROOT/src"
         $INIH_CFLAGS)
+# src/core's layers: a core file includes another by its name (as CMakeLists.txt's -iquote)
 MODEL_CFLAGS=(-std=c11 -D_DEFAULT_SOURCE -D_POSIX_C_SOURCE=200809L -w -ffp-contract=off -g -O1
               -I"$ROOT/src")
+for layer in base contract job store run; do
+    CFLAGS+=(-iquote "$ROOT/src/core/$layer")
+    MODEL_CFLAGS+=(-iquote "$ROOT/src/core/$layer")
+done
 FUZZER=$BUILD/fuzz_job
 stamp_new=$(printf '%s\n' "${CFLAGS[*]}" "${MODEL_CFLAGS[*]}" "$CC" | cksum | cut -d' ' -f1)
 stamp_old=$(cat "$BUILD/flags.stamp" 2>/dev/null || true)
