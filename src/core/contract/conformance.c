@@ -451,9 +451,9 @@ is_code is_conformance_behaviour(const is_model *m, is_conformance_evaluate eval
             double a = alone[o], b = together[o * COUNT + i];
             if (!(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b))))
                 rc = is_error_set(err, IS_PLUGIN,
-                                  "model %s: output %s of point %zu is %.17g alone and %.17g "
+                                  "model %s: output %s of point %zu is %s alone and %s "
                                   "in a batch: a result must depend only on its own point",
-                                  m->name, m->outputs[o].name, i, a, b);
+                                  m->name, m->outputs[o].name, i, IS_NUM(a), IS_NUM(b));
         }
     }
     for (size_t o = 0; rc == IS_OK && o < no; o++) {
@@ -461,8 +461,8 @@ is_code is_conformance_behaviour(const is_model *m, is_conformance_evaluate eval
         if (!(memcmp(&a, &c, sizeof a) == 0 || (isnan(a) && isnan(c))))
             rc = is_error_set(err, IS_PLUGIN,
                               "model %s: output %s differs between two evaluations of the "
-                              "same point (%.17g, %.17g)",
-                              m->name, m->outputs[o].name, a, c);
+                              "same point (%s, %s)",
+                              m->name, m->outputs[o].name, IS_NUM(a), IS_NUM(c));
     }
     free(points);
     free(together);

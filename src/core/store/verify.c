@@ -8,6 +8,7 @@
 #include "collective.h"
 #include "crc32c.h"
 #include "digest.h"
+#include "numtext.h"
 
 /* Points checked at a time by a rank: its scratch is 17 bytes a point (a variable's
  * values, the records' states, the checksums, the statuses), 4.25 MiB. */
@@ -355,11 +356,11 @@ is_code is_verify_coordinates(is_results *r, const is_job *job, MPI_Comm comm, i
             double stored = 0, want = is_axis_value(axis, (size_t)(job->piece_box.start[k] + bad));
             is_results_coordinates(r, k, bad, 1, &stored, 0, NULL);
             rc = is_error_set(err, IS_DAMAGED,
-                              "%s is damaged: value %llu of its coordinate %s is %.17g; the "
-                              "job gives %.17g. Nothing was written: restore the file, or "
+                              "%s is damaged: value %llu of its coordinate %s is %s; the "
+                              "job gives %s. Nothing was written: restore the file, or "
                               "compute it anew (--overwrite)",
                               is_results_path(r), (unsigned long long)bad + 1,
-                              is_results_axis_name(r, k), stored, want);
+                              is_results_axis_name(r, k), IS_NUM(stored), IS_NUM(want));
         } else {
             rc = IS_DAMAGED;
         }
