@@ -6,20 +6,16 @@
  * parameter table. Nothing is written anywhere until all of it has passed. */
 #include "job.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "engine.h"
 #include "evaluator.h"
 #include "model_text.h"
-#include "numtext.h"
 
 #include "job_internal.h"
 

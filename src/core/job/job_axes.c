@@ -3,18 +3,11 @@
 #include "job_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <ini.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "engine.h"
-#include "evaluator.h"
-#include "model_text.h"
 #include "numtext.h"
 
 /* An item left empty between commas ("1,,2", a comma first or last): a value missing,

@@ -3,19 +3,10 @@
 #include "job_internal.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <ini.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-#include "engine.h"
-#include "evaluator.h"
-#include "model_text.h"
-#include "numtext.h"
 
 char *job_copy_string(const char *s)
 {

@@ -4,17 +4,13 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "engine.h"
-#include "evaluator.h"
-#include "model_text.h"
 #include "numtext.h"
 
 /* --- pass 3: interpreting values ----------------------------------------------- */
