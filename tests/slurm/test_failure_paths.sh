@@ -10,7 +10,10 @@
 #  - the file of the capped job, resumed, equals an uninterrupted run's.
 source "$(dirname "$0")/lib.sh"
 job=$(dirname "$0")/sweep.ini
-work=(--set model.samples=100000 --set model.early_stop=0 --set sweep.unit_size=1)
+# work for about 20 s on one core (calibrated: with a fixed count a quiet machine finished a
+# requeued incarnation in 2 s, before the test could stop it)
+samples=$(calibrated_samples "$job" 20 --set model.early_stop=0 --set sweep.unit_size=1)
+work=(--set model.samples="$samples" --set model.early_stop=0 --set sweep.unit_size=1)
 
 # expect_failed ID WANT: the job ended FAILED with exit code 75 and WANT in its log
 expect_failed() {
