@@ -53,6 +53,8 @@ static const char *const environment[] = {
                          "by slurm/submit): work units stay well inside it",
     "IMPACTSWEEP_SHARE", "0: models redo, point by point, work they share between points "
                          "(their memos off: the same results, more time)",
+    "IMPACTSWEEP_ALLOW_WRITABLE_MODELS", "1: load plug-in libraries that others may write "
+                                         "(refused by default, as ssh refuses such keys)",
     NULL};
 
 static const char *const run_options[] = {
