@@ -80,6 +80,36 @@ expect_status 1 "a failing setup" env PATH="$fake:$PATH" bash "$script" "$job"
 grep -q "sourcing .*setup.sh. failed" err.txt || die "a failing setup is not reported: $(cat err.txt)"
 ! grep -q "^launcher" out.txt || die "the run started although the setup failed"
 
+say "2. submit's own options as --OPTION=VALUE, --sbatch-arg=ARG among them"
+rm -f slurm-sweep.*
+expect_status 0 "--OPTION=VALUE" submit --dry-run --ntasks=3 --sbatch-arg=--mem-per-cpu=4G \
+    --sbatch-arg=--comment=one "$job"
+for line in "#SBATCH --ntasks=3" "#SBATCH --mem-per-cpu=4G" "#SBATCH --comment=one"; do
+    grep -qxF -- "$line" "$script" || die "--OPTION=VALUE: the batch script lacks '$line'"
+done
+refuse "--sbatch-arg= with an unknown option" "unknown sbatch option --tme" --sbatch-arg=--tme=1 "$job"
+
+say "2. what is checked is what is submitted: an edit during the check is not submitted"
+# a stand-in impactsweep whose dry run edits the job file once it has read it (as an
+# editor saving at that moment would): the copy submitted must be the file as checked
+printf '%s\n' "[sweep]" "model = chatter" "[model]" "n = 4" "samples = 20" \
+    "[axis.rho]" "values = 0.2, 0.4" "[axis.gamma]" "values = 0.1" >edited.ini
+checked=$(cat edited.ini)
+cat >editing-impactsweep <<EOF_STANDIN
+#!/bin/bash
+"$IMPACTSWEEP" "\$@"; status=\$?
+echo "colour = red" >>"$WORK/edited.ini"
+exit \$status
+EOF_STANDIN
+chmod +x editing-impactsweep
+rm -f slurm-edited.*
+expect_status 0 "submit while the job file is edited" \
+    "$SUBMIT" --impactsweep "$WORK/editing-impactsweep" --dry-run "$WORK/edited.ini"
+copy=$(sed -n 's/^would submit job <job 1>: sbatch --parsable [^ ]* \([^ ]*\.ini\)$/\1/p' out.txt)
+[ -n "$copy" ] && [ "$(cat "$copy")" = "$checked" ] ||
+    die "the job file submitted ($copy) is not the one checked: $(cat "$copy" 2>&1)"
+! ls .edited.submit.* >/dev/null 2>&1 || die "submit left its snapshot of the job file behind"
+
 say "3. bad options and values are refused"
 refuse "a typo of an option" "unknown sbatch option --tme" --tme 1:00:00 "$job"
 refuse "a short option" "--sbatch-arg" -p big "$job"
@@ -113,7 +143,8 @@ refuse "a quote in a value" "quotes cannot be passed" "--comment=it's" "$job"
 refuse "--job-name with a blank" "--job-name takes one word" --job-name "a b" "$job"
 refuse "a flag given a value" "--contiguous is a flag" --contiguous=yes "$job"
 refuse "an option that needs a value, without one" "--constraint needs a value" "$job" --constraint
-for managed in --signal=USR1@60 --requeue --no-requeue --wrap=ls --array=0-3 --open-mode=truncate \
+refuse "sbatch's own --array=RANGE" "--array takes the number of pieces" --array=0-3 "$job"
+for managed in --signal=USR1@60 --requeue --no-requeue --wrap=ls --open-mode=truncate \
     --test-only --parsable --wait; do
     refuse "$managed" "is set by submit" "$managed" "$job"
 done

@@ -866,6 +866,41 @@ static void test_number_range(void)
     is_job_free(&job);
 }
 
+/* An integer parameter beyond 2^53 is refused where a double would store another integer
+ * (2^53 + 1 was stored as 2^53), in [model], in an axis and beyond 2^53 at all; 2^53 itself
+ * is exact and kept. count = 1 with a 'to' other than 'from' is refused: 'to' would be
+ * dropped (it ran rho = 0.1 alone for from 0.1, to 0.5). */
+static void test_inputs_not_silently_changed(void)
+{
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nseed = 9007199254740993\n", IS_PARAM,
+                   "t.ini:4", "seed", "2^53", "9007199254740992");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[axis.seed]\nvalues = 1, 9007199254740993\n",
+                   IS_PARAM, "seed", "2^53");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[model]\nseed = 9.007199254740993e15\n",
+                   IS_PARAM, "t.ini:4", "seed", "2^53");
+    is_job *job = PARSE_OK("[sweep]\nmodel = chatter\n[model]\nseed = 9007199254740992\n"
+                           "gamma = 0.1\n[axis.rho]\nvalues = 0.3\n");
+    if (job) {
+        int seed = is_model_param_index(job->model, "seed");
+        CHECK(seed >= 0 && job->fixed[seed] == 0x1p53, "seed = 2^53 read as %.17g",
+              seed >= 0 ? job->fixed[seed] : NAN);
+        is_job_free(&job);
+    }
+    const is_param wide = {.name = "k", .type = IS_PARAM_INT, .min = -INFINITY, .max = INFINITY};
+    is_error err;
+    CHECK(is_param_check(&wide, 0x1p53, &err) == IS_OK, "2^53 refused: %s", err.message);
+    CHECK(is_param_check(&wide, 0x1p54, &err) == IS_PARAM && strstr(err.message, "2^53"),
+          "2^54 accepted for an integer parameter");
+    EXPECT_FAILURE("[sweep]\nmodel = chatter\n[axis.rho]\nfrom = 0.1\nto = 0.5\ncount = 1\n",
+                   IS_JOB, "t.ini:6", "count = 1", "0.5", "dropped");
+    job = PARSE_OK("[sweep]\nmodel = chatter\n[model]\ngamma = 0.1\n[axis.rho]\nfrom = 0.1\nto = 0.1\ncount = 1\n");
+    if (job) {
+        CHECK(job->grid.axes[0].count == 1, "from = to with count 1 gave %zu values",
+              job->grid.axes[0].count);
+        is_job_free(&job);
+    }
+}
+
 /* An empty item of a values list is refused, naming it (issue 22: "1,,2" was [1, 2]). */
 static void test_bad_empty_list_item(void)
 {
@@ -1273,6 +1308,7 @@ void suite_job(void)
     CU_add_test(suite, "bad: not a number", test_bad_not_a_number);
     CU_add_test(suite, "numbers beyond range, subnormal numbers", test_number_range);
     CU_add_test(suite, "bad: an empty item of a values list", test_bad_empty_list_item);
+    CU_add_test(suite, "bad: integers beyond 2^53, count = 1 dropping to", test_inputs_not_silently_changed);
     CU_add_test(suite, "bad: integer parameter 2.5", test_bad_integer_parameter_fraction);
     CU_add_test(suite, "bad: value out of range", test_bad_value_out_of_range);
     CU_add_test(suite, "bad: out of range in an axis", test_bad_value_out_of_range_in_axis);

@@ -130,6 +130,11 @@ is_code is_param_check(const is_param *param, double value, is_error *err)
     if (param->type == IS_PARAM_INT && value != floor(value))
         return is_error_set(err, IS_PARAM, "%s = %s is not an integer (admissible: %s)",
                             param->name, IS_NUM(value), range);
+    if (param->type == IS_PARAM_INT && fabs(value) > 0x1p53)
+        return is_error_set(err, IS_PARAM,
+                            "%s = %s is beyond 2^53 = 9007199254740992, where a double does not "
+                            "hold every integer (admissible: %s)",
+                            param->name, IS_NUM(value), range);
     int below = (param->flags & IS_PARAM_MIN_OPEN) ? !(value > param->min) : !(value >= param->min);
     int above = (param->flags & IS_PARAM_MAX_OPEN) ? !(value < param->max) : !(value <= param->max);
     if (below || above)

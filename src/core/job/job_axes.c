@@ -221,6 +221,11 @@ static is_code axis_from_range(parse_state *ps, const section_header *h, const i
             return is_error_set(ps->err, rc, "%s: [%s]: value %zu of the axis: %s", h->origin,
                                 h->name, i + 1, detail.message);
     }
+    if (n == 1 && hi != lo)
+        return is_error_set(ps->err, IS_JOB,
+                            "%s: [%s] count = 1: the axis is 'from' = %s alone and 'to' = %s "
+                            "would be dropped; give count >= 2, or no 'to'",
+                            count->origin, h->name, IS_NUM(lo), IS_NUM(hi));
     if (n > 1 && lo == hi)
         return is_error_set(ps->err, IS_JOB,
                             "%s: [%s] to: from = to = %s with count %s: the axis would "

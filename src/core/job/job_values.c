@@ -40,6 +40,13 @@ static real_verdict read_real(const char *text, double *out)
     return REAL_OK;
 }
 
+/* Does text denote exactly the double v? Read again in long double (x86's 64-bit
+ * mantissa holds every integer up to 2^64, so 2^53 + 1 reads as itself there). */
+static int text_is_exactly(const char *text, double v)
+{
+    return strtold(text, NULL) == (long double)v;
+}
+
 int job_parse_real(const char *text, double *out)
 {
     return read_real(text, out) == REAL_OK;
@@ -89,6 +96,11 @@ is_code job_parse_param_text(const is_param *param, const char *where, const cha
     default:
         return is_error_set(err, IS_JOB, "%s: %s = '%s' is not a number", where, param->name, text);
     }
+    if (param->type == IS_PARAM_INT && fabs(*out) >= 0x1p53 && !text_is_exactly(text, *out))
+        return is_error_set(err, IS_PARAM,
+                            "%s: %s = '%s' is an integer beyond 2^53 = 9007199254740992, where a "
+                            "double does not hold every integer: it would be stored as %.0f",
+                            where, param->name, text, *out);
     is_error detail;
     if (is_param_check(param, *out, &detail) != IS_OK)
         return is_error_set(err, IS_PARAM, "%s: %s", where, detail.message);
