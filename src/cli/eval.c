@@ -167,10 +167,14 @@ static is_code evaluator_flush(evaluator *ev, FILE *out, is_error *err)
     return IS_OK;
 }
 
+/* Never an empty message nor exit 0: a failure without its message still says what it
+ * was and exits non-zero. */
 static int fail(const is_error *err)
 {
-    fprintf(stderr, "impactsweep: %s\n", err->message);
-    return is_code_exit_status(err->code);
+    fprintf(stderr, "impactsweep: %s\n",
+            err->message[0] ? err->message : is_code_text(err->code ? err->code : IS_INTERNAL));
+    int status = is_code_exit_status(err->code);
+    return status ? status : is_code_exit_status(IS_INTERNAL);
 }
 
 int is_cli_eval_args(const is_evaluator_config *config, int argc, char **argv)
@@ -291,13 +295,18 @@ static is_code stream_line(evaluator *ev, char *line, unsigned long number, cons
         return IS_OK;
     is_error why;
     is_error_clear(&why);
+    /* whatever the parser refuses (a name, a value, a word) is this line's error; only
+     * the evaluator's own failure (out of memory, a dead evaluator) ends the stream */
     is_code rc = n < 0 ? is_error_set(&why, IS_USAGE, "more than %d words", LINE_WORDS_MAX)
                        : is_cli_point_parse(ev->m, words, 0, n + 1,
                                             ev->points + ev->count * ev->m->param_count, &why);
-    if (rc == IS_OK)
+    if (rc != IS_OK && !why.message[0])
+        is_error_set(&why, rc, "the line is not a point (%s)", is_code_name(rc));
+    if (rc == IS_OK) {
         rc = evaluator_validate(ev, ev->count, &why, err);
-    if (rc != IS_OK && rc != IS_USAGE && rc != IS_PARAM && rc != IS_PLUGIN)
-        return rc; /* the evaluator itself failed */
+        if (rc != IS_OK && rc != IS_PARAM && rc != IS_PLUGIN)
+            return rc; /* the evaluator itself failed */
+    }
     if (rc == IS_OK) {
         ev->count++;
         return ev->count == ev->capacity ? evaluator_flush(ev, out, err) : IS_OK;

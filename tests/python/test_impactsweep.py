@@ -103,6 +103,26 @@ def test_eval_stream_refused_lines_keep_their_place(impactsweep_binary):
     assert answers[2]["parameters"]["rho"] == 0.2
 
 
+def test_eval_stream_never_drops_a_line(impactsweep_binary):
+    """A misspelt name and a value that is not a number among 4 lines: 4 answers in order,
+    2 of them errors with the command line's own messages, exit status 2 (both were
+    answered by silence, an empty message and exit 0, and the lines after them never)."""
+    text = ("rho=0.3 gamma=0.1 samples=4\nrho=0.2 gama=0.1\nrho=abc gamma=0.1\n"
+            "rho=0.2 gamma=0.1 samples=4\n")
+    proc = subprocess.run([impactsweep_binary, "eval", "chatter", "-"], input=text,
+                          capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    answers = [json.loads(l) for l in proc.stdout.splitlines()]
+    assert len(answers) == 4
+    assert [a.get("line") for a in answers] == [None, 2, 3, None]
+    assert "unknown parameter 'gama'" in answers[1]["error"]
+    assert "known: " in answers[1]["error"] and "gamma" in answers[1]["error"]
+    assert "'abc' is not a number" in answers[2]["error"]
+    assert answers[3]["parameters"]["rho"] == 0.2 and answers[3]["status"] == "DONE"
+    for line in proc.stderr.splitlines():
+        assert line.strip() != "impactsweep:", "an empty message"
+
+
 def test_eval_json_types(impactsweep_binary):
     """Reals always carry a point or exponent, integers never: types survive JSON."""
     out = subprocess.run([impactsweep_binary, "eval", "chatter", "rho=0.3", "gamma=0.1",
