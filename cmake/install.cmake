@@ -7,6 +7,9 @@
 #                                          IMPACTSWEEP_PYTHON (below), and the line
 #                                          after it where its package is
 #   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
+#   share/impactsweep/python/impactsweep/  the Python module (open_dataset, eval, run)
+#   lib/python3.X/site-packages/           both packages again, where that Python finds
+#                                          them (dist-packages where it searches those)
 #   include/impactsweep/model.h, error.h   the model contract, for plug-in models
 #   include/impactsweep/memo.h             a cache of shared work, for them (header only)
 #   include/impactsweep/lanes*.h, hybrid*.h the models' SDK, header only: the lane layer
@@ -134,6 +137,33 @@ set(impactplot_package_dir ${CMAKE_INSTALL_DATADIR}/impactsweep/python)
 # finds the installed binary at ../../../../bin from its own directory.
 install(DIRECTORY analysis/impactplot analysis/impactsweep DESTINATION ${impactplot_package_dir}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+# And into the prefix's own site-packages for that Python (lib/python3.X/site-packages, or
+# dist-packages where that Python searches the prefix so, as Debian's does /usr/local), so
+# that `import impactsweep, impactplot` needs no PYTHONPATH where the prefix is one Python
+# searches: ~/.local (the user's site), /usr/local, a virtual environment. Chosen at
+# install time, for the prefix given to `cmake --install --prefix`; from there too the
+# module finds bin/impactsweep four levels up.
+if(impactplot_python MATCHES "^/usr/bin/env")
+  set(site_python python3)
+else()
+  set(site_python ${impactplot_python})
+endif()
+install(CODE "
+  execute_process(COMMAND \"${site_python}\" -c \"
+import sys
+prefix = sys.argv[1].rstrip('/')
+version = '%d.%d' % sys.version_info[:2]
+dist = prefix + '/lib/python' + version + '/dist-packages'
+print('lib/python' + version + ('/dist-packages' if dist in sys.path else '/site-packages'), end='')
+\" \"\${CMAKE_INSTALL_PREFIX}\" OUTPUT_VARIABLE impactsweep_site RESULT_VARIABLE failed)
+  if(failed OR NOT impactsweep_site)
+    message(WARNING \"${site_python} did not run: the Python packages are only under share/\")
+  else()
+    file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${impactsweep_site}\" TYPE DIRECTORY
+         FILES \"${CMAKE_SOURCE_DIR}/analysis/impactplot\" \"${CMAKE_SOURCE_DIR}/analysis/impactsweep\"
+         FILES_MATCHING PATTERN \"*.py\" PATTERN \"__pycache__\" EXCLUDE)
+  endif()
+")
 file(RELATIVE_PATH impactplot_package_rel ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_DATADIR}/impactsweep/python)
 impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py

@@ -14,6 +14,7 @@
 #include "../core/contract/engine.h"
 #include "../core/base/numtext.h"
 #include "../core/base/signals.h"
+#include "describe.h"
 #include "point.h"
 
 /* Points evaluated by one eval_batch of the stream: enough to amortise a batch's set-up
@@ -24,26 +25,16 @@
 
 /* --- JSON ------------------------------------------------------------------------------ */
 
-static void print_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", *s);
-        else
-            fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 /* A real always with a point or an exponent (0.0, 1e+20), an integer without, so that
- * a reader can tell an integer output or parameter from a real one of whole value. */
+ * a reader can tell an integer output or parameter from a real one of whole value; NaN
+ * (no value) as null, and an infinity (an output that may be one) as the string "inf" or
+ * "-inf", JSON having no number for it. */
 static void print_json_number(FILE *out, double v, int integer)
 {
     char text[IS_NUMTEXT_SIZE];
-    if (!isfinite(v))
+    if (isinf(v) && !integer)
+        fputs(v > 0 ? "\"inf\"" : "\"-inf\"", out);
+    else if (!isfinite(v))
         fputs("null", out);
     else if (integer)
         fprintf(out, "%.0f", v);
@@ -59,29 +50,29 @@ static void print_point(FILE *out, const is_model *m, const double *point,
                         const double *outputs, size_t stride, uint8_t status)
 {
     fputs("{\"model\": ", out);
-    print_json_string(out, m->name);
+    is_cli_json_string(out, m->name);
     fputs(", \"parameters\": {", out);
     for (size_t p = 0; p < m->param_count; p++) {
         fputs(p ? ", " : "", out);
-        print_json_string(out, m->params[p].name);
+        is_cli_json_string(out, m->params[p].name);
         fputs(": ", out);
         if (m->params[p].type == IS_PARAM_CHOICE)
-            print_json_string(out, m->params[p].choices[(int)point[p]]);
+            is_cli_json_string(out, m->params[p].choices[(int)point[p]]);
         else
             print_json_number(out, point[p], m->params[p].type == IS_PARAM_INT);
     }
     fputs("}, \"status\": ", out);
-    print_json_string(out, is_point_status_name(status));
+    is_cli_json_string(out, is_point_status_name(status));
     fputs(", \"outputs\": {", out);
     for (size_t o = 0; o < m->output_count; o++) {
         const is_output *desc = &m->outputs[o];
         double v = outputs[o * stride];
         fputs(o ? ", " : "", out);
-        print_json_string(out, desc->name);
+        is_cli_json_string(out, desc->name);
         fputs(": ", out);
         if (desc->type == IS_OUTPUT_CATEGORY && isfinite(v) && v >= 0 &&
             v < is_output_category_count(desc))
-            print_json_string(out, desc->categories[(int)v]);
+            is_cli_json_string(out, desc->categories[(int)v]);
         else
             print_json_number(out, v, desc->type != IS_OUTPUT_REAL);
     }
@@ -313,7 +304,7 @@ static is_code stream_line(evaluator *ev, char *line, unsigned long number, cons
     }
     rc = evaluator_flush(ev, out, err); /* the answers stay in the order of the lines */
     fprintf(out, "{\"line\": %lu, \"error\": ", number);
-    print_json_string(out, why.message);
+    is_cli_json_string(out, why.message);
     fputs("}\n", out);
     fflush(out);
     fprintf(stderr, "impactsweep: %s:%lu: %s\n", name, number, why.message);

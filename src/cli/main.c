@@ -31,6 +31,7 @@
 #include "../core/store/verify.h"
 #include "../models/registry.h"
 #include "estimate.h"
+#include "describe.h"
 #include "eval.h"
 #include "help.h"
 #include "launcher.h"
@@ -197,17 +198,19 @@ static is_code evaluate_for_check(void *context, const is_model *m, const double
 static int cmd_models(int argc, char **argv)
 {
     const char *name = NULL;
-    int check = 0;
+    int check = 0, json = 0;
     check_runner runner = {.timeout = 60};
     for (int i = 1; i < argc; i++) {
         char *end = NULL;
         if (strcmp(argv[i], "--check") == 0)
             check = 1;
+        else if (strcmp(argv[i], "--json") == 0)
+            json = 1;
         else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc &&
                  (runner.timeout = strtod(argv[i + 1], &end)) > 0 && *end == '\0')
             i++;
         else if (argv[i][0] == '-' || name)
-            return usage_error("models takes one MODEL, --check and --timeout SECONDS, not "
+            return usage_error("models takes one MODEL, --json, --check and --timeout SECONDS, not "
                                "'%s'",
                                argv[i]);
         else
@@ -215,6 +218,8 @@ static int cmd_models(int argc, char **argv)
     }
     if (check && !name)
         return usage_error("models --check needs a MODEL%s", "");
+    if (json && (!name || check))
+        return usage_error("models --json describes one MODEL (and no --check)%s", "");
     is_models *models = NULL;
     is_error err;
     is_error_clear(&err);
@@ -236,6 +241,9 @@ static int cmd_models(int argc, char **argv)
                    m->name, IS_MODEL_ABI_VERSION, IS_MODEL_ABI_MINOR,
                    built ? "; the plug-in was built against " : "", built ? built : "",
                    built ? ", read as this one" : "");
+    } else if (rc == IS_OK && m && json) {
+        const char *sha256 = NULL;
+        is_cli_describe_json(stdout, m, is_models_library(models, m, &sha256));
     } else if (rc == IS_OK && m) {
         print_model(models, m);
     } else if (rc == IS_OK) {

@@ -403,6 +403,33 @@ assert list(ds.regime.values) == ["cc", "icc"], ds.regime.values
 print("    impactsweep.eval through", impactsweep.command(), ":", list(ds.regime.values))
 PY
 
+say "importable with no PYTHONPATH after an install into ~/.local, and through pip"
+# a home of the test's own: ~/.local/lib/python3.X/site-packages is the user's site
+home=$WORK/home
+expect_status 0 "install into ~/.local" cmake --install build --prefix "$home/.local"
+(cd "$WORK" && env -u IMPACTSWEEP -u PYTHONPATH HOME="$home" PATH=/usr/bin:/bin "$PYTHON" - "$home/.local" <<'PY') ||
+import os, sys
+import impactsweep, impactplot
+prefix = os.path.realpath(sys.argv[1])
+assert impactsweep.__file__.startswith(prefix), impactsweep.__file__
+assert os.path.realpath(impactsweep.command()) == os.path.join(prefix, "bin", "impactsweep")
+ds = impactsweep.eval("chatter", rho=0.3, gamma=0.1, samples=4)
+print("    import impactsweep, impactplot from", os.path.dirname(os.path.dirname(impactsweep.__file__)))
+PY
+    die "after cmake --install --prefix ~/.local, 'import impactsweep, impactplot' fails"
+if "$PYTHON" -m pip --version >/dev/null 2>&1 && "$PYTHON" -c "import setuptools" 2>/dev/null; then
+    cp -r "$SOURCE/analysis" pip-source
+    expect_status 0 "pip install ./analysis" "$PYTHON" -m pip install -q --no-build-isolation \
+        --no-deps --no-index --target "$WORK/pip-target" ./pip-source
+    (cd "$WORK" && env -u IMPACTSWEEP IMPACTSWEEP="$PREFIX/bin/impactsweep" PYTHONPATH="$WORK/pip-target" \
+        "$PYTHON" -c "import impactsweep, impactplot; impactsweep.eval('chatter', rho=0.3, gamma=0.1, samples=4)") ||
+        die "the packages pip installed from analysis/ do not work"
+    [ -x "$WORK/pip-target/bin/impactplot" ] || die "pip installed no impactplot command"
+    echo "    pip install ./analysis: impactsweep, impactplot and the impactplot command"
+else
+    echo "    (no pip with setuptools for $PYTHON: pip install ./analysis not tried)"
+fi
+
 say "drawn by the installed impactplot"
 expect_status 0 "impactplot" "$PREFIX/bin/impactplot" two.h5 --field regime,period,v_impact \
     --format png --output fig/forced_stop --layout

@@ -33,3 +33,14 @@ def chatter_file(tmp_path_factory, impactsweep_binary):
                     "--output", out, "--quiet", "--set", "axis.rho.count=6",
                     "--set", "axis.gamma.count=5", "--set", "model.samples=16"], check=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def collision_file(tmp_path_factory, impactsweep_binary):
+    """A 5 x 4 bwshc CoR surface (DOPRI5) on one rank."""
+    out = str(tmp_path_factory.mktemp("results") / "collision.h5")
+    subprocess.run([impactsweep_binary, "run",
+                    os.path.join(ROOT, "jobs", "collision_bwshc_surface.ini"),
+                    "--output", out, "--quiet", "--set", "axis.pi1.count=5",
+                    "--set", "axis.pi2.count=4"], check=True)
+    return out

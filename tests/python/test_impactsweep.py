@@ -56,19 +56,118 @@ def test_points_not_computed(chatter_file, tmp_path):
     assert ds.regime.values[0, 1] != isw.NOT_COMPUTED
 
 
+def same_as_file(path, got):
+    """GOT (an eval over the file's axes) equals the file as open_dataset gives it,
+    variable by variable: dims, dtype, values bit for bit with NaN and -1 in place, and
+    the attributes; the coordinates and their units and labels."""
+    ds = isw.open_dataset(path)
+    assert set(got.data_vars) == set(ds.data_vars)
+    for name in ds.data_vars:
+        a, b = ds[name], got[name]
+        assert a.dims == b.dims, name
+        assert a.dtype == b.dtype, (name, a.dtype, b.dtype)
+        if a.dtype.kind == "f":
+            assert np.array_equal(a.values, b.values, equal_nan=True), name
+        else:
+            assert (a.values == b.values).all(), name
+        assert set(a.attrs) == set(b.attrs), (name, set(a.attrs) ^ set(b.attrs))
+        for key in a.attrs:
+            assert np.array_equal(np.asarray(a.attrs[key]), np.asarray(b.attrs[key])), (name, key)
+    for axis in ds.coords:
+        assert np.array_equal(ds[axis].values, got[axis].values), axis
+        for key in ("units", "long_name", "label"):
+            assert ds[axis].attrs.get(key) == got[axis].attrs.get(key), (axis, key)
+
+
+def fixed_parameters(ds):
+    return {k[len("parameter_"):]: v for k, v in ds.attrs.items() if k.startswith("parameter_")}
+
+
 def test_eval_equals_the_stored_values(chatter_file):
-    """Points evaluated through the stream are bit for bit the values a sweep stored."""
+    """Points evaluated through the stream are the Dataset the sweep stored, variable by
+    variable (the values bit for bit), on 1 process and on 2."""
     ds = isw.open_dataset(chatter_file)
-    fixed = {k[len("parameter_"):]: v for k, v in ds.attrs.items() if k.startswith("parameter_")}
+    fixed = fixed_parameters(ds)
     assert fixed["samples"] == 16
     got = isw.eval("chatter", rho=ds.rho.values, gamma=ds.gamma.values, **fixed)
     assert got.regime.dims == ("rho", "gamma")
-    for name in ds.data_vars:
-        a, b = ds[name].values, got[name].values
-        if a.dtype.kind == "f":
-            assert np.array_equal(a, b, equal_nan=True), name
-        else:
-            assert (a == b).all(), name
+    same_as_file(chatter_file, got)
+    same_as_file(chatter_file, isw.eval("chatter", rho=ds.rho.values, gamma=ds.gamma.values,
+                                        ranks=2, **fixed))
+
+
+def test_eval_of_collision_equals_the_file_and_draws(collision_file):
+    """A real output with no value is NaN (not int64 -1), integers int32, the attributes
+    the file's; impactplot.collision.cor draws the eval's Dataset as the file's."""
+    import matplotlib.pyplot as plt
+    import impactplot.collision
+
+    ds = isw.open_dataset(collision_file)
+    given = ("law", "form", "integrator", "pi3", "n", "p", "alpha", "A", "rtol", "atol")
+    fixed = {k: v for k, v in fixed_parameters(ds).items() if k in given}  # the job's
+    got = isw.eval("collision", pi1=ds.pi1.values, pi2=ds.pi2.values, **fixed)
+    same_as_file(collision_file, got)
+    assert got.t_sep_dim.dtype == np.float64 and got.t_sep_dim.isnull().all()
+    fig, ax = plt.subplots()
+    impactplot.collision.cor(got, ax)
+    impactplot.collision.cor(ds, ax)
+    plt.close(fig)
+
+
+def test_eval_meshgrid_arrays_and_unknown_names():
+    rho, gamma = [0.2, 0.3, 0.4], [0.1, 0.2]
+    R, G = np.meshgrid(rho, gamma)
+    got = isw.eval("chatter", rho=R, gamma=G, samples=4)
+    assert got.p_cc.dims == ("gamma", "rho")
+    assert list(got.rho.values) == rho and list(got.gamma.values) == gamma
+    grid = isw.eval("chatter", rho=rho, gamma=gamma, samples=4)
+    assert np.array_equal(got.p_cc.transpose("rho", "gamma").values, grid.p_cc.values)
+    both = np.array([[0.2, 0.3], [0.5, 0.6]])  # varies along both axes: positional dims
+    assert isw.eval("chatter", rho=both, gamma=0.1, samples=4).p_cc.dims == ("dim_0", "dim_1")
+    with pytest.raises(isw.ImpactsweepError, match=r"unknown parameter 'gama'.*known: .*gamma"):
+        isw.eval("chatter", rho=0.2, gama=0.1)
+    with pytest.raises(isw.ImpactsweepError, match=r"unknown parameter 'ranks_'"):
+        isw.eval("chatter", rho=0.2, gamma=0.1, ranks_=2)
+    with pytest.raises(isw.ImpactsweepError, match=r"2\^53"):
+        isw.eval("chatter", rho=0.2, gamma=0.1, seed=2**53 + 1)
+
+
+def test_eval_errors_raised_or_kept():
+    with pytest.raises(isw.ImpactsweepError, match=r"point 2 \(rho=-1.0 gamma=0.1.*rho"):
+        isw.eval("chatter", rho=[0.2, -1.0, 0.3], gamma=0.1, samples=4)
+    kept = isw.eval("chatter", rho=[0.2, -1.0, 0.3], gamma=0.1, samples=4, errors="keep")
+    assert list(kept.status.values) == ["done", "failed_invalid", "done"]
+    assert "rho" in kept.error.values[1] and kept.error.values[0] == ""
+    assert np.isnan(kept.p_cc.values[1]) and kept.impacts_max.values[1] == -1
+    assert kept.regime.values[1] == isw.NOT_COMPUTED
+
+
+def test_lazy_open_and_categories(chatter_file):
+    """chunks={} gives dask arrays, decoded lazily; categories compare by name and plot
+    with the class colours; plain plots take the short label."""
+    import dask.array
+    import matplotlib.pyplot as plt
+
+    lazy = isw.open_dataset(chatter_file, chunks={})
+    assert isinstance(lazy.regime.data, dask.array.Array)
+    assert isinstance(lazy.impacts_max.data, dask.array.Array)
+    eager = isw.open_dataset(chatter_file)
+    assert (lazy.regime == "cc").sum().compute() == (eager.regime == "cc").sum() > 0
+    assert lazy.compute().equals(eager)
+    lazy.close()
+    assert eager.regime.isw.names == ["icc", "cc", "pcc", "flat"]
+    assert eager.regime.isw.codes.dtype == float
+    fig, ax = plt.subplots()
+    eager.regime.isw.plot(ax=ax)
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "CC" in labels
+    plt.close(fig)
+    fig, ax = plt.subplots()
+    mesh = eager.p_cc.plot(ax=ax)
+    assert mesh.colorbar.ax.get_ylabel().startswith(eager.p_cc.attrs["label"])
+    assert ax.get_xlabel().startswith(eager.gamma.attrs["label"]) or \
+        ax.get_ylabel().startswith(eager.rho.attrs["label"])
+    plt.close(fig)
 
 
 def test_eval_zip_with_dataarrays():
@@ -146,6 +245,21 @@ def test_run_applies_overrides(tmp_path, chatter_file):
                  set={"model.samples": 16})
     assert ds.sizes == {"rho": 6, "gamma": 5}
     assert ds.equals(isw.open_dataset(chatter_file))
+
+
+def test_run_removes_its_temporary_file_and_shows_one_line(capfd, chatter_file):
+    import glob
+    import tempfile
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "impactsweep-*")))
+    ds = isw.run(os.path.join(os.path.dirname(__file__), "..", "..", "jobs", "example.ini"),
+                 axis__rho__count=6, axis__gamma__count=5, model__samples=16)
+    assert ds.equals(isw.open_dataset(chatter_file))
+    after = set(glob.glob(os.path.join(tempfile.gettempdir(), "impactsweep-*")))
+    assert after <= before, f"run() left {after - before}"
+    err = capfd.readouterr().err
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert len(lines) <= 3, err
+    assert lines[-1].startswith("impactsweep: wrote")
 
 
 def test_run_failure_raises(tmp_path):

@@ -1,0 +1,17 @@
+/* describe.h: `impactsweep models MODEL --json`: a model's table as one JSON object, so
+ * that a program (the Python module) can shape what eval answers exactly as a result file
+ * stores it: types, units, labels, categories and the status flags. */
+#ifndef IMPACTSWEEP_CLI_DESCRIBE_H
+#define IMPACTSWEEP_CLI_DESCRIBE_H
+
+#include <stdio.h>
+
+#include "../core/contract/model.h"
+
+/* Writes the JSON object of m (one line) to out; `library` is the plug-in's path or NULL. */
+void is_cli_describe_json(FILE *out, const is_model *m, const char *library);
+
+/* Writes s as a JSON string (quoted, escaped); NULL as null. */
+void is_cli_json_string(FILE *out, const char *s);
+
+#endif
