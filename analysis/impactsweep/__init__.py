@@ -51,8 +51,8 @@ def eval(model: str, params: Optional[Dict[str, object]] = None, *,
     not given take the model's defaults; a name the model does not have is refused before
     anything runs.
 
-    RANKS: the points are shared among that many `impactsweep eval` processes (contiguous
-    shares, answered in order; default 1). ERRORS: 'raise' (default) raises
+    RANKS: the points are computed by that many processes (`impactsweep eval MODEL - -n
+    RANKS`: blocks of lines dealt in turn, answered in order; default 1). ERRORS: 'raise' (default) raises
     ImpactsweepError naming the first refused point's line and the command line's message;
     'keep' returns them: the refused points have status failed_invalid, no outputs, and
     the variable `error` says why. TIMEOUT: seconds a point of a plug-in may take

@@ -2,10 +2,8 @@
 Dataset a sweep over the same points would store (decoded as open_dataset decodes)."""
 
 import json
-import math
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 import xarray as xr
@@ -101,34 +99,20 @@ def _points(params: Dict[str, xr.DataArray], kinds: Dict[str, str]) -> Tuple[Lis
     return lines, template
 
 
-def _run_stream(model: str, lines: Sequence[str], timeout: Optional[float]) -> Tuple[list, int, str]:
-    args = [command(), "eval", model]
+def _stream(model: str, lines: List[str], ranks: int, timeout: Optional[float]) -> list:
+    """The answers to LINES, in their order, from `impactsweep eval MODEL - -n RANKS` (the
+    lines dealt to RANKS processes in blocks)."""
+    args = [command(), "eval", model, "-"]
+    if ranks and int(ranks) > 1:
+        args += ["-n", str(int(ranks))]
     if timeout:
         args += ["--timeout", repr(float(timeout))]
-    proc = subprocess.run(args + ["-"], input="\n".join(lines) + "\n", capture_output=True,
-                          text=True)
+    proc = subprocess.run(args, input="\n".join(lines) + "\n", capture_output=True, text=True)
     answers = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
-    return answers, proc.returncode, proc.stderr
-
-
-def _stream(model: str, lines: List[str], ranks: int, timeout: Optional[float]) -> list:
-    """The answers to LINES, in their order, from RANKS processes (contiguous shares)."""
-    ranks = max(1, min(int(ranks), len(lines) or 1))
-    share = math.ceil(len(lines) / ranks) if lines else 0
-    parts = [lines[i * share:(i + 1) * share] for i in range(ranks)] if lines else [[]]
-    with ThreadPoolExecutor(max_workers=ranks) as pool:
-        results = list(pool.map(lambda part: _run_stream(model, part, timeout), parts))
-    answers = []
-    for offset, (part, (got, status, stderr)) in enumerate(zip(parts, results)):
-        if status not in (0, 1, 2) or len(got) != len(part):
-            message = stderr.strip() or f"exit status {status}"
-            raise ImpactsweepError(f"eval {model}: {len(got)} answers for {len(part)} points "
-                                   f"(exit status {status}): {message}")
-        base = offset * share
-        for a in got:
-            if "line" in a:
-                a["line"] += base
-        answers += got
+    if proc.returncode not in (0, 1, 2) or len(answers) != len(lines):
+        message = proc.stderr.strip() or f"exit status {proc.returncode}"
+        raise ImpactsweepError(f"eval {model}: {len(answers)} answers for {len(lines)} points "
+                               f"(exit status {proc.returncode}): {message}")
     return answers
 
 

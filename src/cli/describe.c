@@ -70,7 +70,8 @@ static void describe_param(FILE *out, const is_param *p)
     json_number(out, p->min);
     fputs(", \"max\": ", out);
     json_number(out, p->max);
-    fprintf(out, ", \"fixed_only\": %s, \"seed\": %s", (p->flags & IS_PARAM_FIXED_ONLY) ? "true" : "false",
+    fprintf(out, ", \"fixed_only\": %s, \"seed\": %s",
+            (p->flags & IS_PARAM_FIXED_ONLY) ? "true" : "false",
             (p->flags & IS_PARAM_SEED) ? "true" : "false");
     if (p->type == IS_PARAM_CHOICE) {
         fputs(", \"choices\": ", out);

@@ -312,7 +312,27 @@ static is_code stream_line(evaluator *ev, char *line, unsigned long number, cons
     return rc;
 }
 
+/* A line "N<TAB>TEXT" of a pool's worker (eval_pool.c): N is its number in the pool's
+ * input, given back in the answer and the messages; *text points at TEXT. */
+static unsigned long numbered_line(char *line, char **text)
+{
+    char *end = NULL;
+    unsigned long number = strtoul(line, &end, 10);
+    if (end == line || *end != '\t') {
+        *text = line; /* (the pool writes every line so; a stray one keeps its text) */
+        return 0;
+    }
+    *text = end + 1;
+    return number;
+}
+
 int is_cli_eval_stream(const is_evaluator_config *config, int fd, const char *name)
+{
+    return is_cli_eval_stream_numbered(config, fd, name, 0);
+}
+
+int is_cli_eval_stream_numbered(const is_evaluator_config *config, int fd, const char *name,
+                                int numbered)
 {
     evaluator ev;
     is_error err;
@@ -338,7 +358,12 @@ int is_cli_eval_stream(const is_evaluator_config *config, int fd, const char *na
         *nl = '\0';
         char *line = r.buf + r.start;
         r.start = (size_t)(nl - r.buf) + (nl < r.buf + r.end);
-        rc = stream_line(&ev, line, ++number, name, stdout, &refused, &err);
+        ++number;
+        if (numbered) {
+            unsigned long given = numbered_line(line, &line);
+            number = given ? given : number;
+        }
+        rc = stream_line(&ev, line, number, name, stdout, &refused, &err);
     }
     if (rc == IS_OK)
         rc = evaluator_flush(&ev, stdout, &err);

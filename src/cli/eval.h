@@ -21,4 +21,16 @@ int is_cli_eval_args(const is_evaluator_config *config, int argc, char **argv);
  * by a signal, else 1 if a point failed, else 0. */
 int is_cli_eval_stream(const is_evaluator_config *config, int fd, const char *name);
 
+/* The same, where `numbered` says that every line is "N<TAB>POINT": N is the line's number
+ * in the answers and messages (the workers of is_cli_eval_pool). */
+int is_cli_eval_stream_numbered(const is_evaluator_config *config, int fd, const char *name,
+                                int numbered);
+
+/* The stream of fd on `workers` processes (`eval -n N -`): blocks of lines dealt to them in
+ * turn, each answered by one of them (a stream of its own: its workspace, its evaluator),
+ * the answers printed in the order of the lines, the line numbers those of fd. Returns the
+ * exit status as is_cli_eval_stream does (the worst of the workers'), 1 if a worker ended
+ * without answering its lines. */
+int is_cli_eval_pool(const is_evaluator_config *config, int fd, const char *name, int workers);
+
 #endif

@@ -103,6 +103,8 @@ static const char *const models_options[] = {
     NULL};
 
 static const char *const eval_options[] = {
+    "-n N", "with MODEL -: the stream on N processes (blocks of 64 lines dealt in "
+                       "turn), answered in the order of the lines as one process answers them",
     "--timeout SECONDS", "kill the point past this time (status FAILED_TIMEOUT); the model "
                          "then runs in an evaluator process",
     NULL};
@@ -138,7 +140,7 @@ static const command_help commands[] = {
      "computes) or give -n N. A run killed at any moment keeps every stored point:\n"
      "continue it with --resume.",
      run_options, run_exit},
-    {"eval", "eval MODEL [NAME=VALUE ...] [--timeout SECONDS]\neval MODEL - [--timeout SECONDS]",
+    {"eval", "eval MODEL [NAME=VALUE ...] [--timeout SECONDS]\neval MODEL - [-n N] [--timeout SECONDS]",
      "evaluate points and print their outputs",
      "Evaluates MODEL at one parameter point (defaults for the parameters not given) and\n"
      "prints every output and the point's status as one line of JSON. MODEL is a model's\n"

@@ -273,11 +273,24 @@ static int cmd_eval(int argc, char **argv)
         is_models_free(&models);
         return fail(&model_err);
     }
-    /* --timeout SECONDS: a point is killed past it (the model then runs contained) */
+    /* --timeout SECONDS: a point is killed past it (the model then runs contained);
+     * -n N: the stream on N worker processes */
     double timeout = 0;
+    long workers = 1;
     int kept = 2;
     for (int i = 2; i < argc; i++) {
         char *end = NULL;
+        if (strcmp(argv[i], "-n") == 0 || strcmp(argv[i], "--ranks") == 0) {
+            if (i + 1 >= argc || (workers = strtol(argv[i + 1], &end, 10)) < 1 || *end ||
+                workers > 256) {
+                is_models_free(&models);
+                return usage_error("eval -n takes a number of processes from 1 to 256, not "
+                                   "'%s'",
+                                   i + 1 < argc ? argv[i + 1] : "");
+            }
+            i++;
+            continue;
+        }
         if (strcmp(argv[i], "--timeout") != 0) {
             argv[kept++] = argv[i];
             continue;
@@ -297,7 +310,11 @@ static int cmd_eval(int argc, char **argv)
                                   .contained = library != NULL || timeout > 0,
                                   .point_timeout = timeout};
     int stream = argc == 3 && strcmp(argv[2], "-") == 0; /* points from standard input */
-    int status = stream ? is_cli_eval_stream(&config, STDIN_FILENO, "<stdin>")
+    if (workers > 1 && !stream) {
+        is_models_free(&models);
+        return usage_error("eval -n N evaluates a stream (eval MODEL - -n N)%s", "");
+    }
+    int status = stream ? is_cli_eval_pool(&config, STDIN_FILENO, "<stdin>", (int)workers)
                         : is_cli_eval_args(&config, argc, argv);
     is_models_free(&models);
     return status;

@@ -222,6 +222,29 @@ def test_eval_stream_never_drops_a_line(impactsweep_binary):
         assert line.strip() != "impactsweep:", "an empty message"
 
 
+def test_eval_on_several_processes_answers_as_one(impactsweep_binary):
+    """eval - -n 3 deals blocks of lines to 3 processes: the answers are one process's,
+    byte for byte, refused lines, blank lines and comments in place, exit status 2."""
+    import random
+    rng = random.Random(5)
+    lines = []
+    for i in range(300):
+        lines.append(f"rho={rng.uniform(0.05, 1):.6f} gamma={rng.uniform(0.01, 0.8):.6f} samples=4")
+        if i % 41 == 7:
+            lines.append("rho=0.3 gamma=0.1 colour=red")
+        if i % 53 == 3:
+            lines += ["", "# a comment"]
+    text = "\n".join(lines)  # the last line without a newline
+    one = subprocess.run([impactsweep_binary, "eval", "chatter", "-"], input=text,
+                         capture_output=True, text=True)
+    three = subprocess.run([impactsweep_binary, "eval", "chatter", "-", "-n", "3"], input=text,
+                           capture_output=True, text=True)
+    assert one.returncode == three.returncode == 2
+    assert three.stdout == one.stdout
+    assert sorted(three.stderr.splitlines()) == sorted(one.stderr.splitlines())
+    assert len(three.stdout.splitlines()) == len([l for l in lines if l and l[0] != "#"])
+
+
 def test_eval_json_types(impactsweep_binary):
     """Reals always carry a point or exponent, integers never: types survive JSON."""
     out = subprocess.run([impactsweep_binary, "eval", "chatter", "rho=0.3", "gamma=0.1",
