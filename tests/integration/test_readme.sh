@@ -56,6 +56,14 @@ mirror "impactsweep eval chatter - < points.txt"
 printf '%s\n' "rho=0.3 gamma=0.1" "# a comment" "rho=0.4 gamma=0.2 samples=8" >points.txt
 expect_status 0 "eval from standard input" impactsweep eval chatter - < points.txt
 [ "$(grep -c '"status": "DONE"' out.txt)" -eq 2 ] || die "eval - gave $(cat out.txt)"
+cp out.txt one-process.txt
+mirror "impactsweep eval chatter - -n 2 < points.txt"
+expect_status 0 "eval from standard input on 2 processes" impactsweep eval chatter - -n 2 < points.txt
+cmp -s out.txt one-process.txt || die "eval - -n 2 answered otherwise than one process"
+mirror "impactsweep models chatter --json"
+expect_status 0 "models --json" impactsweep models chatter --json
+"$PYTHON" -c 'import json, sys; m = json.load(open(sys.argv[1])); assert m["model"] == "chatter" and m["outputs"]' out.txt ||
+    die "models chatter --json is not the model's table: $(head -c 300 out.txt)"
 mirror "impactsweep trace chatter rho=0.3 gamma=0.1 --drop 5"
 expect_status 0 "trace" impactsweep trace chatter rho=0.3 gamma=0.1 --drop 5
 [ -f trace.h5 ] || die "trace wrote no trace.h5"
