@@ -179,6 +179,7 @@ def note_if_uniform(d: Drawn, values: np.ndarray, status: np.ndarray,
     done = (status == 1) & np.isfinite(values)
     if not done.any():
         what = "no point computed yet" if (status == 0).all() else \
+            "no computed point has a value" if (status == 1).any() else \
             "no point computed successfully"
         d.notes.append(panel_note(d.ax, what))
         return

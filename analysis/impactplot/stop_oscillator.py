@@ -1,8 +1,8 @@
 """stop_oscillator: the figures of the stop-oscillator model (Valente, McClamroch and
-Mezic): the long-run regime, and the Zeno region with the rebound counts as level
-curves.
+Mezic): the long-run regime, the Zeno region with the rebound counts as level curves, and
+(files computed with fragility = 1) which decided regimes rest on rounding.
 
-Library functions: regime(ds, ax), zeno(ds, ax).
+Library functions: regime(ds, ax), zeno(ds, ax), fragile(ds, ax).
 """
 
 from typing import Dict, List, Optional, Sequence
@@ -43,6 +43,23 @@ def zeno_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
                          contour=contour)
 
 
+def fragile_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
+    """Robust or fragile where the point's twin ran; done points without a twin (an
+    undecided regime) as a class of their own rather than blank."""
+    r, p = facet.result, facet.plane
+    values = p.take(r.ds["fragile"])
+    done = p.take(r.status) == 1
+    codes = np.where(np.isfinite(values), values, np.where(done, 2.0, np.nan))
+    cats = [Category(n, class_label(n), CLASS_COLOURS[n])
+            for n in ("robust", "fragile", "no_twin")]
+    return classes_panel(ax, r, p, "fragile", codes=codes, categories=cats)
+
+
+def has_twins(result: Result) -> bool:
+    """Whether the file holds fragility results (fragility = 1 when it was computed)."""
+    return result.has("fragile") and bool(np.isfinite(result.ds["fragile"].values).any())
+
+
 def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
     """The stop-oscillator figures this result can have."""
     out = []
@@ -50,6 +67,8 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
         out.append(Kind("regime", regime_panel, one_axis_aspect=STRIP))
     if result.has("zeno_resets"):
         out.append(Kind("zeno", zeno_panel, prepare=zeno_prepare))
+    if has_twins(result):
+        out.append(Kind("fragile", fragile_panel, one_axis_aspect=STRIP))
     return out
 
 
@@ -64,3 +83,8 @@ def regime(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) 
 def zeno(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
     """The Zeno region with the rebound level curves."""
     return library_panel(Kind("zeno", zeno_panel, prepare=zeno_prepare), ds, ax, x, y, **kw)
+
+
+def fragile(ds, ax=None, x: Optional[str] = None, y: Optional[str] = None, **kw) -> Drawn:
+    """Which decided regimes of a stop-oscillator Dataset rest on rounding (fragility = 1)."""
+    return library_panel(Kind("fragile", fragile_panel), ds, ax, x, y, **kw)

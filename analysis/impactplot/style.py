@@ -39,6 +39,10 @@ CLASS_COLOURS = {
     # stop-oscillator: the Zeno map (derived from zeno_resets)
     "zeno": "#cc79a7",           # reddish purple: zeno_resets > 0
     "no_zeno": "#f2e79a",        # pale yellow: zeno_resets == 0
+    # stop-oscillator: fragile (fragility = 1: the twin from a start moved by 1e-12)
+    "robust": "#56b4e9",         # sky blue: the twin has the same regime
+    "fragile": "#d55e00",        # vermillion: the twin's regime differs
+    "no_twin": "#f2e79a",        # pale yellow: done, not decided (undecided): no twin
 }
 # Classes not in the table (categoricals added later) take these by flag value.
 FALLBACK_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#f0e442", "#56b4e9",
@@ -50,6 +54,7 @@ CLASS_LABELS = {
     "horizon": "at t_max",
     "zeno": "Zeno", "no_zeno": "no Zeno",
     "found": "cone found", "none": "no cone",
+    "no_twin": "undecided (no twin)",
 }
 NOT_COMPUTED_LABEL = "not computed"
 FAILED_LABEL = "failed"

@@ -316,11 +316,15 @@ engine zeno.h5 "$JOBS/stop_zeno_map.ini" --set axis.x2_0.count=18 --set axis.v1_
 plot zeno.h5 zeno 100 --format png,pdf --field zeno
 expect_files zeno zeno
 # the regime map's job at a short horizon: impacting proved where the energy fell below
-# the sticking level, undecided (drawn visibly, in its own colour) where it has not yet
+# the sticking level, undecided (drawn visibly, in its own colour) where it has not yet;
+# with fragility = 1, whose map (robust, fragile, undecided without a twin) is drawn too
 engine short.h5 "$JOBS/stop_regime_map.ini" --set axis.k12.count=12 \
-    --set axis.epsilon.count=10 --set model.t_end=30 --set model.orbit_t_max=0
+    --set axis.epsilon.count=10 --set model.t_end=30 --set model.orbit_t_max=0 \
+    --set model.fragility=1
 plot short.h5 short 100 --format png --field regime
 expect_files short regime
+plot short.h5 short 100 --format png --field fragile
+expect_files short fragile
 checks <<'END'
 map stop_regime_regime stop_regime.h5 --dpi 72 --inches 3.5 --classes regime --require free,impacting
 map short_regime short.h5 --dpi 100 --inches 3.5 --classes regime --require impacting,undecided

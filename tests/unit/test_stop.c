@@ -2397,6 +2397,7 @@ static double perturbed(const double *p, int q)
     case STOP_MAX_REBOUNDS:
         return 5.0; /* the budget runs out */
     case STOP_INTEGRATOR:
+    case STOP_FRAGILITY: /* fragile: robust or fragile, where it was missing */
         return 1.0 - p[q];
     case STOP_ORBIT_T_MAX:
         return 3.0; /* below the one orbit's t_cod = 3.63 */
@@ -2451,6 +2452,13 @@ static void test_parameters_apply_where_the_table_says(void)
             int applies = is_param_applies(m, (size_t)q, base);
             CHECK(applies == (q != STOP_RTOL || integrator == 1),
                   "%s applies %d with integrator %d", m->params[q].name, applies, integrator);
+            /* fragility changes `fragile` alone, and only where the regime is decided (the
+             * busy point is not: test_stop_fragile.c has decided ones) */
+            int decided = out0[STOP_REGIME] == REGIME_FREE ||
+                          out0[STOP_REGIME] == REGIME_PERIODIC ||
+                          out0[STOP_REGIME] == REGIME_IMPACTING;
+            if (q == STOP_FRAGILITY)
+                applies = applies && decided;
             CHECK(applies != same_outputs(out, out0, status, status0),
                   "integrator %d: %s from %g to %g %s", integrator, m->params[q].name, base[q],
                   point[q], applies ? "changed nothing, though it applies"
@@ -2587,6 +2595,9 @@ static void test_scaling_changes_only_the_units(void)
           ob[STOP_ZENO_RESETS], r.energy, ob[STOP_ENERGY]);
 }
 
+/* test_stop_fragile.c: the fragility twins */
+void stop_fragile_tests(CU_pSuite suite);
+
 void suite_stop(void)
 {
     CU_pSuite s = CU_add_suite("stop", suite_init, suite_clean);
@@ -2644,4 +2655,5 @@ void suite_stop(void)
                 test_stop_flag_leaves_unfinished_points_pending);
     CU_add_test(s, "k and s only change the units of the outputs",
                 test_scaling_changes_only_the_units);
+    stop_fragile_tests(s);
 }

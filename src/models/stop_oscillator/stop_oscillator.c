@@ -26,6 +26,7 @@ static const char *const basis_names[] = {
     "periodic_approached_certificate_heuristic",    "impacting_proved",
     "undecided_raise_t_end", "undecided_near_orbit_raise_t_end",
     "undecided_below_orbit_raise_t_end", "undecided_no_orbit_matches_raise_t_end", NULL};
+static const char *const fragile_names[] = {"robust", "fragile", NULL};
 static const char *const failure_names[] = {
     "none", "budget", "solver", "energy_rose", "energy_balance", "nonfinite", "invalid", NULL};
 
@@ -77,6 +78,11 @@ static const is_param stop_params[STOP_PARAM_COUNT] = {
                           "look for 2-phase periodic orbits whose COD phase lasts up to this, "
                           "in T (0: do not; orbit_t_max sqrt(k + 2 k12) <= 1e5)",
                           "1", IS_PARAM_REAL, 0.0, 0, 1e4, 0, NULL, NULL, NULL},
+    [STOP_FRAGILITY] = {"fragility",
+                        "1: run each decided point again from its initial state moved by "
+                        "1e-12 (relative) and say in `fragile` whether the regime changes "
+                        "(twice the work of decided points); 0: do not",
+                        "1", IS_PARAM_INT, 0.0, 0, 1, IS_PARAM_FIXED_ONLY, NULL, NULL, NULL},
 };
 
 static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
@@ -134,6 +140,11 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                         "(E - E*) / E* at the last contact phase, E* the energy of the 2-phase "
                         "orbit its cycles follow (< 0: below it; NaN: none)",
                         IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "$(E - E^*) / E^*$"},
+    [STOP_FRAGILE] = {"fragile", "1",
+                      "whether the regime rests on rounding: a twin run from the initial "
+                      "state moved by 1e-12 (relative) has another regime (missing: "
+                      "fragility 0, or the point not decided)",
+                      IS_OUTPUT_CATEGORY, fragile_names, IS_OUTPUT_MAY_BE_NAN, "fragile"},
 };
 
 /* The point in the scaled variables: lengths in units of s, time in units of 1/omega1
@@ -222,6 +233,7 @@ static is_code stop_validate(const double *point, is_error *err)
 typedef struct stop_workspace {
     void *cvode;
     stop_lanes *lanes;
+    stop_twins *twins; /* the fragility twins' buffers */
     is_memo *orbits; /* the orbit outputs by (k, k12, s, t_cod_max): stop_orbit_outputs */
     const volatile sig_atomic_t *stop; /* never NULL */
 } stop_workspace;
@@ -235,16 +247,20 @@ static is_code stop_workspace_create(void **workspace, is_error *err)
     if (!ws)
         return is_error_set(err, IS_NOMEM, "stop-oscillator: cannot allocate a workspace");
     ws->lanes = stop_lanes_create();
+    ws->twins = stop_twins_create();
     ws->orbits = is_memo_create(4, sizeof(stop_orbit_summary), STOP_ORBIT_MEMO_ENTRIES);
-    if (!ws->lanes || !ws->orbits) {
+    if (!ws->lanes || !ws->twins || !ws->orbits) {
         stop_lanes_free(ws->lanes);
+        stop_twins_free(ws->twins);
         is_memo_free(ws->orbits);
         free(ws);
         return is_error_set(err, IS_NOMEM,
-                            "stop-oscillator: cannot allocate the lanes or the orbit memo");
+                            "stop-oscillator: cannot allocate the lanes, the twins' buffers "
+                            "or the orbit memo");
     }
     if (stop_cvode_create(&ws->cvode) != 0) {
         stop_lanes_free(ws->lanes);
+        stop_twins_free(ws->twins);
         is_memo_free(ws->orbits);
         free(ws);
         return is_error_set(err, IS_MODEL, "stop-oscillator: cannot create CVODE");
@@ -261,6 +277,7 @@ static void stop_workspace_free(void *workspace)
         return;
     stop_cvode_free(ws->cvode);
     stop_lanes_free(ws->lanes);
+    stop_twins_free(ws->twins);
     is_memo_free(ws->orbits);
     free(ws);
 }
@@ -348,6 +365,7 @@ void stop_point_end(const double *p, const stop_task *pt, double *const *out, ui
     *out[STOP_T_REGIME] = r->t_regime * pt->time;
     *out[STOP_REGIME_BASIS] = r->basis;
     *out[STOP_ORBIT_GAP] = r->orbit_gap;
+    *out[STOP_FRAGILE] = NAN; /* the twin's, when it has one (stop_fragility.c) */
     orbit_outputs(p, pt, out);
     stop_failure failure = stop_check_result(&pt->sys, &pt->opt, r);
     *out[STOP_FAILURE] = failure;
@@ -374,7 +392,7 @@ int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
                                             again */
         return 1;
     stop_point_end(p, &pt, out, status);
-    return 0;
+    return stop_twin_alone(workspace, p, out, status);
 }
 
 void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status)
@@ -386,13 +404,15 @@ void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status)
     }
 }
 
-/* The points run in lanes (stop_lanes.c), each to the same bits as alone. */
+/* The points run in lanes (stop_lanes.c), each to the same bits as alone; then the
+ * twins of those with fragility 1 (stop_fragility.c), in lanes too. */
 static is_code stop_eval_batch(void *workspace, const double *points, size_t count,
                                double *outputs, uint8_t *status, is_error *err)
 {
     (void)err;
-    stop_lanes_eval(((stop_workspace *)workspace)->lanes, workspace, points, count, outputs,
-                    status);
+    stop_workspace *ws = workspace;
+    stop_lanes_eval(ws->lanes, workspace, points, count, outputs, status);
+    stop_twins_eval(ws->twins, ws->lanes, workspace, points, count, outputs, status);
     return IS_OK;
 }
 

@@ -18,7 +18,7 @@ extern const is_model is_model_stop_oscillator;
 enum {
     STOP_K, STOP_K12, STOP_S, STOP_EPSILON, STOP_X1, STOP_V1, STOP_X2, STOP_V2, STOP_T_END,
     STOP_MAX_REBOUNDS, STOP_INTEGRATOR, STOP_RTOL, STOP_ZENO_TAIL, STOP_ORBIT_T_MAX,
-    STOP_PARAM_COUNT
+    STOP_FRAGILITY, STOP_PARAM_COUNT
 };
 
 /* Output indices, in the order of the model's table. */
@@ -27,7 +27,7 @@ enum {
     STOP_T_LAST_REBOUND, STOP_REGIME, STOP_ORBITS, STOP_ORBIT_V, STOP_ORBIT_T_COD,
     STOP_V_LAST_REBOUND, STOP_ENERGY_FALL, STOP_ENERGY_FALL_Q4, STOP_STICK_RATIO,
     STOP_LATE_STICKING, STOP_T_REGIME, STOP_FAILURE, STOP_REGIME_BASIS, STOP_ORBIT_GAP,
-    STOP_OUTPUT_COUNT
+    STOP_FRAGILE, STOP_OUTPUT_COUNT
 };
 
 /* The long run, decided from what the run proves, detects exactly, or certifies with a
@@ -347,6 +347,34 @@ void stop_lanes_eval(stop_lanes *lanes, void *workspace, const double *points, s
  * or NULL. Returns 1 when the stop flag ended it (the point stays pending). */
 int stop_evaluate_point(void *workspace, const double *point, stop_trace *trace,
                         double *const *out, uint8_t *status);
+
+/* --- the fragility twins (stop_fragility.c) --- */
+
+/* With `fragility` = 1, a decided point (done: free, periodic or impacting) is run again,
+ * its twin, from its initial state moved by STOP_TWIN_SHIFT: each nonzero component c of
+ * (x1_0, v1_0, x2_0, v2_0) becomes c (1 - STOP_TWIN_SHIFT) (towards 0, so that x1_0 <= s
+ * still holds), each zero one STOP_TWIN_SHIFT s (positions) or STOP_TWIN_SHIFT s sqrt(k)
+ * (velocities); everything else is the point's, zeno_tail too. `fragile` is 1 when the
+ * twin's regime differs (undecided or failed counts as differing), 0 when it is the same,
+ * NaN when no twin ran (fragility 0, or the point not decided). */
+#define STOP_TWIN_SHIFT 1e-12
+enum { STOP_ROBUST = 0, STOP_FRAGILE_CLASS = 1 };
+
+/* The twin of point p (fragility 0 in it). */
+void stop_twin_point(const double *p, double *twin);
+/* Whether point p, with its status and regime output, has a twin. */
+int stop_twin_wanted(const double *p, uint8_t status, double regime);
+/* After stop_evaluate_point of p (out, status: its result): p's twin alone, and
+ * out[STOP_FRAGILE]. Returns 1 when the stop flag ended it (the point stays pending:
+ * every output NaN). */
+int stop_twin_alone(void *workspace, const double *p, double *const *out, uint8_t *status);
+/* After stop_lanes_eval of a batch: the twins of its points that have one, in the lanes,
+ * and their `fragile`; a point whose twin the stop flag left pending stays pending. */
+typedef struct stop_twins stop_twins;
+stop_twins *stop_twins_create(void);
+void stop_twins_free(stop_twins *twins);
+void stop_twins_eval(stop_twins *twins, stop_lanes *lanes, void *workspace,
+                     const double *points, size_t count, double *outputs, uint8_t *status);
 
 /* --- the 2-phase periodic orbits (stop_orbits.c) --- */
 
