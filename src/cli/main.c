@@ -32,6 +32,7 @@
 #include "../models/registry.h"
 #include "estimate.h"
 #include "describe.h"
+#include "../core/base/suggest.h"
 #include "eval.h"
 #include "help.h"
 #include "launcher.h"
@@ -901,6 +902,39 @@ static int cmd_version(void)
     return 0;
 }
 
+/* An unknown first word, explained: an option before the command (options follow it),
+ * a result file or a job file where a command is expected, or a near miss of a command. */
+static int unknown_command(int argc, char **argv)
+{
+    static const char *const commands[] = {"run",  "eval",  "trace",   "models", "info",
+                                            "merge", "version", "help", NULL};
+    const char *word = argv[1], *command = NULL;
+    for (int i = 2; i < argc && !command; i++)
+        for (int c = 0; commands[c] && !command; c++)
+            if (strcmp(argv[i], commands[c]) == 0)
+                command = commands[c];
+    size_t n = strlen(word);
+    int result = n > 3 && strcmp(word + n - 3, ".h5") == 0;
+    int job = n > 4 && strcmp(word + n - 4, ".ini") == 0;
+    char hint[96];
+    if (word[0] == '-' && command)
+        fprintf(stderr, "impactsweep: '%s' is an option of a command: options come after the "
+                        "command (impactsweep %s ... %s)\n",
+                word, command, word);
+    else if (word[0] == '-')
+        fprintf(stderr, "impactsweep: '%s' is not a command: options come after the command "
+                        "(impactsweep COMMAND ... %s)\n",
+                word, word);
+    else if (result || job)
+        fprintf(stderr, "impactsweep: '%s' is a %s, not a command: impactsweep %s %s\n", word,
+                result ? "result file" : "job file", result ? "info" : "run", word);
+    else
+        fprintf(stderr, "impactsweep: unknown command '%s'%s\n", word,
+                is_suggest_text(hint, sizeof hint, is_suggest_among(word, commands)));
+    fputs("impactsweep: `impactsweep --help` lists the commands\n", stderr);
+    return is_code_exit_status(IS_USAGE);
+}
+
 int main(int argc, char **argv)
 {
     /* a contained model's evaluator process: this executable again, nothing else of it */
@@ -935,5 +969,5 @@ int main(int argc, char **argv)
         return cmd_merge(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0)
         return cmd_version();
-    return usage_error("unknown command '%s'", command);
+    return unknown_command(argc, argv);
 }

@@ -130,8 +130,32 @@ grep -q "not an impactsweep result file" err.txt || die "resume onto foreign.h5 
 
 say "unknown command, no command, help, version"
 expect_status 2 "unknown command" "$IMPACTSWEEP" frobnicate
-grep -q "unknown command 'frobnicate'" err.txt || die "unknown command: no message naming it"
-grep -q "^usage:" err.txt || die "unknown command: no usage text"
+grep -q "unknown command 'frobnicate'$" err.txt || die "unknown command: no message naming it"
+grep -q -- "--help. lists the commands" err.txt || die "unknown command: not pointed to --help"
+# a command line that guides: a near miss named, an option before the command explained,
+# a file where the command is expected named as what it is
+guide() { # TEXT ARGS...: impactsweep ARGS exits 2 saying TEXT
+    local text=$1
+    shift
+    expect_status 2 "$*" "$IMPACTSWEEP" "$@"
+    grep -q -F -- "$text" err.txt || die "impactsweep $*: the message does not say '$text': $(cat err.txt)"
+    echo "    ok: impactsweep $* -> $(head -n1 err.txt)"
+}
+guide "unknown command 'runn' (did you mean 'run'?)" runn job.ini
+guide "unknown command 'evl' (did you mean 'eval'?)" evl chatter
+guide "'--quiet' is an option of a command: options come after the command (impactsweep run ... --quiet)" --quiet run job.ini
+guide "'x.h5' is a result file, not a command: impactsweep info x.h5" x.h5
+guide "unknown model 'chater' (did you mean 'chatter'?)" eval chater rho=0.3
+guide "unknown parameter 'gama' of model chatter (did you mean 'gamma'?)" eval chatter gama=0.3
+printf '%s\n' "[sweep]" "model = chatter" "ouptut = x.h5" "[axis.rho]" "value = 0.3" >typo.ini
+guide "[sweep] ouptut: unknown key (did you mean 'output'?)" run typo.ini --dry-run
+sed -i 's/^ouptut/output/' typo.ini
+guide "[axis.rho] value: unknown key (did you mean 'values'?)" run typo.ini --dry-run
+printf '%s\n' "[sweep]" "model = chatter" "[modle]" "[axis.rho]" "values = 0.3" >typo.ini
+guide "[modle]: unknown section (did you mean 'model'?)" run typo.ini --dry-run
+expect_status 0 "a small result file" "$IMPACTSWEEP" run "$JOBS/example.ini" --output given.h5 \
+    --set axis.rho.count=2 --set axis.gamma.count=2 --set model.samples=4 --quiet
+guide "given.h5: an HDF5 file (a result file?), not a job file" run given.h5
 expect_status 2 "no command" "$IMPACTSWEEP"
 expect_status 0 "help" "$IMPACTSWEEP" help
 grep -q "^usage:" out.txt || die "help prints no usage"

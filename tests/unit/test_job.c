@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "core/base/suggest.h"
 #include "core/job/job.h"
 #include "core/job/validate.h"
 #include "models/registry.h"
@@ -901,6 +902,27 @@ static void test_inputs_not_silently_changed(void)
     }
 }
 
+/* Near misses: one edit for short words, two beyond, swaps of neighbours one edit,
+ * letters without case; an exact match and a distant word suggest nothing. */
+static void test_suggestions(void)
+{
+    static const char *const words[] = {"run", "eval", "trace", "models", "merge", "gamma",
+                                        "output", NULL};
+    static const struct {
+        const char *word, *want;
+    } cases[] = {{"runn", "run"},    {"rn", "run"},         {"evla", "eval"},
+                 {"EVAL2", "eval"},  {"modles", "models"},  {"gama", "gamma"},
+                 {"ouptut", "output"}, {"trace", NULL},     {"xyz", NULL},
+                 {"mrg", NULL},      {"", NULL},            {"outputs_all", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *got = is_suggest_among(cases[i].word, words);
+        CHECK((got == NULL) == (cases[i].want == NULL) &&
+                  (!got || strcmp(got, cases[i].want) == 0),
+              "'%s' suggested %s, not %s", cases[i].word, got ? got : "nothing",
+              cases[i].want ? cases[i].want : "nothing");
+    }
+}
+
 /* An empty item of a values list is refused, naming it (issue 22: "1,,2" was [1, 2]). */
 static void test_bad_empty_list_item(void)
 {
@@ -1309,6 +1331,7 @@ void suite_job(void)
     CU_add_test(suite, "numbers beyond range, subnormal numbers", test_number_range);
     CU_add_test(suite, "bad: an empty item of a values list", test_bad_empty_list_item);
     CU_add_test(suite, "bad: integers beyond 2^53, count = 1 dropping to", test_inputs_not_silently_changed);
+    CU_add_test(suite, "near misses suggested", test_suggestions);
     CU_add_test(suite, "bad: integer parameter 2.5", test_bad_integer_parameter_fraction);
     CU_add_test(suite, "bad: value out of range", test_bad_value_out_of_range);
     CU_add_test(suite, "bad: out of range in an axis", test_bad_value_out_of_range_in_axis);

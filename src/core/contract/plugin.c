@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "model_abi.h"
 #include "sha256.h"
+#include "suggest.h"
 
 /* More plug-ins than anyone installs: beyond it IMPACTSWEEP_MODEL_PATH is refused. */
 #define PLUGIN_MAX 256
@@ -477,10 +478,26 @@ is_code is_models_lookup(is_models *models, const char *name, const is_model **m
     }
     if (*model)
         return IS_OK;
+    char hint[96];
     return is_error_set(err, IS_USAGE,
-                        "unknown model '%s' (see `impactsweep models`; a plug-in is named by "
+                        "unknown model '%s'%s (see `impactsweep models`; a plug-in is named by "
                         "its path, or found through %s)",
-                        name, IS_MODEL_PATH_VARIABLE);
+                        name, is_suggest_text(hint, sizeof hint, is_models_suggest(models, name)),
+                        IS_MODEL_PATH_VARIABLE);
+}
+
+static const char *listed_model_name(const void *list, size_t i)
+{
+    return ((const is_model *const *)list)[i]->name;
+}
+
+const char *is_models_suggest(const is_models *models, const char *name)
+{
+    const is_model *const *list = is_models_list(models);
+    size_t count = 0;
+    while (list && list[count])
+        count++;
+    return is_suggest(name, count, listed_model_name, list);
 }
 
 is_code is_models_create(is_models **out, const is_model *const *builtin, unsigned flags,

@@ -46,6 +46,10 @@ const is_model *const *is_models_list(const is_models *models);
 /* Opens every library on the path (warning about and skipping the unusable ones). */
 void is_models_open_all(is_models *models);
 
+/* The name of a known model that `name` is a near miss of ("chater": "chatter"), or NULL
+ * (the built-in models and those of the libraries opened so far). */
+const char *is_models_suggest(const is_models *models, const char *name);
+
 /* The model called `name`: built in, or else in a library on the path (the libraries
  * are opened then). IS_USAGE when there is none; IS_PLUGIN when the model is in an
  * unusable library or in two. */

@@ -18,6 +18,7 @@
 #include "model_text.h"
 
 #include "job_internal.h"
+#include "suggest.h"
 
 /* --- the whole parse -------------------------------------------------------------- */
 
@@ -67,10 +68,16 @@ static is_code check_sections(parse_state *ps)
         const section_header *h = &ps->sections[i];
         if (strcmp(h->name, "sweep") && strcmp(h->name, "model") &&
             strncmp(h->name, "axis.", 5) != 0)
+        {
+            static const char *const sections[] = {"sweep", "model", NULL};
+            char hint[96];
             return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s]: unknown section (known: [sweep], [model], "
+                                "%s: [%s]: unknown section%s (known: [sweep], [model], "
                                 "[axis.PARAMETER])",
-                                h->origin, h->name);
+                                h->origin, h->name,
+                                is_suggest_text(hint, sizeof hint,
+                                                is_suggest_among(h->name, sections)));
+        }
     }
     return IS_OK;
 }
@@ -398,7 +405,17 @@ is_code is_job_read_file(const char *path, char **text, is_error *err)
     }
     buf[length] = '\0';
     if (strlen(buf) != length) {
+        /* HDF5's signature (at 0, or at 512, 1024, ... after a user block) */
+        static const char hdf5[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+        int result = 0;
+        for (size_t at = 0; at + 8 <= length && at <= 8192 && !result; at = at ? 2 * at : 512)
+            result = memcmp(buf + at, hdf5, 8) == 0;
         free(buf);
+        if (result)
+            return is_error_set(err, IS_JOB,
+                                "%s: an HDF5 file (a result file?), not a job file: `impactsweep "
+                                "info %s` shows a result file, and its job is in it",
+                                path, path);
         return is_error_set(err, IS_JOB, "%s: contains a NUL byte: not a text file", path);
     }
     *text = buf;

@@ -1,6 +1,7 @@
 /* job_axes.c: a job's [axis.NAME] sections: value lists and ranges turned into
  * axes, with their order and repetition checked. */
 #include "job_internal.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -123,11 +124,17 @@ static is_code collect_axis_keys(parse_state *ps, const section_header *h, axis_
                        : strcmp(e->key, "scale") == 0  ? &keys->scale
                        : strcmp(e->key, "values") == 0 ? &keys->values
                                                        : NULL;
-        if (!slot)
+        if (!slot) {
+            static const char *const keys_known[] = {"from", "to", "count", "scale", "values",
+                                                     NULL};
+            char hint[96];
             return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] %s: unknown key (known: from, to, count, scale, "
+                                "%s: [%s] %s: unknown key%s (known: from, to, count, scale, "
                                 "values)",
-                                e->origin, h->name, e->key);
+                                e->origin, h->name, e->key,
+                                is_suggest_text(hint, sizeof hint,
+                                                is_suggest_among(e->key, keys_known)));
+        }
         *slot = e;
         e->used = 1;
     }

@@ -12,6 +12,7 @@
 
 #include "engine.h"
 #include "numtext.h"
+#include "suggest.h"
 
 /* --- pass 3: interpreting values ----------------------------------------------- */
 
@@ -133,10 +134,12 @@ is_code is_job_parse_param_value(const is_model *model, const char *origin, cons
 {
     int p = is_model_param_index(model, name);
     if (p < 0) {
-        char known[512];
+        char known[512], hint[96];
         return is_error_set(
-            err, IS_JOB, "%s: unknown parameter '%s' of model %s (known: %s)", origin, name,
+            err, IS_JOB, "%s: unknown parameter '%s' of model %s%s (known: %s)", origin, name,
             model->name,
+            is_suggest_text(hint, sizeof hint,
+                            is_suggest(name, model->param_count, param_name, model)),
             job_list_names(known, sizeof known, model->param_count, param_name, model));
     }
     return job_parse_param_text(&model->params[p], origin, value, out, err);
@@ -449,11 +452,16 @@ is_code job_find_model(parse_state *ps, is_job *job)
     is_error detail;
     is_code rc = is_models_lookup(ps->models, e->value, &job->model, &detail);
     list_models(ps->models, known, sizeof known);
-    if (rc == IS_USAGE)
+    if (rc == IS_USAGE) {
+        char hint[96];
         return is_error_set(ps->err, IS_JOB,
-                            "%s: [sweep] model = '%s': unknown model (known: %s; a plug-in is "
+                            "%s: [sweep] model = '%s': unknown model%s (known: %s; a plug-in is "
                             "named by its path, or found through %s)",
-                            e->origin, e->value, known, IS_MODEL_PATH_VARIABLE);
+                            e->origin, e->value,
+                            is_suggest_text(hint, sizeof hint,
+                                            is_models_suggest(ps->models, e->value)),
+                            known, IS_MODEL_PATH_VARIABLE);
+    }
     if (rc != IS_OK)
         return is_error_set(ps->err, rc, "%s: [sweep] model: %s", e->origin, detail.message);
     job->model_library = is_models_library(ps->models, job->model, &job->model_sha256);
@@ -471,11 +479,13 @@ is_code job_interpret_sweep(parse_state *ps, is_job *job)
             if (strcmp(sweep_keys[j].name, e->key) == 0)
                 k = &sweep_keys[j];
         if (!k) {
-            char known[256];
-            job_list_names(known, sizeof known, sizeof sweep_keys / sizeof *sweep_keys,
-                           sweep_key_name, NULL);
-            return is_error_set(ps->err, IS_JOB, "%s: [sweep] %s: unknown key (known: %s)",
-                                e->origin, e->key, known);
+            char known[256], hint[96];
+            size_t count = sizeof sweep_keys / sizeof *sweep_keys;
+            job_list_names(known, sizeof known, count, sweep_key_name, NULL);
+            return is_error_set(
+                ps->err, IS_JOB, "%s: [sweep] %s: unknown key%s (known: %s)", e->origin, e->key,
+                is_suggest_text(hint, sizeof hint, is_suggest(e->key, count, sweep_key_name, NULL)),
+                known);
         }
         is_code rc = k->set(job, e, ps->err);
         if (rc != IS_OK)
