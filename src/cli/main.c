@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include "../core/base/collective.h"
+#include "../core/base/numtext.h"
 #include "../core/base/progress.h"
 #include "../core/base/provenance.h"
 #include "../core/base/signals.h"
+#include "../core/base/suggest.h"
 #include "../core/contract/conformance.h"
 #include "../core/contract/engine.h"
 #include "../core/contract/evaluator.h"
@@ -30,9 +32,8 @@
 #include "../core/store/results.h"
 #include "../core/store/verify.h"
 #include "../models/registry.h"
-#include "estimate.h"
 #include "describe.h"
-#include "../core/base/suggest.h"
+#include "estimate.h"
 #include "eval.h"
 #include "help.h"
 #include "launcher.h"
@@ -649,6 +650,11 @@ static is_code same_library_everywhere(const is_job *job, MPI_Comm comm, is_erro
     return is_collective_agree(rc, comm, err);
 }
 
+/* A dry run checks at most this many points of the grid, evenly spread (seconds on one
+ * rank: a 10^12-point grid is answered at once); a run checks every point before it
+ * computes, shared among its ranks. */
+#define DRY_RUN_CHECK_MOST UINT64_C(10000000)
+
 static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_job **job,
                         is_error *err)
 {
@@ -679,11 +685,18 @@ static is_code load_job(const run_args *a, is_models *models, MPI_Comm comm, is_
     if (rc == IS_OK)
         rc = same_library_everywhere(*job, comm, err);
     uint64_t points = rc == IS_OK ? (*job)->piece_last - (*job)->piece_first : 0;
-    if (rc == IS_OK && rank == 0 && !a->quiet && points >= IS_RUN_PHASE_NOTE_POINTS)
+    int sampled = a->dry_run && points > DRY_RUN_CHECK_MOST;
+    if (rc == IS_OK && rank == 0 && !a->quiet && sampled)
+        fprintf(stderr,
+                "impactsweep: checking %llu of the %llu points of the grid, evenly spread (a "
+                "dry run of a grid this large; a run checks every point)\n",
+                (unsigned long long)DRY_RUN_CHECK_MOST, (unsigned long long)points);
+    else if (rc == IS_OK && rank == 0 && !a->quiet && points >= IS_RUN_PHASE_NOTE_POINTS)
         fprintf(stderr, "impactsweep: checking the %llu points of the grid\n",
                 (unsigned long long)points); /* seconds at 10^8: say what is going on */
     if (rc == IS_OK)
-        rc = is_validate_grid(*job, comm, err);
+        rc = is_validate_grid_sampled(*job, comm, a->dry_run ? DRY_RUN_CHECK_MOST : UINT64_MAX,
+                                      err);
     if (rc != IS_OK)
         is_job_free(job);
     return rc;
@@ -711,11 +724,18 @@ static void print_plan(const is_job *job, int ranks)
     if (job->piece_count > 1)
         printf(" (piece %llu/%llu of %llu)", (unsigned long long)job->piece_index,
                (unsigned long long)job->piece_count, (unsigned long long)job->grid.point_count);
-    printf("\nbytes/point:  %llu\nfile size:    %.3g MB\noutput:       %s\nranks:        %d\n"
+    char size_text[32];
+    printf("\nbytes/point:  %llu\nfile size:    %s\noutput:       %s\nranks:        %d\n"
            "unit:         %s\n",
-           (unsigned long long)bytes, size / 1e6, job->output, ranks,
+           (unsigned long long)bytes, is_bytestext(size_text, sizeof size_text, size),
+           job->output, ranks,
            job->unit_size ? "fixed size" : "sized by time");
-    printf("check:        every point admissible\n");
+    if (points > DRY_RUN_CHECK_MOST)
+        printf("check:        %llu points evenly spread over the %llu admissible (a run "
+               "checks every point)\n",
+               (unsigned long long)DRY_RUN_CHECK_MOST, (unsigned long long)points);
+    else
+        printf("check:        every point admissible\n");
 }
 
 /* The phases' times, on stderr. */

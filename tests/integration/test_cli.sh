@@ -156,6 +156,20 @@ guide "[modle]: unknown section (did you mean 'model'?)" run typo.ini --dry-run
 expect_status 0 "a small result file" "$IMPACTSWEEP" run "$JOBS/example.ini" --output given.h5 \
     --set axis.rho.count=2 --set axis.gamma.count=2 --set model.samples=4 --quiet
 guide "given.h5: an HDF5 file (a result file?), not a job file" run given.h5
+
+say "a dry run of a 10^12-point grid is answered from a sample of its points"
+printf '%s\n' "[sweep]" "model = chatter" "[model]" "samples = 4" "[axis.rho]" "from = 0.05" \
+    "to = 1" "count = 1000000" "[axis.gamma]" "from = 0.01" "to = 0.8" "count = 1000000" >huge.ini
+expect_status 0 "dry run of 10^12 points" timeout 300 "$IMPACTSWEEP" run huge.ini --dry-run --output huge.h5
+grep -q "checking 10000000 of the 1000000000000 points of the grid, evenly spread" err.txt ||
+    die "the dry run of 10^12 points does not say it checks a sample: $(cat err.txt)"
+grep -q "^file size: *143 TB$" out.txt || die "the file's size not in TB: $(grep size out.txt)"
+[ ! -e huge.h5 ] || die "a dry run wrote a file"
+# the sample's first refused point in grid order is named, as a full check names it
+printf '%s\n' "[sweep]" "model = synthetic" "[model]" "limit = 0.25" "[axis.x]" "from = 0" \
+    "to = 1" "count = 1000000" "[axis.y]" "from = 0" "to = 1" "count = 1000000" >refused.ini
+expect_status 2 "a refused point in the sample" timeout 300 "$IMPACTSWEEP_TEST" run refused.ini --dry-run --output refused.h5
+grep -q "exceeds limit = 0.25" err.txt || die "the sampled check names no refused point: $(cat err.txt)"
 expect_status 2 "no command" "$IMPACTSWEEP"
 expect_status 0 "help" "$IMPACTSWEEP" help
 grep -q "^usage:" out.txt || die "help prints no usage"

@@ -27,3 +27,15 @@ char *is_numtext(char *buf, double v)
     }
     return buf;
 }
+
+char *is_bytestext(char *buf, size_t size, double bytes)
+{
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    int u = 0;
+    while (bytes >= 999.5 && u < 6) {
+        bytes /= 1000.0;
+        u++;
+    }
+    snprintf(buf, size, u ? "%.3g %s" : "%.0f %s", bytes, units[u]);
+    return buf;
+}

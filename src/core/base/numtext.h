@@ -17,4 +17,9 @@ char *is_numtext(char *buf, double v);
  * until the end of the enclosing block). */
 #define IS_NUM(v) is_numtext((char[IS_NUMTEXT_SIZE]){0}, (v))
 
+/* A size in bytes as people read it, 3 significant digits in the largest unit that keeps
+ * it at least 1 (decimal units: "512 B", "1.29 GB", "143 TB"); returns buf (at least 16
+ * bytes). */
+char *is_bytestext(char *buf, size_t size, double bytes);
+
 #endif

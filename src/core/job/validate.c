@@ -91,8 +91,7 @@ static is_code check_axes(const is_job *job, MPI_Comm comm, is_stop *stop, is_er
 
 static int word_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
 /* " (given at t.ini:5: [model] pi2; t.ini:9: [axis.pi3])" for the parameters a model's
@@ -129,8 +128,8 @@ static void refusal(const is_job *job, uint64_t i, const double *point, const is
     size_t used = 0;
     for (size_t k = 0; k < job->grid.axis_count && used < sizeof where; k++) {
         int p = job->grid.axes[k].param;
-        used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %s",
-                                 k ? ", " : "", model->params[p].name, IS_NUM(point[p]));
+        used += (size_t)snprintf(where + used, sizeof where - used, "%s%s = %s", k ? ", " : "",
+                                 model->params[p].name, IS_NUM(point[p]));
     }
     char given[1024] = "";
     given_at(job, detail->message, given, sizeof given);
@@ -139,7 +138,17 @@ static void refusal(const is_job *job, uint64_t i, const double *point, const is
                  used ? where : "the only point", detail->message, given);
 }
 
-static is_code check_points(is_job *job, MPI_Comm comm, is_stop *stop, is_error *err)
+/* The grid index of the k-th of `checked` points spread evenly over the piece's `total`
+ * (all of them when checked = total). */
+static uint64_t spread_index(const is_job *job, uint64_t k, uint64_t checked, uint64_t total)
+{
+    if (checked >= total || checked < 2)
+        return job->piece_first + k;
+    return job->piece_first +
+           (uint64_t)((unsigned __int128)k * (total - 1) / (unsigned __int128)(checked - 1));
+}
+
+static is_code check_points(is_job *job, MPI_Comm comm, is_stop *stop, uint64_t most, is_error *err)
 {
     const is_model *model = job->model;
     if (!model->validate)
@@ -159,28 +168,31 @@ static is_code check_points(is_job *job, MPI_Comm comm, is_stop *stop, is_error 
     double *points = is_evaluator_points(ev);
     uint64_t lo, hi, mine = NONE;
     is_code code = IS_PARAM;
-    share(job->piece_last - job->piece_first, comm, &lo, &hi);
-    for (uint64_t at = job->piece_first + lo; at < job->piece_first + hi && mine == NONE;) {
+    uint64_t total = job->piece_last - job->piece_first;
+    uint64_t checked = total < most ? total : most;
+    share(checked, comm, &lo, &hi);
+    for (uint64_t k = lo; k < hi && mine == NONE;) {
         if (is_stop_poll(stop)) /* a batch between polls: well under a second */
             break;
-        size_t n = job->piece_first + hi - at < VALIDATE_BATCH
-                       ? (size_t)(job->piece_first + hi - at)
-                       : VALIDATE_BATCH;
+        size_t n = hi - k < VALIDATE_BATCH ? (size_t)(hi - k) : VALIDATE_BATCH;
         for (size_t i = 0; i < n; i++)
-            is_grid_point(&job->grid, at + i, points + i * model->param_count);
+            is_grid_point(&job->grid, spread_index(job, k + i, checked, total),
+                          points + i * model->param_count);
         size_t refused;
         is_error detail;
         is_error_clear(&detail);
         is_code rc_eval = is_evaluator_validate(ev, 0, n, &refused, &detail, err);
         if (rc_eval != IS_OK) {
-            mine = at; /* the evaluator failed (it cannot start, or a stop): err says */
+            mine = spread_index(
+                job, k, checked,
+                total); /* the evaluator failed (it cannot start, or a stop): err says */
             code = rc_eval;
         } else if (refused < n) {
-            mine = at + refused;
+            mine = spread_index(job, k + refused, checked, total);
             code = detail.code == IS_PLUGIN ? IS_PLUGIN : IS_PARAM;
             refusal(job, mine, points + refused * model->param_count, &detail, err);
         }
-        at += n;
+        k += n;
     }
     if (config.contained) /* the run's evaluator process too (a start saved) */
         job->evaluator = ev;
@@ -191,13 +203,18 @@ static is_code check_points(is_job *job, MPI_Comm comm, is_stop *stop, is_error 
 
 is_code is_validate_grid(is_job *job, MPI_Comm comm, is_error *err)
 {
+    return is_validate_grid_sampled(job, comm, UINT64_MAX, err);
+}
+
+is_code is_validate_grid_sampled(is_job *job, MPI_Comm comm, uint64_t most, is_error *err)
+{
     is_stop *stop = NULL;
     is_code rc = is_stop_begin(comm, &stop, err);
     if (rc != IS_OK)
         return rc;
     rc = check_axes(job, comm, stop, err);
     if (rc == IS_OK)
-        rc = check_points(job, comm, stop, err);
+        rc = check_points(job, comm, stop, most, err);
     /* a failure found before the stop is the answer; else the stop ends the run */
     return is_stop_end(&stop, rc, "the check of the grid (nothing was written)", err);
 }

@@ -17,4 +17,9 @@
  * for the run (one process a rank for both). */
 is_code is_validate_grid(is_job *job, MPI_Comm comm, is_error *err);
 
+/* The same, checking at most `most` points of the piece (a dry run of a grid too large to
+ * check point by point in seconds): evenly spread over it, its first and last among them,
+ * so that a failure is still the first in grid order among those checked. */
+is_code is_validate_grid_sampled(is_job *job, MPI_Comm comm, uint64_t most, is_error *err);
+
 #endif
