@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collective.h"
 #include "numtext.h"
 #include "tolerance.h"
 
@@ -107,6 +108,53 @@ static size_t keep(is_verify_run *v, uint64_t g, uint64_t slot, double status, c
     return v->count++;
 }
 
+/* ok[i] for the points i < count of the evaluator's room whose ok[i] is `which`: 1 when the
+ * model's validate admits the point, else 0. */
+static is_code validate(is_evaluator *ev, size_t count, uint8_t *ok, uint8_t which,
+                        is_error *err)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (ok[i] != which)
+            continue;
+        size_t refused = 0;
+        is_error why;
+        is_code rc = is_evaluator_validate(ev, i, 1, &refused, &why, err);
+        if (rc != IS_OK)
+            return rc;
+        ok[i] = refused == i + 1;
+    }
+    return IS_OK;
+}
+
+/* The records of the m_count recomputed points, into their placeholders: ok[j] says
+ * whether point j was admitted (its results out[o * tight + k], st[k], in order). */
+static is_code record(is_verify_run *v, size_t m_count, const uint8_t *ok, const double *out,
+                      const uint8_t *st, size_t tight, is_error *err)
+{
+    const is_model *m = v->job->model;
+    double *d = malloc((v->no ? v->no : 1) * sizeof *d);
+    if (!d)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    for (size_t j = 0, k = 0; j < m_count; j++) {
+        size_t r = (size_t)v->pending[j];
+        if (!ok[j]) {
+            fill(v, r, v->grid[j], IS_POINT_FAILED_INVALID, NULL);
+            continue;
+        }
+        uint8_t got = st[k];
+        for (size_t o = 0; o < v->no; o++)
+            d[o] = is_tolerance_discrepancy(&m->outputs[o], v->main[j * v->no + o],
+                                            out[o * tight + k]);
+        k++;
+        if (got == IS_POINT_PENDING) /* stopped: no record */
+            fill(v, r, UINT64_MAX, 0, NULL);
+        else
+            fill(v, r, v->grid[j], got, got == IS_POINT_DONE ? d : NULL);
+    }
+    free(d);
+    return IS_OK;
+}
+
 is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uint64_t n,
                             const uint64_t *index, const double *outputs, size_t stride,
                             const uint8_t *status, is_error *err)
@@ -138,18 +186,22 @@ is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uin
         v->grid[m_count] = g;
         v->pending[m_count++] = keep(v, UINT64_MAX, slot, 0, NULL); /* filled below */
     }
-    free(point);
-    /* the recomputations, each checked by the model's validate first */
-    size_t refused = 0;
+    /* the recomputations, each checked by the model's validate first; one whose other
+     * method the model refuses there is recomputed with its own */
     uint8_t *ok = rc == IS_OK && m_count ? calloc(m_count, 1) : NULL;
     if (rc == IS_OK && m_count && !ok)
         rc = is_error_set(err, IS_NOMEM, "out of memory");
-    for (size_t i = 0; rc == IS_OK && i < m_count; i = refused + 1) {
-        is_error why;
-        rc = is_evaluator_validate(ev, i, m_count - i, &refused, &why, err);
-        for (size_t j = i; rc == IS_OK && j < refused && j < m_count; j++)
-            ok[j] = 1;
-    }
+    if (rc == IS_OK)
+        rc = validate(ev, m_count, ok, 0, err);
+    for (size_t j = 0; rc == IS_OK && j < m_count; j++)
+        if (!ok[j]) {
+            is_grid_point(&v->job->grid, v->grid[j], point);
+            is_tolerance_tighten(m, point, IS_TOLERANCE_FACTOR, 0, room + j * v->np);
+            ok[j] = 2; /* to be validated again */
+        }
+    if (rc == IS_OK)
+        rc = validate(ev, m_count, ok, 2, err);
+    free(point);
     const double *out = NULL;
     const uint8_t *st = NULL;
     size_t tight = 0; /* the admissible ones, moved to the front */
@@ -158,27 +210,8 @@ is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uin
             memmove(room + (tight - 1) * v->np, room + i * v->np, v->np * sizeof *room);
     if (rc == IS_OK && tight)
         rc = is_evaluator_eval(ev, tight, &out, &st, err);
-    double *d = rc == IS_OK ? malloc((v->no ? v->no : 1) * sizeof *d) : NULL;
-    if (rc == IS_OK && !d)
-        rc = is_error_set(err, IS_NOMEM, "out of memory");
-    /* the records of the recomputed points, in their placeholders */
-    for (size_t j = 0, k = 0; rc == IS_OK && j < m_count; j++) {
-        size_t r = (size_t)v->pending[j];
-        if (!ok[j]) {
-            fill(v, r, v->grid[j], IS_POINT_FAILED_INVALID, NULL);
-            continue;
-        }
-        uint8_t got = st[k];
-        for (size_t o = 0; o < v->no; o++)
-            d[o] = is_tolerance_discrepancy(&m->outputs[o], v->main[j * v->no + o],
-                                            out[o * tight + k]);
-        k++;
-        if (got == IS_POINT_PENDING) /* stopped: no record */
-            fill(v, r, UINT64_MAX, 0, NULL);
-        else
-            fill(v, r, v->grid[j], got, got == IS_POINT_DONE ? d : NULL);
-    }
-    free(d);
+    if (rc == IS_OK)
+        rc = record(v, m_count, ok, out, st, tight, err);
     free(ok);
     return rc;
 }
@@ -277,4 +310,51 @@ is_code is_verify_run_describe(is_results *r, const is_model *model, char **text
     }
     is_verification_summary_free(&s);
     return IS_OK;
+}
+
+/* Rank 0 of the merge: the sound records of `in`, each into its row of `out`. */
+static is_code copy_records(is_verification *in, is_verification *out, const char *path,
+                            is_error *err)
+{
+    size_t width = is_verification_width(in);
+    double *rows = malloc(4096 * width * sizeof *rows);
+    if (!rows)
+        return is_error_set(err, IS_NOMEM, "out of memory");
+    is_code rc = IS_OK;
+    uint64_t slots = is_verification_slots(in);
+    for (uint64_t at = 0; at < slots && rc == IS_OK; at += 4096) {
+        uint64_t n = slots - at < 4096 ? slots - at : 4096, g = 0;
+        rc = is_verification_read(in, at, n, rows, err);
+        for (uint64_t i = 0; i < n && rc == IS_OK; i++) {
+            int found = is_verification_record(in, at + i, rows + i * width, &g);
+            if (found < 0)
+                rc = is_error_set(err, IS_DAMAGED,
+                                  "%s is damaged: its verification record in row %llu does not "
+                                  "match its checksum or its place",
+                                  path, (unsigned long long)(at + i));
+            else if (found)
+                rc = is_verification_write(out, is_verification_slot(out, g), 1,
+                                           rows + i * width, err);
+        }
+    }
+    free(rows);
+    return rc;
+}
+
+is_code is_verify_run_merge(is_results *from, is_results *to, MPI_Comm comm, is_error *err)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    is_verification *in = NULL, *out = NULL;
+    is_code rc = is_verification_open(from, &in, err);
+    if (rc == IS_OK)
+        rc = is_verification_open(to, &out, err);
+    int same = in && out && is_verification_stride_of(in) == is_verification_stride_of(out) &&
+               is_verification_seed_of(in) == is_verification_seed_of(out) &&
+               is_verification_width(in) == is_verification_width(out);
+    if (rc == IS_OK && same && rank == 0)
+        rc = copy_records(in, out, is_results_path(from), err);
+    is_verification_close(&in);
+    is_verification_close(&out);
+    return is_collective_share(rc, 0, comm, err);
 }

@@ -30,6 +30,10 @@ is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uin
 /* Writes the records kept so far (call before the block's outputs are written). */
 is_code is_verify_run_flush(is_verify_run *v, is_error *err);
 
+/* Collective (merge): copies the records of `from` into `to` (each to its grid index's
+ * row), checking each; a file without records, or with another sample, gives none. */
+is_code is_verify_run_merge(is_results *from, is_results *to, MPI_Comm comm, is_error *err);
+
 /* The verification summary of an open file, as lines of text (caller frees *text);
  * *beyond: checked points with an output beyond verify_tolerance. `model` (or NULL) says
  * why a file without records has none. One process. */

@@ -247,9 +247,7 @@ is_code is_verification_read(is_verification *v, uint64_t first, uint64_t count,
     return transfer(v, first, count, rows, 0, err);
 }
 
-/* Row s's record, if any: 1 (and *g its grid index) when sound, 0 when empty, -1 when its
- * CRC or place is wrong. */
-static int record(const is_verification *v, uint64_t s, const double *row, uint64_t *g)
+int is_verification_record(const is_verification *v, uint64_t s, const double *row, uint64_t *g)
 {
     if (row[0] == 0)
         return 0;
@@ -278,7 +276,7 @@ static is_code each_record(is_verification *v, void (*each)(void *, const double
         rc = is_verification_read(v, at, n, rows, err);
         for (uint64_t i = 0; i < n && rc == IS_OK; i++) {
             uint64_t g = 0;
-            int found = record(v, at + i, rows + i * v->width, &g);
+            int found = is_verification_record(v, at + i, rows + i * v->width, &g);
             if (found < 0)
                 rc = is_error_set(err, IS_DAMAGED,
                                   "%s is damaged: the verification record in row %llu of %s "

@@ -59,6 +59,11 @@ is_code is_verification_write(is_verification *v, uint64_t first, uint64_t count
 is_code is_verification_read(is_verification *v, uint64_t first, uint64_t count, double *rows,
                              is_error *err);
 
+/* Row s (as read) of v: 1 when it holds a sound record (*g its grid index), 0 when it is
+ * empty, -1 when its CRC or its place is wrong. */
+int is_verification_record(const is_verification *v, uint64_t s, const double *row,
+                           uint64_t *g);
+
 /* Every record's CRC and place (IS_DAMAGED naming the row and grid point). One process. */
 is_code is_verification_check(is_verification *v, is_error *err);
 
