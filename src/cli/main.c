@@ -848,8 +848,8 @@ static int cmd_run(int argc, char **argv)
             print_field_summary(job, rank, size);
         if (rank == 0 && !a.quiet && (rc == IS_OK || rc == IS_INTERRUPTED)) {
             report_times(&summary);
-            report_outcome(&a, job, &summary, size, rc);
             fprintf(stderr, "%s", summary.verification); /* (self-verification) */
+            report_outcome(&a, job, &summary, size, rc);
         }
         if (rc == IS_OK && a.strict && summary.counts[1] > 0)
             rc = is_error_set(

@@ -313,7 +313,6 @@ is_code is_job_parse(const char *source, const char *text, const char *const *ov
     job->progress_interval = 5.0;
     job->master_computes = 1;
     job->unit_seconds = 30.0;
-    job->verify_fraction = 0.01; /* the cost: README "Self-verification" */
     job->piece_count = 1;
     job->refine_margin = IS_REFINE_DEFAULT_MARGIN;
     is_code rc = job_scan_sections(&ps, text);

@@ -265,15 +265,17 @@ is_code is_verify_run_describe(is_results *r, const is_model *model, char **text
     is_code rc = is_verification_open(r, &v, err);
     if (rc != IS_OK)
         return rc;
-    if (!v) {
-        if (model && !is_tolerance_model(model))
+    if (!v) { /* said only where verify was asked: a model without a tolerance */
+        char *job = is_results_job_text(r);
+        int asked = job && strstr(job, "\nverify = ") && !strstr(job, "\nverify = 0\n");
+        free(job);
+        char name[128];
+        is_results_attribute(r, "model", name, sizeof name);
+        if (asked)
             say(text, &used, &size,
                 "verification: none: model %s has no tolerance parameter, so its points "
                 "cannot be recomputed tighter (it marks none with IS_PARAM_TOLERANCE)\n",
-                model->name);
-        else
-            say(text, &used, &size, "verification: none (the job asked for none%s)\n",
-                model ? "" : ", or the model has no tolerance parameter");
+                model ? model->name : name);
         return IS_OK;
     }
     is_verification_summary s;
@@ -294,7 +296,8 @@ is_code is_verify_run_describe(is_results *r, const is_model *model, char **text
             (unsigned long long)s.failed);
     if (s.unverifiable)
         say(text, &used, &size,
-            "  %llu sampled points not verifiable: no tolerance parameter applies to them\n",
+            "  %llu sampled points not verifiable: no tolerance parameter applies to them (an "
+            "exact method)\n",
             (unsigned long long)s.unverifiable);
     if (s.checked) {
         say(text, &used, &size, "  %-16s %14s %14s %8s\n", "output", "largest", "at point",

@@ -34,9 +34,10 @@ is_code is_verify_run_flush(is_verify_run *v, is_error *err);
  * row), checking each; a file without records, or with another sample, gives none. */
 is_code is_verify_run_merge(is_results *from, is_results *to, MPI_Comm comm, is_error *err);
 
-/* The verification summary of an open file, as lines of text (caller frees *text);
- * *beyond: checked points with an output beyond verify_tolerance. `model` (or NULL) says
- * why a file without records has none. One process. */
+/* The verification summary of an open file, as lines of text (caller frees *text; NULL
+ * when the file has no records and its job asked for none); *beyond: checked points with
+ * an output beyond verify_tolerance. `model` (or NULL) names the model of a file whose job
+ * asked for records it could not have. One process. */
 is_code is_verify_run_describe(is_results *r, const is_model *model, char **text,
                                uint64_t *beyond, is_error *err);
 

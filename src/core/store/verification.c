@@ -92,7 +92,9 @@ static double default_tolerance(const is_job *job)
                     v = fmax(v, is_axis_value(&job->grid.axes[k], i));
         largest = fmax(largest, v);
     }
-    return IS_TOLERANCE_VERIFY_SCALE * largest;
+    char text[32]; /* 1000 x 1e-10 is 1e-07, not 1.0000000000000001e-07 */
+    snprintf(text, sizeof text, "%.12g", IS_TOLERANCE_VERIFY_SCALE * largest);
+    return strtod(text, NULL);
 }
 
 herr_t is_layout_verification_create(hid_t file, const is_job *job)
