@@ -234,7 +234,8 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
     r->parallel = comm != MPI_COMM_NULL;
     r->mode = mode;
     r->file_space = -1;
-    r->sync_fd = -1; r->verification = -1;
+    r->sync_fd = -1;
+    r->verification = -1;
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         r->run[d] = -1;
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
