@@ -19,8 +19,9 @@ typedef struct command_help {
 /* The exit statuses (error.h's list, and what each command makes of it). */
 static const char run_exit[] =
     "exit status: 0 done, 1 run failed (the file stays resumable), 2 bad input or a damaged\n"
-    "file (nothing touched), 3 with --strict: done, but points failed, 75 interrupted by a\n"
-    "signal (continue with --resume; with -n, 130 after a third ^C).\n";
+    "file (nothing touched), 3 with --strict: done, but points failed or a verified point\n"
+    "is beyond verify_tolerance, 75 interrupted by a signal (continue with --resume; with\n"
+    "-n, 130 after a third ^C).\n";
 static const char eval_exit[] =
     "exit status: 0 the point is done, 1 it failed (the JSON says how), 2 bad input, 75\n"
     "stopped by a signal (status PENDING). With MODEL -: 2 if a line was refused, else 75\n"
@@ -80,8 +81,9 @@ static const char *const run_options[] = {
                      "more ranks than cores oversubscribe them, with a notice; a launcher "
                      "that starts no rank exits 2",
     "--strict", "exit with status 3 when the run completed but some points failed (their "
-                "status is failed_*); without it such a run exits 0 and its last line "
-                "counts them",
+                "status is failed_*) or, with [sweep] verify, a verified point has an output "
+                "beyond verify_tolerance; without it such a run exits 0 and its last line "
+                "counts the failed points",
     NULL};
 
 static const char *const trace_options[] = {

@@ -20,6 +20,7 @@
 #include "../core/base/signals.h"
 #include "../core/base/suggest.h"
 #include "../core/contract/conformance.h"
+#include "../core/contract/convergence.h"
 #include "../core/contract/engine.h"
 #include "../core/contract/evaluator.h"
 #include "../core/contract/model_text.h"
@@ -29,6 +30,7 @@
 #include "../core/run/merge.h"
 #include "../core/run/run.h"
 #include "../core/run/summary.h"
+#include "../core/run/verify_run.h"
 #include "../core/store/results.h"
 #include "../core/store/verify.h"
 #include "../models/registry.h"
@@ -235,14 +237,18 @@ static int cmd_models(int argc, char **argv)
         runner.models = models;
         is_signals_install();
         rc = is_conformance_behaviour(m, evaluate_for_check, &runner, &err);
+        char converges[256] = "";
+        if (rc == IS_OK)
+            rc = is_convergence_check(m, evaluate_for_check, &runner, converges,
+                                      sizeof converges, &err);
         const char *built = is_models_contract(models, m);
         if (rc == IS_OK)
             printf("%s: keeps the model contract (version %d.%d%s%s%s): its table, and "
                    "eval_batch on admissible points alone, in a batch and twice, within its "
-                   "arrays\n",
+                   "arrays%s\n",
                    m->name, IS_MODEL_ABI_VERSION, IS_MODEL_ABI_MINOR,
                    built ? "; the plug-in was built against " : "", built ? built : "",
-                   built ? ", read as this one" : "");
+                   built ? ", read as this one" : "", converges);
     } else if (rc == IS_OK && m && json) {
         const char *sha256 = NULL;
         is_cli_describe_json(stdout, m, is_models_library(models, m, &sha256));
@@ -367,6 +373,22 @@ static is_code verify_file(const char *path, MPI_Comm comm, char *line, size_t s
     return rc;
 }
 
+/* `info`: the self-verification summary (verify_run.h), read by this process alone. */
+static void print_verification(const char *path)
+{
+    is_results *r = NULL;
+    is_error err;
+    char *text = NULL;
+    uint64_t beyond = 0;
+    if (is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, &err) == IS_OK &&
+        is_verify_run_describe(r, NULL, &text, &beyond, &err) == IS_OK)
+        printf("%s", text ? text : "");
+    else
+        printf("verification: unreadable: %s\n", err.message);
+    free(text);
+    is_results_close(&r, NULL);
+}
+
 static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
@@ -398,6 +420,8 @@ static int cmd_info(int argc, char **argv)
         MPI_Comm_rank(comm, &rank);
     if (summary)
         is_summary_print(summary, log, stdout);
+    if (summary && rank == 0)
+        print_verification(path);
     if (*verified)
         printf("%s\n", verified);
     if (rc != IS_OK && rank == 0)
@@ -870,6 +894,7 @@ static int cmd_run(int argc, char **argv)
             print_field_summary(job, rank, size);
         if (rank == 0 && !a.quiet && (rc == IS_OK || rc == IS_INTERRUPTED)) {
             report_times(&summary);
+            fprintf(stderr, "%s", summary.verification); /* (self-verification) */
             report_outcome(&a, job, &summary, size, rc);
         }
         if (rc == IS_OK && a.strict && summary.counts[1] > 0)
@@ -880,6 +905,13 @@ static int cmd_run(int argc, char **argv)
                 (unsigned long long)summary.counts[1],
                 (unsigned long long)(summary.counts[0] + summary.counts[1] + summary.counts[2]),
                 job->output, job->output);
+        MPI_Bcast(&summary.verify_beyond, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        if (rc == IS_OK && a.strict && summary.verify_beyond > 0)
+            rc = is_error_set(&err, IS_POINTS_FAILED,
+                              "--strict: %llu verified points of %s have an output beyond "
+                              "verify_tolerance (`impactsweep info %s` shows the discrepancies)",
+                              (unsigned long long)summary.verify_beyond, job->output,
+                              job->output);
     }
     if (rank == 0 && rc != IS_OK)
         fail(&err);

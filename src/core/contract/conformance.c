@@ -88,6 +88,12 @@ static is_code check_param(const is_model *m, size_t p, is_error *err)
         return is_error_set(err, IS_PLUGIN, "model %s: parameter %s has min > max", m->name,
                             param->name);
     }
+    if (((param->flags & IS_PARAM_TOLERANCE) && param->type != IS_PARAM_REAL) ||
+        ((param->flags & IS_PARAM_METHOD) && param->type != IS_PARAM_CHOICE))
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: parameter %s: IS_PARAM_TOLERANCE marks a real parameter, "
+                            "IS_PARAM_METHOD a choice",
+                            m->name, param->name);
     is_error detail;
     if (!isnan(param->default_value) && is_param_check(param, param->default_value, &detail))
         return is_error_set(err, IS_PLUGIN, "model %s: the default is not admissible: %s",
@@ -134,7 +140,7 @@ static is_code check_output(const is_model *m, size_t o, is_error *err)
                                 "model %s: categorical output %s needs 1 to 64 categories",
                                 m->name, out->name);
     }
-    if (out->flags & ~(unsigned)(IS_OUTPUT_MAY_BE_NAN | IS_OUTPUT_MAY_BE_INF))
+    if (out->flags & ~(unsigned)(IS_OUTPUT_MAY_BE_NAN | IS_OUTPUT_MAY_BE_INF | IS_OUTPUT_WORK))
         return is_error_set(err, IS_PLUGIN, "model %s: output %s has unknown flags %#x", m->name,
                             out->name, out->flags);
     if ((out->flags & IS_OUTPUT_MAY_BE_INF) && out->type != IS_OUTPUT_REAL)

@@ -30,7 +30,17 @@ enum {
     IS_PARAM_MIN_OPEN = 1u << 0, /* min itself is not admissible */
     IS_PARAM_MAX_OPEN = 1u << 1, /* max itself is not admissible */
     IS_PARAM_SEED = 1u << 2,     /* the random seed: recorded as the file's `seed` attribute */
-    IS_PARAM_FIXED_ONLY = 1u << 3 /* may not be an axis (e.g. a choice of method) */
+    IS_PARAM_FIXED_ONLY = 1u << 3, /* may not be an axis (e.g. a choice of method) */
+    /* since 3.2 */
+    IS_PARAM_TOLERANCE = 1u << 4, /* a real parameter that sets the accuracy asked of the
+                                     outputs (a relative or absolute tolerance): smaller is
+                                     more accurate. Self-verification ([sweep] verify) and
+                                     `models --check` recompute points with it divided by
+                                     100 (not below its min) and compare the outputs */
+    IS_PARAM_METHOD = 1u << 5     /* a choice among methods that compute the same results
+                                     (integrators): self-verification recomputes with another
+                                     one, the next in the list (cyclically), skipping one
+                                     named "auto" */
 };
 
 /* A condition on a choice parameter: it holds when the choice's index c has bit c of
@@ -76,7 +86,12 @@ typedef enum {
 enum {
     IS_OUTPUT_MAY_BE_NAN = 1u << 0, /* NaN: the output has no value at this point (a period
                                        of a motion that is not periodic) */
-    IS_OUTPUT_MAY_BE_INF = 1u << 1  /* +-inf (real outputs only) */
+    IS_OUTPUT_MAY_BE_INF = 1u << 1, /* +-inf (real outputs only) */
+    /* since 3.2 */
+    IS_OUTPUT_WORK = 1u << 2        /* a measure of the computation (steps taken), not of the
+                                       model: it changes with the tolerance, so
+                                       self-verification and `models --check` do not compare
+                                       it */
 };
 
 typedef struct is_output {
@@ -143,7 +158,7 @@ typedef enum {
  * of a value (a flag, a status, NaN), changing is_error, is_param_when, the is_trace_*
  * structs or eval_batch's layout, removing an SDK function or changing its signature. */
 #define IS_MODEL_ABI_VERSION 3
-#define IS_MODEL_ABI_MINOR 1
+#define IS_MODEL_ABI_MINOR 2
 
 /* The first members of every table: `IS_MODEL_HEADER, .name = ..., ...`. */
 #define IS_MODEL_HEADER                                                                     \

@@ -58,6 +58,11 @@ typedef struct is_job {
     struct is_evaluator *evaluator; /* a contained model's evaluator process, made by the
                                   grid's checks (validate.h) and kept for the run and the
                                   dry run: one a rank; NULL: none (yet); freed with the job */
+    double verify_fraction;    /* [sweep] verify: the share of points recomputed tighter
+                              (verification.h; 0: none) */
+    double verify_tolerance;   /* [sweep] verify_tolerance (0: the default, 1000 x the
+                                  largest tolerance asked) */
+    char verify_origin[400];   /* where verify was given ("" for the default) */
     char *title;               /* free text, stored in the result file */
     double *fixed;             /* model->param_count values: defaults, [model] keys, and
                                   for swept parameters their first axis value */

@@ -331,6 +331,31 @@ is_code job_check_containment(const is_job *job, is_error *err)
     return IS_OK;
 }
 
+static is_code set_verify(is_job *job, const entry *e, is_error *err)
+{
+    double v;
+    if (!job_parse_real(e->value, &v) || !(v >= 0 && v <= 1))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] verify = '%s': expected the share of points to "
+                            "recompute, from 0 (none) to 1",
+                            e->origin, e->value);
+    job->verify_fraction = v;
+    snprintf(job->verify_origin, sizeof job->verify_origin, "%s", e->origin);
+    return IS_OK;
+}
+
+static is_code set_verify_tolerance(is_job *job, const entry *e, is_error *err)
+{
+    double v;
+    if (!job_parse_real(e->value, &v) || !(v > 0 && v <= 1e6))
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] verify_tolerance = '%s': expected a discrepancy "
+                            "above 0 (at most 1e6)",
+                            e->origin, e->value);
+    job->verify_tolerance = v;
+    return IS_OK;
+}
+
 static is_code set_model_checked(is_job *job, const entry *e, is_error *err)
 {
     (void)job, (void)e, (void)err; /* resolved before the other keys, see job_find_model */
@@ -364,6 +389,14 @@ static const struct sweep_key {
     {"point_timeout", set_point_timeout,
      "seconds a point may take before it is killed and failed (failed_timeout), or none "
      "(the default)"},
+    {"verify", set_verify,
+     "the share of points recomputed with each tolerance parameter / 100 (and another "
+     "method, where the model has a choice of them) to measure each output's discrepancy "
+     "(default 0: none, since recomputing with a slower method can double a sweep's "
+     "cost; 0.01 adds about 3 % to a collision sweep with CVODE; see `impactsweep info`)"},
+    {"verify_tolerance", set_verify_tolerance,
+     "the discrepancy beyond which a verified point counts as beyond (default 1000 x the "
+     "largest tolerance parameter's value; run --strict exits 3 on any)"},
     {"refine", set_refine,
      "the outputs whose classes decide a coarse-to-fine sweep, as OUTPUT (categorical) or "
      "OUTPUT >= T (real or integer), comma-separated: cells whose corners differ in class, "

@@ -27,6 +27,7 @@
 #include "run.h"
 #include "stop.h"
 #include "verify.h"
+#include "verify_run.h"
 
 /* Points copied at a time by a rank. */
 #define MERGE_BLOCK (UINT64_C(1) << 18)
@@ -291,6 +292,8 @@ static is_code copy_input(copier *c, const char *path, input *in, MPI_Comm comm,
         rc = copy_block(c, at, hi - at < MERGE_BLOCK ? hi - at : MERGE_BLOCK, (int)in->overlaps,
                         err);
     rc = is_collective_agree(rc, comm, err);
+    if (rc == IS_OK) /* its self-verification records */
+        rc = is_verify_run_merge(c->in, c->out, comm, err);
     MPI_Reduce(&c->stored, &in->stored, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
     if (rc == IS_OK && rank == 0 && !is_stop_poll(c->stop)) /* a done status lost */
         rc = is_verify_complete_count(c->in, in->stored, err);

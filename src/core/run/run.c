@@ -20,7 +20,11 @@
 #include "refine.h"
 #include "results.h"
 #include "stop.h"
+#include "verification.h"
 #include "verify.h"
+#include "verify_run.h"
+#include "numtext.h"
+#include "tolerance.h"
 
 /* Room the longest sibling name needs beyond the result file's own: ".partial", and
  * ".lock.N" once a stale lock was taken over (lock.c). */
@@ -253,6 +257,35 @@ static is_code end_of_run(is_results *results, is_code rc, is_run_summary *summa
     return IS_OK;
 }
 
+/* The file's self-verification records (verification.h), where it has them; a job that
+ * asks for other ones than the file holds is told that the file's are kept. */
+static is_code open_verification(const is_job *job, is_results *results, is_verification **v,
+                                 is_error *err)
+{
+    is_code rc = is_verification_open(results, v, err);
+    uint64_t asked = is_verification_stride(job->verify_fraction);
+    uint64_t holds = *v ? is_verification_stride_of(*v) : 0;
+    if (rc == IS_OK && *job->verify_origin && asked != holds && is_tolerance_model(job->model))
+        fprintf(stderr,
+                "impactsweep: %s: [sweep] verify = %s, but %s was made with %s: the file's "
+                "sample is kept\n",
+                job->verify_origin, IS_NUM(job->verify_fraction), job->output,
+                holds ? "another verify" : "verify = 0");
+    return rc;
+}
+
+/* Rank 0, at the end: the verification summary, from the whole file (a resume's records
+ * and this run's alike). */
+static is_code describe_verification(const is_job *job, is_results *results,
+                                     is_run_summary *summary, is_error *err)
+{
+    char *text = NULL;
+    is_code rc = is_verify_run_describe(results, job->model, &text, &summary->verify_beyond, err);
+    snprintf(summary->verification, sizeof summary->verification, "%s", text ? text : "");
+    free(text);
+    return rc;
+}
+
 is_code is_run(const is_job *job, const char *job_path, const is_run_options *options,
                MPI_Comm comm, is_run_summary *summary, is_error *err)
 {
@@ -309,17 +342,23 @@ is_code is_run(const is_job *job, const char *job_path, const is_run_options *op
     }
     rc = is_collective_share(rc, 0, comm, err);
 
+    is_verification *verification = NULL; /* self-verification's records, every rank */
+    if (rc == IS_OK)
+        rc = is_collective_agree(open_verification(job, results, &verification, err), comm, err);
     if (rc == IS_OK) {
         is_sched_options sched = {resumed, &map, summary->tally[IS_POINT_PENDING], points,
-                                  options->live_progress, NULL, NULL};
+                                  options->live_progress, NULL, NULL, verification};
         is_code sched_rc = job->refine_levels /* coarse to fine, pass by pass */
                                ? is_refine_run(job, comm, results, &sched, &summary->sched, err)
                                : is_sched_run(job, comm, results, &sched, &summary->sched, err);
         rc = is_collective_agree(sched_rc, comm, err);
         if (rank == 0)
             rc = end_of_run(results, rc, summary, err);
+        if (rank == 0 && rc == IS_OK)
+            rc = describe_verification(job, results, summary, err);
         rc = is_collective_share(rc, 0, comm, err);
     }
+    is_verification_close(&verification);
     is_pending_free(&map);
     is_error close_err;
     is_code close_rc = results ? is_results_close(&results, &close_err) : IS_OK;

@@ -30,6 +30,8 @@ typedef struct is_run_summary {
     double create_seconds, scan_seconds; /* building the file; the resume scan */
     double verify_seconds; /* of the resume scan: checking the file's checksums */
     uint64_t verified;   /* resumed: the stored points whose checksums were checked */
+    char verification[4096]; /* rank 0: the self-verification summary (verify_run.h) */
+    uint64_t verify_beyond;  /* rank 0: checked points with an output beyond the tolerance */
 } is_run_summary;
 
 /* Checks, before anything is touched, that the job's output can be written: an existing

@@ -19,6 +19,7 @@
 #include "numtext.h"
 #include "progress.h"
 #include "signals.h"
+#include "verify_run.h"
 
 enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE, TAG_NOTE };
 enum { FLAG_INTERRUPTED = 1, FLAG_ERROR = 2 };
@@ -110,6 +111,7 @@ typedef struct compute {
     uint64_t status_first, status_count;
     uint64_t tally[IS_POINT_STATUS_COUNT]; /* since the last report */
     double seconds;
+    is_verify_run *verify;      /* the sampled points' recomputation (NULL: none) */
 } compute;
 
 /* Decides, between two batches, whether to stop the unit now (1). */
@@ -220,18 +222,35 @@ static void compute_free(compute *c)
     free(c->status);
     free(c->buffer_index);
     free(c->batch_index);
+    is_verify_run_free(&c->verify);
 }
 
 static is_code flush(compute *c, is_error *err)
 {
     if (c->buffered == 0)
         return IS_OK;
-    is_code rc = c->buffer_index
+    is_code rc = is_verify_run_flush(c->verify, err); /* before the outputs' flush */
+    if (rc != IS_OK)
+        return rc;
+    rc = c->buffer_index
                      ? is_results_write_points(c->results, c->buffer_index, c->buffered,
                                                c->buffer, c->buffer_max, c->buffer_status, err)
                      : is_results_write(c->results, c->buffer_first, c->buffered, c->buffer,
                                         c->buffer_max, c->buffer_status, err);
     c->buffered = 0;
+    return rc;
+}
+
+/* The self-verification of the batch just buffered (verify_run.h): its failures are the
+ * verification's, not reported as the batch's points'. */
+static is_code verify_batch(compute *c, uint64_t at, uint64_t n, const uint64_t *index,
+                            is_error *err)
+{
+    uint64_t from = c->buffered - n;
+    is_evaluator_bind(c->evaluator, is_signals_flag(), NULL, NULL);
+    is_code rc = is_verify_run_batch(c->verify, c->evaluator, at, n, index, c->buffer + from,
+                                     c->buffer_max, c->buffer_status + from, err);
+    is_evaluator_bind(c->evaluator, is_signals_flag(), on_failure, c);
     return rc;
 }
 
@@ -265,6 +284,8 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *ind
     c->buffered += n;
     for (uint64_t i = 0; i < n; i++) /* (the evaluator keeps statuses in range) */
         c->tally[status[i] < IS_POINT_STATUS_COUNT ? status[i] : IS_POINT_FAILED_CHECK]++;
+    if (c->verify && (rc = verify_batch(c, at, n, index, err)) != IS_OK)
+        return rc; /* (after the tally: it overwrites the evaluator's arrays) */
     c->seconds += took;
     /* next batch: about batch_seconds, growing at most GROWTH-fold */
     double per_point = took / (double)n;
@@ -774,6 +795,8 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
     double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
     rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
     c.filter = options->resumed ? options->filter : NULL;
+    if (rc == IS_OK)
+        rc = is_verify_run_create(&c.verify, job, options->verification, err);
     if (rc == IS_OK && c.filter) {
         c.buffer_index = malloc(c.buffer_max * sizeof *c.buffer_index);
         c.batch_index = malloc(c.batch_max * sizeof *c.batch_index);

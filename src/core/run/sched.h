@@ -25,6 +25,7 @@
 #include "job.h"
 #include "pending.h"
 #include "results.h"
+#include "verification.h"
 
 typedef struct is_sched_options {
     int resumed;                /* the file holds stored points: read each unit's status and
@@ -37,6 +38,8 @@ typedef struct is_sched_options {
                                         (this rank's; NULL: all) and count progress over
                                         `pending` alone (a pass of a refined sweep) */
     const char *label;          /* put before each progress line (NULL: nothing) */
+    is_verification *verification; /* the file's self-verification records, open on every
+                                      rank (NULL: none): sampled points recomputed tighter */
 } is_sched_options;
 
 typedef struct is_sched_result {

@@ -36,6 +36,7 @@ struct is_results {
     hid_t coordinates[IS_GRID_MAX_AXES];
     hid_t file_space;             /* the variables' dataspace, reused for every selection */
     hid_t run[IS_LAYOUT_RUN_COUNT]; /* the /run datasets */
+    hid_t verification;           /* /verify/records, or -1 (verification.h) */
     int sync_fd;                  /* writing: this rank's descriptor for fdatasync */
     int tally_length;             /* statuses the tally holds: a refined sweep's file has
                                      inferred too (is_results_set_state writes no more) */
@@ -192,6 +193,7 @@ static is_code open_variables(is_results *r, is_error *err)
     hssize_t tally_length = tally_space < 0 ? -1 : H5Sget_simple_extent_npoints(tally_space);
     if (tally_space >= 0)
         H5Sclose(tally_space);
+    r->verification = is_layout_verification_open(r->file);
     r->tally_length = tally_length < 0                       ? 0
                       : tally_length > IS_POINT_STATUS_COUNT ? IS_POINT_STATUS_COUNT
                                                              : (int)tally_length;
@@ -233,6 +235,7 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
     r->mode = mode;
     r->file_space = -1;
     r->sync_fd = -1;
+    r->verification = -1;
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         r->run[d] = -1;
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
@@ -306,6 +309,7 @@ is_code is_results_close(is_results **results, is_error *err)
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
         if (r->coordinates[k] >= 0)
             bad |= H5Dclose(r->coordinates[k]);
+    bad |= r->verification >= 0 ? H5Dclose(r->verification) : 0;
     if (r->file_space >= 0)
         H5Sclose(r->file_space);
     bad |= H5Fclose(r->file);
@@ -328,6 +332,7 @@ is_code is_results_close(is_results **results, is_error *err)
 
 int is_results_format(const is_results *r) { return r->format; }
 const char *is_results_path(const is_results *r) { return r->path; }
+hid_t is_layout_verification(const is_results *r) { return r->verification; }
 uint64_t is_results_point_count(const is_results *r) { return r->points; }
 uint64_t is_results_first_point(const is_results *r) { return r->first; }
 size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
@@ -795,6 +800,8 @@ size_t is_results_mutable_extents(const is_results *r, uint64_t (*extents)[2], s
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT && n < max; d++)
         if (r->run[d] >= 0)
             extent_of(r->run[d], extents[n++]);
+    if (r->verification >= 0 && n < max)
+        extent_of(r->verification, extents[n++]);
     return n;
 }
 

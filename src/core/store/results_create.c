@@ -27,6 +27,7 @@
 #include "numtext.h"
 #include "results_layout.h"
 #include "stop.h"
+#include "verification.h"
 
 /* Points per fill or coordinate write: 4 MiB of doubles. */
 #define BUILD_BLOCK (UINT64_C(1) << 19)
@@ -471,6 +472,8 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
         rc = is_h5_fail(err, path, "creating the run state");
     if (rc == IS_OK && create_checks(file, space) < 0)
         rc = is_h5_fail(err, path, "creating the checksums");
+    if (rc == IS_OK && is_layout_verification_create(file, job) < 0)
+        rc = is_h5_fail(err, path, "creating the verification records");
     H5Sclose(space);
     if (rc == IS_OK && write_provenance(file, job, prov, first_line) < 0)
         rc = is_h5_fail(err, path, "writing the provenance attributes");
@@ -493,7 +496,9 @@ uint64_t is_results_size(const is_job *job)
     /* metadata and the run log, and up to one alignment per large dataset */
     uint64_t fixed = (UINT64_C(1) << 20) + (uint64_t)IS_RESULTS_LOG_CAPACITY * IS_RESULTS_LOG_LINE;
     uint64_t padding = points * 8 >= ALIGNMENT ? (model->output_count + 2) * ALIGNMENT : 0;
-    return points * per_point + fixed + padding;
+    uint64_t stride = is_verification_stride(job->verify_fraction); /* its records */
+    uint64_t records = stride ? (points / stride + 2) * 8 * (model->output_count + 3) : 0;
+    return points * per_point + fixed + padding + records;
 }
 
 is_code is_results_check_space(const is_job *job, const char *path, is_error *err)
@@ -620,6 +625,8 @@ is_code is_results_build(const is_job *job, const is_provenance *prov, const cha
                                  err);
     if (rc == IS_OK)
         rc = fill_variables(r, comm, stop, err);
+    if (rc == IS_OK)
+        rc = is_verification_fill(r, comm, err);
     if (rc == IS_OK)
         rc = write_coordinates(r, job, comm, stop, err);
     if (rc == IS_OK && !is_stop_poll(stop)) /* a stopped build is thrown away: no flush */

@@ -39,7 +39,8 @@ extern const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT];
 #define IS_LAYOUT_SEGMENT_METADATA 0
 /* Rows of a file with `outputs` outputs and `axes` axes: every mutable dataset cuts the
  * fixed bytes once more, every coordinate twice. */
-#define IS_LAYOUT_DIGEST_ROWS(outputs, axes) (2 + 2 * ((outputs) + 2 + IS_LAYOUT_RUN_COUNT + (axes)))
+#define IS_LAYOUT_DIGEST_ROWS(outputs, axes) (2 + 2 * ((outputs) + 3 + IS_LAYOUT_RUN_COUNT + (axes)))
+/* (one more mutable dataset: the verification records, verification.h) */
 
 /* Fixed-length, NUL-padded UTF-8 text of `size` bytes (caller closes). */
 hid_t is_layout_text_type(size_t size);
@@ -58,5 +59,14 @@ void is_layout_no_hdf5_locking(hid_t fapl);
  * point stored). Returns the code. */
 is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, const char *what,
                           int building);
+
+/* Self-verification's records (verification.c): created with the file's metadata (none
+ * when the job asks for none or its model has no tolerance parameter), opened with the
+ * file (-1: none), the open file's dataset. */
+struct is_job;
+herr_t is_layout_verification_create(hid_t file, const struct is_job *job);
+hid_t is_layout_verification_open(hid_t file);
+struct is_results;
+hid_t is_layout_verification(const struct is_results *r);
 
 #endif

@@ -1,5 +1,6 @@
 /* verify.c: checking a result file against its checksums (see verify.h). */
 #include "verify.h"
+#include "verification.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,5 +379,7 @@ is_code is_verify_file(is_results *r, const is_job *job, MPI_Comm comm, is_stop 
         rc = is_verify_coordinates(r, job, comm, stop, err);
     if (rc == IS_OK)
         rc = is_verify_points(r, comm, stop, stored, err);
+    if (rc == IS_OK) /* the self-verification's records (verification.h) */
+        rc = is_verification_check_file(r, comm, err);
     return rc;
 }

@@ -76,7 +76,8 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
                         "hunt-crossley, the ones that depend on v0)", "1", C,
                         FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL, NULL},
     [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (both locate events exactly)", "1",
-                              C, INTEGRATOR_CVODE, 0, 1, 0, integrator_names, NULL, NULL},
+                              C, INTEGRATOR_CVODE, 0, 1, IS_PARAM_METHOD, integrator_names,
+                              NULL, NULL},
     [COLLISION_CVODE_METHOD] = {"cvode_method", "CVODE linear multistep family (bdf for stiff "
                                 "points: large pi1, pi2 or A, where adams runs out of steps)",
                                 "1", C, 0, 0, 1, 0, cvode_method_names, when_cvode, NULL},
@@ -116,10 +117,10 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
                          -INFINITY, INFINITY, 0, NULL, when_beta_gamma, "$\\gamma$"},
     [COLLISION_RTOL] = {"rtol", "relative accuracy asked of the outputs (the integrators "
                         "tighten their own tolerances to deliver it)", "1", R, 1e-10, 1e-11,
-                        1e-3, 0, NULL, NULL, NULL},
+                        1e-3, IS_PARAM_TOLERANCE, NULL, NULL, NULL},
     [COLLISION_ATOL] = {"atol", "absolute accuracy asked of the state, in units of X_c and "
                         "v0 (the integrators tighten their own tolerances to deliver it)", "1",
-                        R, 1e-12, 1e-14, 1e-3, 0, NULL, NULL, NULL},
+                        R, 1e-12, 1e-14, 1e-3, IS_PARAM_TOLERANCE, NULL, NULL, NULL},
     [COLLISION_MAX_STEPS] = {"max_steps", "work budget: integrator steps per point", "1", I,
                              200000, 10, 1e9, 0, NULL, NULL, NULL},
     [COLLISION_T_MAX] = {"t_max", "horizon, in units of T_c: still in contact then is outcome "
@@ -152,7 +153,7 @@ static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
                          "(>= 0; F > 0 pushes the bodies apart)", IS_OUTPUT_REAL, NULL,
                          0, "$F_{\\max}$"},
     [COLLISION_STEPS] = {"steps", "1", "steps", IS_OUTPUT_INT, NULL,
-                         0, "steps"},
+                         IS_OUTPUT_WORK, "steps"},
     [COLLISION_OUTCOME] = {"outcome", "1", "how the collision ended: separated; no_separation "
                            "(came to rest in contact), e = 0; solver_failure; horizon (still "
                            "in contact and moving at t_max), e = 0", IS_OUTPUT_CATEGORY,

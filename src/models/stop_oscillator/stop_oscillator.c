@@ -69,7 +69,7 @@ static const is_param stop_params[STOP_PARAM_COUNT] = {
                          IS_PARAM_CHOICE, INTEGRATOR_EXACT, 0, 1, 0,
                          integrator_names, NULL, NULL},
     [STOP_RTOL] = {"rtol", "CVODE's relative tolerance", "1", IS_PARAM_REAL, 1e-10, 1e-14,
-                   1e-3, 0, NULL, when_cvode, NULL},
+                   1e-3, IS_PARAM_TOLERANCE, NULL, when_cvode, NULL},
     [STOP_ZENO_TAIL] = {"zeno_tail",
                         "reset a Zeno sequence when the rest of it lasts less than this, in "
                         "units of 1/omega2",
