@@ -1,12 +1,15 @@
-/* describe.c: a model's table as JSON (`impactsweep models MODEL --json`): its parameters
- * and outputs with what a result file records of each (type, unit, long_name, label,
- * categories as CF flags, the storage type), and the status flags of every file. */
+/* describe.c: a model's table for `impactsweep models`: as text (for people), and as JSON
+ * (`models MODEL --json`, for programs): its parameters and outputs with what a result
+ * file records of each (type, unit, long_name, label, categories as CF flags, the storage
+ * type), and the status flags of every file. */
 #include "describe.h"
 
 #include <math.h>
 #include <stdint.h>
 
 #include "../core/base/numtext.h"
+#include "../core/base/provenance.h"
+#include "../core/contract/engine.h"
 
 void is_cli_json_string(FILE *out, const char *s)
 {
@@ -70,9 +73,11 @@ static void describe_param(FILE *out, const is_param *p)
     json_number(out, p->min);
     fputs(", \"max\": ", out);
     json_number(out, p->max);
-    fprintf(out, ", \"fixed_only\": %s, \"seed\": %s",
+    fprintf(out, ", \"fixed_only\": %s, \"seed\": %s, \"tolerance\": %s, \"method\": %s",
             (p->flags & IS_PARAM_FIXED_ONLY) ? "true" : "false",
-            (p->flags & IS_PARAM_SEED) ? "true" : "false");
+            (p->flags & IS_PARAM_SEED) ? "true" : "false",
+            (p->flags & IS_PARAM_TOLERANCE) ? "true" : "false",
+            (p->flags & IS_PARAM_METHOD) ? "true" : "false");
     if (p->type == IS_PARAM_CHOICE) {
         fputs(", \"choices\": ", out);
         json_names(out, p->choices);
@@ -98,9 +103,10 @@ static void describe_output(FILE *out, const is_output *o)
     is_cli_json_string(out, o->long_name);
     fputs(", \"label\": ", out);
     is_cli_json_string(out, o->label);
-    fprintf(out, ", \"may_be_nan\": %s, \"may_be_inf\": %s",
+    fprintf(out, ", \"may_be_nan\": %s, \"may_be_inf\": %s, \"work\": %s",
             (o->flags & IS_OUTPUT_MAY_BE_NAN) ? "true" : "false",
-            (o->flags & IS_OUTPUT_MAY_BE_INF) ? "true" : "false");
+            (o->flags & IS_OUTPUT_MAY_BE_INF) ? "true" : "false",
+            (o->flags & IS_OUTPUT_WORK) ? "true" : "false");
     if (o->type == IS_OUTPUT_CATEGORY) {
         fputs(", \"categories\": ", out);
         json_names(out, o->categories);
@@ -148,4 +154,50 @@ void is_cli_describe_json(FILE *out, const is_model *m, const char *library)
         first = 0;
     }
     fputs("}}}\n", out);
+}
+
+void is_cli_describe_text(const is_models *models, const is_model *m)
+{
+    const char *sha256 = NULL;
+    const char *library = is_models_library(models, m, &sha256);
+    printf("%s: %s\n", m->name, m->description);
+    if (library)
+        printf("  from: %s (plug-in, version %s, sha256 %s, model contract %s)\n", library,
+               m->version ? m->version : "not given", sha256, is_models_contract(models, m));
+    else {
+        is_provenance prov;
+        is_provenance_collect(&prov, 1);
+        printf("  from: built in (version %s)\n", m->version ? m->version : prov.engine_version);
+    }
+    if (m->references)
+        printf("  references: %s\n", m->references);
+    printf("  parameters:\n");
+    for (size_t p = 0; p < m->param_count; p++) {
+        const is_param *param = &m->params[p];
+        char range[256], def[64];
+        is_param_format_range(param, range, sizeof range);
+        if (isnan(param->default_value))
+            snprintf(def, sizeof def, "(required)");
+        else if (param->type == IS_PARAM_CHOICE)
+            snprintf(def, sizeof def, "%s", param->choices[(int)param->default_value]);
+        else
+            snprintf(def, sizeof def, "%.10g", param->default_value);
+        char when[512];
+        is_param_format_when(m, p, when, sizeof when);
+        printf("    %-14s default %-12s admissible %-26s %s [%s]%s%s%s\n", param->name, def, range,
+               param->meaning, param->unit, *when ? " (used with " : "", when, *when ? ")" : "");
+    }
+    printf("  outputs:\n");
+    for (size_t o = 0; o < m->output_count; o++) {
+        const is_output *out = &m->outputs[o];
+        static const char *const types[] = {"real", "integer", "category"};
+        printf("    %-14s %-9s %s [%s]", out->name, types[out->type], out->long_name, out->unit);
+        if (out->type == IS_OUTPUT_CATEGORY) {
+            printf(" (");
+            for (int c = 0; out->categories[c]; c++)
+                printf("%s%d=%s", c ? ", " : "", c, out->categories[c]);
+            printf(")");
+        }
+        printf("\n");
+    }
 }

@@ -7,9 +7,14 @@
 #include <stdio.h>
 
 #include "../core/contract/model.h"
+#include "../core/contract/plugin.h"
 
 /* Writes the JSON object of m (one line) to out; `library` is the plug-in's path or NULL. */
 void is_cli_describe_json(FILE *out, const is_model *m, const char *library);
+
+/* `impactsweep models [MODEL]`: the model as text on stdout (where it comes from, its
+ * parameters with defaults, ranges and where they apply, its outputs). */
+void is_cli_describe_text(const is_models *models, const is_model *m);
 
 /* Writes s as a JSON string (quoted, escaped); NULL as null. */
 void is_cli_json_string(FILE *out, const char *s);

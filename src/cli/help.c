@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/base/suggest.h"
+#include "../core/contract/engine.h"
+
 /* One command: its synopsis lines, what it does, its options (a "-x, --long ARG"
  * column and its text, by pairs, NULL-terminated) and its exit statuses. */
 typedef struct command_help {
@@ -45,87 +48,113 @@ static const char plain_exit[] = "exit status: 0, 2 bad usage.\n";
 
 /* The environment variables the engine reads (the man page's ENVIRONMENT, the usage). */
 static const char *const environment[] = {
-    "IMPACTSWEEP_MODEL_PATH", "plug-in model libraries: files or directories, separated by ':'",
-    "IMPACTSWEEP_MPIEXEC", "the launcher `run -n N` starts (default: mpirun)",
-    "IMPACTSWEEP_MPIIO_HINTS", "MPI-IO hints for the result file (key=value,...)",
-    "IMPACTSWEEP_LOCK_TIMEOUT", "seconds after which a result file's lock whose heartbeat "
-                                "stopped is stale (default 30)",
-    "IMPACTSWEEP_GRACE", "seconds between the batch system's stop signal and its kill (set "
-                         "by slurm/submit): work units stay well inside it",
-    "IMPACTSWEEP_SHARE", "0: models redo, point by point, work they share between points "
-                         "(their memos off: the same results, more time)",
-    "IMPACTSWEEP_ALLOW_WRITABLE_MODELS", "1: load plug-in libraries that others may write "
-                                         "(refused by default, as ssh refuses such keys)",
+    "IMPACTSWEEP_MODEL_PATH",
+    "plug-in model libraries: files or directories, separated by ':'",
+    "IMPACTSWEEP_MPIEXEC",
+    "the launcher `run -n N` starts (default: mpirun)",
+    "IMPACTSWEEP_MPIIO_HINTS",
+    "MPI-IO hints for the result file (key=value,...)",
+    "IMPACTSWEEP_LOCK_TIMEOUT",
+    "seconds after which a result file's lock whose heartbeat "
+    "stopped is stale (default 30)",
+    "IMPACTSWEEP_GRACE",
+    "seconds between the batch system's stop signal and its kill (set "
+    "by slurm/submit): work units stay well inside it",
+    "IMPACTSWEEP_SHARE",
+    "0: models redo, point by point, work they share between points "
+    "(their memos off: the same results, more time)",
+    "IMPACTSWEEP_ALLOW_WRITABLE_MODELS",
+    "1: load plug-in libraries that others may write "
+    "(refused by default, as ssh refuses such keys)",
     NULL};
 
 static const char *const run_options[] = {
     "--set, -s SECTION.KEY=VALUE",
     "override or add any key of the job file (--set model.gamma=0.2, --set "
     "axis.rho.count=80); may be repeated",
-    "--output, -o FILE", "the result file (the same as --set sweep.output=FILE)",
-    "--piece I/N[:FIRST-LAST]", "compute only the I-th of N pieces of the grid (a job array): "
-                                "of equal size, or points FIRST to LAST (a box of the grid); "
-                                "`impactsweep merge` joins the pieces",
-    "--resume", "continue an interrupted run in its file: only the points not stored yet",
-    "--overwrite", "replace an existing result file (built beside it, swapped in at the end)",
-    "--progress bar|lines", "a live bar, or a line per interval (default: bar on a terminal)",
-    "--quiet, -q", "no progress output and no summary at the end; errors still go to stderr",
-    "--dry-run", "check the job and print the grid, its points, the file size and a cost "
-                 "estimate with its range from a short sample (CPU time, in batches as a "
-                 "run computes them), warning when the sample is too small or uneven to "
-                 "trust; computes and writes nothing",
-    "--pieces N", "with --dry-run: cut the grid into N pieces of equal estimated cost (from a "
-                  "longer sample) and print their bounds, for --piece I/N:FIRST-LAST",
-    "-n, --ranks N", "start mpirun with N ranks itself (SIGINT/SIGTERM/SIGHUP become a "
-                     "polite stop, exit 75; a third one kills the run at once, exit 130); "
-                     "more ranks than cores oversubscribe them, with a notice; a launcher "
-                     "that starts no rank exits 2",
-    "--strict", "exit with status 3 when the run completed but some points failed (their "
-                "status is failed_*) or, with [sweep] verify, a verified point has an output "
-                "beyond verify_tolerance; without it such a run exits 0 and its last line "
-                "counts the failed points",
+    "--output, -o FILE",
+    "the result file (the same as --set sweep.output=FILE)",
+    "--piece I/N[:FIRST-LAST]",
+    "compute only the I-th of N pieces of the grid (a job array): "
+    "of equal size, or points FIRST to LAST (a box of the grid); "
+    "`impactsweep merge` joins the pieces",
+    "--resume",
+    "continue an interrupted run in its file: only the points not stored yet",
+    "--overwrite",
+    "replace an existing result file (built beside it, swapped in at the end)",
+    "--progress bar|lines",
+    "a live bar, or a line per interval (default: bar on a terminal)",
+    "--quiet, -q",
+    "no progress output and no summary at the end; errors still go to stderr",
+    "--dry-run",
+    "check the job and print the grid, its points, the file size and a cost "
+    "estimate with its range from a short sample (CPU time, in batches as a "
+    "run computes them), warning when the sample is too small or uneven to "
+    "trust; computes and writes nothing",
+    "--pieces N",
+    "with --dry-run: cut the grid into N pieces of equal estimated cost (from a "
+    "longer sample) and print their bounds, for --piece I/N:FIRST-LAST",
+    "-n, --ranks N",
+    "start mpirun with N ranks itself (SIGINT/SIGTERM/SIGHUP become a "
+    "polite stop, exit 75; a third one kills the run at once, exit 130); "
+    "more ranks than cores oversubscribe them, with a notice; a launcher "
+    "that starts no rank exits 2",
+    "--strict",
+    "exit with status 3 when the run completed but some points failed (their "
+    "status is failed_*) or, with [sweep] verify, a verified point has an output "
+    "beyond verify_tolerance; without it such a run exits 0 and its last line "
+    "counts the failed points",
     NULL};
 
 static const char *const trace_options[] = {
-    "--output, -o FILE", "the trace file (default: trace.h5)",
-    "--overwrite", "replace an existing trace file",
-    "--max-samples N", "at most N samples of the trajectory (the events are always kept)",
-    "--nearest", "(RESULT.h5) a coordinate off its axis takes the axis's nearest value "
-                 "(in ratio on a log axis), and says which",
-    "--OPTION VALUE", "the model's own trace options (chatter: --drop K, the drop of the "
-                      "point to follow)",
+    "--output, -o FILE",
+    "the trace file (default: trace.h5)",
+    "--overwrite",
+    "replace an existing trace file",
+    "--max-samples N",
+    "at most N samples of the trajectory (the events are always kept)",
+    "--nearest",
+    "(RESULT.h5) a coordinate off its axis takes the axis's nearest value "
+    "(in ratio on a log axis), and says which",
+    "--OPTION VALUE",
+    "the model's own trace options (chatter: --drop K, the drop of the "
+    "point to follow)",
     NULL};
 
 static const char *const models_options[] = {
-    "--check", "run the model contract's conformance checks on MODEL: its table, and "
-               "eval_batch (a plug-in's in a process of its own) on a few points, alone and "
-               "in a batch, within its arrays; exit 2 naming what broke",
-    "--timeout SECONDS", "with --check: a point of a plug-in that takes longer is a breach "
-                         "(default 60)",
+    "--check",
+    "run the model contract's conformance checks on MODEL: its table, and "
+    "eval_batch (a plug-in's in a process of its own) on a few points, alone and "
+    "in a batch, within its arrays; exit 2 naming what broke",
+    "--timeout SECONDS",
+    "with --check: a point of a plug-in that takes longer is a breach "
+    "(default 60)",
     NULL};
 
 static const char *const eval_options[] = {
-    "-n N", "with MODEL -: the stream on N processes (blocks of 64 lines dealt in "
-                       "turn), answered in the order of the lines as one process answers them",
-    "--timeout SECONDS", "kill the point past this time (status FAILED_TIMEOUT); the model "
-                         "then runs in an evaluator process",
+    "-n N",
+    "with MODEL -: the stream on N processes (blocks of 64 lines dealt in "
+    "turn), answered in the order of the lines as one process answers them",
+    "--timeout SECONDS",
+    "kill the point past this time (status FAILED_TIMEOUT); the model "
+    "then runs in an evaluator process",
     NULL};
 
 static const char *const info_options[] = {
-    "--log", "print the run log stored in the file (every run, resume and merge)",
-    "--verify", "check every checksum: the file's metadata, attributes and coordinates, and "
-                "every stored point; damage exits 2, naming the dataset, the point and its "
-                "block",
+    "--log", "print the run log stored in the file (every run, resume and merge)", "--verify",
+    "check every checksum: the file's metadata, attributes and coordinates, and "
+    "every stored point; damage exits 2, naming the dataset, the point and its "
+    "block",
     NULL};
 
 static const char *const merge_options[] = {
-    "--overwrite", "replace an existing OUTPUT of the same job, only if the merge holds every "
-                   "point it holds (never a more complete result by a less complete one)",
+    "--overwrite",
+    "replace an existing OUTPUT of the same job, only if the merge holds every "
+    "point it holds (never a more complete result by a less complete one)",
     NULL};
 
-static const char *const help_options[] = {
-    "--man", "print the man page impactsweep(1) in roff",
-    NULL};
+static const char *const help_options[] = {"--man", "print the man page impactsweep(1) in roff",
+                                           NULL};
 
 static const char *const no_options[] = {NULL};
 
@@ -142,7 +171,8 @@ static const command_help commands[] = {
      "computes) or give -n N. A run killed at any moment keeps every stored point:\n"
      "continue it with --resume.",
      run_options, run_exit},
-    {"eval", "eval MODEL [NAME=VALUE ...] [--timeout SECONDS]\neval MODEL - [-n N] [--timeout SECONDS]",
+    {"eval",
+     "eval MODEL [NAME=VALUE ...] [--timeout SECONDS]\neval MODEL - [-n N] [--timeout SECONDS]",
      "evaluate points and print their outputs",
      "Evaluates MODEL at one parameter point (defaults for the parameters not given) and\n"
      "prints every output and the point's status as one line of JSON. MODEL is a model's\n"
@@ -163,8 +193,7 @@ static const command_help commands[] = {
      "coordinates (values of the grid; a value off the grid is refused, naming the nearest,\n"
      "unless --nearest takes it).",
      trace_options, trace_exit},
-    {"models", "models [MODEL] [--check [--timeout SECONDS]]",
-     "list the models, or describe one",
+    {"models", "models [MODEL] [--check [--timeout SECONDS]]", "list the models, or describe one",
      "Without MODEL: every model, built in or found as a plug-in (IMPACTSWEEP_MODEL_PATH),\n"
      "with where it comes from (an unusable library on the path is skipped with a warning).\n"
      "With MODEL: its parameters (defaults, admissible ranges, where they apply) and\n"
@@ -192,7 +221,6 @@ static const command_help commands[] = {
      "as `impactsweep COMMAND --help`).",
      help_options, plain_exit},
 };
-
 
 static const command_help *find(const char *name)
 {
@@ -234,7 +262,8 @@ void is_cli_usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         print_synopsis(out, commands[i].synopsis, "  ", 0);
     fputs("\n`impactsweep COMMAND --help` (or `impactsweep help COMMAND`) explains one "
-          "command and its exit statuses.\n\nenvironment:\n", out);
+          "command and its exit statuses.\n\nenvironment:\n",
+          out);
     for (const char *const *e = environment; *e; e += 2)
         fprintf(out, "  %-25s %s\n", e[0], e[1]);
 }
@@ -288,13 +317,15 @@ void is_cli_man_page(FILE *out, const char *version)
 {
     fprintf(out, ".TH IMPACTSWEEP 1 \"\" \"impactsweep %s\" \"User Commands\"\n", version);
     fputs(".SH NAME\nimpactsweep \\- parallel parameter sweeps of impacting mechanical "
-          "systems\n.SH SYNOPSIS\n.nf\n", out);
+          "systems\n.SH SYNOPSIS\n.nf\n",
+          out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         print_synopsis(out, commands[i].synopsis, "", 1);
     fputs(".fi\n.SH DESCRIPTION\nA job file names a model and a grid of parameter values; "
           "the ranks of an MPI job compute the grid's points and write them into one HDF5 "
           "file that opens in xarray. The README (share/doc/impactsweep) describes the "
-          "models, the job file and the result file.\n.SH COMMANDS\n", out);
+          "models, the job file and the result file.\n.SH COMMANDS\n",
+          out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         const command_help *c = &commands[i];
         fprintf(out, ".SS %s\n", c->name);
@@ -322,4 +353,39 @@ void is_cli_man_page(FILE *out, const char *version)
         roff_text(out, commands[i].exit_status + strlen("exit status: "));
     }
     fputs(".SH SEE ALSO\n\\fBmpirun\\fR(1), \\fBsbatch\\fR(1), \\fBh5dump\\fR(1)\n", out);
+}
+
+/* An unknown first word, explained: an option before the command (options follow it),
+ * a result file or a job file where a command is expected, or a near miss of a command. */
+int is_cli_unknown_command(int argc, char **argv)
+{
+    static const char *const commands[] = {"run",   "eval",    "trace", "models", "info",
+                                           "merge", "version", "help",  NULL};
+    const char *word = argv[1], *command = NULL;
+    for (int i = 2; i < argc && !command; i++)
+        for (int c = 0; commands[c] && !command; c++)
+            if (strcmp(argv[i], commands[c]) == 0)
+                command = commands[c];
+    size_t n = strlen(word);
+    int result = n > 3 && strcmp(word + n - 3, ".h5") == 0;
+    int job = n > 4 && strcmp(word + n - 4, ".ini") == 0;
+    char hint[96];
+    if (word[0] == '-' && command)
+        fprintf(stderr,
+                "impactsweep: '%s' is an option of a command: options come after the "
+                "command (impactsweep %s ... %s)\n",
+                word, command, word);
+    else if (word[0] == '-')
+        fprintf(stderr,
+                "impactsweep: '%s' is not a command: options come after the command "
+                "(impactsweep COMMAND ... %s)\n",
+                word, word);
+    else if (result || job)
+        fprintf(stderr, "impactsweep: '%s' is a %s, not a command: impactsweep %s %s\n", word,
+                result ? "result file" : "job file", result ? "info" : "run", word);
+    else
+        fprintf(stderr, "impactsweep: unknown command '%s'%s\n", word,
+                is_suggest_text(hint, sizeof hint, is_suggest_among(word, commands)));
+    fputs("impactsweep: `impactsweep --help` lists the commands\n", stderr);
+    return is_code_exit_status(IS_USAGE);
 }

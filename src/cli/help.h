@@ -8,6 +8,10 @@
 /* The usage summary of every command. */
 void is_cli_usage(FILE *out);
 
+/* An unknown first word of a command line, explained on stderr (a near miss of a
+ * command, an option before the command, a file given as the command); the exit status. */
+int is_cli_unknown_command(int argc, char **argv);
+
 /* The help page of `command`; 0, or -1 (nothing printed) when there is no such command. */
 int is_cli_command_help(const char *command, FILE *out);
 

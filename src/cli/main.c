@@ -107,52 +107,6 @@ static is_code find_model_arg(is_models *models, const char *arg, const is_model
     return is_models_lookup(models, arg, model, err);
 }
 
-static void print_model(const is_models *models, const is_model *m)
-{
-    const char *sha256 = NULL;
-    const char *library = is_models_library(models, m, &sha256);
-    printf("%s: %s\n", m->name, m->description);
-    if (library)
-        printf("  from: %s (plug-in, version %s, sha256 %s, model contract %s)\n", library,
-               m->version ? m->version : "not given", sha256, is_models_contract(models, m));
-    else {
-        is_provenance prov;
-        is_provenance_collect(&prov, 1);
-        printf("  from: built in (version %s)\n", m->version ? m->version : prov.engine_version);
-    }
-    if (m->references)
-        printf("  references: %s\n", m->references);
-    printf("  parameters:\n");
-    for (size_t p = 0; p < m->param_count; p++) {
-        const is_param *param = &m->params[p];
-        char range[256], def[64];
-        is_param_format_range(param, range, sizeof range);
-        if (isnan(param->default_value))
-            snprintf(def, sizeof def, "(required)");
-        else if (param->type == IS_PARAM_CHOICE)
-            snprintf(def, sizeof def, "%s", param->choices[(int)param->default_value]);
-        else
-            snprintf(def, sizeof def, "%.10g", param->default_value);
-        char when[512];
-        is_param_format_when(m, p, when, sizeof when);
-        printf("    %-14s default %-12s admissible %-26s %s [%s]%s%s%s\n", param->name, def, range,
-               param->meaning, param->unit, *when ? " (used with " : "", when, *when ? ")" : "");
-    }
-    printf("  outputs:\n");
-    for (size_t o = 0; o < m->output_count; o++) {
-        const is_output *out = &m->outputs[o];
-        static const char *const types[] = {"real", "integer", "category"};
-        printf("    %-14s %-9s %s [%s]", out->name, types[out->type], out->long_name, out->unit);
-        if (out->type == IS_OUTPUT_CATEGORY) {
-            printf(" (");
-            for (int c = 0; out->categories[c]; c++)
-                printf("%s%d=%s", c ? ", " : "", c, out->categories[c]);
-            printf(")");
-        }
-        printf("\n");
-    }
-}
-
 /* `models --check`: a plug-in's eval_batch in an evaluator process of its own, every call
  * with a fresh one (a fresh workspace), guarded around its whole arrays, every breach an
  * error; a built-in model's in this process, guarded the same way. */
@@ -253,10 +207,10 @@ static int cmd_models(int argc, char **argv)
         const char *sha256 = NULL;
         is_cli_describe_json(stdout, m, is_models_library(models, m, &sha256));
     } else if (rc == IS_OK && m) {
-        print_model(models, m);
+        is_cli_describe_text(models, m);
     } else if (rc == IS_OK) {
         for (const is_model *const *each = is_models_list(models); *each; each++) {
-            print_model(models, *each);
+            is_cli_describe_text(models, *each);
             if (each[1])
                 printf("\n");
         }
@@ -954,39 +908,6 @@ static int cmd_version(void)
     return 0;
 }
 
-/* An unknown first word, explained: an option before the command (options follow it),
- * a result file or a job file where a command is expected, or a near miss of a command. */
-static int unknown_command(int argc, char **argv)
-{
-    static const char *const commands[] = {"run",  "eval",  "trace",   "models", "info",
-                                            "merge", "version", "help", NULL};
-    const char *word = argv[1], *command = NULL;
-    for (int i = 2; i < argc && !command; i++)
-        for (int c = 0; commands[c] && !command; c++)
-            if (strcmp(argv[i], commands[c]) == 0)
-                command = commands[c];
-    size_t n = strlen(word);
-    int result = n > 3 && strcmp(word + n - 3, ".h5") == 0;
-    int job = n > 4 && strcmp(word + n - 4, ".ini") == 0;
-    char hint[96];
-    if (word[0] == '-' && command)
-        fprintf(stderr, "impactsweep: '%s' is an option of a command: options come after the "
-                        "command (impactsweep %s ... %s)\n",
-                word, command, word);
-    else if (word[0] == '-')
-        fprintf(stderr, "impactsweep: '%s' is not a command: options come after the command "
-                        "(impactsweep COMMAND ... %s)\n",
-                word, word);
-    else if (result || job)
-        fprintf(stderr, "impactsweep: '%s' is a %s, not a command: impactsweep %s %s\n", word,
-                result ? "result file" : "job file", result ? "info" : "run", word);
-    else
-        fprintf(stderr, "impactsweep: unknown command '%s'%s\n", word,
-                is_suggest_text(hint, sizeof hint, is_suggest_among(word, commands)));
-    fputs("impactsweep: `impactsweep --help` lists the commands\n", stderr);
-    return is_code_exit_status(IS_USAGE);
-}
-
 int main(int argc, char **argv)
 {
     /* a contained model's evaluator process: this executable again, nothing else of it */
@@ -1021,5 +942,5 @@ int main(int argc, char **argv)
         return cmd_merge(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0)
         return cmd_version();
-    return unknown_command(argc, argv);
+    return is_cli_unknown_command(argc, argv);
 }
