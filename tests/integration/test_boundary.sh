@@ -1,7 +1,9 @@
 # test_boundary.sh: the plug-in boundary, tried as a plug-in author's mistakes would try
 # it: the boundary family of tests/models/plugins/boundary.c, each kind misbehaving on the
 # same 12 of the 1,600 points of a 40 x 40 grid (crash, exit, abort, hang, a write past
-# an array, bad statuses, outputs against their declaration; and a table of contract 2),
+# an array, bad statuses, outputs against their declaration, a SIGSEGV or SIGBUS raised on
+# purpose, a child and a setsid grandchild that write the outputs after the call; and a
+# table of contract 2),
 # (and a README-recipe plug-in whose own function has an engine internal's name), each run
 # through
 #  - a sweep on 2 ranks: exit 0, every point stored; the 12 bad points get their status
@@ -41,7 +43,9 @@ oob 6 wrote.past.the.end.of.its.(outputs|status).array
 status 6 gave.the.point.status.(200|7)
 output 6 (is.NaN|not.an.int32|names.no.category)
 old_abi 1 -
-namesake 1 -"
+namesake 1 -
+raise 8 signal.(11..Segmentation.fault|7..Bus.error).
+linger 6 still.writable.after.eval_batch.had.returned"
 
 say "the reference: the clean kind on 2 ranks"
 job clean

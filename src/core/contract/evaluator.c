@@ -1,6 +1,7 @@
 /* evaluator.c: the engine's side of an evaluator (evaluator.h): the calls in process, the
- * evaluator process (started, fed, watched, killed, started again) and the bisection of a
- * batch that killed it. The process's own side is evaluator_process.c. */
+ * evaluator process (started, fed, watched, killed, started again), each call's memory
+ * (made, sealed, read: evaluator_shm.h) and the bisection of a batch that killed it. The
+ * process's own side is evaluator_process.c. */
 #include "evaluator.h"
 
 #include <errno.h>
@@ -22,6 +23,14 @@
 #include "engine.h"
 #include "evaluator_shm.h"
 #include "numtext.h"
+
+/* The seals (Linux's, from <linux/fcntl.h>, which clashes with <fcntl.h>). */
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#define F_SEAL_SHRINK 0x0002
+#define F_SEAL_GROW 0x0004
+#define F_SEAL_WRITE 0x0008
+#endif
 
 extern char **environ;
 
@@ -60,10 +69,10 @@ struct is_evaluator {
     int workspace_made;
     double *points, *outputs, *outputs_room; /* outputs_room: GUARD_BYTES before outputs */
     uint8_t *status, *status_room;
-    /* contained */
+    /* contained: points, outputs and status above are the engine's own copies */
     shm_layout layout;
-    char *base;
-    int memory, socket;
+    shm_control *control; /* the control page, shared */
+    int memory, socket;   /* memory: the control page's */
     pid_t pid, worker; /* the evaluator process, its worker of the moment */
     int ready;         /* the worker said READY and has not died since */
     char self[4096];
@@ -302,6 +311,9 @@ static const char *fault_text(int where)
         return ", writing before the start of its status array";
     case FAULT_AFTER_STATUS:
         return ", writing past the end of its status array";
+    case FAULT_HANDLER:
+        return ", with the engine's handler of it replaced or the signal blocked (a fault "
+               "may have gone unseen)";
     default:
         return "";
     }
@@ -310,7 +322,7 @@ static const char *fault_text(int where)
 /* "the model's code crashed with signal 11 (Segmentation fault), writing ..." */
 static void describe_death(const is_evaluator *ev, int wstatus, char *text, size_t size)
 {
-    const shm_control *control = (const shm_control *)ev->base;
+    const shm_control *control = ev->control;
     if (WIFSIGNALED(wstatus)) {
         int signo = WTERMSIG(wstatus);
         snprintf(text, size, "the model's code crashed with signal %d (%s)%s", signo,
@@ -366,14 +378,37 @@ static void kill_worker(is_evaluator *ev)
         kill_process(ev);
 }
 
-/* The request, sent; *reply received unless the worker died, ran past `deadline` (0:
- * none) or a stop came: RUN_OK here means a reply is in *reply. */
-static run_result exchange(is_evaluator *ev, const shm_message *request, double deadline,
-                           shm_message *reply, bad_run *bad)
+/* The request and its call's memory `fd`, sent. */
+static void send_request(is_evaluator *ev, const shm_message *request, int fd)
 {
-    shm_control *control = (shm_control *)ev->base;
+    union {
+        char bytes[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } room;
+    memset(&room, 0, sizeof room);
+    struct iovec iov = {(void *)request, sizeof *request};
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = room.bytes;
+    msg.msg_controllen = sizeof room.bytes;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    while (sendmsg(ev->socket, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ; /* (a dead end shows in the reply) */
+}
+
+/* The request, sent with its memory `fd`; *reply received unless the worker died, ran
+ * past `deadline` (0: none) or a stop came: RUN_OK here means a reply is in *reply. */
+static run_result exchange(is_evaluator *ev, const shm_message *request, int fd,
+                           double deadline, shm_message *reply, bad_run *bad)
+{
+    shm_control *control = ev->control;
     control->fault_signal = control->fault_where = 0;
-    send(ev->socket, request, sizeof *request, MSG_NOSIGNAL); /* (a dead end shows below) */
+    send_request(ev, request, fd);
     for (;;) {
         int got = receive_now(ev, reply);
         if (got == 1 && reply->op != OP_DIED)
@@ -416,7 +451,7 @@ static run_result exchange(is_evaluator *ev, const shm_message *request, double 
 /* The worker's first word: ready (its pid), or why not. */
 static is_code await_worker(is_evaluator *ev, is_error *err)
 {
-    shm_control *control = (shm_control *)ev->base;
+    shm_control *control = ev->control;
     shm_message m = {0};
     int got = receive(ev, &m, now_seconds() + STARTUP_SECONDS, 1);
     if (got == 1 && m.op == OP_READY && m.code == IS_OK) {
@@ -489,7 +524,7 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         return is_error_set(err, IS_PLUGIN, "cannot start the evaluator process %s: %s", ev->self,
                             strerror(rc));
     }
-    ((shm_control *)ev->base)->message[0] = '\0';
+    (ev->control)->message[0] = '\0';
     return await_worker(ev, err);
 }
 
@@ -508,22 +543,94 @@ static is_code contained_create(is_evaluator *ev, is_error *err)
         return is_error_set(err, IS_PLUGIN, "cannot find this executable (/proc/self/exe)");
     ev->self[n] = '\0';
     shm_layout_of(&ev->layout, ev->config.capacity, ev->np, ev->no);
-    ev->memory = (int)syscall(SYS_memfd_create, "impactsweep-evaluator", 1u /* CLOEXEC */);
-    if (ev->memory < 0 || ftruncate(ev->memory, (off_t)ev->layout.total) != 0)
+    ev->memory = (int)syscall(SYS_memfd_create, "impactsweep-control", 1u /* CLOEXEC */);
+    if (ev->memory < 0 || ftruncate(ev->memory, (off_t)shm_control_size()) != 0)
         return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
-    ev->base = mmap(NULL, ev->layout.total, PROT_READ | PROT_WRITE, MAP_SHARED, ev->memory, 0);
-    if (ev->base == MAP_FAILED) {
-        ev->base = NULL;
+    void *control = mmap(NULL, shm_control_size(), PROT_READ | PROT_WRITE, MAP_SHARED,
+                         ev->memory, 0);
+    if (control == MAP_FAILED)
         return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
-    }
-    ev->points = (double *)(ev->base + ev->layout.points_at);
-    ev->outputs = (double *)(ev->base + ev->layout.outputs_at);
-    ev->status = (uint8_t *)(ev->base + ev->layout.status_at);
+    ev->control = control;
+    ev->points = malloc((ev->config.capacity * ev->np + 1) * sizeof *ev->points);
+    ev->outputs_room = malloc(ev->layout.outputs_size);
+    ev->status_room = malloc(ev->layout.status_size);
     ev->merged = malloc((ev->config.capacity * ev->no + 1) * sizeof *ev->merged);
     ev->merged_status = malloc(ev->config.capacity + 1);
-    if (!ev->merged || !ev->merged_status)
+    if (!ev->points || !ev->outputs_room || !ev->status_room || !ev->merged ||
+        !ev->merged_status)
         return is_error_set(err, IS_NOMEM, "out of memory");
+    ev->outputs = ev->outputs_room;
+    ev->status = ev->status_room;
     return spawn(ev, err);
+}
+
+/* --- a call's memory (evaluator_shm.h) ---------------------------------------------- */
+
+static is_code memory_error(const is_evaluator *ev, const char *what, is_error *err)
+{
+    return is_error_set(err, IS_PLUGIN, "evaluator of model %s: a call's memory: %s: %s",
+                        ev->model->name, what, strerror(errno));
+}
+
+/* Bytes of the outputs and statuses a call of `count` points uses, canaries included. */
+static void call_bytes(const is_evaluator *ev, size_t count, size_t *out, size_t *st)
+{
+    *out = ev->config.strict ? ev->layout.outputs_size
+                             : count * ev->no * sizeof(double) + GUARD_BYTES;
+    *st = ev->config.strict ? ev->layout.status_size : count + GUARD_BYTES;
+}
+
+/* A new memory for a call of points first .. first + count - 1 (they become its points
+ * 0 .. count - 1) and, with `outputs`, the prepared outputs and statuses with their
+ * canaries: its descriptor, or -1 (err). Written with pwrite: the engine never maps it
+ * writable, so that nothing of the engine's stands in the way of its seal. */
+static int call_memory(is_evaluator *ev, size_t first, size_t count, int outputs, is_error *err)
+{
+    const shm_layout *l = &ev->layout;
+    int fd = (int)syscall(SYS_memfd_create, "impactsweep-call", 3u /* CLOEXEC, ALLOW_SEALING */);
+    if (fd < 0) {
+        memory_error(ev, "memfd_create", err);
+        return -1;
+    }
+    size_t out_bytes, st_bytes, pt_bytes = count * ev->np * sizeof(double);
+    call_bytes(ev, count, &out_bytes, &st_bytes);
+    int ok = ftruncate(fd, (off_t)l->total) == 0 &&
+             (pt_bytes == 0 || pwrite(fd, ev->points + first * ev->np, pt_bytes,
+                                      (off_t)l->points_at) == (ssize_t)pt_bytes) &&
+             (!outputs || (pwrite(fd, ev->outputs, out_bytes, (off_t)l->outputs_at) ==
+                               (ssize_t)out_bytes &&
+                           pwrite(fd, ev->status, st_bytes, (off_t)l->status_at) ==
+                               (ssize_t)st_bytes));
+    if (!ok) {
+        memory_error(ev, "writing it", err);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* After the reply to a call of `count` points on memory `fd`: sealed, so that no process
+ * can change it any more, and read into the engine's own outputs and status. A memory
+ * that cannot be sealed is still mapped writable somewhere (a process or a thread the
+ * model's code started outlived the call): the worker is killed and the call is bad. */
+static run_result call_results(is_evaluator *ev, int fd, size_t count, bad_run *bad)
+{
+    const shm_layout *l = &ev->layout;
+    size_t out_bytes, st_bytes;
+    call_bytes(ev, count, &out_bytes, &st_bytes);
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0 &&
+        pread(fd, ev->outputs, out_bytes, (off_t)l->outputs_at) == (ssize_t)out_bytes &&
+        pread(fd, ev->status, st_bytes, (off_t)l->status_at) == (ssize_t)st_bytes)
+        return RUN_OK;
+    int busy = errno == EBUSY;
+    kill_worker(ev);
+    bad->status = IS_POINT_FAILED_CHECK;
+    snprintf(bad->reason, sizeof bad->reason, "%s",
+             busy ? "its outputs were still writable after eval_batch had returned (a process "
+                    "or thread of the model's code outlived the call): killed"
+                  : "its outputs could not be sealed and read after the call (the model's "
+                    "code changed their memory)");
+    return RUN_BAD;
 }
 
 /* The deadline of a call of `count` points (0: none). */
@@ -545,20 +652,26 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
         return RUN_STOPPED;
     if (ev->stop_since > 0) { /* the stop asked for is over (the dry run's watchdog) */
         ev->stop_since = 0;
-        ((shm_control *)ev->base)->stop = 0;
+        (ev->control)->stop = 0;
     }
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
         return started == IS_INTERRUPTED ? RUN_STOPPED : RUN_FAILED;
     prepare(ev, ev->outputs, ev->status, count, ev->layout.outputs_size, ev->layout.status_size);
-    shm_message q = {OP_EVAL, 0, first, count}, r;
+    int fd = call_memory(ev, first, count, 1, err);
+    if (fd < 0)
+        return RUN_FAILED;
+    shm_message q = {OP_EVAL, 0, 0, count}, r;
     double start = now_seconds();
-    run_result result = exchange(ev, &q, deadline_of(ev, count, start), &r, bad);
+    run_result result = exchange(ev, &q, fd, deadline_of(ev, count, start), &r, bad);
+    if (result == RUN_OK && r.code == IS_OK)
+        result = call_results(ev, fd, count, bad);
+    close(fd);
     if (result != RUN_OK)
         return result;
     if (r.code != IS_OK) {
         is_error_set(err, IS_MODEL, "model %s: eval_batch failed: %s", ev->model->name,
-                     ((shm_control *)ev->base)->message);
+                     (ev->control)->message);
         return RUN_MODEL_ERROR;
     }
     const char *broken = broken_guard(ev, ev->outputs, ev->status, count, ev->layout.outputs_size,
@@ -569,7 +682,7 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
                  broken);
         return RUN_BAD;
     }
-    ev->cpu += ((shm_control *)ev->base)->cpu_seconds;
+    ev->cpu += (ev->control)->cpu_seconds;
     if (count >= RATE_POINTS) { /* (a small call's time is the round trip's) */
         ev->cost_seconds += now_seconds() - start;
         ev->cost_points += (double)count;
@@ -688,15 +801,19 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count, 
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
         return started;
-    shm_message q = {OP_VALIDATE, 0, first, count}, r;
+    int fd = call_memory(ev, first, count, 0, err);
+    if (fd < 0)
+        return err->code;
+    shm_message q = {OP_VALIDATE, 0, 0, count}, r;
     bad_run bad = {0};
-    run_result result = exchange(ev, &q, 0, &r, &bad);
+    run_result result = exchange(ev, &q, fd, 0, &r, &bad);
+    close(fd);
     if (result == RUN_STOPPED)
         return is_error_set(err, IS_INTERRUPTED, "stopped while checking the points");
     if (result == RUN_OK) {
         if (r.code != IS_OK) {
-            *refused = (size_t)r.first;
-            is_error_set(why, (is_code)r.code, "%s", ((shm_control *)ev->base)->message);
+            *refused = first + (r.first < count ? (size_t)r.first : 0);
+            is_error_set(why, (is_code)r.code, "%s", (ev->control)->message);
         }
         return IS_OK;
     }
@@ -757,19 +874,18 @@ void is_evaluator_free(is_evaluator **evp)
                 ev->pid = ev->worker = 0;
             kill_process(ev);
         }
-        if (ev->base)
-            munmap(ev->base, ev->layout.total);
+        if (ev->control)
+            munmap(ev->control, shm_control_size());
         if (ev->memory >= 0)
             close(ev->memory);
         free(ev->merged);
         free(ev->merged_status);
-    } else {
-        if (ev->workspace_made && ev->workspace && ev->model->workspace_free)
-            ev->model->workspace_free(ev->workspace);
-        free(ev->points);
-        free(ev->outputs_room);
-        free(ev->status_room);
+    } else if (ev->workspace_made && ev->workspace && ev->model->workspace_free) {
+        ev->model->workspace_free(ev->workspace);
     }
+    free(ev->points);
+    free(ev->outputs_room);
+    free(ev->status_room);
     free(ev);
     *evp = NULL;
 }

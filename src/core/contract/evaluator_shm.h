@@ -2,9 +2,15 @@
  * layout of the shared memory, the messages on their socket, the guards. Private to
  * evaluator.c and evaluator_process.c.
  *
- * The memory, in pages: a control page | the points (read-only in the evaluator process)
- * | a guard page | the outputs | a guard page | the statuses | a guard page. Guard pages
- * are inaccessible in the evaluator process: a write just before or past an array faults
+ * Two memories. The control page (shm_control) lives as long as the process. A call's
+ * data lives in a memory of its own, made by the engine for that call alone (a memfd,
+ * passed with the request): the points (read-only in the evaluator process) | a guard
+ * page | the outputs | a guard page | the statuses | a guard page. The worker unmaps it
+ * before it replies; the engine then seals it against every write (F_SEAL_WRITE, which
+ * the kernel refuses while any process still maps it writable) and reads the results
+ * out of it: what the engine stores was frozen when the call ended, whatever the
+ * model's code left running (a thread, a child, a setsid grandchild). Guard pages are
+ * inaccessible in the evaluator process: a write just before or past an array faults
  * there, and the fault handler records which. Canaries (GUARD_BYTES of a fixed pattern)
  * right after the part of each array a call uses catch a write past it that stays inside
  * the array's room. */
@@ -37,9 +43,11 @@ enum {
     FAULT_BEFORE_STATUS,
     FAULT_AFTER_STATUS,
     FAULT_CONTROL,
-    FAULT_ELSEWHERE
+    FAULT_ELSEWHERE,
+    FAULT_HANDLER, /* the model's code had replaced the handler (or blocked the signal) */
 };
 
+/* A request of EVAL or VALIDATE comes with its call's memory (a descriptor, SCM_RIGHTS). */
 typedef struct shm_message {
     uint32_t op;
     int32_t code;   /* a reply: is_code (its message in the control page) */
@@ -56,6 +64,7 @@ typedef struct shm_control {
     char message[IS_ERROR_MESSAGE_MAX]; /* a reply's message (eval_batch's error, ...) */
 } shm_control;
 
+/* A call's memory (its offsets from 0; the control page is apart). */
 typedef struct shm_layout {
     size_t page, capacity, params, outputs;
     size_t points_at, points_size; /* byte offsets and sizes, page-aligned */
@@ -80,7 +89,7 @@ static inline void shm_layout_of(shm_layout *l, size_t capacity, size_t params, 
     l->capacity = capacity;
     l->params = params;
     l->outputs = outputs;
-    l->points_at = shm_round(sizeof(shm_control), l->page);
+    l->points_at = 0;
     l->points_size = shm_round(capacity * params * sizeof(double) + 1, l->page);
     l->guard1_at = l->points_at + l->points_size;
     l->outputs_at = l->guard1_at + l->page;
@@ -90,6 +99,13 @@ static inline void shm_layout_of(shm_layout *l, size_t capacity, size_t params, 
     l->status_size = shm_round(capacity + GUARD_BYTES, l->page);
     l->guard3_at = l->status_at + l->status_size;
     l->total = l->guard3_at + l->page;
+}
+
+/* The bytes of the control page's memory. */
+static inline size_t shm_control_size(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return shm_round(sizeof(shm_control), page > 0 ? (size_t)page : 4096);
 }
 
 #endif
