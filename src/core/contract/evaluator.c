@@ -31,6 +31,9 @@
 #define F_SEAL_GROW 0x0004
 #define F_SEAL_WRITE 0x0008
 #endif
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
 
 extern char **environ;
 
@@ -68,11 +71,12 @@ struct is_evaluator {
     void *workspace;
     int workspace_made;
     double *points, *outputs, *outputs_room; /* outputs_room: GUARD_BYTES before outputs */
+    double *points_shared; /* contained: the points' shared memory */
     uint8_t *status, *status_room;
-    /* contained: points, outputs and status above are the engine's own copies */
+    /* contained: outputs and status above are the engine's own copies; points shared */
     shm_layout layout;
-    shm_control *control; /* the control page, shared */
-    int memory, socket;   /* memory: the control page's */
+    shm_control *control;        /* the control page, shared */
+    int memory, points_memory, socket; /* memory: the control page's */
     pid_t pid, worker; /* the evaluator process, its worker of the moment */
     int ready;         /* the worker said READY and has not died since */
     char self[4096];
@@ -484,13 +488,15 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         return is_error_set(err, IS_PLUGIN, "evaluator process: socketpair: %s", strerror(errno));
     /* its two descriptors, without close-on-exec (copies made for the moment) */
     int child_socket = fcntl(pair[1], F_DUPFD, 3), child_memory = fcntl(ev->memory, F_DUPFD, 3);
-    char num[6][32];
+    int child_points = fcntl(ev->points_memory, F_DUPFD, 3);
+    char num[7][32];
     snprintf(num[0], 32, "%d", child_socket);
     snprintf(num[1], 32, "%d", child_memory);
     snprintf(num[2], 32, "%ld", (long)getpid());
     snprintf(num[3], 32, "%zu", ev->config.capacity);
     snprintf(num[4], 32, "%zu", ev->np);
     snprintf(num[5], 32, "%zu", ev->no);
+    snprintf(num[6], 32, "%d", child_points);
     char *argv[32] = {ev->self,     IS_EVALUATOR_COMMAND,
                       "--socket",   num[0],
                       "--memory",   num[1],
@@ -498,8 +504,9 @@ static is_code spawn(is_evaluator *ev, is_error *err)
                       "--capacity", num[3],
                       "--params",   num[4],
                       "--outputs",  num[5],
-                      "--model",    (char *)ev->model->name};
-    int k = 16;
+                      "--model",    (char *)ev->model->name,
+                      "--points",   num[6]};
+    int k = 18;
     if (ev->config.library) {
         argv[k++] = "--library";
         argv[k++] = (char *)ev->config.library;
@@ -509,7 +516,7 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         argv[k++] = (char *)ev->config.sha256;
     }
     argv[k] = NULL;
-    int rc = child_socket < 0 || child_memory < 0
+    int rc = child_socket < 0 || child_memory < 0 || child_points < 0
                  ? errno
                  : posix_spawn(&ev->pid, ev->self, NULL, NULL, argv, environ);
     close(pair[1]);
@@ -517,6 +524,8 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         close(child_socket);
     if (child_memory >= 0)
         close(child_memory);
+    if (child_points >= 0)
+        close(child_points);
     ev->socket = pair[0];
     if (rc != 0) {
         ev->pid = 0;
@@ -551,16 +560,28 @@ static is_code contained_create(is_evaluator *ev, is_error *err)
     if (control == MAP_FAILED)
         return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
     ev->control = control;
-    ev->points = malloc((ev->config.capacity * ev->np + 1) * sizeof *ev->points);
+    /* the points: written by the engine alone (the seal forbids any other writer) */
+    ev->points_memory = (int)syscall(SYS_memfd_create, "impactsweep-points", 3u);
+    if (ev->points_memory < 0 || ftruncate(ev->points_memory, (off_t)ev->layout.points_size) != 0)
+        return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
+    void *points = mmap(NULL, ev->layout.points_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        ev->points_memory, 0);
+    if (points == MAP_FAILED)
+        return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
+    ev->points_shared = points;
+    if (fcntl(ev->points_memory, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW))
+        return is_error_set(err, IS_PLUGIN, "evaluator memory: sealing the points: %s",
+                            strerror(errno));
     ev->outputs_room = malloc(ev->layout.outputs_size);
     ev->status_room = malloc(ev->layout.status_size);
     ev->merged = malloc((ev->config.capacity * ev->no + 1) * sizeof *ev->merged);
     ev->merged_status = malloc(ev->config.capacity + 1);
-    if (!ev->points || !ev->outputs_room || !ev->status_room || !ev->merged ||
+    if (!ev->outputs_room || !ev->status_room || !ev->merged ||
         !ev->merged_status)
         return is_error_set(err, IS_NOMEM, "out of memory");
     ev->outputs = ev->outputs_room;
     ev->status = ev->status_room;
+    ev->points = ev->points_shared;
     return spawn(ev, err);
 }
 
@@ -580,11 +601,11 @@ static void call_bytes(const is_evaluator *ev, size_t count, size_t *out, size_t
     *st = ev->config.strict ? ev->layout.status_size : count + GUARD_BYTES;
 }
 
-/* A new memory for a call of points first .. first + count - 1 (they become its points
- * 0 .. count - 1) and, with `outputs`, the prepared outputs and statuses with their
- * canaries: its descriptor, or -1 (err). Written with pwrite: the engine never maps it
- * writable, so that nothing of the engine's stands in the way of its seal. */
-static int call_memory(is_evaluator *ev, size_t first, size_t count, int outputs, is_error *err)
+/* A new memory for a call of `count` points and, with `outputs`, the prepared outputs
+ * and statuses with their canaries: its descriptor, or -1 (err). Written with pwrite: the
+ * engine never maps it writable, so that nothing of the engine's stands in the way of
+ * its seal. */
+static int call_memory(is_evaluator *ev, size_t count, int outputs, is_error *err)
 {
     const shm_layout *l = &ev->layout;
     int fd = (int)syscall(SYS_memfd_create, "impactsweep-call", 3u /* CLOEXEC, ALLOW_SEALING */);
@@ -592,11 +613,9 @@ static int call_memory(is_evaluator *ev, size_t first, size_t count, int outputs
         memory_error(ev, "memfd_create", err);
         return -1;
     }
-    size_t out_bytes, st_bytes, pt_bytes = count * ev->np * sizeof(double);
+    size_t out_bytes, st_bytes;
     call_bytes(ev, count, &out_bytes, &st_bytes);
-    int ok = ftruncate(fd, (off_t)l->total) == 0 &&
-             (pt_bytes == 0 || pwrite(fd, ev->points + first * ev->np, pt_bytes,
-                                      (off_t)l->points_at) == (ssize_t)pt_bytes) &&
+    int ok = ftruncate(fd, (off_t)(outputs ? l->total : l->page)) == 0 &&
              (!outputs || (pwrite(fd, ev->outputs, out_bytes, (off_t)l->outputs_at) ==
                                (ssize_t)out_bytes &&
                            pwrite(fd, ev->status, st_bytes, (off_t)l->status_at) ==
@@ -658,10 +677,10 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
     if (started != IS_OK)
         return started == IS_INTERRUPTED ? RUN_STOPPED : RUN_FAILED;
     prepare(ev, ev->outputs, ev->status, count, ev->layout.outputs_size, ev->layout.status_size);
-    int fd = call_memory(ev, first, count, 1, err);
+    int fd = call_memory(ev, count, 1, err);
     if (fd < 0)
         return RUN_FAILED;
-    shm_message q = {OP_EVAL, 0, 0, count}, r;
+    shm_message q = {OP_EVAL, 0, first, count}, r;
     double start = now_seconds();
     run_result result = exchange(ev, &q, fd, deadline_of(ev, count, start), &r, bad);
     if (result == RUN_OK && r.code == IS_OK)
@@ -801,10 +820,10 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count, 
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
         return started;
-    int fd = call_memory(ev, first, count, 0, err);
+    int fd = call_memory(ev, count, 0, err);
     if (fd < 0)
         return err->code;
-    shm_message q = {OP_VALIDATE, 0, 0, count}, r;
+    shm_message q = {OP_VALIDATE, 0, first, count}, r;
     bad_run bad = {0};
     run_result result = exchange(ev, &q, fd, 0, &r, &bad);
     close(fd);
@@ -812,7 +831,7 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count, 
         return is_error_set(err, IS_INTERRUPTED, "stopped while checking the points");
     if (result == RUN_OK) {
         if (r.code != IS_OK) {
-            *refused = first + (r.first < count ? (size_t)r.first : 0);
+            *refused = (size_t)r.first;
             is_error_set(why, (is_code)r.code, "%s", (ev->control)->message);
         }
         return IS_OK;
@@ -844,7 +863,7 @@ is_code is_evaluator_create(is_evaluator **out, const is_evaluator_config *confi
     ev->model = config->model;
     ev->np = ev->model->param_count;
     ev->no = ev->model->output_count;
-    ev->memory = ev->socket = -1;
+    ev->memory = ev->socket = ev->points_memory = -1;
     is_code rc = config->contained ? contained_create(ev, err) : direct_create(ev, err);
     if (rc != IS_OK) {
         is_evaluator_free(&ev);
@@ -883,7 +902,12 @@ void is_evaluator_free(is_evaluator **evp)
     } else if (ev->workspace_made && ev->workspace && ev->model->workspace_free) {
         ev->model->workspace_free(ev->workspace);
     }
-    free(ev->points);
+    if (ev->points_shared)
+        munmap(ev->points_shared, ev->layout.points_size);
+    else
+        free(ev->points);
+    if (ev->points_memory >= 0)
+        close(ev->points_memory);
     free(ev->outputs_room);
     free(ev->status_room);
     free(ev);

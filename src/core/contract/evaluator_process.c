@@ -34,7 +34,7 @@
 #include "plugin.h"
 
 typedef struct process_args {
-    int socket, memory;
+    int socket, memory, points;
     pid_t parent;
     size_t capacity, params, outputs;
     const char *model, *library, *sha256;
@@ -45,16 +45,17 @@ typedef struct process_args {
 static shm_control *fault_control;
 static shm_layout fault_layout;
 static char *volatile fault_base;
+static const char *fault_points;
 
 static int fault_region(uintptr_t at)
 {
     const shm_layout *l = &fault_layout;
-    uintptr_t base = (uintptr_t)fault_base;
+    uintptr_t base = (uintptr_t)fault_base, points = (uintptr_t)fault_points;
+    if (fault_points && at >= points && at < points + l->points_size)
+        return FAULT_POINTS;
     if (!fault_base || at < base || at >= base + l->total)
         return FAULT_ELSEWHERE;
     size_t off = at - base;
-    if (off < l->guard1_at)
-        return FAULT_POINTS;
     if (off < l->outputs_at)
         return FAULT_BEFORE_OUTPUTS;
     if (off < l->guard2_at)
@@ -155,20 +156,22 @@ static void close_others(const process_args *a)
         for (n = 0; n < 1024; n++)
             fds[n] = n;
     for (int i = 0; i < n; i++)
-        if (fds[i] > 2 && fds[i] != a->socket && fds[i] != a->memory)
+        if (fds[i] > 2 && fds[i] != a->socket && fds[i] != a->memory && fds[i] != a->points)
             close(fds[i]);
 }
 
 static int parse_args(int argc, char **argv, process_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->socket = a->memory = -1;
+    a->socket = a->memory = a->points = -1;
     for (int i = 2; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (strcmp(k, "--socket") == 0)
             a->socket = atoi(v);
         else if (strcmp(k, "--memory") == 0)
             a->memory = atoi(v);
+        else if (strcmp(k, "--points") == 0)
+            a->points = atoi(v);
         else if (strcmp(k, "--parent") == 0)
             a->parent = (pid_t)atol(v);
         else if (strcmp(k, "--capacity") == 0)
@@ -184,7 +187,7 @@ static int parse_args(int argc, char **argv, process_args *a)
         else if (strcmp(k, "--sha256") == 0)
             a->sha256 = v;
     }
-    return a->socket >= 0 && a->memory >= 0 && a->parent > 0 && a->capacity > 0 && a->model;
+    return a->socket >= 0 && a->memory >= 0 && a->points >= 0 && a->parent > 0 && a->capacity > 0 && a->model;
 }
 
 /* The control page. */
@@ -194,15 +197,21 @@ static shm_control *map_control(const process_args *a)
     return base == MAP_FAILED ? NULL : base;
 }
 
-/* A call's memory, with the points read-only and the guards inaccessible; the pages of
- * the part a call of `count` points uses are mapped at once (fewer faults). */
+/* The points, read-only (their memory is sealed: no process but the engine can write). */
+static const double *map_points(const process_args *a, const shm_layout *l)
+{
+    void *base = mmap(NULL, l->points_size, PROT_READ, MAP_SHARED, a->points, 0);
+    return base == MAP_FAILED ? NULL : base;
+}
+
+/* A call's memory, with the guards inaccessible; the pages of the part a call of `count`
+ * points uses are mapped at once (fewer faults). */
 static char *map_call(int fd, const shm_layout *l, size_t count)
 {
     char *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED)
         return NULL;
-    if (mprotect(base + l->points_at, l->points_size, PROT_READ) != 0 ||
-        mprotect(base + l->guard1_at, l->page, PROT_NONE) != 0 ||
+    if (mprotect(base + l->guard1_at, l->page, PROT_NONE) != 0 ||
         mprotect(base + l->guard2_at, l->page, PROT_NONE) != 0 ||
         mprotect(base + l->guard3_at, l->page, PROT_NONE) != 0) {
         munmap(base, l->total);
@@ -210,8 +219,9 @@ static char *map_call(int fd, const shm_layout *l, size_t count)
     }
 #ifdef MADV_POPULATE_WRITE
     size_t out = shm_round(count * l->outputs * sizeof(double) + GUARD_BYTES, l->page);
-    madvise(base + l->outputs_at, out < l->outputs_size ? out : l->outputs_size,
-            MADV_POPULATE_WRITE); /* (a hint: an old kernel refuses it, harmlessly) */
+    if (count > 0) /* (a validation's memory is a page: nothing of it is used) */
+        madvise(base + l->outputs_at, out < l->outputs_size ? out : l->outputs_size,
+                MADV_POPULATE_WRITE); /* (a hint: an old kernel refuses it, harmlessly) */
 #else
     (void)count;
 #endif
@@ -308,7 +318,7 @@ static is_code run_validate(const is_model *m, const double *points, const shm_m
 /* The requests, each on the memory that came with it: unmapped and closed before the
  * reply, so that the engine can seal it (evaluator_shm.h). */
 static void serve(int socket, const is_model *m, void *ws, shm_control *control,
-                  const shm_layout *l)
+                  const double *points, const shm_layout *l)
 {
     for (;;) {
         shm_message q;
@@ -323,7 +333,6 @@ static void serve(int socket, const is_model *m, void *ws, shm_control *control,
         close(fd);
         if (!base)
             return; /* (the engine sees the worker end) */
-        const double *points = (const double *)(base + l->points_at);
         is_error err;
         is_error_clear(&err);
         is_code rc = IS_OK;
@@ -348,8 +357,8 @@ static void serve(int socket, const is_model *m, void *ws, shm_control *control,
 
 /* A worker: the workspace, READY, then the requests. It ends with _exit: its exit status
  * and the shared `quit` flag tell the process whether the engine ended it. */
-static void work(int socket, const is_model *m, shm_control *control, const shm_layout *l,
-                 pid_t zygote)
+static void work(int socket, const is_model *m, shm_control *control, const double *points,
+                 const shm_layout *l, pid_t zygote)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != zygote)
@@ -362,7 +371,7 @@ static void work(int socket, const is_model *m, shm_control *control, const shm_
         m->workspace_watch(ws, &control->stop);
     reply(socket, control, OP_READY, rc, (uint64_t)getpid(), &err);
     if (rc == IS_OK)
-        serve(socket, m, ws, control, l);
+        serve(socket, m, ws, control, points, l);
     if (ws && m->workspace_free)
         m->workspace_free(ws);
     control->quit = 1;
@@ -403,11 +412,14 @@ int is_evaluator_process_main(int argc, char **argv, const is_model *const *buil
     shm_layout l;
     shm_layout_of(&l, a.capacity, a.params, a.outputs);
     shm_control *control = map_control(&a);
-    if (!control)
+    const double *points = map_points(&a, &l);
+    if (!control || !points)
         return 1;
     close(a.memory);
+    close(a.points);
     fault_control = control;
     fault_layout = l;
+    fault_points = (const char *)points;
     /* what a worker leaves running is reparented here (end_orphans), setsid or not */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     is_models *models = NULL;
@@ -422,7 +434,7 @@ int is_evaluator_process_main(int argc, char **argv, const is_model *const *buil
         control->quit = 0;
         pid_t worker = fork();
         if (worker == 0)
-            work(a.socket, m, control, &l, getppid());
+            work(a.socket, m, control, points, &l, getppid());
         int wstatus = 0;
         while (worker > 0 && waitpid(worker, &wstatus, 0) < 0 && errno == EINTR)
             ;

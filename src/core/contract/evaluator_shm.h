@@ -2,14 +2,16 @@
  * layout of the shared memory, the messages on their socket, the guards. Private to
  * evaluator.c and evaluator_process.c.
  *
- * Two memories. The control page (shm_control) lives as long as the process. A call's
- * data lives in a memory of its own, made by the engine for that call alone (a memfd,
- * passed with the request): the points (read-only in the evaluator process) | a guard
- * page | the outputs | a guard page | the statuses | a guard page. The worker unmaps it
- * before it replies; the engine then seals it against every write (F_SEAL_WRITE, which
- * the kernel refuses while any process still maps it writable) and reads the results
- * out of it: what the engine stores was frozen when the call ended, whatever the
- * model's code left running (a thread, a child, a setsid grandchild). Guard pages are
+ * Three memories. The control page (shm_control) and the points live as long as the
+ * process; the points are the engine's alone to write (sealed F_SEAL_FUTURE_WRITE: no
+ * other process can map them writable or write them, ever). A call's outputs live in a
+ * memory of their own, made by the engine for that call alone (a memfd, passed with the
+ * request): a guard page | the outputs | a guard page | the statuses | a guard page.
+ * The worker unmaps it before it replies; the engine then seals it against every write
+ * (F_SEAL_WRITE, which the kernel refuses while any process still maps it writable) and
+ * reads the results out of it: what the engine stores was frozen when the call ended,
+ * whatever the model's code left running (a thread, a child, a setsid grandchild).
+ * Guard pages are
  * inaccessible in the evaluator process: a write just before or past an array faults
  * there, and the fault handler records which. Canaries (GUARD_BYTES of a fixed pattern)
  * right after the part of each array a call uses catch a write past it that stays inside
@@ -64,11 +66,11 @@ typedef struct shm_control {
     char message[IS_ERROR_MESSAGE_MAX]; /* a reply's message (eval_batch's error, ...) */
 } shm_control;
 
-/* A call's memory (its offsets from 0; the control page is apart). */
+/* The points' memory (its size) and a call's memory (its offsets from 0). */
 typedef struct shm_layout {
     size_t page, capacity, params, outputs;
-    size_t points_at, points_size; /* byte offsets and sizes, page-aligned */
-    size_t guard1_at;
+    size_t points_size; /* the points' memory, apart */
+    size_t guard1_at;   /* byte offsets and sizes in a call's memory, page-aligned */
     size_t outputs_at, outputs_size; /* room for capacity * outputs doubles + GUARD_BYTES */
     size_t guard2_at;
     size_t status_at, status_size; /* room for capacity bytes + GUARD_BYTES */
@@ -89,9 +91,8 @@ static inline void shm_layout_of(shm_layout *l, size_t capacity, size_t params, 
     l->capacity = capacity;
     l->params = params;
     l->outputs = outputs;
-    l->points_at = 0;
     l->points_size = shm_round(capacity * params * sizeof(double) + 1, l->page);
-    l->guard1_at = l->points_at + l->points_size;
+    l->guard1_at = 0;
     l->outputs_at = l->guard1_at + l->page;
     l->outputs_size = shm_round(capacity * outputs * sizeof(double) + GUARD_BYTES, l->page);
     l->guard2_at = l->outputs_at + l->outputs_size;
