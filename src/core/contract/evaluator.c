@@ -569,7 +569,8 @@ static is_code contained_create(is_evaluator *ev, is_error *err)
     if (points == MAP_FAILED)
         return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
     ev->points_shared = points;
-    if (fcntl(ev->points_memory, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW))
+    if (fcntl(ev->points_memory, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) &&
+        errno != EINVAL) /* (a kernel before 5.1 has no such seal: mapped read-only, then) */
         return is_error_set(err, IS_PLUGIN, "evaluator memory: sealing the points: %s",
                             strerror(errno));
     ev->outputs_room = malloc(ev->layout.outputs_size);
