@@ -47,7 +47,7 @@ output 6 (is.NaN|not.an.int32|names.no.category)
 old_abi 1 -
 namesake 1 -
 raise 8 signal.(11..Segmentation.fault|7..Bus.error).
-linger 6 still.writable.after.eval_batch.had.returned"
+linger 6 could.still.be.written.after.eval_batch.had.returned"
 
 say "the reference: the clean kind on 2 ranks"
 job clean

@@ -29,10 +29,12 @@
 #define F_ADD_SEALS 1033
 #define F_SEAL_SHRINK 0x0002
 #define F_SEAL_GROW 0x0004
-#define F_SEAL_WRITE 0x0008
 #endif
 #ifndef F_SEAL_FUTURE_WRITE
 #define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef F_SETPIPE_SZ
+#define F_SETPIPE_SZ 1031
 #endif
 
 extern char **environ;
@@ -77,6 +79,10 @@ struct is_evaluator {
     shm_layout layout;
     shm_control *control;        /* the control page, shared */
     int memory, points_memory, socket; /* memory: the control page's */
+    int pipe_fd;                       /* the call's pipe, its read end (-1: none) */
+    size_t pipe_out, pipe_status;      /* the bytes it brings: outputs, statuses */
+    size_t pipe_got;
+    int pipe_eof;
     pid_t pid, worker; /* the evaluator process, its worker of the moment */
     int ready;         /* the worker said READY and has not died since */
     char self[4096];
@@ -139,16 +145,8 @@ void is_evaluator_bind(is_evaluator *ev, const volatile sig_atomic_t *stop,
 static void prepare(is_evaluator *ev, double *outputs, uint8_t *status, size_t count,
                     size_t room_bytes_out, size_t room_bytes_status)
 {
-    size_t used = count * ev->no;
-    for (size_t i = 0; i < used; i++)
-        outputs[i] = NAN;
-    memset(status, 0xff, count);
-    size_t out_guard = ev->config.strict ? room_bytes_out - used * sizeof(double) : GUARD_BYTES;
-    size_t st_guard = ev->config.strict ? room_bytes_status - count : GUARD_BYTES;
-    uint64_t pattern = GUARD_OUTPUT;
-    for (size_t b = 0; b + sizeof pattern <= out_guard; b += sizeof pattern)
-        memcpy((char *)(outputs + used) + b, &pattern, sizeof pattern);
-    memset(status + count, GUARD_STATUS, st_guard);
+    shm_prepare(outputs, status, count, ev->no, ev->config.strict, room_bytes_out,
+                room_bytes_status);
 }
 
 /* The name of the first array whose canary a call of `count` broke, or NULL. */
@@ -341,11 +339,85 @@ static void describe_death(const is_evaluator *ev, int wstatus, char *text, size
 
 /* The next message of the evaluator process, if one comes within POLL_MS: 1 got it, 0
  * none yet, -1 the process is gone. */
+/* --- a call's pipe (evaluator_shm.h) ------------------------------------------------- */
+
+static void kill_worker(is_evaluator *ev);
+
+/* What the pipe holds now, read into the outputs and then the statuses (bytes past
+ * them are counted, not kept); at its end, pipe_eof. */
+static void drain_pipe(is_evaluator *ev)
+{
+    char scratch[4096];
+    while (ev->pipe_fd >= 0 && !ev->pipe_eof) {
+        size_t at = ev->pipe_got, out = ev->pipe_out, want = ev->pipe_out + ev->pipe_status;
+        char *to = at < out ? (char *)ev->outputs + at
+                   : at < want ? (char *)ev->status + (at - out)
+                               : scratch;
+        size_t room = at < out ? out - at : at < want ? want - at : sizeof scratch;
+        ssize_t got = read(ev->pipe_fd, to, room);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return; /* EAGAIN: nothing more for now */
+        if (got == 0)
+            ev->pipe_eof = 1;
+        ev->pipe_got += (size_t)got;
+    }
+}
+
+static void close_pipe(is_evaluator *ev)
+{
+    if (ev->pipe_fd >= 0)
+        close(ev->pipe_fd);
+    ev->pipe_fd = -1;
+}
+
+/* A pipe for a call of `count` points: its write end (to pass on), or -1 (err). */
+static int open_pipe(is_evaluator *ev, size_t count, is_error *err)
+{
+    int p[2];
+    if (pipe(p) != 0) {
+        is_error_set(err, IS_PLUGIN, "evaluator of model %s: pipe: %s", ev->model->name,
+                     strerror(errno));
+        return -1;
+    }
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    fcntl(p[1], F_SETPIPE_SZ, 1 << 20); /* (fewer wake-ups; the default where refused) */
+    ev->pipe_fd = p[0];
+    ev->pipe_got = 0;
+    ev->pipe_eof = 0;
+    shm_call_bytes(&ev->layout, count, ev->config.strict, &ev->pipe_out, &ev->pipe_status);
+    return p[1];
+}
+
+/* After the reply to a call: its results, all of them, and then the pipe's end. A pipe
+ * that does not end is still held by a process (or a thread) the model's code started,
+ * which outlived the call: the worker is killed and the call is bad. */
+static run_result pipe_results(is_evaluator *ev, bad_run *bad)
+{
+    drain_pipe(ev); /* (the worker wrote it all before it replied: no waiting) */
+    size_t want = ev->pipe_out + ev->pipe_status;
+    if (ev->pipe_eof && ev->pipe_got == want)
+        return RUN_OK;
+    int open = !ev->pipe_eof;
+    kill_worker(ev);
+    bad->status = IS_POINT_FAILED_CHECK;
+    snprintf(bad->reason, sizeof bad->reason, "%s",
+             open ? "its results could still be written after eval_batch had returned (a "
+                    "process or thread of the model's code outlived the call): killed"
+                  : "its results were not sent whole (the model's code wrote into their pipe)");
+    return RUN_BAD;
+}
+
 static int receive_now(is_evaluator *ev, shm_message *m)
 {
-    struct pollfd p = {ev->socket, POLLIN, 0};
-    int n = poll(&p, 1, POLL_MS);
-    if (n <= 0)
+    struct pollfd p[2] = {{ev->socket, POLLIN, 0}, {ev->pipe_fd, POLLIN, 0}};
+    int n = poll(p, ev->pipe_fd >= 0 && !ev->pipe_eof ? 2 : 1, POLL_MS);
+    if (n > 0 && p[1].revents)
+        drain_pipe(ev); /* (the worker waits while the pipe is full) */
+    if (n <= 0 || !p[0].revents)
         return 0; /* (a signal interrupting the poll: the caller looks again) */
     ssize_t got;
     while ((got = recv(ev->socket, m, sizeof *m, 0)) < 0 && errno == EINTR)
@@ -382,9 +454,10 @@ static void kill_worker(is_evaluator *ev)
         kill_process(ev);
 }
 
-/* The request and its call's memory `fd`, sent. */
+/* The request and its call's pipe `fd` (-1: none), sent. */
 static void send_request(is_evaluator *ev, const shm_message *request, int fd)
 {
+    ev->control->fault_signal = ev->control->fault_where = 0;
     union {
         char bytes[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
@@ -401,18 +474,19 @@ static void send_request(is_evaluator *ev, const shm_message *request, int fd)
     c->cmsg_type = SCM_RIGHTS;
     c->cmsg_len = CMSG_LEN(sizeof(int));
     memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    if (fd < 0) {
+        msg.msg_control = NULL;
+        msg.msg_controllen = 0;
+    }
     while (sendmsg(ev->socket, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
         ; /* (a dead end shows in the reply) */
 }
 
-/* The request, sent with its memory `fd`; *reply received unless the worker died, ran
- * past `deadline` (0: none) or a stop came: RUN_OK here means a reply is in *reply. */
-static run_result exchange(is_evaluator *ev, const shm_message *request, int fd,
-                           double deadline, shm_message *reply, bad_run *bad)
+/* After a request (send_request): *reply received unless the worker died, ran past
+ * `deadline` (0: none) or a stop came: RUN_OK here means a reply is in *reply. */
+static run_result exchange(is_evaluator *ev, double deadline, shm_message *reply, bad_run *bad)
 {
     shm_control *control = ev->control;
-    control->fault_signal = control->fault_where = 0;
-    send_request(ev, request, fd);
     for (;;) {
         int got = receive_now(ev, reply);
         if (got == 1 && reply->op != OP_DIED)
@@ -586,73 +660,6 @@ static is_code contained_create(is_evaluator *ev, is_error *err)
     return spawn(ev, err);
 }
 
-/* --- a call's memory (evaluator_shm.h) ---------------------------------------------- */
-
-static is_code memory_error(const is_evaluator *ev, const char *what, is_error *err)
-{
-    return is_error_set(err, IS_PLUGIN, "evaluator of model %s: a call's memory: %s: %s",
-                        ev->model->name, what, strerror(errno));
-}
-
-/* Bytes of the outputs and statuses a call of `count` points uses, canaries included. */
-static void call_bytes(const is_evaluator *ev, size_t count, size_t *out, size_t *st)
-{
-    *out = ev->config.strict ? ev->layout.outputs_size
-                             : count * ev->no * sizeof(double) + GUARD_BYTES;
-    *st = ev->config.strict ? ev->layout.status_size : count + GUARD_BYTES;
-}
-
-/* A new memory for a call of `count` points and, with `outputs`, the prepared outputs
- * and statuses with their canaries: its descriptor, or -1 (err). Written with pwrite: the
- * engine never maps it writable, so that nothing of the engine's stands in the way of
- * its seal. */
-static int call_memory(is_evaluator *ev, size_t count, int outputs, is_error *err)
-{
-    const shm_layout *l = &ev->layout;
-    int fd = (int)syscall(SYS_memfd_create, "impactsweep-call", 3u /* CLOEXEC, ALLOW_SEALING */);
-    if (fd < 0) {
-        memory_error(ev, "memfd_create", err);
-        return -1;
-    }
-    size_t out_bytes, st_bytes;
-    call_bytes(ev, count, &out_bytes, &st_bytes);
-    int ok = ftruncate(fd, (off_t)(outputs ? l->total : l->page)) == 0 &&
-             (!outputs || (pwrite(fd, ev->outputs, out_bytes, (off_t)l->outputs_at) ==
-                               (ssize_t)out_bytes &&
-                           pwrite(fd, ev->status, st_bytes, (off_t)l->status_at) ==
-                               (ssize_t)st_bytes));
-    if (!ok) {
-        memory_error(ev, "writing it", err);
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-/* After the reply to a call of `count` points on memory `fd`: sealed, so that no process
- * can change it any more, and read into the engine's own outputs and status. A memory
- * that cannot be sealed is still mapped writable somewhere (a process or a thread the
- * model's code started outlived the call): the worker is killed and the call is bad. */
-static run_result call_results(is_evaluator *ev, int fd, size_t count, bad_run *bad)
-{
-    const shm_layout *l = &ev->layout;
-    size_t out_bytes, st_bytes;
-    call_bytes(ev, count, &out_bytes, &st_bytes);
-    if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) == 0 &&
-        pread(fd, ev->outputs, out_bytes, (off_t)l->outputs_at) == (ssize_t)out_bytes &&
-        pread(fd, ev->status, st_bytes, (off_t)l->status_at) == (ssize_t)st_bytes)
-        return RUN_OK;
-    int busy = errno == EBUSY;
-    kill_worker(ev);
-    bad->status = IS_POINT_FAILED_CHECK;
-    snprintf(bad->reason, sizeof bad->reason, "%s",
-             busy ? "its outputs were still writable after eval_batch had returned (a process "
-                    "or thread of the model's code outlived the call): killed"
-                  : "its outputs could not be sealed and read after the call (the model's "
-                    "code changed their memory)");
-    return RUN_BAD;
-}
-
 /* The deadline of a call of `count` points (0: none). */
 static double deadline_of(const is_evaluator *ev, size_t count, double start)
 {
@@ -677,16 +684,17 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
         return started == IS_INTERRUPTED ? RUN_STOPPED : RUN_FAILED;
-    prepare(ev, ev->outputs, ev->status, count, ev->layout.outputs_size, ev->layout.status_size);
-    int fd = call_memory(ev, count, 1, err);
+    int fd = open_pipe(ev, count, err);
     if (fd < 0)
         return RUN_FAILED;
-    shm_message q = {OP_EVAL, 0, first, count}, r;
+    shm_message q = {OP_EVAL, ev->config.strict ? 1 : 0, first, count}, r;
     double start = now_seconds();
-    run_result result = exchange(ev, &q, fd, deadline_of(ev, count, start), &r, bad);
+    send_request(ev, &q, fd);
+    close(fd); /* (the worker's copy is the only one) */
+    run_result result = exchange(ev, deadline_of(ev, count, start), &r, bad);
     if (result == RUN_OK && r.code == IS_OK)
-        result = call_results(ev, fd, count, bad);
-    close(fd);
+        result = pipe_results(ev, bad);
+    close_pipe(ev);
     if (result != RUN_OK)
         return result;
     if (r.code != IS_OK) {
@@ -821,13 +829,10 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count, 
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
         return started;
-    int fd = call_memory(ev, count, 0, err);
-    if (fd < 0)
-        return err->code;
     shm_message q = {OP_VALIDATE, 0, first, count}, r;
     bad_run bad = {0};
-    run_result result = exchange(ev, &q, fd, 0, &r, &bad);
-    close(fd);
+    send_request(ev, &q, -1);
+    run_result result = exchange(ev, 0, &r, &bad);
     if (result == RUN_STOPPED)
         return is_error_set(err, IS_INTERRUPTED, "stopped while checking the points");
     if (result == RUN_OK) {
@@ -864,7 +869,7 @@ is_code is_evaluator_create(is_evaluator **out, const is_evaluator_config *confi
     ev->model = config->model;
     ev->np = ev->model->param_count;
     ev->no = ev->model->output_count;
-    ev->memory = ev->socket = ev->points_memory = -1;
+    ev->memory = ev->socket = ev->points_memory = ev->pipe_fd = -1;
     is_code rc = config->contained ? contained_create(ev, err) : direct_create(ev, err);
     if (rc != IS_OK) {
         is_evaluator_free(&ev);

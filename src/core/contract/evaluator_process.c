@@ -41,7 +41,7 @@ typedef struct process_args {
 } process_args;
 
 /* What the fault handler needs: a signal handler reaches globals only (as signals.c).
- * fault_base is the memory of the call in progress (NULL between calls). */
+ * fault_base is the worker's outputs (NULL in the process itself). */
 static shm_control *fault_control;
 static shm_layout fault_layout;
 static char *volatile fault_base;
@@ -204,11 +204,10 @@ static const double *map_points(const process_args *a, const shm_layout *l)
     return base == MAP_FAILED ? NULL : base;
 }
 
-/* A call's memory, with the guards inaccessible; the pages of the part a call of `count`
- * points uses are mapped at once (fewer faults). */
-static char *map_call(int fd, const shm_layout *l, size_t count)
+/* The worker's outputs and statuses, private, with the guards inaccessible. */
+static char *map_outputs(const shm_layout *l)
 {
-    char *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    char *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED)
         return NULL;
     if (mprotect(base + l->guard1_at, l->page, PROT_NONE) != 0 ||
@@ -217,15 +216,22 @@ static char *map_call(int fd, const shm_layout *l, size_t count)
         munmap(base, l->total);
         return NULL;
     }
-#ifdef MADV_POPULATE_WRITE
-    size_t out = shm_round(count * l->outputs * sizeof(double) + GUARD_BYTES, l->page);
-    if (count > 0) /* (a validation's memory is a page: nothing of it is used) */
-        madvise(base + l->outputs_at, out < l->outputs_size ? out : l->outputs_size,
-                MADV_POPULATE_WRITE); /* (a hint: an old kernel refuses it, harmlessly) */
-#else
-    (void)count;
-#endif
     return base;
+}
+
+/* n bytes into the call's pipe: 0, or -1 when it broke (the engine gave up on the call). */
+static int send_all(int fd, const char *bytes, size_t n)
+{
+    while (n > 0) {
+        ssize_t put = write(fd, bytes, n);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return -1;
+        bytes += put;
+        n -= (size_t)put;
+    }
+    return 0;
 }
 
 /* The next request, and the descriptor of its memory (-1 with none): 1, or 0 when the
@@ -315,42 +321,46 @@ static is_code run_validate(const is_model *m, const double *points, const shm_m
     return IS_OK;
 }
 
-/* The requests, each on the memory that came with it: unmapped and closed before the
- * reply, so that the engine can seal it (evaluator_shm.h). */
+/* The requests. An evaluation's results (outputs, statuses, canaries) go into the pipe
+ * that came with it, which is closed before the reply (evaluator_shm.h). */
 static void serve(int socket, const is_model *m, void *ws, shm_control *control,
-                  const double *points, const shm_layout *l)
+                  const double *points, char *base, const shm_layout *l)
 {
+    double *outputs = (double *)(base + l->outputs_at);
+    uint8_t *status = (uint8_t *)(base + l->status_at);
     for (;;) {
         shm_message q;
         int fd = -1;
         if (!receive_request(socket, &q, &fd) || q.op == OP_QUIT ||
-            q.first + q.count > l->capacity || fd < 0) {
+            q.first + q.count > l->capacity || (q.op == OP_EVAL && fd < 0)) {
             if (fd >= 0)
                 close(fd);
             return;
         }
-        char *base = map_call(fd, l, q.op == OP_EVAL ? q.count : 0);
-        close(fd);
-        if (!base)
-            return; /* (the engine sees the worker end) */
         is_error err;
         is_error_clear(&err);
         is_code rc = IS_OK;
         uint64_t refused = 0;
-        fault_base = base;
         arm_faults();
         if (q.op == OP_VALIDATE) {
             rc = run_validate(m, points, &q, &refused, &err);
+            disarm_faults(control);
         } else {
+            size_t out_bytes, st_bytes;
+            shm_call_bytes(l, q.count, q.code == 1, &out_bytes, &st_bytes);
+            shm_prepare(outputs, status, q.count, l->outputs, q.code == 1, l->outputs_size,
+                        l->status_size);
             double started = cpu_now();
-            rc = m->eval_batch(ws, points + q.first * m->param_count, q.count,
-                               (double *)(base + l->outputs_at), (uint8_t *)(base + l->status_at),
+            rc = m->eval_batch(ws, points + q.first * m->param_count, q.count, outputs, status,
                                &err);
             control->cpu_seconds = cpu_now() - started;
+            disarm_faults(control);
+            if (rc == IS_OK && (send_all(fd, (const char *)outputs, out_bytes) != 0 ||
+                                send_all(fd, (const char *)status, st_bytes) != 0))
+                rc = is_error_set(&err, IS_PLUGIN, "the results could not be sent");
         }
-        disarm_faults(control);
-        fault_base = NULL;
-        munmap(base, l->total);
+        if (fd >= 0)
+            close(fd);
         reply(socket, control, q.op, rc, q.op == OP_VALIDATE ? refused : q.first, &err);
     }
 }
@@ -366,12 +376,16 @@ static void work(int socket, const is_model *m, shm_control *control, const doub
     void *ws = NULL;
     is_error err;
     is_error_clear(&err);
+    char *base = map_outputs(l);
+    if (!base)
+        _exit(1);
+    fault_base = base;
     is_code rc = m->workspace_create ? m->workspace_create(&ws, &err) : IS_OK;
     if (rc == IS_OK && m->workspace_watch)
         m->workspace_watch(ws, &control->stop);
     reply(socket, control, OP_READY, rc, (uint64_t)getpid(), &err);
     if (rc == IS_OK)
-        serve(socket, m, ws, control, points, l);
+        serve(socket, m, ws, control, points, base, l);
     if (ws && m->workspace_free)
         m->workspace_free(ws);
     control->quit = 1;
