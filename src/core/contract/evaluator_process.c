@@ -187,7 +187,8 @@ static int parse_args(int argc, char **argv, process_args *a)
         else if (strcmp(k, "--sha256") == 0)
             a->sha256 = v;
     }
-    return a->socket >= 0 && a->memory >= 0 && a->points >= 0 && a->parent > 0 && a->capacity > 0 && a->model;
+    return a->socket >= 0 && a->memory >= 0 && a->points >= 0 && a->parent > 0 &&
+           a->capacity > 0 && a->model;
 }
 
 /* The control page. */
