@@ -343,12 +343,19 @@ static void describe_death(const is_evaluator *ev, int wstatus, char *text, size
 
 static void kill_worker(is_evaluator *ev);
 
+/* Whether the pipe is still to be read: open, and no byte past the results yet (a
+ * process that writes more makes the call bad: it is not read on). */
+static int pipe_open(const is_evaluator *ev)
+{
+    return ev->pipe_fd >= 0 && !ev->pipe_eof && ev->pipe_got <= ev->pipe_out + ev->pipe_status;
+}
+
 /* What the pipe holds now, read into the outputs and then the statuses (bytes past
- * them are counted, not kept); at its end, pipe_eof. */
+ * them end the reading); at its end, pipe_eof. */
 static void drain_pipe(is_evaluator *ev)
 {
-    char scratch[4096];
-    while (ev->pipe_fd >= 0 && !ev->pipe_eof) {
+    char scratch[64];
+    while (pipe_open(ev)) {
         size_t at = ev->pipe_got, out = ev->pipe_out, want = ev->pipe_out + ev->pipe_status;
         char *to = at < out ? (char *)ev->outputs + at
                    : at < want ? (char *)ev->status + (at - out)
@@ -414,7 +421,7 @@ static run_result pipe_results(is_evaluator *ev, bad_run *bad)
 static int receive_now(is_evaluator *ev, shm_message *m)
 {
     struct pollfd p[2] = {{ev->socket, POLLIN, 0}, {ev->pipe_fd, POLLIN, 0}};
-    int n = poll(p, ev->pipe_fd >= 0 && !ev->pipe_eof ? 2 : 1, POLL_MS);
+    int n = poll(p, pipe_open(ev) ? 2 : 1, POLL_MS);
     if (n > 0 && p[1].revents)
         drain_pipe(ev); /* (the worker waits while the pipe is full) */
     if (n <= 0 || !p[0].revents)
