@@ -141,10 +141,12 @@ static const char *const eval_options[] = {
     NULL};
 
 static const char *const info_options[] = {
-    "--log", "print the run log stored in the file (every run, resume and merge)", "--verify",
-    "check every checksum: the file's metadata, attributes and coordinates, and "
-    "every stored point; damage exits 2, naming the dataset, the point and its "
-    "block",
+    "--log", "print the run log stored in the file (every run, resume and merge)",
+    "--failures", "name every failed point (grid index, coordinates, status; the reason where "
+                  "the run log gives one): read from the statuses, in bounded memory",
+    "--verify", "check every checksum: the file's metadata, attributes and coordinates, and "
+                "every stored point; damage exits 2, naming the dataset, the point and its "
+                "block",
     NULL};
 
 static const char *const merge_options[] = {
@@ -199,11 +201,12 @@ static const command_help commands[] = {
      "With MODEL: its parameters (defaults, admissible ranges, where they apply) and\n"
      "outputs (units).",
      models_options, models_exit},
-    {"info", "info FILE [--log] [--verify]", "summarise (and verify) a result file",
+    {"info", "info FILE [--log] [--failures] [--verify]", "summarise (and verify) a result file",
      "Prints a result file's job, provenance, points done / failed / pending and a summary\n"
      "of every output; for a refined sweep also the cells each level refined and why, and\n"
-     "each class's computed and inferred points; with --verify, then checks it against\n"
-     "its checksums. Runs under mpirun too, sharing the reading among the ranks.",
+     "each class's computed and inferred points; the first failed points (--failures: all);\n"
+     "with --verify, then checks it against its checksums. Runs under mpirun too, sharing\n"
+     "the reading among the ranks.",
      info_options, info_exit},
     {"merge", "merge OUTPUT PIECE.h5 ... [--overwrite]",
      "join the pieces of a job array into one file",

@@ -27,6 +27,7 @@
 #include "../core/contract/plugin.h"
 #include "../core/job/job.h"
 #include "../core/job/validate.h"
+#include "../core/run/failures.h"
 #include "../core/run/merge.h"
 #include "../core/run/run.h"
 #include "../core/run/summary.h"
@@ -343,17 +344,47 @@ static void print_verification(const char *path)
     is_results_close(&r, NULL);
 }
 
+/* Under `info`: the failed points (failures.h), all or the first INFO_FAILURES. */
+#define INFO_FAILURES 5
+static is_code print_failures(const char *path, int all, is_code rc, is_error *err)
+{
+    fflush(stdout);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *buffer = all ? stdout : open_memstream(&text, &size);
+    uint64_t failed = 0;
+    is_error mine;
+    is_code got = buffer ? is_failures_print(path, all ? 0 : INFO_FAILURES, buffer, &failed, &mine)
+                         : IS_OK;
+    if (buffer && buffer != stdout)
+        fclose(buffer);
+    if (!all && failed > 0 && text)
+        printf("failed points, with the reasons the run log gives (%llu):\n%s",
+               (unsigned long long)failed, text);
+    else if (all && failed == 0 && got == IS_OK)
+        printf("no failed points\n");
+    free(text);
+    if (got != IS_OK && rc == IS_OK) {
+        *err = mine;
+        return got;
+    }
+    return rc;
+}
+
 static int cmd_info(int argc, char **argv)
 {
     const char *path = NULL;
-    int log = 0, verify = 0;
+    int log = 0, verify = 0, failures = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--log") == 0)
             log = 1;
+        else if (strcmp(argv[i], "--failures") == 0)
+            failures = 1;
         else if (strcmp(argv[i], "--verify") == 0)
             verify = 1;
         else if (argv[i][0] == '-' || path)
-            return usage_error("info takes one result file, --log and --verify, not '%s'", argv[i]);
+            return usage_error("info takes one result file, --log, --failures and --verify, not "
+                               "'%s'", argv[i]);
         else
             path = argv[i];
     }
@@ -374,8 +405,10 @@ static int cmd_info(int argc, char **argv)
         MPI_Comm_rank(comm, &rank);
     if (summary)
         is_summary_print(summary, log, stdout);
-    if (summary && rank == 0)
+    if (summary && rank == 0) { /* every failed point with --failures, else the first few */
         print_verification(path);
+        rc = print_failures(path, failures, rc, &err);
+    }
     if (*verified)
         printf("%s\n", verified);
     if (rc != IS_OK && rank == 0)

@@ -1,7 +1,9 @@
 # test_boundary.sh: the plug-in boundary, tried as a plug-in author's mistakes would try
 # it: the boundary family of tests/models/plugins/boundary.c, each kind misbehaving on the
 # same 12 of the 1,600 points of a 40 x 40 grid (crash, exit, abort, hang, a write past
-# an array, bad statuses, outputs against their declaration; and a table of contract 2),
+# an array, bad statuses, outputs against their declaration, a SIGSEGV or SIGBUS raised on
+# purpose, a child and a setsid grandchild that write the outputs after the call; and a
+# table of contract 2),
 # (and a README-recipe plug-in whose own function has an engine internal's name), each run
 # through
 #  - a sweep on 2 ranks: exit 0, every point stored; the 12 bad points get their status
@@ -13,7 +15,9 @@
 #  - models --check: exit 2 naming what broke (the array, for a write past one), 0 for the
 #    clean and the old-contract kinds;
 #  - eval of a bad point: its status, exit 1;
-# and a hung point without point_timeout stops on SIGTERM within seconds (exit 75).
+# and a hung point without point_timeout stops on SIGTERM within seconds (exit 75); every
+# failed point of a sweep with more than 20 a rank is named by `info --failures`, after a
+# resume and a merge too.
 # shellcheck source=lib.sh
 source "$TESTS/integration/lib.sh"
 # Under the sanitizers (scripts/sanitize-tests.sh): the model processes here die on purpose
@@ -41,7 +45,9 @@ oob 6 wrote.past.the.end.of.its.(outputs|status).array
 status 6 gave.the.point.status.(200|7)
 output 6 (is.NaN|not.an.int32|names.no.category)
 old_abi 1 -
-namesake 1 -"
+namesake 1 -
+raise 8 signal.(11..Segmentation.fault|7..Bus.error).
+linger 6 could.still.be.written.after.eval_batch.had.returned"
 
 say "the reference: the clean kind on 2 ranks"
 job clean
@@ -122,6 +128,50 @@ while read -r kind status reason <&3; do # (fd 3: mpiexec reads stdin)
         grep -q "\"status\": \"FAILED_" out.txt || die "$kind: eval prints $(cat out.txt)"
     fi
 done 3<<<"$kinds"
+
+say "every failed point is named in the file: 50 of 100 crash (more than 20 a rank)"
+# (x = 0: x * 40 + y is a multiple of 137 on every point; x = 1: on none)
+many() {
+    printf '%s\n' "[sweep]" "model = $LIBS/libboundary_crash.so" "$@" "[axis.x]" "from = 0" \
+        "to = 1" "count = 2" "[axis.y]" "from = 0" "to = $((137 * 49))" "count = 50" >many.ini
+}
+# FILE: `info --failures` names exactly the 50 points of x = 0 (grid points 0 .. 49), each
+# failed_crash, with its coordinates; REASONS of them at least with the crash's reason
+check_failures() {
+    local file=$1 reasons=$2
+    expect_status 0 "info --failures $file" "$IMPACTSWEEP" info "$file" --failures
+    [ "$(grep -c '^  grid point' out.txt)" = 50 ] ||
+        die "$file: info --failures names $(grep -c '^  grid point' out.txt) points, not 50"
+    for i in $(seq 0 49); do
+        grep -q "^  grid point $i (x = 0, y = $((137 * i))): failed_crash" out.txt ||
+            die "$file: info --failures does not name grid point $i: $(head -3 out.txt)"
+    done
+    [ "$(grep -c 'failed_crash: the model.s code crashed with signal 11' out.txt)" -ge "$reasons" ] ||
+        die "$file: fewer than $reasons reasons: $(grep -c 'signal 11' out.txt)"
+    expect_status 0 "info $file" "$IMPACTSWEEP" info "$file"
+    grep -q "^failed points, with the reasons the run log gives (50):" out.txt &&
+        grep -q "^  ... and 45 more: .impactsweep info $file --failures. lists them all" out.txt ||
+        die "$file: info does not show the first failed points: $(grep -A6 '^failed points' out.txt)"
+}
+many
+expect_status 0 "50 crashing points on 2 ranks" mpi2 run many.ini --output many.h5
+check_failures many.h5 20
+expect_status 0 "info --failures of a file without failures" "$IMPACTSWEEP" info clean.h5 --failures
+grep -q "^no failed points$" out.txt || die "clean.h5: $(tail -2 out.txt)"
+say "... after a stop and a resume"
+many
+start_mpi2 many.resumed.h5 many.ini --set model.cost=0.05 --set sweep.unit_size=4
+wait_for_done many.resumed.h5 4 "$run_pid"
+interrupt "$run_pid" many.resumed.h5
+[ "$(points many.resumed.h5 pending)" -gt 0 ] || die "many: nothing was left pending"
+expect_status 0 "many resumed" mpi2 run many.ini --set model.cost=0.05 --output many.resumed.h5 \
+    --resume
+check_failures many.resumed.h5 20
+say "... and after a merge of two pieces (their reasons carried)"
+expect_status 0 "piece 0/2" mpi2 run many.ini --piece 0/2 --output many.p1.h5
+expect_status 0 "piece 1/2" mpi2 run many.ini --piece 1/2 --output many.p2.h5
+expect_status 0 "merge" "$IMPACTSWEEP" merge many.merged.h5 many.p1.h5 many.p2.h5
+check_failures many.merged.h5 20
 
 say "1 and 2 ranks give the same file (the crashing kind)"
 expect_status 0 "crash on 1 rank" mpi1 run crash.ini --output crash1.h5

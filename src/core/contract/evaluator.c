@@ -1,6 +1,7 @@
 /* evaluator.c: the engine's side of an evaluator (evaluator.h): the calls in process, the
- * evaluator process (started, fed, watched, killed, started again) and the bisection of a
- * batch that killed it. The process's own side is evaluator_process.c. */
+ * evaluator process (started, fed, watched, killed, started again), each call's memory
+ * (made, sealed, read: evaluator_shm.h) and the bisection of a batch that killed it. The
+ * process's own side is evaluator_process.c. */
 #include "evaluator.h"
 
 #include <errno.h>
@@ -22,6 +23,19 @@
 #include "engine.h"
 #include "evaluator_shm.h"
 #include "numtext.h"
+
+/* The seals (Linux's, from <linux/fcntl.h>, which clashes with <fcntl.h>). */
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS 1033
+#define F_SEAL_SHRINK 0x0002
+#define F_SEAL_GROW 0x0004
+#endif
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010
+#endif
+#ifndef F_SETPIPE_SZ
+#define F_SETPIPE_SZ 1031
+#endif
 
 extern char **environ;
 
@@ -59,11 +73,16 @@ struct is_evaluator {
     void *workspace;
     int workspace_made;
     double *points, *outputs, *outputs_room; /* outputs_room: GUARD_BYTES before outputs */
+    double *points_shared; /* contained: the points' shared memory */
     uint8_t *status, *status_room;
-    /* contained */
+    /* contained: outputs and status above are the engine's own copies; points shared */
     shm_layout layout;
-    char *base;
-    int memory, socket;
+    shm_control *control;        /* the control page, shared */
+    int memory, points_memory, socket; /* memory: the control page's */
+    int pipe_fd;                       /* the call's pipe, its read end (-1: none) */
+    size_t pipe_out, pipe_status;      /* the bytes it brings: outputs, statuses */
+    size_t pipe_got;
+    int pipe_eof;
     pid_t pid, worker; /* the evaluator process, its worker of the moment */
     int ready;         /* the worker said READY and has not died since */
     char self[4096];
@@ -126,16 +145,8 @@ void is_evaluator_bind(is_evaluator *ev, const volatile sig_atomic_t *stop,
 static void prepare(is_evaluator *ev, double *outputs, uint8_t *status, size_t count,
                     size_t room_bytes_out, size_t room_bytes_status)
 {
-    size_t used = count * ev->no;
-    for (size_t i = 0; i < used; i++)
-        outputs[i] = NAN;
-    memset(status, 0xff, count);
-    size_t out_guard = ev->config.strict ? room_bytes_out - used * sizeof(double) : GUARD_BYTES;
-    size_t st_guard = ev->config.strict ? room_bytes_status - count : GUARD_BYTES;
-    uint64_t pattern = GUARD_OUTPUT;
-    for (size_t b = 0; b + sizeof pattern <= out_guard; b += sizeof pattern)
-        memcpy((char *)(outputs + used) + b, &pattern, sizeof pattern);
-    memset(status + count, GUARD_STATUS, st_guard);
+    shm_prepare(outputs, status, count, ev->no, ev->config.strict, room_bytes_out,
+                room_bytes_status);
 }
 
 /* The name of the first array whose canary a call of `count` broke, or NULL. */
@@ -302,6 +313,9 @@ static const char *fault_text(int where)
         return ", writing before the start of its status array";
     case FAULT_AFTER_STATUS:
         return ", writing past the end of its status array";
+    case FAULT_HANDLER:
+        return ", with the engine's handler of it replaced or the signal blocked (a fault "
+               "may have gone unseen)";
     default:
         return "";
     }
@@ -310,7 +324,7 @@ static const char *fault_text(int where)
 /* "the model's code crashed with signal 11 (Segmentation fault), writing ..." */
 static void describe_death(const is_evaluator *ev, int wstatus, char *text, size_t size)
 {
-    const shm_control *control = (const shm_control *)ev->base;
+    const shm_control *control = ev->control;
     if (WIFSIGNALED(wstatus)) {
         int signo = WTERMSIG(wstatus);
         snprintf(text, size, "the model's code crashed with signal %d (%s)%s", signo,
@@ -325,11 +339,92 @@ static void describe_death(const is_evaluator *ev, int wstatus, char *text, size
 
 /* The next message of the evaluator process, if one comes within POLL_MS: 1 got it, 0
  * none yet, -1 the process is gone. */
+/* --- a call's pipe (evaluator_shm.h) ------------------------------------------------- */
+
+static void kill_worker(is_evaluator *ev);
+
+/* Whether the pipe is still to be read: open, and no byte past the results yet (a
+ * process that writes more makes the call bad: it is not read on). */
+static int pipe_open(const is_evaluator *ev)
+{
+    return ev->pipe_fd >= 0 && !ev->pipe_eof && ev->pipe_got <= ev->pipe_out + ev->pipe_status;
+}
+
+/* What the pipe holds now, read into the outputs and then the statuses (bytes past
+ * them end the reading); at its end, pipe_eof. */
+static void drain_pipe(is_evaluator *ev)
+{
+    char scratch[64];
+    while (pipe_open(ev)) {
+        size_t at = ev->pipe_got, out = ev->pipe_out, want = ev->pipe_out + ev->pipe_status;
+        char *to = at < out ? (char *)ev->outputs + at
+                   : at < want ? (char *)ev->status + (at - out)
+                               : scratch;
+        size_t room = at < out ? out - at : at < want ? want - at : sizeof scratch;
+        ssize_t got = read(ev->pipe_fd, to, room);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return; /* EAGAIN: nothing more for now */
+        if (got == 0)
+            ev->pipe_eof = 1;
+        ev->pipe_got += (size_t)got;
+    }
+}
+
+static void close_pipe(is_evaluator *ev)
+{
+    if (ev->pipe_fd >= 0)
+        close(ev->pipe_fd);
+    ev->pipe_fd = -1;
+}
+
+/* A pipe for a call of `count` points: its write end (to pass on), or -1 (err). */
+static int open_pipe(is_evaluator *ev, size_t count, is_error *err)
+{
+    int p[2];
+    if (pipe(p) != 0) {
+        is_error_set(err, IS_PLUGIN, "evaluator of model %s: pipe: %s", ev->model->name,
+                     strerror(errno));
+        return -1;
+    }
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    fcntl(p[0], F_SETFL, O_NONBLOCK);
+    fcntl(p[1], F_SETPIPE_SZ, 1 << 20); /* (fewer wake-ups; the default where refused) */
+    ev->pipe_fd = p[0];
+    ev->pipe_got = 0;
+    ev->pipe_eof = 0;
+    shm_call_bytes(&ev->layout, count, ev->config.strict, &ev->pipe_out, &ev->pipe_status);
+    return p[1];
+}
+
+/* After the reply to a call: its results, all of them, and then the pipe's end. A pipe
+ * that does not end is still held by a process (or a thread) the model's code started,
+ * which outlived the call: the worker is killed and the call is bad. */
+static run_result pipe_results(is_evaluator *ev, bad_run *bad)
+{
+    drain_pipe(ev); /* (the worker wrote it all before it replied: no waiting) */
+    size_t want = ev->pipe_out + ev->pipe_status;
+    if (ev->pipe_eof && ev->pipe_got == want)
+        return RUN_OK;
+    int open = !ev->pipe_eof;
+    kill_worker(ev);
+    bad->status = IS_POINT_FAILED_CHECK;
+    snprintf(bad->reason, sizeof bad->reason, "%s",
+             open ? "its results could still be written after eval_batch had returned (a "
+                    "process or thread of the model's code outlived the call): killed"
+                  : "its results were not sent whole (the model's code wrote into their pipe)");
+    return RUN_BAD;
+}
+
 static int receive_now(is_evaluator *ev, shm_message *m)
 {
-    struct pollfd p = {ev->socket, POLLIN, 0};
-    int n = poll(&p, 1, POLL_MS);
-    if (n <= 0)
+    struct pollfd p[2] = {{ev->socket, POLLIN, 0}, {ev->pipe_fd, POLLIN, 0}};
+    int n = poll(p, pipe_open(ev) ? 2 : 1, POLL_MS);
+    if (n > 0 && p[1].revents)
+        drain_pipe(ev); /* (the worker waits while the pipe is full) */
+    if (n <= 0 || !p[0].revents)
         return 0; /* (a signal interrupting the poll: the caller looks again) */
     ssize_t got;
     while ((got = recv(ev->socket, m, sizeof *m, 0)) < 0 && errno == EINTR)
@@ -366,14 +461,39 @@ static void kill_worker(is_evaluator *ev)
         kill_process(ev);
 }
 
-/* The request, sent; *reply received unless the worker died, ran past `deadline` (0:
- * none) or a stop came: RUN_OK here means a reply is in *reply. */
-static run_result exchange(is_evaluator *ev, const shm_message *request, double deadline,
-                           shm_message *reply, bad_run *bad)
+/* The request and its call's pipe `fd` (-1: none), sent. */
+static void send_request(is_evaluator *ev, const shm_message *request, int fd)
 {
-    shm_control *control = (shm_control *)ev->base;
-    control->fault_signal = control->fault_where = 0;
-    send(ev->socket, request, sizeof *request, MSG_NOSIGNAL); /* (a dead end shows below) */
+    ev->control->fault_signal = ev->control->fault_where = 0;
+    union {
+        char bytes[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } room;
+    memset(&room, 0, sizeof room);
+    struct iovec iov = {(void *)request, sizeof *request};
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = room.bytes;
+    msg.msg_controllen = sizeof room.bytes;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    if (fd < 0) {
+        msg.msg_control = NULL;
+        msg.msg_controllen = 0;
+    }
+    while (sendmsg(ev->socket, &msg, MSG_NOSIGNAL) < 0 && errno == EINTR)
+        ; /* (a dead end shows in the reply) */
+}
+
+/* After a request (send_request): *reply received unless the worker died, ran past
+ * `deadline` (0: none) or a stop came: RUN_OK here means a reply is in *reply. */
+static run_result exchange(is_evaluator *ev, double deadline, shm_message *reply, bad_run *bad)
+{
+    shm_control *control = ev->control;
     for (;;) {
         int got = receive_now(ev, reply);
         if (got == 1 && reply->op != OP_DIED)
@@ -416,7 +536,7 @@ static run_result exchange(is_evaluator *ev, const shm_message *request, double 
 /* The worker's first word: ready (its pid), or why not. */
 static is_code await_worker(is_evaluator *ev, is_error *err)
 {
-    shm_control *control = (shm_control *)ev->base;
+    shm_control *control = ev->control;
     shm_message m = {0};
     int got = receive(ev, &m, now_seconds() + STARTUP_SECONDS, 1);
     if (got == 1 && m.op == OP_READY && m.code == IS_OK) {
@@ -449,13 +569,15 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         return is_error_set(err, IS_PLUGIN, "evaluator process: socketpair: %s", strerror(errno));
     /* its two descriptors, without close-on-exec (copies made for the moment) */
     int child_socket = fcntl(pair[1], F_DUPFD, 3), child_memory = fcntl(ev->memory, F_DUPFD, 3);
-    char num[6][32];
+    int child_points = fcntl(ev->points_memory, F_DUPFD, 3);
+    char num[7][32];
     snprintf(num[0], 32, "%d", child_socket);
     snprintf(num[1], 32, "%d", child_memory);
     snprintf(num[2], 32, "%ld", (long)getpid());
     snprintf(num[3], 32, "%zu", ev->config.capacity);
     snprintf(num[4], 32, "%zu", ev->np);
     snprintf(num[5], 32, "%zu", ev->no);
+    snprintf(num[6], 32, "%d", child_points);
     char *argv[32] = {ev->self,     IS_EVALUATOR_COMMAND,
                       "--socket",   num[0],
                       "--memory",   num[1],
@@ -463,8 +585,9 @@ static is_code spawn(is_evaluator *ev, is_error *err)
                       "--capacity", num[3],
                       "--params",   num[4],
                       "--outputs",  num[5],
-                      "--model",    (char *)ev->model->name};
-    int k = 16;
+                      "--model",    (char *)ev->model->name,
+                      "--points",   num[6]};
+    int k = 18;
     if (ev->config.library) {
         argv[k++] = "--library";
         argv[k++] = (char *)ev->config.library;
@@ -474,7 +597,7 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         argv[k++] = (char *)ev->config.sha256;
     }
     argv[k] = NULL;
-    int rc = child_socket < 0 || child_memory < 0
+    int rc = child_socket < 0 || child_memory < 0 || child_points < 0
                  ? errno
                  : posix_spawn(&ev->pid, ev->self, NULL, NULL, argv, environ);
     close(pair[1]);
@@ -482,6 +605,8 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         close(child_socket);
     if (child_memory >= 0)
         close(child_memory);
+    if (child_points >= 0)
+        close(child_points);
     ev->socket = pair[0];
     if (rc != 0) {
         ev->pid = 0;
@@ -489,7 +614,7 @@ static is_code spawn(is_evaluator *ev, is_error *err)
         return is_error_set(err, IS_PLUGIN, "cannot start the evaluator process %s: %s", ev->self,
                             strerror(rc));
     }
-    ((shm_control *)ev->base)->message[0] = '\0';
+    (ev->control)->message[0] = '\0';
     return await_worker(ev, err);
 }
 
@@ -508,21 +633,37 @@ static is_code contained_create(is_evaluator *ev, is_error *err)
         return is_error_set(err, IS_PLUGIN, "cannot find this executable (/proc/self/exe)");
     ev->self[n] = '\0';
     shm_layout_of(&ev->layout, ev->config.capacity, ev->np, ev->no);
-    ev->memory = (int)syscall(SYS_memfd_create, "impactsweep-evaluator", 1u /* CLOEXEC */);
-    if (ev->memory < 0 || ftruncate(ev->memory, (off_t)ev->layout.total) != 0)
+    ev->memory = (int)syscall(SYS_memfd_create, "impactsweep-control", 1u /* CLOEXEC */);
+    if (ev->memory < 0 || ftruncate(ev->memory, (off_t)shm_control_size()) != 0)
         return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
-    ev->base = mmap(NULL, ev->layout.total, PROT_READ | PROT_WRITE, MAP_SHARED, ev->memory, 0);
-    if (ev->base == MAP_FAILED) {
-        ev->base = NULL;
+    void *control = mmap(NULL, shm_control_size(), PROT_READ | PROT_WRITE, MAP_SHARED,
+                         ev->memory, 0);
+    if (control == MAP_FAILED)
         return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
-    }
-    ev->points = (double *)(ev->base + ev->layout.points_at);
-    ev->outputs = (double *)(ev->base + ev->layout.outputs_at);
-    ev->status = (uint8_t *)(ev->base + ev->layout.status_at);
+    ev->control = control;
+    /* the points: written by the engine alone (the seal forbids any other writer) */
+    ev->points_memory = (int)syscall(SYS_memfd_create, "impactsweep-points", 3u);
+    if (ev->points_memory < 0 || ftruncate(ev->points_memory, (off_t)ev->layout.points_size) != 0)
+        return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
+    void *points = mmap(NULL, ev->layout.points_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                        ev->points_memory, 0);
+    if (points == MAP_FAILED)
+        return is_error_set(err, IS_PLUGIN, "evaluator memory: %s", strerror(errno));
+    ev->points_shared = points;
+    if (fcntl(ev->points_memory, F_ADD_SEALS, F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW) &&
+        errno != EINVAL) /* (a kernel before 5.1 has no such seal: mapped read-only, then) */
+        return is_error_set(err, IS_PLUGIN, "evaluator memory: sealing the points: %s",
+                            strerror(errno));
+    ev->outputs_room = malloc(ev->layout.outputs_size);
+    ev->status_room = malloc(ev->layout.status_size);
     ev->merged = malloc((ev->config.capacity * ev->no + 1) * sizeof *ev->merged);
     ev->merged_status = malloc(ev->config.capacity + 1);
-    if (!ev->merged || !ev->merged_status)
+    if (!ev->outputs_room || !ev->status_room || !ev->merged ||
+        !ev->merged_status)
         return is_error_set(err, IS_NOMEM, "out of memory");
+    ev->outputs = ev->outputs_room;
+    ev->status = ev->status_room;
+    ev->points = ev->points_shared;
     return spawn(ev, err);
 }
 
@@ -545,20 +686,27 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
         return RUN_STOPPED;
     if (ev->stop_since > 0) { /* the stop asked for is over (the dry run's watchdog) */
         ev->stop_since = 0;
-        ((shm_control *)ev->base)->stop = 0;
+        (ev->control)->stop = 0;
     }
     is_code started = ensure_worker(ev, err);
     if (started != IS_OK)
         return started == IS_INTERRUPTED ? RUN_STOPPED : RUN_FAILED;
-    prepare(ev, ev->outputs, ev->status, count, ev->layout.outputs_size, ev->layout.status_size);
-    shm_message q = {OP_EVAL, 0, first, count}, r;
+    int fd = open_pipe(ev, count, err);
+    if (fd < 0)
+        return RUN_FAILED;
+    shm_message q = {OP_EVAL, ev->config.strict ? 1 : 0, first, count}, r;
     double start = now_seconds();
-    run_result result = exchange(ev, &q, deadline_of(ev, count, start), &r, bad);
+    send_request(ev, &q, fd);
+    close(fd); /* (the worker's copy is the only one) */
+    run_result result = exchange(ev, deadline_of(ev, count, start), &r, bad);
+    if (result == RUN_OK && r.code == IS_OK)
+        result = pipe_results(ev, bad);
+    close_pipe(ev);
     if (result != RUN_OK)
         return result;
     if (r.code != IS_OK) {
         is_error_set(err, IS_MODEL, "model %s: eval_batch failed: %s", ev->model->name,
-                     ((shm_control *)ev->base)->message);
+                     (ev->control)->message);
         return RUN_MODEL_ERROR;
     }
     const char *broken = broken_guard(ev, ev->outputs, ev->status, count, ev->layout.outputs_size,
@@ -569,7 +717,7 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
                  broken);
         return RUN_BAD;
     }
-    ev->cpu += ((shm_control *)ev->base)->cpu_seconds;
+    ev->cpu += (ev->control)->cpu_seconds;
     if (count >= RATE_POINTS) { /* (a small call's time is the round trip's) */
         ev->cost_seconds += now_seconds() - start;
         ev->cost_points += (double)count;
@@ -690,13 +838,14 @@ static is_code contained_validate(is_evaluator *ev, size_t first, size_t count, 
         return started;
     shm_message q = {OP_VALIDATE, 0, first, count}, r;
     bad_run bad = {0};
-    run_result result = exchange(ev, &q, 0, &r, &bad);
+    send_request(ev, &q, -1);
+    run_result result = exchange(ev, 0, &r, &bad);
     if (result == RUN_STOPPED)
         return is_error_set(err, IS_INTERRUPTED, "stopped while checking the points");
     if (result == RUN_OK) {
         if (r.code != IS_OK) {
             *refused = (size_t)r.first;
-            is_error_set(why, (is_code)r.code, "%s", ((shm_control *)ev->base)->message);
+            is_error_set(why, (is_code)r.code, "%s", (ev->control)->message);
         }
         return IS_OK;
     }
@@ -727,7 +876,7 @@ is_code is_evaluator_create(is_evaluator **out, const is_evaluator_config *confi
     ev->model = config->model;
     ev->np = ev->model->param_count;
     ev->no = ev->model->output_count;
-    ev->memory = ev->socket = -1;
+    ev->memory = ev->socket = ev->points_memory = ev->pipe_fd = -1;
     is_code rc = config->contained ? contained_create(ev, err) : direct_create(ev, err);
     if (rc != IS_OK) {
         is_evaluator_free(&ev);
@@ -757,19 +906,23 @@ void is_evaluator_free(is_evaluator **evp)
                 ev->pid = ev->worker = 0;
             kill_process(ev);
         }
-        if (ev->base)
-            munmap(ev->base, ev->layout.total);
+        if (ev->control)
+            munmap(ev->control, shm_control_size());
         if (ev->memory >= 0)
             close(ev->memory);
         free(ev->merged);
         free(ev->merged_status);
-    } else {
-        if (ev->workspace_made && ev->workspace && ev->model->workspace_free)
-            ev->model->workspace_free(ev->workspace);
-        free(ev->points);
-        free(ev->outputs_room);
-        free(ev->status_room);
+    } else if (ev->workspace_made && ev->workspace && ev->model->workspace_free) {
+        ev->model->workspace_free(ev->workspace);
     }
+    if (ev->points_shared)
+        munmap(ev->points_shared, ev->layout.points_size);
+    else
+        free(ev->points);
+    if (ev->points_memory >= 0)
+        close(ev->points_memory);
+    free(ev->outputs_room);
+    free(ev->status_room);
     free(ev);
     *evp = NULL;
 }

@@ -12,8 +12,12 @@
  *     split (sqrt-wise) until each point that did it is alone, found exactly and stored as
  *     IS_POINT_FAILED_CRASH (or IS_POINT_FAILED_TIMEOUT) with the reason reported, the
  *     next worker takes over, and every other point is computed as without it (a point's
- *     result depends on its parameters alone). The parameters are read-only there and
- *     guard pages surround the outputs and statuses.
+ *     result depends on its parameters alone). The parameters are read-only there (only
+ *     the engine can write them) and guard pages surround the outputs and statuses. Any
+ *     SIGSEGV or SIGBUS ends the worker, raised by the model's code or real. A call's
+ *     results reach the engine through a pipe of that call that must be closed by every
+ *     process when the call returns: nothing the model's code leaves running can change
+ *     them (one that holds it fails the point: IS_POINT_FAILED_CHECK).
  * Either way eval_batch's arrays end in guards (canaries) that a write past them breaks,
  * and every result is checked against the contract (is_conformance_results): a breach
  * fails that point with IS_POINT_FAILED_CHECK and a reason. A stop request (the flag

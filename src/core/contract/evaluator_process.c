@@ -5,10 +5,14 @@
  * READY (with its pid) and answers the engine's requests on the socket, the data in
  * shared memory (evaluator_shm.h), until the socket closes or the engine says QUIT. When
  * a worker dies of the model's code (a signal, exit(), the engine's SIGKILL past a
- * deadline) the process tells the engine how (DIED) and forks the next: a restart costs a
- * fork, not an exec and a load. Both die with their parent, ignore the stop signals (the
- * engine passes a stop on through the shared flag), and a worker records where a fault
- * fell before dying of it, so that the engine can say what the model did. */
+ * deadline) the process tells the engine how (DIED), ends whatever the worker left
+ * running (it is their subreaper: a setsid grandchild is reparented to it too), and forks
+ * the next: a restart costs a fork, not an exec and a load. Both die with their parent,
+ * ignore the stop signals (the engine passes a stop on through the shared flag), and a
+ * worker records where a fault fell before dying of it, so that the engine can say what
+ * the model did. Any SIGSEGV or SIGBUS ends the worker, a real fault or one the model's
+ * code raised itself (raise, kill: a point must not go on after it), and so does a call
+ * after which the handler is no longer the engine's or such a signal waits, blocked. */
 #include "evaluator.h"
 
 #include <dirent.h>
@@ -30,28 +34,28 @@
 #include "plugin.h"
 
 typedef struct process_args {
-    int socket, memory;
+    int socket, memory, points;
     pid_t parent;
     size_t capacity, params, outputs;
     const char *model, *library, *sha256;
 } process_args;
 
-/* What the fault handler needs: a signal handler reaches globals only (as signals.c). */
+/* What the fault handler needs: a signal handler reaches globals only (as signals.c).
+ * fault_base is the worker's outputs (NULL in the process itself). */
 static shm_control *fault_control;
 static shm_layout fault_layout;
-static char *fault_base;
+static char *volatile fault_base;
+static const char *fault_points;
 
 static int fault_region(uintptr_t at)
 {
     const shm_layout *l = &fault_layout;
-    uintptr_t base = (uintptr_t)fault_base;
+    uintptr_t base = (uintptr_t)fault_base, points = (uintptr_t)fault_points;
+    if (fault_points && at >= points && at < points + l->points_size)
+        return FAULT_POINTS;
     if (!fault_base || at < base || at >= base + l->total)
         return FAULT_ELSEWHERE;
     size_t off = at - base;
-    if (off < l->points_at)
-        return FAULT_CONTROL;
-    if (off < l->guard1_at)
-        return FAULT_POINTS;
     if (off < l->outputs_at)
         return FAULT_BEFORE_OUTPUTS;
     if (off < l->guard2_at)
@@ -68,7 +72,58 @@ static void on_fault(int signo, siginfo_t *info, void *unused)
         fault_control->fault_signal = signo;
         fault_control->fault_where = fault_region((uintptr_t)info->si_addr);
     }
-    signal(signo, SIG_DFL); /* returning faults again, now fatally: the engine sees it */
+    /* Raised or real, the signal ends the worker: the default action, pending now (the
+     * signal is blocked in its handler) and taken on return. A real fault would fault
+     * again; a raised one would otherwise return into the model's code. */
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
+static const int fault_signals[] = {SIGSEGV, SIGBUS};
+
+/* The fault handlers, the engine's (again: the model's code may have replaced them), and
+ * the signals unblocked in this thread. */
+static void arm_faults(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof *fault_signals; i++) {
+        sigaction(fault_signals[i], &sa, NULL);
+        sigaddset(&set, fault_signals[i]);
+    }
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* After a call: a fault signal that waits (blocked by the model's code), or a handler
+ * that is not the engine's any more (a signal may have been swallowed): the worker dies
+ * of that signal, as of a fault, its kind recorded. */
+static void disarm_faults(shm_control *control)
+{
+    sigset_t pending;
+    sigemptyset(&pending);
+    sigpending(&pending);
+    for (size_t i = 0; i < sizeof fault_signals / sizeof *fault_signals; i++) {
+        int signo = fault_signals[i];
+        struct sigaction now;
+        int replaced = sigaction(signo, NULL, &now) != 0 || !(now.sa_flags & SA_SIGINFO) ||
+                       now.sa_sigaction != on_fault;
+        if (!replaced && !sigismember(&pending, signo))
+            continue;
+        control->fault_signal = signo;
+        control->fault_where = FAULT_HANDLER;
+        signal(signo, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, signo);
+        raise(signo);
+        sigprocmask(SIG_UNBLOCK, &set, NULL); /* (the pending one is delivered here) */
+        _exit(128 + signo);                   /* (not reached) */
+    }
 }
 
 /* Dies with the engine; stop signals are the engine's to handle; faults are recorded. */
@@ -83,13 +138,7 @@ static void set_up_signals(pid_t parent)
     static char stack[1 << 16]; /* a model's stack overflow still reaches the handler */
     stack_t ss = {.ss_sp = stack, .ss_size = sizeof stack};
     sigaltstack(&ss, NULL);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
+    arm_faults();
 }
 
 /* Every descriptor but the standard ones and ours is the engine's business (MPI's, the
@@ -107,20 +156,22 @@ static void close_others(const process_args *a)
         for (n = 0; n < 1024; n++)
             fds[n] = n;
     for (int i = 0; i < n; i++)
-        if (fds[i] > 2 && fds[i] != a->socket && fds[i] != a->memory)
+        if (fds[i] > 2 && fds[i] != a->socket && fds[i] != a->memory && fds[i] != a->points)
             close(fds[i]);
 }
 
 static int parse_args(int argc, char **argv, process_args *a)
 {
     memset(a, 0, sizeof *a);
-    a->socket = a->memory = -1;
+    a->socket = a->memory = a->points = -1;
     for (int i = 2; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (strcmp(k, "--socket") == 0)
             a->socket = atoi(v);
         else if (strcmp(k, "--memory") == 0)
             a->memory = atoi(v);
+        else if (strcmp(k, "--points") == 0)
+            a->points = atoi(v);
         else if (strcmp(k, "--parent") == 0)
             a->parent = (pid_t)atol(v);
         else if (strcmp(k, "--capacity") == 0)
@@ -136,21 +187,82 @@ static int parse_args(int argc, char **argv, process_args *a)
         else if (strcmp(k, "--sha256") == 0)
             a->sha256 = v;
     }
-    return a->socket >= 0 && a->memory >= 0 && a->parent > 0 && a->capacity > 0 && a->model;
+    return a->socket >= 0 && a->memory >= 0 && a->points >= 0 && a->parent > 0 &&
+           a->capacity > 0 && a->model;
 }
 
-/* The memory, with the points read-only and the guards inaccessible. */
-static char *map_memory(const process_args *a, shm_layout *l)
+/* The control page. */
+static shm_control *map_control(const process_args *a)
 {
-    shm_layout_of(l, a->capacity, a->params, a->outputs);
-    char *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_SHARED, a->memory, 0);
+    void *base = mmap(NULL, shm_control_size(), PROT_READ | PROT_WRITE, MAP_SHARED, a->memory, 0);
+    return base == MAP_FAILED ? NULL : base;
+}
+
+/* The points, read-only (their memory is sealed: no process but the engine can write). */
+static const double *map_points(const process_args *a, const shm_layout *l)
+{
+    void *base = mmap(NULL, l->points_size, PROT_READ, MAP_SHARED, a->points, 0);
+    return base == MAP_FAILED ? NULL : base;
+}
+
+/* The worker's outputs and statuses, private, with the guards inaccessible. */
+static char *map_outputs(const shm_layout *l)
+{
+    char *base = mmap(NULL, l->total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED)
         return NULL;
-    mprotect(base + l->points_at, l->points_size, PROT_READ);
-    mprotect(base + l->guard1_at, l->page, PROT_NONE);
-    mprotect(base + l->guard2_at, l->page, PROT_NONE);
-    mprotect(base + l->guard3_at, l->page, PROT_NONE);
+    if (mprotect(base + l->guard1_at, l->page, PROT_NONE) != 0 ||
+        mprotect(base + l->guard2_at, l->page, PROT_NONE) != 0 ||
+        mprotect(base + l->guard3_at, l->page, PROT_NONE) != 0) {
+        munmap(base, l->total);
+        return NULL;
+    }
     return base;
+}
+
+/* n bytes into the call's pipe: 0, or -1 when it broke (the engine gave up on the call). */
+static int send_all(int fd, const char *bytes, size_t n)
+{
+    while (n > 0) {
+        ssize_t put = write(fd, bytes, n);
+        if (put < 0 && errno == EINTR)
+            continue;
+        if (put <= 0)
+            return -1;
+        bytes += put;
+        n -= (size_t)put;
+    }
+    return 0;
+}
+
+/* The next request, and the descriptor of its memory (-1 with none): 1, or 0 when the
+ * socket closed (or failed). */
+static int receive_request(int socket, shm_message *q, int *fd)
+{
+    union {
+        char bytes[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } room;
+    for (;;) {
+        struct iovec iov = {q, sizeof *q};
+        struct msghdr msg = {0};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = room.bytes;
+        msg.msg_controllen = sizeof room.bytes;
+        *fd = -1;
+        ssize_t n = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
+        if (n < 0 && errno == EINTR)
+            continue;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+                memcpy(fd, CMSG_DATA(c), sizeof *fd);
+        if (n == (ssize_t)sizeof *q)
+            return 1;
+        if (*fd >= 0)
+            close(*fd);
+        return 0;
+    }
 }
 
 /* The model: built in by name, or from its library (the very bytes the engine loaded). */
@@ -195,69 +307,112 @@ static void reply(int socket, shm_control *control, uint32_t op, is_code code, u
         ;
 }
 
-/* The model's validate on points first .. first + count - 1: the first it refuses. */
-static void serve_validate(const is_model *m, const double *points, const shm_message *q,
-                           int socket, shm_control *control)
+/* The model's validate on points first .. first + count - 1: *refused the first it
+ * refuses (IS_PARAM, `why`), first + count when none. */
+static is_code run_validate(const is_model *m, const double *points, const shm_message *q,
+                            uint64_t *refused, is_error *why)
 {
-    is_error why;
-    is_error_clear(&why);
     for (uint64_t i = q->first; i < q->first + q->count && m->validate; i++) {
-        if (m->validate(points + i * m->param_count, &why) != IS_OK) {
-            reply(socket, control, OP_VALIDATE, IS_PARAM, i, &why);
-            return;
+        if (m->validate(points + i * m->param_count, why) != IS_OK) {
+            *refused = i;
+            return IS_PARAM;
         }
     }
-    reply(socket, control, OP_VALIDATE, IS_OK, q->first + q->count, NULL);
+    *refused = q->first + q->count;
+    return IS_OK;
 }
 
-static void serve(int socket, const is_model *m, void *ws, char *base, const shm_layout *l)
+/* The requests. An evaluation's results (outputs, statuses, canaries) go into the pipe
+ * that came with it, which is closed before the reply (evaluator_shm.h). */
+static void serve(int socket, const is_model *m, void *ws, shm_control *control,
+                  const double *points, char *base, const shm_layout *l)
 {
-    shm_control *control = (shm_control *)base;
-    const double *points = (const double *)(base + l->points_at);
     double *outputs = (double *)(base + l->outputs_at);
     uint8_t *status = (uint8_t *)(base + l->status_at);
     for (;;) {
         shm_message q;
-        ssize_t n = recv(socket, &q, sizeof q, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n != (ssize_t)sizeof q || q.op == OP_QUIT || q.first + q.count > l->capacity)
+        int fd = -1;
+        if (!receive_request(socket, &q, &fd) || q.op == OP_QUIT ||
+            q.first + q.count > l->capacity || (q.op == OP_EVAL && fd < 0)) {
+            if (fd >= 0)
+                close(fd);
             return;
-        if (q.op == OP_VALIDATE) {
-            serve_validate(m, points, &q, socket, control);
-            continue;
         }
         is_error err;
         is_error_clear(&err);
-        double started = cpu_now();
-        is_code rc =
-            m->eval_batch(ws, points + q.first * m->param_count, q.count, outputs, status, &err);
-        control->cpu_seconds = cpu_now() - started;
-        reply(socket, control, OP_EVAL, rc, q.first, &err);
+        is_code rc = IS_OK;
+        uint64_t refused = 0;
+        arm_faults();
+        if (q.op == OP_VALIDATE) {
+            rc = run_validate(m, points, &q, &refused, &err);
+            disarm_faults(control);
+        } else {
+            size_t out_bytes, st_bytes;
+            shm_call_bytes(l, q.count, q.code == 1, &out_bytes, &st_bytes);
+            shm_prepare(outputs, status, q.count, l->outputs, q.code == 1, l->outputs_size,
+                        l->status_size);
+            double started = cpu_now();
+            rc = m->eval_batch(ws, points + q.first * m->param_count, q.count, outputs, status,
+                               &err);
+            control->cpu_seconds = cpu_now() - started;
+            disarm_faults(control);
+            if (rc == IS_OK && (send_all(fd, (const char *)outputs, out_bytes) != 0 ||
+                                send_all(fd, (const char *)status, st_bytes) != 0))
+                rc = is_error_set(&err, IS_PLUGIN, "the results could not be sent");
+        }
+        if (fd >= 0)
+            close(fd);
+        reply(socket, control, q.op, rc, q.op == OP_VALIDATE ? refused : q.first, &err);
     }
 }
 
 /* A worker: the workspace, READY, then the requests. It ends with _exit: its exit status
  * and the shared `quit` flag tell the process whether the engine ended it. */
-static void work(int socket, const is_model *m, char *base, const shm_layout *l, pid_t zygote)
+static void work(int socket, const is_model *m, shm_control *control, const double *points,
+                 const shm_layout *l, pid_t zygote)
 {
-    shm_control *control = (shm_control *)base;
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != zygote)
         _exit(1);
     void *ws = NULL;
     is_error err;
     is_error_clear(&err);
+    char *base = map_outputs(l);
+    if (!base)
+        _exit(1);
+    fault_base = base;
     is_code rc = m->workspace_create ? m->workspace_create(&ws, &err) : IS_OK;
     if (rc == IS_OK && m->workspace_watch)
         m->workspace_watch(ws, &control->stop);
     reply(socket, control, OP_READY, rc, (uint64_t)getpid(), &err);
     if (rc == IS_OK)
-        serve(socket, m, ws, base, l);
+        serve(socket, m, ws, control, points, base, l);
     if (ws && m->workspace_free)
         m->workspace_free(ws);
     control->quit = 1;
     _exit(rc == IS_OK ? 0 : 1);
+}
+
+/* Every process the worker left behind (now this process's children: it is their
+ * subreaper), killed and reaped, until none is left (one that forks meanwhile leaves
+ * its children here too). */
+static void end_orphans(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+    for (int rounds = 0; rounds < 10000; rounds++) {
+        FILE *f = fopen(path, "r");
+        long pid;
+        int killed = 0;
+        while (f && fscanf(f, "%ld", &pid) == 1)
+            killed += kill((pid_t)pid, SIGKILL) == 0;
+        if (f)
+            fclose(f);
+        if (waitpid(-1, NULL, killed ? 0 : WNOHANG) <= 0 && !killed)
+            return; /* (no child left, or none has ended: the list was empty) */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
 }
 
 int is_evaluator_process_main(int argc, char **argv, const is_model *const *builtin)
@@ -270,13 +425,18 @@ int is_evaluator_process_main(int argc, char **argv, const is_model *const *buil
     set_up_signals(a.parent);
     close_others(&a);
     shm_layout l;
-    char *base = map_memory(&a, &l);
-    if (!base)
+    shm_layout_of(&l, a.capacity, a.params, a.outputs);
+    shm_control *control = map_control(&a);
+    const double *points = map_points(&a, &l);
+    if (!control || !points)
         return 1;
-    shm_control *control = (shm_control *)base;
+    close(a.memory);
+    close(a.points);
     fault_control = control;
     fault_layout = l;
-    fault_base = base;
+    fault_points = (const char *)points;
+    /* what a worker leaves running is reparented here (end_orphans), setsid or not */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     is_models *models = NULL;
     const is_model *m = NULL;
     is_error err;
@@ -289,10 +449,11 @@ int is_evaluator_process_main(int argc, char **argv, const is_model *const *buil
         control->quit = 0;
         pid_t worker = fork();
         if (worker == 0)
-            work(a.socket, m, base, &l, getppid());
+            work(a.socket, m, control, points, &l, getppid());
         int wstatus = 0;
         while (worker > 0 && waitpid(worker, &wstatus, 0) < 0 && errno == EINTR)
             ;
+        end_orphans();
         if (worker < 0 || control->quit)
             break; /* the engine ended it (or no worker could be made) */
         shm_message died = {OP_DIED, (int32_t)wstatus, (uint64_t)worker, 0};

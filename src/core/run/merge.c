@@ -19,6 +19,7 @@
 #include "collective.h"
 #include "digest.h"
 #include "engine.h"
+#include "failures.h"
 #include "job.h"
 #include "lock.h"
 #include "merge_guard.h"
@@ -452,6 +453,13 @@ static void describe_partial(const char *const *paths, const input *inputs, size
                                      (unsigned long long)inputs[i].count);
 }
 
+static int rank_of(MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
 /* Collective: the merge into `partial` (built, filled from every input, and compared
  * with the output it replaces, if any); the stop watch covers it all. */
 static is_code build_merge(const is_job *job, const char *const *paths, input *inputs, size_t n,
@@ -466,6 +474,9 @@ static is_code build_merge(const is_job *job, const char *const *paths, input *i
         rc = copy_input(&c, paths[inputs[i].position], &inputs[i], comm, err);
     if (rc == IS_OK && replacing)
         rc = is_merge_guard(output, c.out, comm, c.stop, err);
+    if (rc == IS_OK && rank_of(comm) == 0) /* the pieces' reasons for their failed points */
+        rc = is_failures_carry(c.out, paths, n, err);
+    rc = is_collective_share(rc, 0, comm, err);
     if (rc == IS_OK)
         rc = finish_tally(&c, counts, comm, err);
     rc = end_copier(&c, rc, comm, err);

@@ -19,14 +19,22 @@
  *   namesake   nothing, but it computes through its own global function stop_energy, an
  *              engine internal's name (built as the README's recipe builds a plug-in)
  *   validate   its validate crashes on the bad points (a sweep is refused, naming one)
+ *   raise      raises SIGSEGV itself (raise, kill, with the signal blocked, or SIGBUS
+ *              after installing a handler of its own that returns): a runtime that
+ *              signals on purpose; the point must not go on as if nothing happened
+ *   linger     forks a child (and it a setsid grandchild) that keeps writing 12345 into
+ *              the real output `value` for a second after eval_batch returned
  * A cost per point (busy wait, `cost` seconds) makes a sweep long enough to interrupt.
  * Each has a trace (one sample: the point's value) that runs eval_batch's code, so that
  * `impactsweep trace` meets the same misbehaviour. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <impactsweep/model.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CLEAN 0
 #define CRASH 1
@@ -39,6 +47,8 @@
 #define OLD_ABI 8
 #define NAMESAKE 9
 #define VALIDATE 10
+#define RAISE 11
+#define LINGER 12
 
 #ifndef BOUNDARY_KIND
 #error "define BOUNDARY_KIND"
@@ -91,6 +101,52 @@ static void busy_wait(double seconds)
     while ((double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec) < seconds);
 }
 
+#if BOUNDARY_KIND == RAISE
+static void swallow(int signo)
+{
+    (void)signo; /* a runtime's handler that returns: the point would go on */
+}
+
+/* Four ways a model's code signals itself, by the point's count. */
+static void raise_one(unsigned way)
+{
+    sigset_t set;
+    switch (way % 4) {
+    case 0:
+        raise(SIGSEGV);
+        break;
+    case 1:
+        kill(getpid(), SIGSEGV);
+        break;
+    case 2: /* blocked: it waits, and the call returns */
+        sigemptyset(&set);
+        sigaddset(&set, SIGSEGV);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        raise(SIGSEGV);
+        break;
+    default:
+        signal(SIGBUS, swallow);
+        raise(SIGBUS);
+        break;
+    }
+}
+#endif
+
+#if BOUNDARY_KIND == LINGER
+/* A process that writes 12345 into `value` for about a second after its parent
+ * returned, as a model's helper process left running would. */
+static void linger(double *out, size_t count)
+{
+    for (int n = 0; n < 2000; n++) {
+        struct timespec pause = {0, 500000};
+        nanosleep(&pause, NULL);
+        for (size_t i = 0; i < count; i++) /* (a value the contract cannot tell wrong) */
+            out[VALUE * count + i] = 12345.0;
+    }
+    _exit(0);
+}
+#endif
+
 /* What a bad point does (kinds that fail the whole call, or leave a mark in it). */
 static void misbehave(size_t i, size_t count, double *out, uint8_t *status)
 {
@@ -114,6 +170,16 @@ static void misbehave(size_t i, size_t count, double *out, uint8_t *status)
 #elif BOUNDARY_KIND == OUTPUT
     double *v = &out[((size_t)out[COUNT * count + i] % OUTPUT_COUNT) * count + i];
     *v = v == &out[VALUE * count + i] ? NAN : v == &out[COUNT * count + i] ? 1e300 : 7;
+#elif BOUNDARY_KIND == RAISE
+    raise_one((unsigned)out[COUNT * count + i]);
+#elif BOUNDARY_KIND == LINGER
+    if (fork() == 0) {
+        if (fork() == 0) { /* the grandchild, in a session of its own */
+            setsid();
+            linger(out, count);
+        }
+        linger(out, count);
+    }
 #endif
 }
 
