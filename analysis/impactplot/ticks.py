@@ -170,6 +170,25 @@ def colourbar_ticks(bar) -> None:
     bar.update_ticks()
 
 
+AT_LEAST = "\u2265"  # the mark of a capped colour bar's top label: 200 or more
+
+
+def cap_ticks(bar, cap: float) -> None:
+    """Mark CAP, the top of the colour bar of an output capped there (the data reach it:
+    a value there means CAP or more): a tick at CAP labelled "\u2265CAP", the others
+    kept where they do not crowd it, in one format."""
+    norm = bar.mappable.norm
+    ticks = [float(t) for t in bar.get_ticks() if norm.vmin <= t <= norm.vmax]
+    room = 0.08  # of the bar's length
+    ticks = [t for t in ticks if abs(float(norm(cap)) - float(norm(t))) > room] + [cap]
+    ticks = sorted(set(ticks))
+    labels = format_values(ticks)
+    labels[ticks.index(cap)] = AT_LEAST + labels[ticks.index(cap)]
+    bar.set_ticks(ticks)
+    bar.set_ticklabels(labels)
+    bar.ax.minorticks_off()
+
+
 def unify(fig) -> None:
     """Every axis of FIG left with matplotlib's default formatters gets this module's:
     linear ones their factor in mathtext, log ones one format for all labels."""
