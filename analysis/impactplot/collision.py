@@ -70,9 +70,12 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
         if lines else None
     if curves:
         d.contours = {"field": "cor", "levels": list(curves.levels),
-                      "cuts": list(curves.cuts)}
+                      "cuts": list(curves.cuts), "keyed": curves.keyed}
         d.contour_sets.append(curves)
         d.artists += curves.collections
+        if curves.keyed:
+            from .drawing import level_handles
+            d.handles += level_handles(r, curves)
     d.handles = draw_status(ax, r, p, status, e)
     symbol_text = field_symbol(r, "cor")
     note_if_uniform(d, e, status, lambda v: f"{symbol_text} = {v:.4g}")

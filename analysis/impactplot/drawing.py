@@ -293,12 +293,28 @@ def classes_panel(ax, result: Result, plane: Plane, name: str,
         curves = level_curves(ax, result, plane, cname, plane.take(result.ds[cname]), levels)
         if curves:
             d.contours = {"field": cname, "levels": list(curves.levels),
-                          "cuts": list(curves.cuts)}
+                          "cuts": list(curves.cuts), "keyed": curves.keyed}
             d.contour_sets.append(curves)
             d.artists += curves.collections
-            d.handles.append(Line2D([], [], color="black", linewidth=0.8,
-                                    label=field_symbol(result, cname)))
+            d.handles += level_handles(result, curves)
     return d
+
+
+def level_handles(result: Result, curves) -> List[Line2D]:
+    """Legend entries of level CURVES: one per level of a keyed (noisy) field, 'symbol
+    = level' in its style; else one for the field (its lines are labelled)."""
+    name = field_symbol(result, curves.field)
+    if not curves.keyed:
+        return [Line2D([], [], color=curves.colour, linewidth=0.8, label=name)]
+    from matplotlib import patheffects
+    out = []
+    for text, (colour, dashes) in zip(curves.texts, curves.styles):
+        line = Line2D([], [], color=colour, linewidth=1.0, label=f"{name} = {text}",
+                      linestyle=(0, dashes) if dashes else "-",
+                      path_effects=[patheffects.withStroke(linewidth=1.9,
+                                                           foreground="white")])
+        out.append(line)
+    return out
 
 
 def shared_norm(arrays: Sequence[np.ndarray], log: Optional[bool] = None):
@@ -344,9 +360,11 @@ def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
         curves = level_curves(ax, result, plane, name, values, levels, colour="white")
         if curves:
             d.contours = {"field": name, "levels": list(curves.levels),
-                          "cuts": list(curves.cuts)}
+                          "cuts": list(curves.cuts), "keyed": curves.keyed}
             d.contour_sets.append(curves)
             d.artists += curves.collections
+            if curves.keyed:
+                d.handles += level_handles(result, curves)
     return d
 
 
