@@ -115,7 +115,7 @@ def setup_axes(ax, result: Result, plane: Plane, strip: bool = False,
     coords, scales = plane.coords(result), plane.scales(result)
     xe = coords[0] if grid_limits else cell_edges(coords[0], scales[0])
     ax.set_xscale(scales[0])
-    log_ticks(ax.xaxis, scales[0], xe)
+    log_ticks(ax.xaxis, scales[0], coords[0])  # the values': alike on every figure
     ax.set_xlim(xe[0], xe[-1])
     ax.set_xlabel(axis_label(result, plane.axes[0]))
     if strip:
@@ -124,7 +124,7 @@ def setup_axes(ax, result: Result, plane: Plane, strip: bool = False,
     elif len(plane.axes) > 1:
         ye = coords[1] if grid_limits else cell_edges(coords[1], scales[1])
         ax.set_yscale(scales[1])
-        log_ticks(ax.yaxis, scales[1], ye)
+        log_ticks(ax.yaxis, scales[1], coords[1])
         ax.set_ylim(ye[0], ye[-1])
         ax.set_ylabel(axis_label(result, plane.axes[1]))
 
