@@ -246,7 +246,8 @@ def draw_results(args: argparse.Namespace) -> int:
         kinds = kinds_for(plan, args.fields)
         if not kinds:
             print(f"{PROGRAM}: {args.files[0]}: nothing this tool can draw for model "
-                  f"{results[0].model!r}", file=sys.stderr)
+                  f"{results[0].model!r} (by default: a figure left out above is drawn "
+                  "with --field KIND)", file=sys.stderr)
             return EXIT_NOTHING_TO_DRAW
         for kind in kinds:
             width = args.width or auto_width(kind, plan)
