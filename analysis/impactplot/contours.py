@@ -8,6 +8,12 @@ one level would meet in an X; a closed loop round one or two grid values (shorte
 LOOP_CELLS cells) and a piece shorter than MIN_PIECE of the panel are left out as
 specks, and so is a level whose pieces together are shorter than MIN_CURVE.
 
+A noisy field is keyed instead of labelled (noisy()): where a level comes in several
+pieces (closed loops) or two levels run together (within a grid cell of each other along
+a quarter of one: the chatter counts jumping to the budget across the CC boundary), one
+label per level could not say which line is which; each level is then drawn in its own
+colour and dash over a white halo and named once in the legend.
+
 The labels: one per level, written along a nearly straight stretch of its line, upright,
 inside the panel, clear of the notes and of each other, and in the order of the levels
 (read across the panel along the labels' own main direction, the levels rise or fall

@@ -337,17 +337,20 @@ def test_degenerate_figures_are_not_made_by_default(tmp_path, chatter_file):
     import json
     layout = json.load(open(out + "_undecided.json"))
     assert any("early_stop = 0" in n for n in layout["panels"][0]["notes"]), layout["panels"]
-    # a categorical output of one class is not made by default; named, it is, with a note
-    one = tmp_path / "one.h5"
+    # a categorical output of one class is not made by default
     ds = grid_dataset([[1, 1], [1, 1]], "phase",
                       {"flag_values": np.array([0, 1]), "flag_meanings": "a b"},
                       status=[[1, 1], [1, 1]])
-    kinds = cli.generic_kind(impactplot.Result.from_dataset(ds), "phase")
     from impactplot.reading import Facet, dataset_plane
     r = impactplot.Result.from_dataset(ds)
-    assert kinds.degenerate([Facet(result=r, plane=dataset_plane(r))]) == \
+    kind = cli.generic_kind(r, "phase")
+    assert kind.degenerate([Facet(result=r, plane=dataset_plane(r))]) == \
         "every computed point is b"
-    del one
+    two = ds.copy()
+    two["phase"][0, 0] = 0
+    r = impactplot.Result.from_dataset(two)
+    assert cli.generic_kind(r, "phase").degenerate([Facet(result=r, plane=dataset_plane(r))]) \
+        == ""
 
 
 def test_log_axes_of_one_file_are_formatted_alike():
