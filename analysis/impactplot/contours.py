@@ -41,6 +41,7 @@ KEY_COLOURS = ("#000000", "#7b3294", "#8c510a", "#01665e", "#e7298a", "#4d4d4d")
 KEY_DASHES = ((), (5.0, 1.5), (1.5, 1.2), (6.0, 1.5, 1.5, 1.5), (3.0, 1.0, 1.0, 1.0, 1.0, 1.0))
 RUN_TOGETHER = 0.25  # two levels closer than NEAR_CELLS along this share: they run together
 NEAR_CELLS = 1.0
+MAX_POINTS = 3000    # points of a level compared at most
 MIN_CURVE = 0.04   # share of the panel's size: a level shorter than this is a speck
 MIN_PIECE = 0.02   # a piece shorter than this is left out
 LOOP_CELLS = 4.5   # a closed loop shorter than this many grid cells (round 1-2 values) too
@@ -207,6 +208,8 @@ def noisy(segs: List[List[np.ndarray]], coords, scales) -> str:
         if len(pieces) > 1:
             return "come in several pieces"
     points = [_cell_points(p, coords, scales) for p in segs]
+    points = [p[np.linspace(0, len(p) - 1, MAX_POINTS).astype(int)] if len(p) > MAX_POINTS
+              else p for p in points]  # a fine grid's long curves: bounded work
     for i in range(len(points)):
         for j in range(i + 1, len(points)):
             a, b = points[i], points[j]
