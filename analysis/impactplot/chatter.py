@@ -15,11 +15,15 @@ import numpy as np
 from matplotlib.colors import Normalize
 
 from .drawing import (Category, Drawn, classes_panel, colour_panel, categories_of,
-                      is_categorical, lines_panel, shared_norm)
+                      is_categorical, lines_panel, one_class, panel_note, shared_norm,
+                      variable_codes)
 from .figures import STRIP, Kind, library_panel
 from .reading import Facet, Result, dataset_plane
 from .style import CLASS_COLOURS, class_label
 
+# The outputs the parameter max_impacts caps (a drop stops there, counted CC): their
+# colour bars say "200 or more" where the data reach it.
+CAPPED_BY = {"impacts_mean": "max_impacts", "impacts_max": "max_impacts"}
 # Level curves of impacts_mean (the paper's Fig. 7 uses 10, 25, 50, 100, 200).
 IMPACT_LEVELS = (10, 25, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
 FRACTIONS = ("p_icc", "p_cc", "p_pcc", "p_flat")
@@ -58,10 +62,16 @@ def regime_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
                          contour=("impacts_mean", IMPACT_LEVELS))
 
 
+def regime_degenerate(facets: List[Facet]) -> str:
+    return one_class(facets, lambda f: regime_codes(f.result, f.plane))
+
+
 def impacts_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
-    """impacts_mean as colour (shared scale) with its level curves."""
+    """impacts_mean as colour (shared scale) with its level curves; "200 or more" on the
+    colour bar where drops reached max_impacts."""
     return colour_panel(ax, facet.result, facet.plane, "impacts_mean",
-                        norm=shared.get("norm"), levels=IMPACT_LEVELS)
+                        norm=shared.get("norm"), levels=IMPACT_LEVELS,
+                        capped_by=CAPPED_BY["impacts_mean"])
 
 
 def impacts_prepare(facets: List[Facet]) -> Dict:
@@ -81,11 +91,38 @@ def fraction_panel(ax, facet: Facet, shared: Dict, sub: str) -> Drawn:
                         label="fraction of the drops")
 
 
+def uncertified(result: Result) -> str:
+    """Why p_undecided of RESULT is p_cc itself ('' if it is not): early_stop = 0
+    certifies no drop, so every CC drop is one that reached max_impacts."""
+    try:
+        early_stop = float(result.attr("parameter_early_stop", "nan"))
+    except ValueError:
+        early_stop = float("nan")
+    if early_stop == 0:
+        return "early_stop = 0 certifies no drop: p_undecided = p_cc"
+    if result.has("p_cc"):
+        a = np.asarray(result.ds["p_undecided"].values, dtype=float)
+        b = np.asarray(result.ds["p_cc"].values, dtype=float)
+        finite = np.isfinite(a) & np.isfinite(b)
+        if finite.any() and np.array_equal(a[finite], b[finite]) and np.any(b[finite] > 0):
+            return "no drop certified: p_undecided = p_cc"
+    return ""
+
+
+def undecided_degenerate(facets: List[Facet]) -> str:
+    return next((w for w in (uncertified(f.result) for f in facets) if w), "")
+
+
 def undecided_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
     """p_undecided: the share of drops counted CC only because they reached max_impacts
-    without a certificate (p_cc = p_certified + p_undecided), from 0 to 1."""
-    return colour_panel(ax, facet.result, facet.plane, "p_undecided", norm=Normalize(0, 1),
-                        cmap="cividis")
+    without a certificate (p_cc = p_certified + p_undecided), from 0 to 1; a note where
+    nothing was certified (it is p_cc then, and says nothing of doubt)."""
+    d = colour_panel(ax, facet.result, facet.plane, "p_undecided", norm=Normalize(0, 1),
+                     cmap="cividis")
+    why = uncertified(facet.result)
+    if why:
+        d.notes.append(panel_note(ax, why))
+    return d
 
 
 def cone_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
@@ -96,7 +133,8 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
     """The chatter figures this result can have."""
     out = []
     if result.has("regime") or result.has("p_icc"):
-        out.append(Kind("regime", regime_panel, one_axis_aspect=STRIP))
+        out.append(Kind("regime", regime_panel, one_axis_aspect=STRIP,
+                        degenerate=regime_degenerate))
     if result.has("impacts_mean"):
         out.append(Kind("impacts", impacts_panel, prepare=impacts_prepare, colourbar=True))
     fractions = drawn_fractions(result)
@@ -108,9 +146,11 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
                             sub_titles=tuple(class_label(f[2:]) for f in fractions),
                             colourbar=True, colourbar_label="fraction of the drops"))
     if result.has("p_undecided"):
-        out.append(Kind("undecided", undecided_panel, colourbar=True))
+        out.append(Kind("undecided", undecided_panel, colourbar=True,
+                        degenerate=undecided_degenerate))
     if result.has("cone") and is_categorical(result, "cone"):
-        out.append(Kind("cone", cone_panel, one_axis_aspect=STRIP))
+        out.append(Kind("cone", cone_panel, one_axis_aspect=STRIP,
+                        degenerate=lambda facets: one_class(facets, variable_codes("cone"))))
     return out
 
 

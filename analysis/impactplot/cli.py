@@ -17,7 +17,8 @@ import sys
 from typing import List, Optional, Sequence
 
 from . import chatter, collision, stop_oscillator
-from .drawing import classes_panel, colour_panel, is_categorical, shared_norm
+from .drawing import (classes_panel, colour_panel, is_categorical, one_class, shared_norm,
+                      variable_codes)
 from .figures import STRIP, Kind, auto_width, draw_kind
 from .output import FORMATS, provenance, write_figure
 from .reading import (BadInput, FigurePlan, Result, is_trace_file, note, open_result,
@@ -36,18 +37,40 @@ MODEL_KINDS = {
 }
 
 
+# What the model modules know of their models' outputs: which parameter caps them.
+MODEL_CAPS = {"chatter": chatter.CAPPED_BY}
+
+
 def generic_kind(result: Result, name: str) -> Kind:
-    """The figure of any variable NAME: a categorical map or a colour map (lines on one
-    axis), panels sharing one scale."""
+    """The figure of any variable NAME: a categorical map (not made by default when one
+    class fills it) or a colour map (lines on one axis), panels sharing one scale."""
     if is_categorical(result, name):
         return Kind(name, lambda ax, f, s, sub: classes_panel(ax, f.result, f.plane, name),
-                    one_axis_aspect=STRIP)
+                    one_axis_aspect=STRIP,
+                    degenerate=lambda facets: one_class(facets, variable_codes(name)))
+    capped_by = MODEL_CAPS.get(result.model, {}).get(name, "")
 
     def prepare(facets):
         return {"norm": shared_norm([f.plane.take(f.result.ds[name]) for f in facets])}
     return Kind(name, lambda ax, f, s, sub: colour_panel(ax, f.result, f.plane, name,
-                                                         norm=s.get("norm")),
+                                                         norm=s.get("norm"),
+                                                         capped_by=capped_by),
                 prepare=prepare, colourbar=True)
+
+
+def made_by_default(plan: FigurePlan, kinds: List[Kind]) -> List[Kind]:
+    """KINDS less those whose data would mislead drawn as data (a one-colour map, an
+    undecided share that is p_cc itself, a regime map of a horizon too short): each said
+    on stderr, with how to draw it anyway."""
+    out = []
+    for kind in kinds:
+        why = kind.degenerate(plan.facets)
+        if why:
+            note(f"{plan.facets[0].result.path}: figure {kind.name} not made: {why} "
+                 f"(--field {kind.name} draws it, with this note on it)")
+        else:
+            out.append(kind)
+    return out
 
 
 def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
@@ -61,7 +84,7 @@ def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
         cats = [o for o in result.outputs if is_categorical(result, o)]
         kinds = [generic_kind(result, o) for o in dict.fromkeys(cats + result.outputs[:1])]
     if not fields:
-        return kinds
+        return made_by_default(plan, kinds)
     by_name = {k.name: k for k in kinds}
     out = []
     for name in fields:
@@ -223,7 +246,8 @@ def draw_results(args: argparse.Namespace) -> int:
         kinds = kinds_for(plan, args.fields)
         if not kinds:
             print(f"{PROGRAM}: {args.files[0]}: nothing this tool can draw for model "
-                  f"{results[0].model!r}", file=sys.stderr)
+                  f"{results[0].model!r} (by default: a figure left out above is drawn "
+                  "with --field KIND)", file=sys.stderr)
             return EXIT_NOTHING_TO_DRAW
         for kind in kinds:
             width = args.width or auto_width(kind, plan)

@@ -16,7 +16,7 @@ from matplotlib.ticker import MaxNLocator
 from .contours import level_curves
 from .drawing import (Drawn, axis_label, classes_panel, colour_panel, draw_status,
                       field_label, field_symbol, lines_panel, mesh, note_if_uniform,
-                      point_status, setup_axes, status_rug)
+                      one_class, point_status, setup_axes, status_rug, variable_codes)
 from .figures import STRIP, Kind, library_panel
 from .labels import format_value
 from .reading import Facet, Result, axis_scale, note
@@ -70,10 +70,13 @@ def cor_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
         if lines else None
     if curves:
         d.contours = {"field": "cor", "levels": list(curves.levels),
-                      "cuts": list(curves.cuts)}
+                      "cuts": list(curves.cuts), "keyed": curves.keyed}
         d.contour_sets.append(curves)
         d.artists += curves.collections
-    d.handles = draw_status(ax, r, p, status)
+        if curves.keyed:
+            from .drawing import level_handles
+            d.handles += level_handles(r, curves)
+    d.handles = draw_status(ax, r, p, status, e)
     symbol_text = field_symbol(r, "cor")
     note_if_uniform(d, e, status, lambda v: f"{symbol_text} = {v:.4g}")
     return d
@@ -97,7 +100,7 @@ def cor_v0_panel(ax, facet: Facet, shared: Dict, sub: str = "") -> Drawn:
         colour = cmap(k / max(1, picks.size - 1) * 0.9)
         (line,) = ax.plot(v0, e[:, j], color=colour, linewidth=1.2, markersize=3,
                           marker="." if v0.size <= 60 else None,
-                          label=format_value(other, w[j]))
+                          label=format_value(other, w[j], r.ds[other].attrs))
         d.artists.append(line)
         d.handles.append(line)
     scale = axis_scale(r, "v0")
@@ -123,7 +126,9 @@ def kinds(result: Result, plane_axes: Sequence[str]) -> List[Kind]:
         if len(plane_axes) == 2 and "v0" in plane_axes:
             out.append(Kind("cor_v0", cor_v0_panel, aspect=0.62))
     if result.has("outcome") and len(plane_axes) == 2:
-        out.append(Kind("outcome", outcome_panel, one_axis_aspect=STRIP))
+        out.append(Kind("outcome", outcome_panel, one_axis_aspect=STRIP,
+                        degenerate=lambda facets: one_class(facets,
+                                                            variable_codes("outcome"))))
     return out
 
 

@@ -8,6 +8,12 @@ one level would meet in an X; a closed loop round one or two grid values (shorte
 LOOP_CELLS cells) and a piece shorter than MIN_PIECE of the panel are left out as
 specks, and so is a level whose pieces together are shorter than MIN_CURVE.
 
+A noisy field is keyed instead of labelled (noisy()): where a level comes in several
+pieces (closed loops) or two levels run together (within a grid cell of each other along
+a quarter of one: the chatter counts jumping to the budget across the CC boundary), one
+label per level could not say which line is which; each level is then drawn in its own
+colour and dash over a white halo and named once in the legend.
+
 The labels: one per level, written along a nearly straight stretch of its line, upright,
 inside the panel, clear of the notes and of each other, and in the order of the levels
 (read across the panel along the labels' own main direction, the levels rise or fall
@@ -29,6 +35,13 @@ from .reading import Plane, Result, note
 from .style import FONT_SIZE
 from .ticks import format_values
 
+# Styles of the levels of a noisy field (keyed: told apart by the legend, not labels),
+# in level order; drawn over a white halo, so they read on every class and colour.
+KEY_COLOURS = ("#000000", "#7b3294", "#8c510a", "#01665e", "#e7298a", "#4d4d4d")
+KEY_DASHES = ((), (5.0, 1.5), (1.5, 1.2), (6.0, 1.5, 1.5, 1.5), (3.0, 1.0, 1.0, 1.0, 1.0, 1.0))
+RUN_TOGETHER = 0.25  # two levels closer than NEAR_CELLS along this share: they run together
+NEAR_CELLS = 1.0
+MAX_POINTS = 3000    # points of a level compared at most
 MIN_CURVE = 0.04   # share of the panel's size: a level shorter than this is a speck
 MIN_PIECE = 0.02   # a piece shorter than this is left out
 LOOP_CELLS = 4.5   # a closed loop shorter than this many grid cells (round 1-2 values) too
@@ -50,6 +63,8 @@ class LevelCurves:
     allsegs: List[List[np.ndarray]]     # per level its pieces (data coordinates)
     collections: List = field(default_factory=list)  # per level its LineCollection
     colour: str = "black"
+    keyed: bool = False                 # noisy: each level in its style, in the legend
+    styles: List = field(default_factory=list)       # per level (colour, dashes) if keyed
 
 
 def renderer_of(fig):
@@ -144,11 +159,71 @@ def level_curves(ax, result: Result, plane: Plane, name: str, values: np.ndarray
         return None
     curves = LevelCurves(field=name, levels=kept, cuts=kept_cuts, texts=format_values(kept),
                          allsegs=segs, colour=colour)
-    for pieces in segs:
-        lc = LineCollection(pieces, colors=colour, linewidths=linewidth, zorder=2.5)
+    why = noisy(segs, coords, scales)
+    if why:
+        curves.keyed = True
+        note(f"{result.path}: {name}: the level curves {why}: each level in its own style, "
+             "named in the legend rather than on the line")
+    for k, pieces in enumerate(segs):
+        if curves.keyed:
+            style = (KEY_COLOURS[k % len(KEY_COLOURS)], KEY_DASHES[k % len(KEY_DASHES)])
+            curves.styles.append(style)
+            lc = LineCollection(pieces, colors=style[0], linewidths=linewidth * 1.2,
+                                linestyles=[(0, style[1])] if style[1] else "solid",
+                                zorder=2.5, path_effects=[patheffects.withStroke(
+                                    linewidth=linewidth * 1.2 + 0.9, foreground="white")])
+        else:
+            lc = LineCollection(pieces, colors=colour, linewidths=linewidth, zorder=2.5)
         ax.add_collection(lc, autolim=False)
         curves.collections.append(lc)
     return curves
+
+
+def _cell_points(pieces: List[np.ndarray], coords, scales, step: float = 0.25) -> np.ndarray:
+    """Points along PIECES at most STEP grid cells apart, in grid-cell units."""
+    out = []
+    for piece in pieces:
+        u = []
+        for k in (0, 1):
+            v, c = piece[:, k], coords[k]
+            if scales[k] == "log":
+                v, c = np.log10(np.maximum(v, 1e-300)), np.log10(c)
+            u.append((v - c.min()) / (float(c.max() - c.min()) or 1.0) * (len(c) - 1))
+        p = np.column_stack(u)
+        s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(p, axis=0).T))])
+        if s[-1] <= 0:
+            continue
+        t = np.arange(0.0, s[-1] + step, step)
+        out.append(np.column_stack([np.interp(t, s, p[:, 0]), np.interp(t, s, p[:, 1])]))
+    return np.concatenate(out) if out else np.zeros((0, 2))
+
+
+def noisy(segs: List[List[np.ndarray]], coords, scales) -> str:
+    """Why the level curves SEGS (per level its pieces) cannot each carry one label that
+    names it unmistakably ('' if they can): a level in several pieces (closed loops,
+    broken lines: one label would leave the others nameless), or two levels running
+    together (within NEAR_CELLS grid cells of each other along more than RUN_TOGETHER of
+    one of them: a bundle whose labels cannot say which line is which)."""
+    for pieces in segs:
+        if len(pieces) > 1:
+            return "come in several pieces"
+    points = [_cell_points(p, coords, scales) for p in segs]
+    points = [p[np.linspace(0, len(p) - 1, MAX_POINTS).astype(int)] if len(p) > MAX_POINTS
+              else p for p in points]  # a fine grid's long curves: bounded work
+    for i in range(len(points)):
+        for j in range(i + 1, len(points)):
+            a, b = points[i], points[j]
+            if not len(a) or not len(b):
+                continue
+            for p, q in ((a, b), (b, a)):
+                near = 0
+                for chunk in range(0, len(p), 512):
+                    d = np.hypot(p[chunk:chunk + 512, None, 0] - q[None, :, 0],
+                                 p[chunk:chunk + 512, None, 1] - q[None, :, 1])
+                    near += int((d.min(axis=1) < NEAR_CELLS).sum())
+                if near > RUN_TOGETHER * len(p):
+                    return "run together"
+    return ""
 
 
 def hide_level(curves: LevelCurves, level: float) -> None:
@@ -424,6 +499,8 @@ def label_levels(d) -> None:
         t.remove()
     d.labels = []
     for curves in d.contour_sets:
+        if curves.keyed:  # named in the legend
+            continue
         placed = place_labels(d.ax, curves, taken)
         d.labels += placed
         named = {t._impactplot_level for t in placed}

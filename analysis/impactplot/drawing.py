@@ -23,9 +23,9 @@ from .labels import (SYMBOL_ATTRIBUTES, label_with_units, short_label, symbol, u
                      with_units)
 from .reading import Facet, Plane, Result, cell_edges
 from .style import (CLASS_COLOURS, FAILED_COLOUR, FAILED_LABEL, FONT_SIZE,
-                    NOT_COMPUTED_COLOUR, NOT_COMPUTED_LABEL, SEQUENTIAL_CMAP, STATUS_CLASSES,
-                    class_colour, class_label)
-from .ticks import colourbar_ticks, log_ticks
+                    NO_VALUE_COLOUR, NO_VALUE_LABEL, NOT_COMPUTED_COLOUR, NOT_COMPUTED_LABEL,
+                    SEQUENTIAL_CMAP, STATUS_CLASSES, class_colours, class_label)
+from .ticks import cap_ticks, colourbar_ticks, log_ticks
 
 RASTERIZE_CELLS = 4096   # meshes with more cells are rasterized in vector formats
 
@@ -57,6 +57,7 @@ class Drawn:
     labels: List = field(default_factory=list)   # contour labels placed
     notes: List = field(default_factory=list)    # notes on the panel
     facet: Optional[Facet] = None
+    cap: Optional[dict] = None                   # the cap the data reach (colour bar)
 
 
 # ---------------------------------------------------------------------------- labels
@@ -69,7 +70,7 @@ def axis_label(result: Result, name: str) -> str:
         label = short_label(result.model, name, attrs)
     else:
         label = symbol(name) or name
-    return with_units(label, units_tex(attrs))
+    return with_units(label, units_tex(attrs, result.model, name))
 
 
 def field_label(result: Result, name: str) -> str:
@@ -94,8 +95,9 @@ def categories_of(result: Result, name: str) -> List[Category]:
     # indexed by flag value; a value no class has (status: a file of a sweep without
     # refinement leaves `inferred` out) stays a gap
     by_value = dict(zip(values, words))
-    return [Category(by_value.get(v, f"value_{v}"), class_label(by_value.get(v, f"value {v}")),
-                     class_colour(by_value.get(v, ""), v)) for v in range((values or [-1])[-1] + 1)]
+    names = [by_value.get(v, f"value_{v}") for v in range((values or [-1])[-1] + 1)]
+    colours = class_colours(names)  # no two classes of the variable alike
+    return [Category(n, class_label(n), c) for n, c in zip(names, colours)]
 
 
 def is_categorical(result: Result, name: str) -> bool:
@@ -113,7 +115,7 @@ def setup_axes(ax, result: Result, plane: Plane, strip: bool = False,
     coords, scales = plane.coords(result), plane.scales(result)
     xe = coords[0] if grid_limits else cell_edges(coords[0], scales[0])
     ax.set_xscale(scales[0])
-    log_ticks(ax.xaxis, scales[0], xe)
+    log_ticks(ax.xaxis, scales[0], coords[0])  # the values': alike on every figure
     ax.set_xlim(xe[0], xe[-1])
     ax.set_xlabel(axis_label(result, plane.axes[0]))
     if strip:
@@ -122,7 +124,7 @@ def setup_axes(ax, result: Result, plane: Plane, strip: bool = False,
     elif len(plane.axes) > 1:
         ye = coords[1] if grid_limits else cell_edges(coords[1], scales[1])
         ax.set_yscale(scales[1])
-        log_ticks(ax.yaxis, scales[1], ye)
+        log_ticks(ax.yaxis, scales[1], coords[1])
         ax.set_ylim(ye[0], ye[-1])
         ax.set_ylabel(axis_label(result, plane.axes[1]))
 
@@ -152,24 +154,67 @@ def status_handles(status: np.ndarray) -> List[Patch]:
     return handles
 
 
-def draw_status(ax, result: Result, plane: Plane, status: np.ndarray) -> List[Patch]:
-    """Overlay the not computed and failed points on a colour map; their legend entries."""
-    overlay = np.where(status == 0, 0.0, np.where(status >= 2, 1.0, np.nan))
+def draw_status(ax, result: Result, plane: Plane, status: np.ndarray,
+                values: Optional[np.ndarray] = None) -> List[Patch]:
+    """Overlay the not computed and failed points on a colour map, and the done points
+    where VALUES hold no value (NaN: else blank, read as missing data); their legend
+    entries."""
+    empty = (status == 1) & ~np.isfinite(values) if values is not None else status < 0
+    overlay = np.where(status == 0, 0.0, np.where(status >= 2, 1.0,
+                                                  np.where(empty, 2.0, np.nan)))
     if np.isfinite(overlay).any():
         mesh(ax, result, plane, overlay,
-             cmap=ListedColormap([NOT_COMPUTED_COLOUR, FAILED_COLOUR]),
-             norm=BoundaryNorm([-0.5, 0.5, 1.5], 2))
-    return status_handles(status)
+             cmap=ListedColormap([NOT_COMPUTED_COLOUR, FAILED_COLOUR, NO_VALUE_COLOUR]),
+             norm=BoundaryNorm([-0.5, 0.5, 1.5, 2.5], 3))
+    return status_handles(status) + (no_value_handles() if empty.any() else [])
+
+
+def no_value_handles() -> List[Patch]:
+    """The legend entry of done points without a value."""
+    return [Patch(facecolor=NO_VALUE_COLOUR, edgecolor="0.4", linewidth=0.5,
+                  label=NO_VALUE_LABEL)]
 
 
 def panel_note(ax, text: str):
     """A note at the top of the panel (white box): what a one-colour or empty panel
-    means."""
-    t = ax.text(0.5, 0.97, text, transform=ax.transAxes, ha="center", va="top",
-                fontsize=LABEL_SIZE, zorder=6, wrap=False,
-                bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="0.5",
-                          linewidth=0.5))
+    means, why its data mislead; a second note below the first."""
+    from .figures import wrap_text
+    width_in = ax.get_position().width * ax.figure.get_size_inches()[0]
+    text = wrap_text(text, int(width_in * 72 / (0.6 * LABEL_SIZE)))
+    below = sum(1 for t in ax.texts if getattr(t, "_impactplot_note", False))
+    lines = sum(t.get_text().count("\n") + 1 for t in ax.texts
+                if getattr(t, "_impactplot_note", False))
+    t = ax.annotate(text, xy=(0.5, 0.97), xycoords="axes fraction",
+                    xytext=(0, -(LABEL_SIZE * 1.25 * lines + 5 * below)),
+                    textcoords="offset points", ha="center", va="top",
+                    fontsize=LABEL_SIZE, zorder=6,
+                    bbox=dict(boxstyle="round,pad=0.25", facecolor="white", edgecolor="0.5",
+                              linewidth=0.5))
+    t._impactplot_note = True
     return t
+
+
+def one_class(facets, codes_of) -> str:
+    """Why a categorical figure over FACETS would be one colour ('' if it is not): every
+    computed point of every panel in one class. CODES_OF(facet) gives (codes,
+    categories)."""
+    seen = set()
+    for f in facets:
+        codes, categories = codes_of(f)
+        done = (point_status(f.result, f.plane, codes) == 1) & np.isfinite(codes)
+        seen |= {int(v) for v in np.unique(codes[done])}
+        if len(seen) > 1:
+            return ""
+    if len(seen) != 1:
+        return ""
+    v = seen.pop()
+    label = categories[v].label if 0 <= v < len(categories) else f"value {v}"
+    return f"every computed point is {label}"
+
+
+def variable_codes(name: str):
+    """CODES_OF for one_class: a categorical variable's codes and classes."""
+    return lambda f: (f.plane.take(f.result.ds[name]), categories_of(f.result, name))
 
 
 def note_if_uniform(d: Drawn, values: np.ndarray, status: np.ndarray,
@@ -205,8 +250,8 @@ def point_status(result: Result, plane: Plane, values: np.ndarray) -> np.ndarray
 
 def display_codes(codes: np.ndarray, status: np.ndarray, n_classes: int) -> np.ndarray:
     """Class index per point, n_classes where not computed, n_classes + 1 where failed,
-    NaN where a done point has no class."""
-    out = np.where(np.isfinite(codes), codes, np.nan)
+    n_classes + 2 where a done point has no class (NaN)."""
+    out = np.where(np.isfinite(codes), codes, n_classes + 2)
     out = np.where(status == 0, n_classes, out)
     return np.where(status >= 2, n_classes + 1, out)
 
@@ -227,16 +272,20 @@ def classes_panel(ax, result: Result, plane: Plane, name: str,
     setup_axes(ax, result, plane, strip=strip)
     n = len(categories)
     shown = display_codes(codes, status, n)
-    colours = [c.colour for c in categories] + [NOT_COMPUTED_COLOUR, FAILED_COLOUR]
+    colours = [c.colour for c in categories] + [NOT_COMPUTED_COLOUR, FAILED_COLOUR,
+                                                NO_VALUE_COLOUR]
     m = mesh(ax, result, plane, shown, cmap=ListedColormap(colours),
-             norm=BoundaryNorm(np.arange(-0.5, n + 2), n + 2))
+             norm=BoundaryNorm(np.arange(-0.5, n + 3), n + 3))
     present = set(np.unique(shown[np.isfinite(shown)]).astype(int))
     d = Drawn(ax=ax, variable=name, kind="strip" if strip else "classes", axes=plane.axes,
               artists=[m], classes={c.name: c.colour for c in categories})
     d.classes.update(STATUS_CLASSES)
     d.handles = [Patch(facecolor=c.colour, edgecolor="0.4", linewidth=0.5, label=c.label)
                  for i, c in enumerate(categories) if i in present]
-    d.handles += status_handles(np.where(np.isfinite(shown), status, 1))
+    d.handles += status_handles(status)
+    if (shown == n + 2).any():
+        d.handles += no_value_handles()
+        d.classes[NO_VALUE_LABEL] = NO_VALUE_COLOUR
     note_if_uniform(d, codes, status,
                     lambda v: categories[int(v)].label if 0 <= v < n else "no class")
     if contour and result.has(contour[0]) and not strip:
@@ -244,12 +293,28 @@ def classes_panel(ax, result: Result, plane: Plane, name: str,
         curves = level_curves(ax, result, plane, cname, plane.take(result.ds[cname]), levels)
         if curves:
             d.contours = {"field": cname, "levels": list(curves.levels),
-                          "cuts": list(curves.cuts)}
+                          "cuts": list(curves.cuts), "keyed": curves.keyed}
             d.contour_sets.append(curves)
             d.artists += curves.collections
-            d.handles.append(Line2D([], [], color="black", linewidth=0.8,
-                                    label=field_symbol(result, cname)))
+            d.handles += level_handles(result, curves)
     return d
+
+
+def level_handles(result: Result, curves) -> List[Line2D]:
+    """Legend entries of level CURVES: one per level of a keyed (noisy) field, 'symbol
+    = level' in its style; else one for the field (its lines are labelled)."""
+    name = field_symbol(result, curves.field)
+    if not curves.keyed:
+        return [Line2D([], [], color=curves.colour, linewidth=0.8, label=name)]
+    from matplotlib import patheffects
+    out = []
+    for text, (colour, dashes) in zip(curves.texts, curves.styles):
+        line = Line2D([], [], color=colour, linewidth=1.0, label=f"{name} = {text}",
+                      linestyle=(0, dashes) if dashes else "-",
+                      path_effects=[patheffects.withStroke(linewidth=1.9,
+                                                           foreground="white")])
+        out.append(line)
+    return out
 
 
 def shared_norm(arrays: Sequence[np.ndarray], log: Optional[bool] = None):
@@ -269,10 +334,13 @@ def shared_norm(arrays: Sequence[np.ndarray], log: Optional[bool] = None):
 
 def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
                  levels: Optional[Sequence[float]] = None, log: Optional[bool] = None,
-                 cmap: str = SEQUENTIAL_CMAP, label: Optional[str] = None) -> Drawn:
+                 cmap: str = SEQUENTIAL_CMAP, label: Optional[str] = None,
+                 capped_by: str = "") -> Drawn:
     """A colour map of numeric NAME (NORM shared between panels, else its own), not
     computed / failed points overlaid, optionally level curves of it at LEVELS (white);
-    a line plot on one axis."""
+    a line plot on one axis. An output capped by a parameter (its `capped_by`
+    attribute, else CAPPED_BY) whose data reach the cap gets "cap or more" on its colour
+    bar."""
     if len(plane.axes) == 1:
         return lines_panel(ax, result, plane, [name])
     setup_axes(ax, result, plane)
@@ -282,16 +350,21 @@ def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
     m = mesh(ax, result, plane, values, cmap=cmap, norm=norm)
     d = Drawn(ax=ax, variable=name, kind="colour", axes=plane.axes, artists=[m], mappable=m,
               colour_label=label or field_label(result, name), classes=dict(STATUS_CLASSES))
-    d.handles = draw_status(ax, result, plane, status)
+    mark_cap(d, values, output_cap(result, name, capped_by))
+    d.handles = draw_status(ax, result, plane, status, values)
+    if any(h.get_label() == NO_VALUE_LABEL for h in d.handles):
+        d.classes[NO_VALUE_LABEL] = NO_VALUE_COLOUR
     symbol_text = field_symbol(result, name)
     note_if_uniform(d, values, status, lambda v: f"{symbol_text} = {v:.4g}")
     if levels:
         curves = level_curves(ax, result, plane, name, values, levels, colour="white")
         if curves:
             d.contours = {"field": name, "levels": list(curves.levels),
-                          "cuts": list(curves.cuts)}
+                          "cuts": list(curves.cuts), "keyed": curves.keyed}
             d.contour_sets.append(curves)
             d.artists += curves.collections
+            if curves.keyed:
+                d.handles += level_handles(result, curves)
     return d
 
 
@@ -447,7 +520,8 @@ def finish_grid(fig, grid: Grid, drawns: List[Drawn], colourbar_label: str = "",
             if sharex and r < rows - 1:
                 ax.tick_params(labelbottom=False)
                 ax.set_xlabel("")
-    mappable = next((d.mappable for d in drawns if d.mappable is not None), None)
+    mappable = next((d.mappable for d in drawns if d.cap is not None),
+                    next((d.mappable for d in drawns if d.mappable is not None), None))
     if mappable is not None:
         label = colourbar_label or next(d.colour_label for d in drawns if d.mappable)
         add_colourbar(fig, axes, mappable, label)
@@ -461,11 +535,44 @@ def finish_grid(fig, grid: Grid, drawns: List[Drawn], colourbar_label: str = "",
 
 def add_colourbar(fig, axes, mappable, label: str):
     """A colour bar right of AXES with its short LABEL, its ticks in one format (on log
-    colours at 1-2-5 values)."""
-    bar = fig.colorbar(mappable, ax=axes, label=label, pad=0.02, fraction=0.06, aspect=25)
+    colours at 1-2-5 values); where the data reach the cap of a capped output, the top
+    is the cap, a triangle beyond it and its label "\u2265cap" (cap or more)."""
+    cap = getattr(mappable, "_impactplot_cap", None)
+    bar = fig.colorbar(mappable, ax=axes, label=label, pad=0.02, fraction=0.06, aspect=25,
+                       extend="max" if cap is not None else "neither")
     colourbar_ticks(bar)
+    if cap is not None:
+        cap_ticks(bar, cap)
+        bar.ax._impactplot_cap = cap
     bar.ax._impactplot_role = "colourbar"
     return bar
+
+
+def output_cap(result: Result, name: str, capped_by: str = "") -> Optional[Tuple[str, float]]:
+    """(parameter, value) of the cap of output NAME: the parameter its `capped_by`
+    attribute names (else CAPPED_BY, what the model's module knows), at the file's value
+    (root attribute parameter_<name>); None if uncapped, or the parameter is swept (its
+    value differs between points) or unknown."""
+    param = str(result.ds[name].attrs.get("capped_by", "") or capped_by).strip()
+    if not param or param in result.ds.dims:
+        return None
+    try:
+        value = float(result.attr(f"parameter_{param}"))
+    except ValueError:
+        return None
+    return (param, value) if math.isfinite(value) else None
+
+
+def mark_cap(d: "Drawn", values: np.ndarray, cap: Optional[Tuple[str, float]]) -> None:
+    """Where VALUES reach CAP (param, value), the colour bar will say "cap or more" and
+    the panel's record names the cap."""
+    if cap is None or d.mappable is None:
+        return
+    finite = values[np.isfinite(values)]
+    if finite.size and float(finite.max()) >= cap[1]:
+        d.mappable._impactplot_cap = cap[1]
+        d.cap = {"parameter": cap[0], "value": cap[1],
+                 "share": float(np.mean(finite >= cap[1]))}
 
 
 def nice_levels(values: np.ndarray, count: int = 6, integer: bool = False) -> List[float]:

@@ -31,6 +31,7 @@ class Kind:
     colourbar: bool = False
     colourbar_label: str = ""
     one_axis_aspect: float = 0.62  # the same over one axis (lines, strips)
+    degenerate: Callable[[List[Facet]], str] = lambda facets: ""
 
 
 def panel_grid_shape(kind: Kind, plan: FigurePlan):

@@ -1,10 +1,11 @@
 """labels: the short labels of axes, colour bars and legends: a symbol (or a few words)
 and typeset units, never a whole long_name.
 
-Units come from a variable's `units` (a UDUNITS-2 string, typeset: "m s-1" ->
-"m s$^{-1}$") or, for a dimensionless quantity ("1"), from the scale its long_name
-names (", in L/T" -> "$L\\,T^{-1}$", ", in units of X_c" -> "$X_c$"), as the result
-file's conventions put it. The label itself comes, in this order, from the variable's
+Units come from a variable's `units` alone (a UDUNITS-2 string, typeset: "m s-1" ->
+"m s$^{-1}$"); for a dimensionless quantity ("1") of a built-in model whose long_name
+names its scale in words, from that model's table (style.MODEL_SCALES: "$L\\,T^{-1}$",
+"$X_c$"), never parsed from a long_name (long_name_scale, kept to check that table
+against the models' descriptions). The label itself comes, in this order, from the variable's
 `label` attribute (the model contract's short label, is_param.label and is_output.label,
 where a file has one; a `symbol` attribute is read too), from the model's table in
 style.py (files made before labels), and from the variable's name (v_first ->
@@ -14,7 +15,7 @@ $v_{\\mathrm{first}}$, energy_fall -> "energy fall").
 import re
 from typing import Mapping, Optional
 
-from .style import SHORT_LABELS, SYMBOLS
+from .style import SHORT_LABELS, SYMBOLS, model_scale
 
 # Attributes that may carry a variable's short label (the model contract's `label`,
 # written as `label`; `symbol` read too).
@@ -143,11 +144,13 @@ def long_name_scale(long_name: str) -> str:
     return scale_tex(m.group(1)) or ""
 
 
-def units_tex(attrs: Mapping) -> str:
-    """The typeset units of a variable with ATTRS: its UDUNITS units, or for a
-    dimensionless one the scale its long_name names; '' if none."""
+def units_tex(attrs: Mapping, model: str = "", name: str = "") -> str:
+    """The typeset units of variable NAME of MODEL with ATTRS: its UDUNITS `units`, or
+    for a dimensionless one of a built-in model the scale style.MODEL_SCALES knows; ''
+    if none. Never read from the long_name: a plug-in that describes a parameter as
+    "..., in g/L" and declares units "1" gets no unit."""
     units = udunits_tex(attrs.get("units", ""))
-    return units or long_name_scale(str(attrs.get("long_name", "")))
+    return units or (model_scale(model, name) if model and name else "")
 
 
 def with_units(label: str, units: str) -> str:
@@ -218,7 +221,7 @@ def short_label(model: str, name: str, attrs: Mapping) -> str:
 
 def label_with_units(model: str, name: str, attrs: Mapping) -> str:
     """The short label of NAME and its typeset units: '$e$', '$v_{0}$ [m s$^{-1}$]'."""
-    return with_units(short_label(model, name, attrs), units_tex(attrs))
+    return with_units(short_label(model, name, attrs), units_tex(attrs, model, name))
 
 
 def visible_text(label: str) -> str:
@@ -228,10 +231,17 @@ def visible_text(label: str) -> str:
     return re.sub(r"[${}^_\\]", "", text)
 
 
-def format_value(name: str, value) -> str:
-    """'symbol = value' for panel titles and legends (a choice by its name)."""
+def format_value(name: str, value, attrs: Optional[Mapping] = None) -> str:
+    """'symbol = value' for panel titles and legends (a choice by its name): the symbol
+    is the variable's `label` attribute where ATTRS has one, as on its axis, so that a
+    symbol is typeset the same on every figure."""
     if isinstance(value, bytes):
         value = value.decode()
     if isinstance(value, str):
         return f"{name} = {value}"
-    return f"{symbol(name) or name} = {float(value):.4g}"
+    attrs = attrs or {}
+    if any(str(attrs.get(k, "")).strip() for k in SYMBOL_ATTRIBUTES):
+        label = short_label("", name, attrs)
+    else:
+        label = symbol(name) or name
+    return f"{label} = {float(value):.4g}"

@@ -207,6 +207,8 @@ def layout_record(fig, drawns: List[Drawn], prov: Dict[str, str], kind: str,
                         "level": getattr(t, "_impactplot_level", None),
                         "bbox_px": box_px(t, renderer, height_px)} for t in d.labels],
             "notes": [t.get_text() for t in d.notes],
+            "legend": [h.get_label() for h in d.handles],
+            "cap": d.cap,
             "curves": curve_records(d, height_px),
         })
     return {"figure": kind, "source_file": prov["source_file"], "model": prov["model"],

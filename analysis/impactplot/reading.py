@@ -279,7 +279,8 @@ def dataset_plane(result: Result, x: Optional[str] = None, y: Optional[str] = No
 
 def fixed_text(result: Result, names: Sequence[str]) -> str:
     """'n = 4, law = bwshc' for the one-value axes NAMES (at index 0)."""
-    return ", ".join(format_value(a, result.ds[a].values[0]) for a in names)
+    return ", ".join(format_value(a, result.ds[a].values[0], result.ds[a].attrs)
+                     for a in names)
 
 
 # ------------------------------------------------------------------------------ facets
@@ -418,7 +419,8 @@ def plan_figures(results: List[Result], sel: Dict[str, str], facets: List[str],
             for k in fixed:
                 fixed[k][a] = 0
             notes.append(f"{first.path}: {a} drawn at its first value, "
-                         f"{format_value(a, first.ds[a].values[0])} (choose with --sel "
+                         f"{format_value(a, first.ds[a].values[0], first.ds[a].attrs)} "
+                         "(choose with --sel "
                          f"{a}=VALUE)")
     # swept choices not selected or faceted: one set of figures each
     choices = [a for a in first.axes if is_choice_axis(first, a) and first.ds.sizes[a] > 1
@@ -452,13 +454,14 @@ def plan_figures(results: List[Result], sel: Dict[str, str], facets: List[str],
                     labels.append(r.label)
                 else:
                     selection[d] = i
-                    labels.append(format_value(d, r.ds[d].values[i]))
-            labels += [format_value(a, r.ds[a].values[i]) for a, i in fixed[k].items()]
+                    labels.append(format_value(d, r.ds[d].values[i], r.ds[d].attrs))
+            labels += [format_value(a, r.ds[a].values[i], r.ds[a].attrs)
+                       for a, i in fixed[k].items()]
             for a in r.axes:
                 if a not in plane_axes and a not in selection:
                     selection[a] = 0  # one-value axes
             plane = Plane(axes=plane_axes, selection=selection,
-                          fixed=", ".join(format_value(a, r.ds[a].values[i])
+                          fixed=", ".join(format_value(a, r.ds[a].values[i], r.ds[a].attrs)
                                           for a, i in fixed[k].items()))
             plan.facets.append(Facet(result=r, plane=plane, col=place[0] if place else 0,
                                      row=place[1] if len(place) > 1 else 0,

@@ -46,7 +46,8 @@ CLASS_COLOURS = {
 }
 # Classes not in the table (categoricals added later) take these by flag value.
 FALLBACK_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#f0e442", "#56b4e9",
-                    "#d55e00", "#000000", "#8c564b", "#7f7f7f")
+                    "#d55e00", "#000000", "#8c564b", "#9467bd", "#bcbd22", "#17becf",
+                    "#ff9896", "#1f77b4", "#98df8a", "#7f7f7f")
 # Short legend labels (the README explains each class).
 CLASS_LABELS = {
     "icc": "ICC", "cc": "CC", "pcc": "PCC", "flat": "flat landing",
@@ -58,7 +59,11 @@ CLASS_LABELS = {
 }
 NOT_COMPUTED_LABEL = "not computed"
 FAILED_LABEL = "failed"
+NO_VALUE_COLOUR = "#595959"      # done, but the output holds no value (NaN) there
+NO_VALUE_LABEL = "no value"
 STATUS_CLASSES = {NOT_COMPUTED_LABEL: NOT_COMPUTED_COLOUR, FAILED_LABEL: FAILED_COLOUR}
+# Colours a class never takes from the fallbacks (they mean a point's status).
+RESERVED_COLOURS = (NOT_COMPUTED_COLOUR, FAILED_COLOUR, NO_VALUE_COLOUR)
 SEQUENTIAL_CMAP = "viridis"
 LINE_COLOUR = "#0072b2"
 SECOND_COLOUR = "#d55e00"
@@ -70,8 +75,32 @@ def class_label(name: str) -> str:
 
 
 def class_colour(name: str, value: int) -> str:
-    """The documented colour of class NAME (flag value VALUE if it is not in the table)."""
+    """The documented colour of class NAME (flag value VALUE if it is not in the table);
+    for the classes of one variable use class_colours, which keeps them apart."""
     return CLASS_COLOURS.get(name, FALLBACK_COLOURS[value % len(FALLBACK_COLOURS)])
+
+
+def class_colours(names) -> list:
+    """Colours of the classes NAMES of one variable, no two alike: a class in the table
+    takes its documented colour unless an earlier class of the variable has it; the others
+    take, in order, the fallback colours no class of the variable has (never the colours
+    of not computed, failed or no value; a class named failed keeps the failed colour)."""
+    names = list(names)
+    out = [None] * len(names)
+    used = set()
+    for i, name in enumerate(names):
+        colour = CLASS_COLOURS.get(name)
+        if colour is not None and colour.lower() not in used:
+            out[i] = colour
+            used.add(colour.lower())
+    spare = [c for c in FALLBACK_COLOURS if c.lower() not in used and c not in RESERVED_COLOURS]
+    for i, name in enumerate(names):
+        if out[i] is None:
+            if not spare:  # more classes than colours: cycle (said nowhere; 16 classes)
+                spare = list(FALLBACK_COLOURS)
+            out[i] = spare.pop(0)
+            used.add(out[i].lower())
+    return out
 
 
 # ------------------------------------------------------------------------------ sizes
@@ -132,6 +161,37 @@ def rc(font_size: float = FONT_SIZE) -> Dict[str, object]:
         "legend.borderaxespad": 0.3,
         "savefig.pad_inches": 0.02,
     }
+
+
+# ------------------------------------------------------------------------------ units
+# The scales of the built-in models' dimensionless quantities (UDUNITS "1": the file says
+# the scale in words only, in the long_name), typeset. Units are never parsed from a
+# long_name: a variable's units are its `units` attribute, else this table of the model
+# that wrote it (a plug-in's "1" is a plain number).
+MODEL_SCALES = {
+    "collision": {
+        "t_max": r"$T_{c}$", "x_max": r"$X_{c}$", "x_sep": r"$X_{c}$",
+        "f_max": r"$m\,X_{c}\,T_{c}^{-2}$",
+        # trace channels and their events
+        "energy": r"$m\,X_{c}^{2}\,T_{c}^{-2}$", "force": r"$m\,X_{c}\,T_{c}^{-2}$",
+        "indentation": r"$X_{c}$", "y": r"$X_{c}$", "z": r"$X_{c}$",
+    },
+    "stop-oscillator": {
+        "x1_0": "$L$", "v1_0": r"$L\,T^{-1}$", "x2_0": "$L$", "v2_0": r"$L\,T^{-1}$",
+        "t_end": "$T$", "orbit_t_max": "$T$", "energy": r"$m\,L^{2}\,T^{-2}$",
+        "energy_lost": r"$m\,L^{2}\,T^{-2}$", "t_last_rebound": "$T$",
+        "orbit_v": r"$L\,T^{-1}$", "orbit_t_cod": "$T$", "v_last_rebound": r"$L\,T^{-1}$",
+        "t_regime": "$T$",
+        # trace channels and their events
+        "t": "$T$", "x1": "$L$", "x2": "$L$", "v1": r"$L\,T^{-1}$", "v2": r"$L\,T^{-1}$",
+    },
+}
+
+
+def model_scale(model: str, name: str) -> str:
+    """The typeset scale of a built-in model's quantity NAME (event_NAME as NAME), ''."""
+    table = MODEL_SCALES.get(model, {})
+    return table.get(name) or (table.get(name[6:], "") if name.startswith("event_") else "")
 
 
 # ---------------------------------------------------------------------------- symbols

@@ -66,13 +66,17 @@ def format_values(values: Sequence[float]) -> List[str]:
 
 
 class OneFormat(Formatter):
-    """Tick labels of one axis in one format (format_values over the ticks in view)."""
+    """Tick labels of one axis in one format (format_values over the ticks in view; with
+    PLAIN given, that format whatever the view: the same on every figure of a file)."""
 
-    def __init__(self):
-        self.plain = True
+    def __init__(self, plain=None):
+        self.fixed = plain
+        self.plain = True if plain is None else plain
 
     def set_locs(self, locs):
         self.locs = locs
+        if self.fixed is not None:
+            return
         lo, hi = sorted(self.axis.get_view_interval()) if self.axis is not None else \
             (-math.inf, math.inf)
         shown = [v for v in locs if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
@@ -127,7 +131,8 @@ def linear_formatter() -> ScalarFormatter:
 def log_ticks(axis, scale: str, values: np.ndarray) -> None:
     """Ticks of AXIS on SCALE spanning VALUES: a log axis over less than three decades is
     ticked at 1, 2, 5 times powers of ten (every integer multiple under one decade),
-    more at the powers alone, all labels in one format; a linear one gets few enough
+    more at the powers alone, all labels in the one format VALUES' own ticks read in
+    (whatever the view: alike on every figure of a file); a linear one gets few enough
     ticks for a narrow panel."""
     if scale != "log":
         axis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10]))
@@ -142,8 +147,15 @@ def log_ticks(axis, scale: str, values: np.ndarray) -> None:
         subs = (1.0, 2.0, 5.0)
     else:
         subs = (1.0,)
-    axis.set_major_locator(LogLocator(base=10, subs=subs, numticks=12))
-    axis.set_major_formatter(OneFormat())
+    locator = LogLocator(base=10, subs=subs, numticks=12)
+    axis.set_major_locator(locator)
+    plain = None
+    if v.size:  # the format of the ticks over the values themselves, not the view (cell
+        # edges, grid limits): one format for this variable on every figure
+        lo, hi = float(v.min()), float(v.max())
+        inside = [t for t in locator.tick_values(lo, hi) if lo * (1 - 1e-9) <= t <= hi * (1 + 1e-9)]
+        plain = plain_reads(inside or [lo, hi])
+    axis.set_major_formatter(OneFormat(plain))
     axis.set_minor_formatter(NullFormatter())
 
 
@@ -168,6 +180,25 @@ def colourbar_ticks(bar) -> None:
     else:
         bar.formatter = linear_formatter()
     bar.update_ticks()
+
+
+AT_LEAST = "\u2265"  # the mark of a capped colour bar's top label: 200 or more
+
+
+def cap_ticks(bar, cap: float) -> None:
+    """Mark CAP, the top of the colour bar of an output capped there (the data reach it:
+    a value there means CAP or more): a tick at CAP labelled "\u2265CAP", the others
+    kept where they do not crowd it, in one format."""
+    norm = bar.mappable.norm
+    ticks = [float(t) for t in bar.get_ticks() if norm.vmin <= t <= norm.vmax]
+    room = 0.08  # of the bar's length
+    ticks = [t for t in ticks if abs(float(norm(cap)) - float(norm(t))) > room] + [cap]
+    ticks = sorted(set(ticks))
+    labels = format_values(ticks)
+    labels[ticks.index(cap)] = AT_LEAST + labels[ticks.index(cap)]
+    bar.set_ticks(ticks)
+    bar.set_ticklabels(labels)
+    bar.ax.minorticks_off()
 
 
 def unify(fig) -> None:

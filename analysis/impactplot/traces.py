@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .drawing import Drawn
-from .labels import label_with_units, symbol, units_tex, with_units
+from .labels import SYMBOL_ATTRIBUTES, label_with_units, symbol, units_tex, with_units
 from .reading import BadInput, Trace
 from .style import (CLASS_COLOURS, FAILED_COLOUR, FALLBACK_COLOURS, LINE_COLOUR,
                     SECOND_COLOUR, SHORT_LABELS, class_label)
@@ -38,8 +38,9 @@ def trace_label(trace: Trace, name: str) -> str:
     """Axis label of channel NAME (or t): its short label (the model's table, a symbol
     or the name) and its typeset units."""
     attrs = trace.ds[name].attrs if name in trace.ds.variables else {}
-    if name not in SHORT_LABELS.get(trace.model, {}) and symbol(name):
-        return with_units(symbol(name), units_tex(attrs))
+    if name not in SHORT_LABELS.get(trace.model, {}) and symbol(name) and \
+            not any(str(attrs.get(k, "")).strip() for k in SYMBOL_ATTRIBUTES):
+        return with_units(symbol(name), units_tex(attrs, trace.model, name))
     return label_with_units(trace.model, name, attrs)
 
 

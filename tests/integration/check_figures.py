@@ -34,7 +34,7 @@ file FIGURE.json written by impactplot.py --layout.
         curve drawn is labelled
     check_figures.py levels FIGURE
         on every panel with level curves: exactly one label per level drawn (and none of a
-        level not drawn), the labels' boxes apart (LABEL_GAP pixels), read in the order
+        level not drawn; a noisy field's levels, keyed, each in one legend entry instead), the labels' boxes apart (LABEL_GAP pixels), read in the order
         of the levels along their main direction (never 10 20 10, 25 50 25 100), and no
         curve crossing or touching another or itself (the "X" where a count's curve ran
         through grid points at its level)
@@ -569,8 +569,10 @@ def command_panels(figure, count, colourbars, note, titles, grid, labelled=False
             c = p.get("contours")
             if not check(bool(c and c["levels"]), f"{figure}: a panel without level curves"):
                 continue
-            missing = sorted({f"{v:g}" for v in c["levels"]} - {l["text"] for l in p["labels"]},
-                             key=float)
+            named = {l["text"] for l in p["labels"]}
+            if c.get("keyed"):  # a noisy field: its levels named in the legend
+                named = {e.rpartition(" = ")[2] for e in p.get("legend", []) if " = " in e}
+            missing = sorted({f"{v:g}" for v in c["levels"]} - named, key=float)
             check(not missing, f"{figure}: level curves {', '.join(missing)} drawn but not "
                                f"labelled ({p.get('title', '')})")
     check(len(panels) == count, f"{figure}: {len(panels)} panels, expected {count}")
@@ -579,7 +581,7 @@ def command_panels(figure, count, colourbars, note, titles, grid, labelled=False
         check(len(bars) == colourbars, f"{figure}: {len(bars)} colour bars, expected {colourbars}")
         check(all(b.strip() for b in bars), f"{figure}: a colour bar without a label: {bars}")
     if note:
-        notes = [n for p in panels for n in p.get("notes", [])]
+        notes = [" ".join(n.split()) for p in panels for n in p.get("notes", [])]  # wrapped
         check(any(note in n for n in notes), f"{figure}: no panel note {note!r} (notes: {notes})")
     if titles:
         got = [p.get("title", "") for p in panels]
@@ -685,6 +687,16 @@ def command_levels(figure):
                 and box[1] <= t["bbox_px"][1] and t["bbox_px"][3] <= box[3]]
         drawn = [float(v) for v in ((p.get("contours") or {}).get("levels") or [])]
         where = f"{figure} panel {n} ({p.get('title', '')})"
+        if (p.get("contours") or {}).get("keyed"):
+            # a noisy field (levels in several pieces, or running together): no labels on
+            # the lines, each level once in the legend ("symbol = level") in its own style
+            check(not mine, f"{where}: a keyed field with labels on its lines")
+            keyed = [label_level(e.rpartition(" = ")[2]) for e in p.get("legend", [])
+                     if " = " in e]
+            for v in drawn:
+                k = sum(1 for x in keyed if abs(x - v) <= 1e-9 * max(1.0, abs(v)))
+                check(k == 1, f"{where}: {k} legend entries of the level {v:g}; one each")
+            mine, drawn = [], []
         levels = [label_level(t["text"]) for t in mine]
         for v in sorted(set(drawn) | set(levels)):
             k = sum(1 for x in levels if abs(x - v) <= 1e-9 * max(1.0, abs(v)))
@@ -705,7 +717,8 @@ def command_levels(figure):
         check(touch is None, f"{where}: level curves touch or cross (levels "
                              f"{touch[0]:g} and {touch[1]:g})" if touch else "")
         total += len(mine)
-    print(f"    {figure}: {total} contour labels, one per level, apart and in level order")
+    print(f"    {figure}: {total} contour labels, one per level (or a legend entry each), "
+          "apart and in level order")
 
 
 def visible(label):
@@ -776,6 +789,7 @@ def tick_kind(label):
     itself; matplotlib's $\\mathdefault{...}$ wrapper aside."""
     m = re.fullmatch(r"\$\\mathdefault\{(.*)\}\$", label)
     inner = m.group(1) if m else label
+    inner = inner.removeprefix("\u2265")  # a capped colour bar's top: 200 or more
     if PLAIN.fullmatch(inner):
         return "plain", inner
     if POWER.fullmatch(inner) or POWER.fullmatch(f"${inner}$"):

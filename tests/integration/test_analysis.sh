@@ -95,6 +95,20 @@ engine chatter.h5 "$JOBS/example.ini" --set axis.rho.count=12 --set axis.gamma.c
     --set model.samples=20
 plot chatter.h5 chatter 100 --format png,pdf,svg,eps
 expect_files chatter regime impacts fractions cone
+# example.ini sets early_stop = 0: nothing certified, p_undecided is p_cc itself: not made
+# by default (said on stderr), drawn with a note when asked for
+grep -q "figure undecided not made: early_stop = 0" err.txt ||
+    die "the undecided figure of an early_stop = 0 file was made, or not said why not"
+! grep -qx chatter_undecided.png out.txt || die "the undecided figure made by default"
+# impacts_mean is capped by max_impacts (200) and reaches it: "≥200" atop the colour bar
+"$PYTHON" - <<'PY' || die "the capped impacts figure does not say 200 or more"
+import json
+layout = json.load(open("chatter_impacts.json"))
+cap = layout["panels"][0]["cap"]
+assert cap and cap["parameter"] == "max_impacts" and cap["value"] == 200, cap
+ticks = [t["text"] for t in layout["texts"] if t["role"] == "tick"]
+assert "\u2265200" in ticks, ticks
+PY
 grep -qx chatter_regime.pdf out.txt || die "no chatter_regime.pdf written"
 grep -q '"levels": \[' chatter_regime.json || die "the regime map has no impacts_mean level curves"
 ! grep -q '"text": "Chattering square' chatter_regime.json || die "a title drawn without --title"
@@ -139,13 +153,12 @@ panels chatter_regime --count 1 --labelled
 meta chatter_regime chatter.h5
 meta free_regime chatter.h5
 END
-if [ -f chatter_undecided.json ]; then # p_undecided, where the model has it
-    checks <<'END'
+plot chatter.h5 chatter 100 --format png --field undecided
+checks <<'END'
 map chatter_undecided chatter.h5 --dpi 100 --inches 3.5
-panels chatter_undecided --count 1 --colourbars 1
+panels chatter_undecided --count 1 --colourbars 1 --note "early_stop = 0 certifies no drop"
 texts chatter_undecided
 END
-fi
 
 say "chatter flat landings (n = 3 along the PCC boundary): flat in its colour, p_flat a fourth panel"
 engine flat.h5 "$JOBS/example.ini" --set model.n=3 --set model.samples=20 \
@@ -255,13 +268,17 @@ say "collision: CoR surface (filled contours) and outcome map over (pi1, pi2), D
 engine surface.h5 "$JOBS/collision_bwshc_surface.ini" --set axis.pi1.count=14 \
     --set axis.pi2.count=12 --set model.integrator=dopri5
 plot surface.h5 surface 100 --format png,pdf
-expect_files surface cor outcome
+expect_files surface cor
+grep -q "figure outcome not made: every computed point is separated" err.txt ||
+    die "a one-class outcome map made by default, or not said why not"
+plot surface.h5 surface 100 --format png,pdf --field outcome
+expect_files surface outcome
 grep -q '"kind": "filled_contours"' surface_cor.json ||
     die "the CoR surface is not drawn as filled contours"
 say "collision with failed points (a step budget too small): drawn as failed"
 engine failed.h5 "$JOBS/collision_bwshc_surface.ini" --set axis.pi1.count=14 \
     --set axis.pi2.count=12 --set model.max_steps=90
-plot failed.h5 failed 100 --format png
+plot failed.h5 failed 100 --format png --field cor,outcome
 expect_files failed cor outcome
 say "collision e(v0) over one axis, and for two values of pi1b (one curve per value)"
 engine ev0.h5 "$JOBS/collision_bwshc_v0.ini" --set axis.v0.count=25
@@ -313,8 +330,17 @@ plot stop_regime.h5 stop_regime 72 --format png --field regime
 expect_files stop_regime regime
 [ "$(wc -l <out.txt)" -eq 2 ] || die "--field regime wrote $(wc -l <out.txt) files, expected 2"
 engine zeno.h5 "$JOBS/stop_zeno_map.ini" --set axis.x2_0.count=18 --set axis.v1_0.count=18
-plot zeno.h5 zeno 100 --format png,pdf --field zeno
+plot zeno.h5 zeno 100 --format png,pdf
 expect_files zeno zeno
+# that job's t_end = 5 is the Zeno figure's: its regime map is mostly undecided, not made
+# by default (said on stderr, naming t_end), drawn with that note when asked for
+grep -q "figure regime not made: [0-9]*% undecided: t_end = 5" err.txt ||
+    die "the mostly undecided regime map of stop_zeno_map.ini made, or not said why not"
+! grep -qx zeno_regime.png out.txt || die "a mostly undecided regime map made by default"
+plot zeno.h5 zeno 100 --format png --field regime
+checks <<'END'
+panels zeno_regime --count 1 --note "undecided: t_end = 5 too short"
+END
 # the regime map's job at a short horizon: impacting proved where the energy fell below
 # the sticking level, undecided (drawn visibly, in its own colour) where it has not yet;
 # with fragility = 1, whose map (robust, fragile, undecided without a twin) is drawn too

@@ -80,7 +80,7 @@ def test_short_labels_come_from_symbol_table_or_name_never_long_name():
     long = "arrival speed at the last impact (> 0: into the stop), in L omega_n"
     attrs = {"units": "1", "long_name": long}
     made = labels.label_with_units("forced-stop", "v_impact", attrs)
-    assert made == r"$v_{\mathrm{impact}}$ [$L\,\omega_{n}$]", made
+    assert made == r"$v_{\mathrm{impact}}$", made  # a plug-in's "1": a plain number
     assert labels.short_label("forced-stop", "impacts_per_period", {}) == "impacts per period"
     assert labels.short_label("any", "x", {"symbol": "v_0"}) == "$v_{0}$"
     assert labels.short_label("any", "x", {"symbol": r"$\dot{x}$"}) == r"$\dot{x}$"
@@ -157,3 +157,218 @@ def crossing(a, b):
             if 0 <= t <= 1 and 0 <= u <= 1:
                 return True
     return False
+
+
+# ------------------------------------------------ figures a reviewer cannot misread
+import xarray as xr  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from impactplot import drawing, style  # noqa: E402
+
+
+def grid_dataset(values, name="out", attrs=None, root=None, status=None):
+    """A result-like Dataset over (x, y) with one output NAME (VALUES[x, y])."""
+    values = np.asarray(values, dtype=float)
+    x = np.linspace(0, 1, values.shape[0])
+    y = np.linspace(0, 1, values.shape[1])
+    data = {name: (("x", "y"), values, attrs or {})}
+    if status is not None:
+        data["status"] = (("x", "y"), np.asarray(status, dtype=np.int64))
+    return xr.Dataset(data, coords={"x": x, "y": y},
+                      attrs=dict({"model": "plug", "axes": "x y", "outputs": name},
+                                 **(root or {})))
+
+
+def mesh_colours(d):
+    """The colours the mesh of a drawn panel shows, per cell (hex)."""
+    m = d.artists[0]
+    rgba = m.cmap(m.norm(np.ma.filled(m.get_array(), np.nan)))
+    return {to_hex(c) for c in rgba.reshape(-1, 4)}
+
+
+def test_classes_of_one_variable_never_share_a_colour():
+    # a plug-in's regime: `free` is in the table (bluish green), `sticking` is not and by
+    # its flag value would have taken the same colour
+    words = ["bouncing", "free", "sticking", "failed", "cc", "found", "a", "b", "c"]
+    colours = style.class_colours(words)
+    assert len(set(c.lower() for c in colours)) == len(words), dict(zip(words, colours))
+    assert colours[1] == style.CLASS_COLOURS["free"]
+    assert style.NOT_COMPUTED_COLOUR not in colours and style.NO_VALUE_COLOUR not in colours
+    ds = grid_dataset([[0, 1], [2, 1]], "regime",
+                      {"flag_values": np.array([0, 1, 2]),
+                       "flag_meanings": "bouncing free sticking"})
+    fig, ax = plt.subplots()
+    d = impactplot.classes(ds, "regime", ax)
+    by_label = {h.get_label(): to_hex(h.get_facecolor()) for h in d.handles}
+    assert len(set(by_label.values())) == 3, by_label
+    assert set(by_label.values()) <= mesh_colours(d)
+    plt.close(fig)
+
+
+def test_every_builtin_class_colour_is_distinct_within_its_variable(chatter_file,
+                                                                   collision_file):
+    for path in (chatter_file, collision_file):
+        result = impactplot.open_result(path)
+        for name in result.outputs:
+            if drawing.is_categorical(result, name):
+                colours = [c.colour.lower() for c in drawing.categories_of(result, name)]
+                assert len(set(colours)) == len(colours), (path, name, colours)
+
+
+def test_units_come_from_the_units_attribute_alone():
+    attrs = {"units": "1", "long_name": "sugar concentration of the bath, in g/L"}
+    assert labels.units_tex(attrs, "plug", "c") == ""
+    assert labels.label_with_units("plug", "c", attrs) == "$c$"
+    assert labels.label_with_units("plug", "c", dict(attrs, units="g L-1")) == \
+        "$c$ [g L$^{-1}$]"
+    # a built-in model's scales are its module's table, not its long_names
+    assert labels.units_tex({"units": "1", "long_name": "in furlongs"}, "stop-oscillator",
+                            "x2_0") == "$L$"
+
+
+def test_builtin_scale_table_matches_the_models_descriptions(impactsweep_binary):
+    """style.MODEL_SCALES says what each built-in model's long_names say (so that a
+    description's change is noticed): every scale a description names is in the table."""
+    import json
+    import subprocess
+    for model, table in style.MODEL_SCALES.items():
+        out = subprocess.run([impactsweep_binary, "models", model, "--json"], check=True,
+                             capture_output=True, text=True).stdout
+        entries = [e for sec in ("parameters", "outputs") for e in json.loads(out)[sec]]
+        for e in entries:
+            scale = labels.long_name_scale(e.get("description") or e.get("long_name") or "")
+            if scale and e.get("units", "1") in ("1", "", None):
+                assert table.get(e["name"]) == scale, (model, e["name"], scale)
+
+
+def colourbar_tick_labels(fig):
+    bar = next(ax for ax in fig.axes if getattr(ax, "_colorbar", None) is not None)
+    fig.canvas.draw()
+    return bar, [t.get_text() for t in bar.yaxis.get_ticklabels()]
+
+
+def test_a_capped_output_says_cap_or_more_where_the_data_reach_it():
+    values = np.array([[2, 5, 50], [20, 200, 200], [3, 8, 150]], dtype=float)
+    for attrs, root, capped in (({"capped_by": "max_hits"}, {"parameter_max_hits": 200.0},
+                                 True),
+                                ({"capped_by": "max_hits"}, {"parameter_max_hits": 500.0},
+                                 False),
+                                ({}, {"parameter_max_hits": 200.0}, False)):
+        ds = grid_dataset(values, "hits", attrs, root)
+        fig = Figure()
+        d = impactplot.colour(ds, "hits", fig.add_subplot())
+        bar, ticks = colourbar_tick_labels(fig)
+        marked = [t for t in ticks if t.startswith("\u2265")]
+        if capped:
+            assert marked == ["\u2265200"] and ticks[-1] == "\u2265200", ticks
+            assert d.cap["parameter"] == "max_hits" and d.cap["value"] == 200
+            assert bar._colorbar.extend == "max"
+        else:
+            assert not marked and d.cap is None, (attrs, root, ticks)
+
+
+def test_chatter_knows_max_impacts_caps_the_impact_counts(chatter_file):
+    ds = impactplot.open_dataset(chatter_file)
+    assert float(ds.impacts_mean.max()) >= ds.attrs["parameter_max_impacts"]
+    fig = Figure()
+    d = impactplot.chatter.impacts(ds, fig.add_subplot())
+    _, ticks = colourbar_tick_labels(fig)
+    cap = f"{ds.attrs['parameter_max_impacts']:g}"
+    assert d.cap and ticks[-1] == "\u2265" + cap, ticks
+
+
+def test_done_points_without_a_value_have_their_own_colour_and_entry():
+    values = np.array([[0.1, np.nan], [0.5, 0.9], [np.nan, 0.3]])
+    status = np.array([[1, 1], [1, 1], [0, 1]])  # the NaN at [2, 0] is not computed
+    fig = Figure()
+    ax = fig.add_subplot()
+    d = impactplot.colour(grid_dataset(values, status=status), "out", ax)
+    labels_ = [h.get_label() for h in d.handles]
+    assert style.NO_VALUE_LABEL in labels_ and style.NOT_COMPUTED_LABEL in labels_, labels_
+    overlay = ax.collections[1]  # the status overlay over the colour mesh
+    codes = np.ma.filled(overlay.get_array(), np.nan).reshape(2, 3)  # [y, x]
+    assert codes[1, 0] == 2 and codes[0, 2] == 0, codes  # no value; not computed
+    cats = grid_dataset([[0, np.nan], [1, 0]], "regime",
+                        {"flag_values": np.array([0, 1]), "flag_meanings": "up down"},
+                        status=[[1, 1], [1, 1]])
+    fig = Figure()
+    d = impactplot.classes(cats, "regime", fig.add_subplot())
+    entries = {h.get_label(): to_hex(h.get_facecolor()) for h in d.handles}
+    assert entries.get(style.NO_VALUE_LABEL) == style.NO_VALUE_COLOUR, entries
+    assert style.NO_VALUE_COLOUR in mesh_colours(d)
+
+
+def test_noisy_level_curves_are_keyed_in_the_legend():
+    from impactplot.reading import Result, dataset_plane
+    x = np.linspace(0, 1, 40)
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    smooth = 100 * X  # one straight line per level, apart: labelled on the line
+    rings = 100 * np.abs(np.sin(9 * X) * np.sin(9 * Y))  # each level in many closed pieces
+    step = np.where(X + Y > 1, 200.0, 2.0)  # a jump across every level: one bundle
+    for field, keyed in ((smooth, False), (rings, True), (step, True)):
+        result = Result.from_dataset(xr.Dataset({"f": (("x", "y"), field)},
+                                                coords={"x": x, "y": x}))
+        plane = dataset_plane(result)
+        fig = Figure(figsize=(4, 3), dpi=100)
+        ax = fig.add_subplot()
+        d = drawing.colour_panel(ax, result, plane, "f", levels=[10, 25, 50])
+        curves = d.contour_sets[0]
+        assert curves.keyed == keyed, (keyed, [len(p) for p in curves.allsegs])
+        if keyed:
+            named = [h.get_label() for h in d.handles if " = " in h.get_label()]
+            assert named == [f"$f$ = {t}" for t in curves.texts], named
+            styles = [(c, tuple(dash)) for c, dash in curves.styles]
+            assert len(set(styles)) == len(styles), styles
+            contours.label_levels(d)
+            assert d.labels == []
+
+
+def test_degenerate_figures_are_not_made_by_default(tmp_path, chatter_file):
+    from impactplot import cli
+    out = str(tmp_path / "fig")
+    # the session's chatter file is example.ini's: early_stop = 0, nothing certified
+    assert impactplot.open_dataset(chatter_file).attrs["parameter_early_stop"] == 0
+    assert cli.main([chatter_file, "--output", out, "--format", "png", "--dpi", "40"]) == 0
+    assert not (tmp_path / "fig_undecided.png").exists()
+    assert (tmp_path / "fig_impacts.png").exists()
+    assert cli.main([chatter_file, "--output", out, "--format", "png", "--dpi", "40",
+                     "--field", "undecided", "--layout"]) == 0
+    import json
+    layout = json.load(open(out + "_undecided.json"))
+    assert any("early_stop = 0" in n for n in layout["panels"][0]["notes"]), layout["panels"]
+    # a categorical output of one class is not made by default
+    ds = grid_dataset([[1, 1], [1, 1]], "phase",
+                      {"flag_values": np.array([0, 1]), "flag_meanings": "a b"},
+                      status=[[1, 1], [1, 1]])
+    from impactplot.reading import Facet, dataset_plane
+    r = impactplot.Result.from_dataset(ds)
+    kind = cli.generic_kind(r, "phase")
+    assert kind.degenerate([Facet(result=r, plane=dataset_plane(r))]) == \
+        "every computed point is b"
+    two = ds.copy()
+    two["phase"][0, 0] = 0
+    r = impactplot.Result.from_dataset(two)
+    assert cli.generic_kind(r, "phase").degenerate([Facet(result=r, plane=dataset_plane(r))]) \
+        == ""
+
+
+def test_log_axes_of_one_file_are_formatted_alike():
+    from impactplot.reading import Result, dataset_plane
+    # the cells' edges reach 1e-4, below the plain range, where the grid values (from
+    # 1.2e-4) do not: a figure ending at the edges and one ending at the grid values
+    # (filled contours) label the axis in one and the same format, the values' own
+    x = np.array([1.2e-4, 1e-3, 1e-2, 1e-1, 1.0])
+    ds = xr.Dataset({"f": (("x", "y"), np.arange(10.0).reshape(5, 2))},
+                    coords={"x": ("x", x, {"scale": "log"}), "y": [0.0, 1.0]})
+    result = Result.from_dataset(ds)
+    plane = dataset_plane(result)
+    texts = []
+    for grid_limits in (False, True):
+        fig = Figure()
+        ax = fig.add_subplot()
+        drawing.setup_axes(ax, result, plane, grid_limits=grid_limits)
+        fig.canvas.draw()
+        texts += [t.get_text() for t in ax.xaxis.get_ticklabels() if t.get_text()]
+    kinds = {"$" in t for t in texts}
+    assert len(kinds) == 1, texts
