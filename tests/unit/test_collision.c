@@ -1120,6 +1120,62 @@ static void test_lanes_agree_with_cvode(void)
     CHECK(separated > 30, "only %d of %d points separated", separated, COUNT);
 }
 
+/* Issue 30's separations that the lanes once put past the root: a kink's landing
+ * predicted from its rate (X = 0, or after a landing on Z = 0 whose side was not turned
+ * yet) stepped across the fall of F to 0, and the separation was reported at the kink
+ * (x_sep -1.4e-11 instead of 0.0022, t_sep 2.4e-3 late), or the force maximum at V = 0.
+ * Each against CVODE at rtol 1e-11 (adams and bdf): every output within 1e-6 relative
+ * (x_sep, near 0, within 1e-9 absolute). */
+static void test_separation_not_stepped_over(void)
+{
+    static const double cases[][7] = {
+        /* pi1, pi2, pi3, n, p, alpha, A: the issue's x_sep point first */
+        {0.09769585298139212, 0.1250490427950614, -0.02393826868517767, 2.3847679930168133,
+         2.2822475032828224, 0.8978219772122178, 0.41622292810305006},
+        {0.1357262204402525, 0.37240965398503917, 0.3190222498267402, 3.3541288267028992,
+         1.6773090840493041, 0.5446951602999913, 0.21635761593851713},
+        {0.04733839831829197, 0.03272847999935022, 0.023698194246528567, 1.771105235102663,
+         3.280636354166468, 0.29011687463851227, 0.14961962669958476},
+        {2.133887507546609, 4.466150809950018, 0.3299486754845068, 2.7468927980635884,
+         3.5339722583342463, 0.40504601377224114, 0.1568504852244348},
+    };
+    static const int outputs[] = {COLLISION_COR, COLLISION_T_SEP, COLLISION_X_MAX,
+                                  COLLISION_X_SEP, COLLISION_F_MAX};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const double *q = cases[c];
+        double point[COLLISION_PARAM_COUNT];
+        run ref[2];
+        for (int method = 0; method < 2; method++) {
+            bouc_wen_point(point, LAW_BWSHC, INTEGRATOR_CVODE, q[0], q[1], q[2], q[3], q[4],
+                           q[5], q[6]);
+            point[COLLISION_CVODE_METHOD] = method;
+            set_rtol(point, 1e-11);
+            ref[method] = evaluate(point);
+            CHECK_SEPARATED(ref[method], point, "reference");
+        }
+        bouc_wen_point(point, LAW_BWSHC, INTEGRATOR_DOPRI5, q[0], q[1], q[2], q[3], q[4], q[5],
+                       q[6]);
+        run r = evaluate(point);
+        char what[128];
+        snprintf(what, sizeof what, "case %zu (pi1 = %.4g, p = %.4g) dopri5", c, q[0], q[4]);
+        CHECK_SEPARATED(r, point, what);
+        for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+            int o = outputs[k];
+            double expected = 0.5 * (ref[0].out[o] + ref[1].out[o]);
+            double tol = 1e-6 * fmax(fabs(expected), 1e-3);
+            NEAR(ref[0].out[o], ref[1].out[o], tol, "adams against bdf");
+            NEAR(r.out[o], expected, tol, what);
+        }
+    }
+    /* the issue's numbers: a permanent indentation of 0.0022, where F fell to 0 */
+    double point[COLLISION_PARAM_COUNT];
+    bouc_wen_point(point, LAW_BWSHC, INTEGRATOR_DOPRI5, cases[0][0], cases[0][1], cases[0][2],
+                   cases[0][3], cases[0][4], cases[0][5], cases[0][6]);
+    run r = evaluate(point);
+    NEAR(r.out[COLLISION_X_SEP], 0.0021982, 1e-7, "the issue's x_sep");
+    NEAR(r.out[COLLISION_T_SEP], 3.32481, 1e-5, "the issue's t_sep");
+}
+
 static void test_general_power(void)
 {
     /* The plain-C power against long double powl: within a few ulp, with the special
@@ -1742,6 +1798,8 @@ void suite_collision(void)
     CU_add_test(s, "lanes: a point's bits whatever its lane and batch", test_lanes_bit_identical);
     CU_add_test(s, "lanes agree with cvode on random bouc-wen batches",
                 test_lanes_agree_with_cvode);
+    CU_add_test(s, "lanes: no separation stepped over by a kink's landing",
+                test_separation_not_stepped_over);
     CU_add_test(s, "the general power against powl", test_general_power);
     CU_add_test(s, "cvode bdf agrees with adams", test_bdf_agrees_with_adams);
     CU_add_test(s, "the table's applicability is what the code reads",
