@@ -27,6 +27,9 @@ import sys
 
 OUTPUTS = ["cor", "t_sep", "x_max", "x_sep", "f_max"]
 FLOOR = 1e-3
+import os
+PI1_DECADE = float(os.environ.get("PI1_DECADE", "1"))
+A_DECADES = float(os.environ.get("A_DECADES", "1"))
 
 
 def draw(rng):
@@ -35,13 +38,13 @@ def draw(rng):
     pi2 = 10.0 ** rng.uniform(-2.0, 1.0)
     point = {
         "law": law,
-        "pi1": 10.0 ** rng.uniform(-2.0, 1.0),
+        "pi1": 10.0 ** rng.uniform(-2.0, PI1_DECADE),
         "pi2": pi2,
         "pi3": pi2 * rng.uniform(-0.99, 0.99),
         "n": rng.uniform(1.0, 4.0),
         "p": rng.uniform(1.0, 4.0),
         "alpha": rng.uniform(0.02, 0.98),
-        "A": 10.0 ** rng.uniform(-1.0, 1.0),
+        "A": 10.0 ** rng.uniform(-A_DECADES, A_DECADES),
     }
     return " ".join("%s=%r" % (k, v) if isinstance(v, float) else "%s=%s" % (k, v)
                     for k, v in point.items())
