@@ -14,7 +14,8 @@ only an absolute difference means anything), and the worst points, each as a lin
 disagreement of `outcome`.
 
 usage: bench_dopri5_cvode.py IMPACTSWEEP [--points N] [--seed S] [--rtol R] [--tol T]
-       [--min-finished M] [--worst K] [--integrator-a dopri5] [--integrator-b cvode]
+       [--min-finished M] [--worst K] [--pi1-decade D] [--a-decades D]
+       [--integrator-a dopri5] [--integrator-b cvode]
 exit status: 0 no disagreement (and at least M points finished by both), 1 otherwise,
 2 bad usage or a run that failed.
 """
@@ -27,24 +28,21 @@ import sys
 
 OUTPUTS = ["cor", "t_sep", "x_max", "x_sep", "f_max"]
 FLOOR = 1e-3
-import os
-PI1_DECADE = float(os.environ.get("PI1_DECADE", "1"))
-A_DECADES = float(os.environ.get("A_DECADES", "1"))
 
 
-def draw(rng):
+def draw(rng, pi1_decade, a_decades):
     """One random general-exponent point (its NAME=VALUE words, repr: exact doubles)."""
     law = rng.choice(["bwshc", "bwm"])
     pi2 = 10.0 ** rng.uniform(-2.0, 1.0)
     point = {
         "law": law,
-        "pi1": 10.0 ** rng.uniform(-2.0, PI1_DECADE),
+        "pi1": 10.0 ** rng.uniform(-2.0, pi1_decade),
         "pi2": pi2,
         "pi3": pi2 * rng.uniform(-0.99, 0.99),
         "n": rng.uniform(1.0, 4.0),
         "p": rng.uniform(1.0, 4.0),
         "alpha": rng.uniform(0.02, 0.98),
-        "A": 10.0 ** rng.uniform(-A_DECADES, A_DECADES),
+        "A": 10.0 ** rng.uniform(-a_decades, a_decades),
     }
     return " ".join("%s=%r" % (k, v) if isinstance(v, float) else "%s=%s" % (k, v)
                     for k, v in point.items())
@@ -83,11 +81,16 @@ def main():
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--min-finished", type=int, default=0)
     ap.add_argument("--worst", type=int, default=8)
+    ap.add_argument("--pi1-decade", type=float, default=1.0,
+                    help="pi1 up to 10^this (default 1; heavier damping makes t_sep and "
+                    "x_sep ill-conditioned, see the README)")
+    ap.add_argument("--a-decades", type=float, default=1.0,
+                    help="A within 10^-this .. 10^this (default 1)")
     ap.add_argument("--integrator-a", default="dopri5")
     ap.add_argument("--integrator-b", default="cvode")
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    lines = [draw(rng) for _ in range(args.points)]
+    lines = [draw(rng, args.pi1_decade, args.a_decades) for _ in range(args.points)]
     a_name, b_name = args.integrator_a, args.integrator_b
     a = evaluate(args.impactsweep, lines, "integrator=%s rtol=%s" % (a_name, args.rtol))
     b = evaluate(args.impactsweep, lines, "integrator=%s rtol=%s" % (b_name, args.rtol))
