@@ -354,6 +354,18 @@ static inline __attribute__((always_inline)) void roots(const lane_kind *k, cons
  * corrections is below 1e-6 of a step) is one just landed on, or about to be. */
 #define NEAR_KINK 1e-6
 
+/* Event e is a kink of the law's right-hand side (collision_events). */
+static inline int is_kink(const lane_kind *k, int e)
+{
+    switch (e) {
+    case COLLISION_ROOT_VELOCITY: return k->law == LAW_BWSHC;
+    case COLLISION_ROOT_KINK_W: return k->law == LAW_BWM;
+    case COLLISION_ROOT_KINK_U: return k->p_kind != 1;
+    case COLLISION_ROOT_KINK_Z: return k->law == LAW_BWM || k->law == LAW_BWSHC;
+    default: return 0;
+    }
+}
+
 /* The roots' rates along the solution, where they are components of f (the kinks, V,
  * and -X for the laws whose force root it is), and for the force root F' scaled as the
  * root is (its Newton correction is then F's own, -F/F'): the integrator's Newton
@@ -376,31 +388,35 @@ static inline __attribute__((always_inline)) void rates(const lane_kind *k, cons
     dg[COLLISION_ROOT_KINK_U] = k->p_kind != 1 ? (maxwell ? f[1] : f[0]) : none;
     dg[COLLISION_ROOT_KINK_Z] = k->law == LAW_BWM || k->law == LAW_BWSHC ? f[2] : none;
     dg[COLLISION_ROOT_REST] = none;
-    /* the first kink ahead by the first-order prediction (inf: none), beyond NEAR_KINK
-     * (closer is a landing just made, whose side the integrator turns after these rates:
-     * it predicts no step to it, and corrects the landing with the rate) */
-    lv_double first = lv_splat(__builtin_inf());
-    lv_mask near[COLLISION_EVENTS];
+    if (follows_x(k)) /* the force root is the only kink, X = 0 */
+        return;
+    /* The kinks ahead by the first-order prediction, beyond NEAR_KINK (closer is a landing
+     * just made, whose side the integrator turns after these rates: it predicts no step
+     * to it, and corrects the landing with the rate). F falls to 0 in F/-F' (the force is
+     * "early" against kink e where that is below PREDICT_MARGIN times e's value/speed:
+     * compared without dividing, as this runs at every step). */
+    lv_double reach = PREDICT_MARGIN * -rate; /* F/-F' < M value/speed: F speed < reach value */
+    lv_mask late = lv_mask_none(), any_ahead = lv_mask_none();
     for (int e = COLLISION_ROOT_VELOCITY; e <= COLLISION_ROOT_KINK_Z; e++) {
-        if (e == COLLISION_ROOT_FORCE_RATE || (e == COLLISION_ROOT_VELOCITY && maxwell))
+        if (!is_kink(k, e))
             continue;
         /* ahead: on its side before the crossing and moving towards it (NaN: no rate) */
-        lv_double value = b->side[e] * g[e], towards = -(b->side[e] * dg[e]);
-        lv_mask close = lv_le(lv_abs(g[e]), NEAR_KINK * lv_abs(dg[e]));
-        lv_mask ahead = lv_gt(value, lv_zero()) & lv_gt(towards, lv_zero()) & lv_not(close);
-        first = lv_sel(ahead, lv_min_nanb(first, value / towards), first);
-        near[e] = close;
+        lv_double value = b->side[e] * g[e], speed = -(b->side[e] * dg[e]);
+        lv_mask ahead = lv_gt(speed, lv_zero()) & lv_gt(value, NEAR_KINK * speed);
+        late |= ahead & lv_not(lv_lt(force * speed, reach * value));
+        any_ahead |= ahead;
     }
-    lv_double falls_in = force / -rate;
-    lv_mask hidden = lv_gt(force, lv_zero()) & lv_lt(rate, lv_zero()) &
-                     lv_lt(falls_in, PREDICT_MARGIN * first);
-    if (follows_x(k)) /* the force root is the only kink, X = 0 */
-        hidden = lv_mask_none();
+    lv_mask hidden = lv_gt(force, lv_zero()) & lv_lt(rate, lv_zero()) & lv_not(late);
     if (k->law == LAW_BWSHC) /* V a kink */
-        hidden |= lv_gt(rate, lv_zero()) & lv_lt(first, lv_splat(__builtin_inf()));
+        hidden |= lv_gt(rate, lv_zero());
+    hidden &= any_ahead;
+    if (!lv_any(hidden))
+        return;
     for (int e = COLLISION_ROOT_VELOCITY; e <= COLLISION_ROOT_KINK_Z; e++)
-        if (e != COLLISION_ROOT_FORCE_RATE && !(e == COLLISION_ROOT_VELOCITY && maxwell))
-            dg[e] = lv_sel(hidden & lv_not(near[e]), none, dg[e]);
+        if (is_kink(k, e)) {
+            lv_mask near = lv_le(lv_abs(g[e]), NEAR_KINK * lv_abs(dg[e]));
+            dg[e] = lv_sel(hidden & lv_not(near), none, dg[e]);
+        }
 }
 
 /* The roots, and their rates where asked (then f is given: at landings and arrivals). */
