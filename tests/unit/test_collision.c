@@ -21,7 +21,7 @@
 #include "models/collision/collision.h"
 #include "suites.h"
 
-static const char *const integrator_label[] = {"cvode", "dopri5"};
+static const char *const integrator_label[] = {"cvode", "dopri5", "auto"};
 
 /* One workspace for the suite: the model's contract is that results do not depend on
  * what the workspace computed before (test_determinism_and_workspace_reuse checks it). */
@@ -1120,6 +1120,113 @@ static void test_lanes_agree_with_cvode(void)
     CHECK(separated > 30, "only %d of %d points separated", separated, COUNT);
 }
 
+/* Issue 30's separations that the lanes once put past the root: a kink's landing
+ * predicted from its rate (X = 0, or after a landing on Z = 0 whose side was not turned
+ * yet) stepped across the fall of F to 0, and the separation was reported at the kink
+ * (x_sep -1.4e-11 instead of 0.0022, t_sep 2.4e-3 late), or the force maximum at V = 0.
+ * Each against CVODE at rtol 1e-11 (adams and bdf): every output within 1e-6 relative
+ * (x_sep, near 0, within 1e-9 absolute). */
+static void test_separation_not_stepped_over(void)
+{
+    static const double cases[][7] = {
+        /* pi1, pi2, pi3, n, p, alpha, A: the issue's x_sep point first */
+        {0.09769585298139212, 0.1250490427950614, -0.02393826868517767, 2.3847679930168133,
+         2.2822475032828224, 0.8978219772122178, 0.41622292810305006},
+        {0.1357262204402525, 0.37240965398503917, 0.3190222498267402, 3.3541288267028992,
+         1.6773090840493041, 0.5446951602999913, 0.21635761593851713},
+        {0.04733839831829197, 0.03272847999935022, 0.023698194246528567, 1.771105235102663,
+         3.280636354166468, 0.29011687463851227, 0.14961962669958476},
+        {2.133887507546609, 4.466150809950018, 0.3299486754845068, 2.7468927980635884,
+         3.5339722583342463, 0.40504601377224114, 0.1568504852244348},
+    };
+    static const int outputs[] = {COLLISION_COR, COLLISION_T_SEP, COLLISION_X_MAX,
+                                  COLLISION_X_SEP, COLLISION_F_MAX};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const double *q = cases[c];
+        double point[COLLISION_PARAM_COUNT];
+        run ref[2];
+        for (int method = 0; method < 2; method++) {
+            bouc_wen_point(point, LAW_BWSHC, INTEGRATOR_CVODE, q[0], q[1], q[2], q[3], q[4],
+                           q[5], q[6]);
+            point[COLLISION_CVODE_METHOD] = method;
+            set_rtol(point, 1e-11);
+            ref[method] = evaluate(point);
+            CHECK_SEPARATED(ref[method], point, "reference");
+        }
+        bouc_wen_point(point, LAW_BWSHC, INTEGRATOR_DOPRI5, q[0], q[1], q[2], q[3], q[4], q[5],
+                       q[6]);
+        run r = evaluate(point);
+        char what[128];
+        snprintf(what, sizeof what, "case %zu (pi1 = %.4g, p = %.4g) dopri5", c, q[0], q[4]);
+        CHECK_SEPARATED(r, point, what);
+        for (size_t k = 0; k < sizeof outputs / sizeof outputs[0]; k++) {
+            int o = outputs[k];
+            double expected = 0.5 * (ref[0].out[o] + ref[1].out[o]);
+            double tol = 1e-6 * fmax(fabs(expected), 1e-3);
+            NEAR(ref[0].out[o], ref[1].out[o], tol, "adams against bdf");
+            NEAR(r.out[o], expected, tol, what);
+        }
+    }
+    /* the issue's numbers: a permanent indentation of 0.0022, where F fell to 0 */
+    double point[COLLISION_PARAM_COUNT];
+    bouc_wen_point(point, LAW_BWSHC, INTEGRATOR_DOPRI5, cases[0][0], cases[0][1], cases[0][2],
+                   cases[0][3], cases[0][4], cases[0][5], cases[0][6]);
+    run r = evaluate(point);
+    NEAR(r.out[COLLISION_X_SEP], 0.0021982, 1e-7, "the issue's x_sep");
+    NEAR(r.out[COLLISION_T_SEP], 3.32481, 1e-5, "the issue's t_sep");
+}
+
+/* integrator = auto (the default): the lanes' bits where dopri5 is admissible, CVODE
+ * Adams's where not (bwm, maxwell with 1 < p < 2), CVODE BDF's after a failure (a stiff
+ * point out of steps), in one batch as alone; integrator_used says which. */
+static void test_auto_integrator(void)
+{
+    CHECK(is_model_collision.params[COLLISION_INTEGRATOR].default_value == INTEGRATOR_AUTO,
+          "the default integrator is %g", is_model_collision.params[COLLISION_INTEGRATOR].default_value);
+    enum { COUNT = 4 };
+    double pts[COUNT * COLLISION_PARAM_COUNT], explicit_pt[COLLISION_PARAM_COUNT];
+    const int expected_used[COUNT] = {USED_DOPRI5, USED_CVODE_ADAMS, USED_CVODE_BDF, USED_DOPRI5};
+    bouc_wen_point(pts, LAW_BWSHC, INTEGRATOR_AUTO, 0.3, 1.2, 0.4, 2.3, 2.7, 0.6, 0.8);
+    bouc_wen_point(pts + COLLISION_PARAM_COUNT, LAW_BWM, INTEGRATOR_AUTO, 0.5, 1.0, 0.5, 1.4, 1.5,
+                   0.5, 1.0);
+    bouc_wen_point(pts + 2 * COLLISION_PARAM_COUNT, LAW_BWSHC, INTEGRATOR_AUTO, 1e3, 1e3, 0.0, 1.0,
+                   1.5, 0.5, 1e3);
+    pts[2 * COLLISION_PARAM_COUNT + COLLISION_MAX_STEPS] = 5000; /* dopri5 runs out */
+    classical_point(pts + 3 * COLLISION_PARAM_COUNT, LAW_HERTZ, INTEGRATOR_AUTO, 0.0, 1.5);
+    double out[COUNT * COLLISION_OUTPUT_COUNT];
+    uint8_t status[COUNT];
+    is_error err;
+    CU_ASSERT_EQUAL_FATAL(collision_eval_batch(suite_workspace, pts, COUNT, out, status, &err),
+                          IS_OK);
+    for (int i = 0; i < COUNT; i++) {
+        const double *pt = pts + i * COLLISION_PARAM_COUNT;
+        CHECK(status[i] == IS_POINT_DONE, "auto point %d: status %d", i, status[i]);
+        CHECK(out[COLLISION_INTEGRATOR_USED * COUNT + i] == expected_used[i],
+              "auto point %d: integrator_used %g, expected %d", i,
+              out[COLLISION_INTEGRATOR_USED * COUNT + i], expected_used[i]);
+        memcpy(explicit_pt, pt, sizeof explicit_pt);
+        explicit_pt[COLLISION_INTEGRATOR] =
+            expected_used[i] == USED_DOPRI5 ? INTEGRATOR_DOPRI5 : INTEGRATOR_CVODE;
+        explicit_pt[COLLISION_CVODE_METHOD] = expected_used[i] == USED_CVODE_BDF;
+        if (expected_used[i] == USED_CVODE_BDF)
+            explicit_pt[COLLISION_MAX_STEPS] = 200000;
+        run alone = evaluate(pt), direct = evaluate(explicit_pt);
+        for (int o = 0; o < COLLISION_OUTPUT_COUNT; o++) {
+            double batch_value = out[o * COUNT + i];
+            CHECK(memcmp(&batch_value, &alone.out[o], sizeof batch_value) == 0,
+                  "auto point %d output %d: batch %.17g, alone %.17g", i, o, batch_value,
+                  alone.out[o]);
+            if (o == COLLISION_STEPS)
+                continue; /* the fallback counts the failed run's steps too */
+            CHECK(memcmp(&batch_value, &direct.out[o], sizeof batch_value) == 0,
+                  "auto point %d output %d: %.17g, the explicit integrator %.17g", i, o,
+                  batch_value, direct.out[o]);
+        }
+    }
+    CHECK(out[COLLISION_STEPS * COUNT + 2] > 5000.0, "the fallback's steps %g include dopri5's",
+          out[COLLISION_STEPS * COUNT + 2]);
+}
+
 static void test_general_power(void)
 {
     /* The plain-C power against long double powl: within a few ulp, with the special
@@ -1237,7 +1344,7 @@ static void test_applicability_matches_the_code(void)
     int combinations = 0, applies = 0, ignored = 0;
     for (int law = 0; law < LAW_COUNT; law++)
         for (int form = 0; form < 3; form++)
-            for (int integ = 0; integ < 2; integ++)
+            for (int integ = 0; integ < 3; integ++) /* cvode, dopri5, auto */
                 for (int method = 0; method < 2; method++) {
                     double base[COLLISION_PARAM_COUNT];
                     default_point(base);
@@ -1292,8 +1399,8 @@ static void test_applicability_matches_the_code(void)
                         }
                     }
                 }
-    /* 7 laws x 2 integrators x 2 methods, in two forms, and 3 laws in the velocity form */
-    CHECK(combinations == (7 * 2 + 3) * 4, "%d combinations", combinations);
+    /* 7 laws x 3 integrators x 2 methods, in two forms, and 3 laws in the velocity form */
+    CHECK(combinations == (7 * 2 + 3) * 6, "%d combinations", combinations);
     CHECK(applies > 500 && ignored > 500, "applies %d, ignored %d", applies, ignored);
 }
 
@@ -1679,7 +1786,7 @@ static void test_range_limits(void)
     CHECK_SEPARATED(dim, point, "steel ball");
     CU_ASSERT_EQUAL_FATAL(collision_problem_from_point(point, &pb, &err), IS_OK);
     double groups_point[COLLISION_PARAM_COUNT];
-    bouc_wen_point(groups_point, LAW_BWSHC, INTEGRATOR_CVODE, pb.pi1, pb.pi2, pb.pi3, 1.0, 1.5,
+    bouc_wen_point(groups_point, LAW_BWSHC, INTEGRATOR_AUTO, pb.pi1, pb.pi2, pb.pi3, 1.0, 1.5,
                    0.5, 1.0);
     run nd = evaluate(groups_point);
     NEAR(dim.out[COLLISION_COR], nd.out[COLLISION_COR], 1e-12, "steel ball: e");
@@ -1742,6 +1849,10 @@ void suite_collision(void)
     CU_add_test(s, "lanes: a point's bits whatever its lane and batch", test_lanes_bit_identical);
     CU_add_test(s, "lanes agree with cvode on random bouc-wen batches",
                 test_lanes_agree_with_cvode);
+    CU_add_test(s, "lanes: no separation stepped over by a kink's landing",
+                test_separation_not_stepped_over);
+    CU_add_test(s, "integrator auto: dopri5, cvode where it is not admissible or failed",
+                test_auto_integrator);
     CU_add_test(s, "the general power against powl", test_general_power);
     CU_add_test(s, "cvode bdf agrees with adams", test_bdf_agrees_with_adams);
     CU_add_test(s, "the table's applicability is what the code reads",

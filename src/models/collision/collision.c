@@ -13,7 +13,8 @@
 static const char *const law_names[] = {"bwshc", "bwm", "hooke", "hertz", "kelvin-voigt",
                                         "hunt-crossley", "maxwell", NULL};
 static const char *const form_names[] = {"nondimensional", "velocity", "dimensional", NULL};
-static const char *const integrator_names[] = {"cvode", "dopri5", NULL};
+static const char *const integrator_names[] = {"cvode", "dopri5", "auto", NULL};
+static const char *const used_names[] = {"cvode_adams", "cvode_bdf", "dopri5", NULL};
 static const char *const cvode_method_names[] = {"adams", "bdf", NULL};
 static const char *const outcome_names[] = {"separated", "no_separation", "solver_failure",
                                             "horizon", NULL};
@@ -75,9 +76,12 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
     [COLLISION_FORM] = {"form", "how the parameters are given (velocity: laws bwshc, bwm, "
                         "hunt-crossley, the ones that depend on v0)", "1", C,
                         FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL, NULL},
-    [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (both locate events exactly)", "1",
-                              C, INTEGRATOR_CVODE, 0, 1, IS_PARAM_METHOD, integrator_names,
-                              NULL, NULL},
+    [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (all locate events exactly): auto "
+                              "is DOPRI5 in lanes where it is admissible (all but bwm and "
+                              "maxwell with 1 < p < 2: CVODE Adams), and CVODE BDF for a point "
+                              "it fails (stiff); the output integrator_used says which",
+                              "1", C, INTEGRATOR_AUTO, 0, 2, IS_PARAM_METHOD,
+                              integrator_names, NULL, NULL},
     [COLLISION_CVODE_METHOD] = {"cvode_method", "CVODE linear multistep family (bdf for stiff "
                                 "points: large pi1, pi2 or A, where adams runs out of steps)",
                                 "1", C, 0, 0, 1, 0, cvode_method_names, when_cvode, NULL},
@@ -182,6 +186,10 @@ static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
     [COLLISION_F_MAX_DIM] = {"f_max_dim", "N", "peak contact force f_max m X_c/T_c^2 (form "
                              "dimensional)", IS_OUTPUT_REAL, NULL,
                              IS_OUTPUT_MAY_BE_NAN, "$f_{\\max}$"},
+    [COLLISION_INTEGRATOR_USED] = {"integrator_used", "1", "the integrator that computed the "
+                                   "point: cvode_adams, cvode_bdf or dopri5 (integrator auto "
+                                   "chooses per point)", IS_OUTPUT_CATEGORY, used_names,
+                                   IS_OUTPUT_WORK, "integrator"},
 };
 
 static int has_bouc_wen(collision_law law)
@@ -334,6 +342,11 @@ is_code collision_problem_from_point(const double *point, collision_problem *pb,
     pb->conservative = law == LAW_HOOKE || law == LAW_HERTZ;
     pb->n = bouc_wen ? point[COLLISION_N] : 1.0;
     pb->p = reads(LAWS_EXPONENT, law) ? point[COLLISION_P] : 1.0; /* the others are linear */
+    if (pb->integrator == INTEGRATOR_AUTO) { /* dopri5 wherever admissible() takes it */
+        pb->automatic = 1;
+        pb->integrator = maxwell_type(law) && pb->p > 1.0 && pb->p < 2.0 ? INTEGRATOR_CVODE
+                                                                          : INTEGRATOR_DOPRI5;
+    }
     pb->alpha = bouc_wen ? point[COLLISION_ALPHA] : 1.0;
     pb->alpha_c = 1.0 - pb->alpha;
     pb->A = bouc_wen ? point[COLLISION_A] : 1.0;
@@ -416,6 +429,9 @@ static void write_result(const collision_problem *pb, const collision_result *r,
                          collision_hook *hook, double *const *out, uint8_t *status)
 {
     *out[COLLISION_STEPS] = (double)r->steps;
+    *out[COLLISION_INTEGRATOR_USED] = pb->integrator == INTEGRATOR_DOPRI5 ? USED_DOPRI5
+                                      : pb->bdf                        ? USED_CVODE_BDF
+                                                                       : USED_CVODE_ADAMS;
     *out[COLLISION_OUTCOME] = r->outcome;
     *out[COLLISION_SOLVER_FLAG] = r->solver_flag;
     if (solved != IS_POINT_DONE) {
@@ -442,6 +458,24 @@ static void write_result(const collision_problem *pb, const collision_result *r,
     *status = check == CHECK_PASSED ? IS_POINT_DONE : IS_POINT_FAILED_CHECK;
 }
 
+/* integrator = auto: a point the first integrator failed (out of steps, a solver failure,
+ * a non-finite state: stiff points, where Adams and DOPRI5 crawl) is run again with CVODE
+ * BDF; `steps` counts both runs. Returns the new status (pending: stopped). */
+static uint8_t fall_back(collision_workspace *ws, collision_problem *pb, collision_result *r,
+                         uint8_t solved)
+{
+    if (!pb->automatic || (solved != IS_POINT_FAILED_BUDGET && solved != IS_POINT_FAILED_SOLVER &&
+                           solved != IS_POINT_FAILED_NONFINITE) ||
+        (pb->integrator == INTEGRATOR_CVODE && pb->bdf))
+        return solved;
+    int64_t before = r->steps;
+    pb->integrator = INTEGRATOR_CVODE;
+    pb->bdf = 1;
+    solved = (uint8_t)collision_solve_cvode(ws->cvode, pb, r);
+    r->steps += before;
+    return solved;
+}
+
 int collision_evaluate_point(void *workspace, const double *point, collision_hook *hook,
                              double *const *out, uint8_t *status)
 {
@@ -463,6 +497,8 @@ int collision_evaluate_point(void *workspace, const double *point, collision_hoo
         solved = (uint8_t)collision_solve_cvode(ws->cvode, &pb, &r);
     else if (collision_solve_dopri5(&pb, 1, &r, &solved, &order) != 0)
         return 1;
+    if (solved != IS_POINT_PENDING)
+        solved = fall_back(ws, &pb, &r, solved);
     if (solved == IS_POINT_PENDING)
         return 1; /* interrupted: no result, pending like the rest of the batch */
     write_result(&pb, &r, solved, hook, out, status);
@@ -474,7 +510,7 @@ int collision_evaluate_point(void *workspace, const double *point, collision_hoo
 typedef struct batch_scratch {
     collision_problem *problems;
     collision_result *results;
-    uint8_t *solved;
+    uint8_t *solved, *dopri5; /* dopri5[i]: batch point i runs in the lanes */
     size_t *index, *order;
 } batch_scratch;
 
@@ -483,9 +519,10 @@ static int scratch_alloc(batch_scratch *s, size_t count)
     s->problems = malloc(count * sizeof *s->problems);
     s->results = malloc(count * sizeof *s->results);
     s->solved = malloc(count);
+    s->dopri5 = calloc(count, 1);
     s->index = malloc(count * sizeof *s->index);
     s->order = malloc(count * sizeof *s->order);
-    return s->problems && s->results && s->solved && s->index && s->order;
+    return s->problems && s->results && s->solved && s->dopri5 && s->index && s->order;
 }
 
 static void scratch_free(batch_scratch *s)
@@ -493,6 +530,7 @@ static void scratch_free(batch_scratch *s)
     free(s->problems);
     free(s->results);
     free(s->solved);
+    free(s->dopri5);
     free(s->index);
     free(s->order);
 }
@@ -532,8 +570,10 @@ is_code collision_eval_batch(void *workspace, const double *points, size_t count
             continue;
         }
         pb->stop = ws->stop;
-        if (pb->integrator == INTEGRATOR_DOPRI5)
+        if (pb->integrator == INTEGRATOR_DOPRI5) {
+            s.dopri5[i] = 1;
             s.index[lanes++] = i;
+        }
     }
     if (collision_solve_dopri5(s.problems, lanes, s.results, s.solved, s.order) != 0) {
         scratch_free(&s);
@@ -543,14 +583,16 @@ is_code collision_eval_batch(void *workspace, const double *points, size_t count
     for (size_t j = 0; j < lanes; j++) {
         if (s.solved[j] == IS_POINT_PENDING)
             continue;
+        s.solved[j] = fall_back(ws, &s.problems[j], &s.results[j], s.solved[j]);
+        if (s.solved[j] == IS_POINT_PENDING)
+            continue; /* stopped in the second run */
         output_slots(outputs, count, s.index[j], out);
         write_result(&s.problems[j], &s.results[j], s.solved[j], NULL, out, &status[s.index[j]]);
     }
     for (size_t i = 0; i < count; i++) {
         if ((ws->stop && *ws->stop))
             break; /* this point and the rest stay pending */
-        if (points[i * COLLISION_PARAM_COUNT + COLLISION_INTEGRATOR] != INTEGRATOR_CVODE ||
-            status[i] == IS_POINT_FAILED_INVALID)
+        if (status[i] != IS_POINT_PENDING || s.dopri5[i])
             continue;
         output_slots(outputs, count, i, out);
         if (collision_evaluate_point(ws, points + i * COLLISION_PARAM_COUNT, NULL, out,

@@ -31,6 +31,7 @@ enum {
     COLLISION_COR, COLLISION_T_SEP, COLLISION_X_MAX, COLLISION_X_SEP, COLLISION_F_MAX,
     COLLISION_STEPS, COLLISION_OUTCOME, COLLISION_SOLVER_FLAG, COLLISION_CHECK,
     COLLISION_T_SEP_DIM, COLLISION_X_MAX_DIM, COLLISION_X_SEP_DIM, COLLISION_F_MAX_DIM,
+    COLLISION_INTEGRATOR_USED,
     COLLISION_OUTPUT_COUNT
 };
 
@@ -40,7 +41,12 @@ typedef enum {
 } collision_law;
 
 typedef enum { FORM_NONDIMENSIONAL, FORM_VELOCITY, FORM_DIMENSIONAL } collision_form;
-typedef enum { INTEGRATOR_CVODE, INTEGRATOR_DOPRI5 } collision_integrator;
+/* auto (the default) is resolved per point by collision_problem_from_point: dopri5 in
+ * lanes wherever it is admissible, else CVODE Adams; a point it fails (budget, solver,
+ * non-finite: the stiff ones) is run again with CVODE BDF. */
+typedef enum { INTEGRATOR_CVODE, INTEGRATOR_DOPRI5, INTEGRATOR_AUTO } collision_integrator;
+/* What a point was computed with (the output integrator_used). */
+typedef enum { USED_CVODE_ADAMS, USED_CVODE_BDF, USED_DOPRI5 } collision_used;
 
 typedef enum {
     OUTCOME_SEPARATED = 0,      /* F <= 0 and V >= 0 reached: e = V(T_s) */
@@ -98,7 +104,8 @@ typedef struct collision_hook collision_hook;
  * laws (R, Y, Z, W); Z stays 0 for the classical laws. */
 typedef struct collision_problem {
     collision_law law;
-    collision_integrator integrator;
+    collision_integrator integrator;  /* cvode or dopri5 (auto resolved) */
+    int automatic;                    /* integrator = auto: a failure is run again (BDF) */
     int bdf;                          /* CVODE: BDF with a dense Newton solve, else Adams */
     int dimension;                    /* 3 or 4 */
     double pi1, pi2, pi3, n, p, alpha, alpha_c, A;
