@@ -21,7 +21,8 @@
 #include "../core/base/signals.h"
 #include "../core/contract/engine.h"
 
-#define POOL_BLOCK 64 /* lines a block: one batch of a worker's stream */
+#define POOL_BLOCK 16 /* lines a block: few enough that a short input is shared evenly,
+                         enough to fill a worker's lanes */
 #define POOL_AHEAD 4  /* blocks a worker may hold unanswered */
 #define POOL_WORKERS_MAX 256
 
