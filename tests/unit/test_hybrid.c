@@ -309,6 +309,100 @@ static void test_graze(void)
     }
 }
 
+
+/* --- grazes of a forced oscillator --------------------------------------------------------- */
+
+/* x'' + x = -3 cos 2t, on its steady response x = cos 2t (period pi, top 1 at t = k pi),
+ * against a stop at sigma = 1 - eps: the first impact at pi - acos(1 - eps) / 2, inside a
+ * step of pi/64 from t = 0.3 whose ends are clear of the stop; no rates (the plain way of
+ * writing a plug-in), in flow mode (closed form) and in field mode (DOPRI5). */
+static void forced_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
+                        lv_double dt, lv_double *y)
+{
+    (void)b;
+    lv_double s, c, s0, c0, s1, c1;
+    lv_sincos(dt, &s, &c);
+    lv_sincos(2.0 * t0, &s0, &c0);
+    lv_sincos(2.0 * (t0 + dt), &s1, &c1);
+    lv_double u = y0[0] - c0, w = y0[1] + 2.0 * s0; /* the free part */
+    y[0] = c1 + (u * c + w * s);
+    y[1] = -2.0 * s1 + (w * c - u * s);
+}
+
+static void forced_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    (void)b;
+    lv_double s, c;
+    lv_sincos(2.0 * t, &s, &c);
+    f[0] = y[1];
+    f[1] = -y[0] + -3.0 * c;
+}
+
+static int forced_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    wall_batch *w = ctx;
+    s->t = 0.3;
+    s->t_end = M_PI + 0.3;
+    s->y[0] = cos(0.6);
+    s->y[1] = -2.0 * sin(0.6);
+    s->par[WALL_A] = w->points[i][0];
+    s->par[WALL_R] = w->points[i][1];
+    s->rtol = 1e-12;
+    s->atol = 1e-14;
+    s->h_max = M_PI / 64;
+    s->max_steps = 1e6;
+    return 1;
+}
+
+static const is_hybrid_system forced_flow_plain = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = forced_flow, .event_values = wall_events, .on_event = wall_impact,
+    .start = forced_start, .finish = wall_finish};
+
+static const is_hybrid_system forced_field_plain = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .field = forced_field, .event_values = wall_events, .on_event = wall_impact,
+    .start = forced_start, .finish = wall_finish};
+
+static const is_hybrid_system forced_field_rates = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .field = forced_field, .event_values = wall_events, .rates = 1, .on_event = wall_impact,
+    .start = forced_start, .finish = wall_finish};
+
+static void test_forced_grazes(void)
+{
+    static const double eps[] = {1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12};
+    enum { N = sizeof eps / sizeof *eps };
+    double points[N][2];
+    for (int i = 0; i < N; i++)
+        points[i][0] = 1.0 - eps[i], points[i][1] = 0.8;
+    const is_hybrid_system *systems[] = {&forced_flow_plain, &forced_field_plain,
+                                         &forced_field_rates};
+    const char *names[] = {"flow, no rates", "DOPRI5, no rates", "DOPRI5, rates"};
+    for (int k = 0; k < 3; k++) {
+        is_hybrid_end ends[N];
+        int finished[N] = {0};
+        wall_batch w = {(const double(*)[2])points, ends, finished, 0.0};
+        CHECK(is_hybrid_run(systems[k], &w, N, NULL, 0) == 0, "run failed");
+        double worst = 0.0;
+        for (int i = 0; i < N; i++) {
+            double exact = M_PI - 0.5 * acos(points[i][0]);
+            /* a graze of depth eps is crossed at speed 2 sqrt(2 eps): its time is as
+             * sharp as sigma - x's error over that speed (rounding with the flow, DOPRI5's
+             * error at rtol 1e-12 with the field) */
+            double tol = 1e-9 + (k ? 1e-13 : 1e-15) / sqrt(eps[i]);
+            CHECK(finished[i] == 1 && ends[i].rec[REC_COUNT] >= 1 &&
+                      fabs(ends[i].rec[0] - exact) < tol,
+                  "%s, eps %g: %g impacts, the first at %.17g (exact %.17g)", names[k], eps[i],
+                  ends[i].rec[REC_COUNT], ends[i].rec[0], exact);
+            if (ends[i].rec[REC_COUNT] >= 1)
+                worst = fmax(worst, fabs(ends[i].rec[0] - exact) / tol);
+        }
+        printf("\n    forced grazes (%s): eps 1e-2 .. 1e-12 found, times within %.2g of their "
+               "tolerance", names[k], worst);
+    }
+}
+
 void suite_hybrid(void)
 {
     CU_pSuite s = CU_add_suite("hybrid", NULL, NULL);
@@ -317,4 +411,6 @@ void suite_hybrid(void)
     CU_add_test(s, "a point's bits whatever its lane and batch", test_wall_lanes);
     CU_add_test(s, "accumulation at the geometric limit, Zeno, sticking", test_accumulation);
     CU_add_test(s, "a grazing contact inside a flow step", test_graze);
+    CU_add_test(s, "grazes of a forced oscillator, without rates (flow and field)",
+                test_forced_grazes);
 }

@@ -634,47 +634,7 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
     }
 }
 
-/* Flow mode with event rates: an event on its side at both ends of the step whose Hermite
- * cubic (values and rates at the ends) dips through zero inside it, where the flow
- * confirms it, crossed by the cubic's minimum: cross[e] is set and *hi is that share of
- * the step (1 elsewhere). A dip shallower than the cubic's error goes unseen. */
-ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
-                              lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
-{
-    lv_mask found = lv_mask_none();
-    lv_double at = lv_splat(1.0), y[ISH_D], g[ISH_E];
-    for (int e = 0; e < sys->events; e++) {
-        lv_double s = b->pub.side[e];
-        lv_double p0 = s * b->g[e], p1 = s * T->g1[e];
-        lv_double m0 = s * T->h * b->dg[e], m1 = s * T->h * T->dg1[e];
-        int d = sys->direction[e];
-        lv_mask watch = m & lv_not(cross[e]) & lv_gt(p0, lv_zero()) & lv_gt(p1, lv_zero()) &
-                        lv_lt(m0, lv_zero()) & lv_gt(m1, lv_zero()) &
-                        (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
-        if (!lv_any(watch))
-            continue;
-        /* p'(x) = A x^2 + B x + C on [0, 1]: its root where p' turns from - to + */
-        lv_double A = 6.0 * (p0 - p1) + 3.0 * (m0 + m1), B = 6.0 * (p1 - p0) - 4.0 * m0 - 2.0 * m1;
-        lv_double disc = lv_max_nanb(B * B - 4.0 * A * m0, lv_zero());
-        lv_double x = lv_sel(lv_eq(A, lv_zero()), -m0 / B, (-B + lv_sqrt(disc)) / (2.0 * A));
-        x = lv_min_nanb(lv_max_nanb(x, lv_zero()), lv_splat(1.0));
-        lv_double r = 1.0 - x;
-        lv_double px = (1.0 + 2.0 * x) * r * r * p0 + x * r * r * m0 + x * x * (3.0 - 2.0 * x) * p1 -
-                       x * x * r * m1;
-        watch &= lv_lt(px, lv_zero()) & lv_gt(x, lv_zero()) & lv_lt(x, lv_splat(1.0));
-        if (!lv_any(watch))
-            continue;
-        sys->flow(&b->pub, b->t, b->y, x * T->h, y);
-        sys->event_values(&b->pub, b->t + x * T->h, y, NULL, g, NULL);
-        watch &= lv_le(s * g[e], lv_zero()) & lv_lt(x, at);
-        cross[e] |= watch;
-        found |= watch;
-        at = lv_sel(watch, x, at);
-        for (int k = 0; k < sys->events; k++)
-            g_hi[k] = lv_sel(watch, g[k], g_hi[k]);
-    }
-    *hi = lv_sel(found, at, lv_splat(1.0));
-}
+#include "hybrid_grazes.h"
 
 /* The lanes of `todo` whose trial step crossed events (cross[]): the first crossing is
  * located (ish_locate, from the step's start, or beyond observe events already reported
@@ -868,8 +828,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     for (int e = 0; e < sys->events; e++)
         g_hi0[e] = T->g1[e];
     lv_mask free = act & lv_not(b->landing);
-    if (!sys->field && sys->rates)
-        ish_grazes(sys, b, T, free, cross, &hi0, g_hi0);
+    ish_grazes(sys, b, T, free & accepted, cross, &hi0, g_hi0);
     lv_mask todo = lv_mask_none();
     for (int e = 0; e < sys->events; e++)
         todo |= cross[e] & free;
