@@ -38,6 +38,7 @@ static const double ish_d[7] = {-12715105075.0 / 11282082432.0, 0.0,
  * surface, 1.7e-9 with these.) */
 #define ISH_REFINE_SHARE 1e-6
 #define ISH_REFINE_MAX 3.0
+#define ISH_SECANT_MAX 6.0 /* the same by secants, without rates */
 
 #define ISH_D IS_HYBRID_MAX_DIM
 #define ISH_E IS_HYBRID_MAX_EVENTS
@@ -51,7 +52,7 @@ typedef struct ish_block {
     lv_double t, h, h_resume, t_end, h_max, rtol, atol, max_steps, max_events;
     lv_double zeno_tail, zeno_events, stick_speed;
     lv_double steps, rejected, events, accumulations;
-    lv_double last_reset, last_interval, shrinking, refined;
+    lv_double last_reset, last_interval, shrinking, refined, refine_h, refine_g;
     lv_double t_start, section_period, t_section, t_target, sections, h_want;
     lv_mask active, landing, was_rejected, clamped, rough_next, pend[ISH_E];
     size_t point[LV_WIDTH];
@@ -750,9 +751,10 @@ ISH_INLINE void ish_rough_penalty(const is_hybrid_system *sys, ish_block *b, ish
 
 /* The lanes L whose step to an event was accepted, before they arrive: observe events
  * crossed inside the step (e.g. a maximum just before a kink, in a step that was
- * rejected across the kink) are reported on its dense output; then, where the model
- * gives the events' rates, a Newton correction of the step's length towards the pending
- * event's root where it is more than ISH_REFINE_SHARE of the step (a landing located on
+ * rejected across the kink) are reported on its dense output; then a correction of the
+ * step's length towards the pending event's root where it is more than ISH_REFINE_SHARE
+ * of the step (Newton's where the model gives the events' rates, a secant's where it
+ * does not, ISH_SECANT_MAX times at most) (a landing located on
  * a rejected step's dense output, or predicted by ish_predict, may miss the kink by far
  * more than the location tolerance, and a kink straddled by d costs an error of order
  * d^2, or d^(p+1) at a rough one): those lanes take the step again (ISH_REFINE_MAX times
@@ -772,21 +774,38 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
         for (int e = 0; e < sys->events; e++)
             cross[e] &= lv_not(observe[e]);
     }
-    if (!sys->rates || !lv_any(L))
+    if (!lv_any(L))
         return L;
-    lv_double g[ISH_E], dg[ISH_E], step = lv_zero();
-    lv_mask found = lv_mask_none();
-    sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g, dg);
+    /* the step to the root: Newton's from the rates; without them (or where they are not
+     * finite) the secant's through this try's end and the last try's (the step's start
+     * first) */
+    lv_double g[ISH_E], dg[ISH_E], step = lv_zero(), at_root = lv_zero();
+    lv_mask found = lv_mask_none(), newton = lv_mask_none();
+    if (sys->rates)
+        sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g, dg);
+    else
+        for (int e = 0; e < sys->events; e++)
+            g[e] = T->g1[e];
+    lv_mask again_before = lv_gt(b->refined, lv_zero());
+    lv_double h_prev = lv_sel(again_before, b->refine_h, lv_zero());
     for (int e = 0; e < sys->events; e++) {
-        lv_double d = -g[e] / dg[e];
+        lv_double g_prev = lv_sel(again_before, b->refine_g, b->g[e]);
+        lv_double secant = -g[e] * (T->h - h_prev) / (g[e] - g_prev);
+        lv_double d = sys->rates ? -g[e] / dg[e] : secant;
+        lv_mask exact = sys->rates ? lv_eq(d - d, lv_zero()) : lv_mask_none();
+        d = lv_sel(exact, d, secant);
         lv_mask take = L & b->pend[e] & lv_not(found) & lv_eq(d - d, lv_zero());
         step = lv_sel(take, d, step);
+        at_root = lv_sel(take, g[e], at_root);
+        newton |= take & exact;
         found |= take;
     }
+    lv_double most = lv_sel(newton, lv_splat(ISH_REFINE_MAX), lv_splat(ISH_SECANT_MAX));
     lv_mask again = found & lv_gt(lv_abs(step), ISH_REFINE_SHARE * T->h) &
-                    lv_lt(b->refined, lv_splat(ISH_REFINE_MAX)) &
-                    lv_gt(T->h + step, lv_zero());
+                    lv_lt(b->refined, most) & lv_gt(T->h + step, lv_zero());
     b->refined = lv_sel(again, b->refined + 1.0, lv_sel(L, lv_zero(), b->refined));
+    b->refine_h = lv_sel(again, T->h, b->refine_h);
+    b->refine_g = lv_sel(again, at_root, b->refine_g);
     b->h = lv_sel(again, T->h + step, b->h);
     return L & lv_not(again);
 }
