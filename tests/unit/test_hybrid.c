@@ -410,7 +410,8 @@ static void test_forced_grazes(void)
  * e = 1 exactly: thrown up from x = 1 at 0.5, its apexes before and after the contact are
  * equally high. Events: the floor (IS_HYBRID_KINK: the field's derivative jumps there), the
  * apex (IS_HYBRID_OBSERVE, v falling through 0); no rates, so the kinks are landed on by
- * secants. rec: [0], [1] the apexes' heights, [2] their count. */
+ * secants: |e - 1| follows rtol (within 5 rtol; 1.1 rtol measured, 39 rtol without the
+ * secants). rec: [0], [1] the apexes' heights, [2] their count. */
 enum { SOFT_K };
 static void soft_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
 {
@@ -470,7 +471,7 @@ static void test_soft_floor(void)
         double e = sqrt(ends[i].rec[1] / ends[i].rec[0]), err = fabs(e - 1.0);
         printf(" %.2g (k %g, rtol %g)", err, points[i][0], points[i][1]);
         CHECK(ends[i].status == IS_HYBRID_ENDED && fabs(ends[i].rec[0] - 1.125) < 1e-9 &&
-                  err <= 1e3 * points[i][1],
+                  err <= 5.0 * points[i][1],
               "k %g, rtol %g: status %d, apexes %.17g and %.17g: |e - 1| = %.3g", points[i][0],
               points[i][1], ends[i].status, ends[i].rec[0], ends[i].rec[1], err);
     }
