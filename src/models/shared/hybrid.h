@@ -71,6 +71,9 @@
 #define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
 #define IS_HYBRID_POLL 256 /* rounds between two looks at the stop flag */
 #define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section) */
+#define IS_HYBRID_MAX_INVARIANTS 8 /* invariants (is_hybrid_system.invariants) */
+#define IS_HYBRID_DEFAULT_EVENTS 1e6 /* max_events when the model sets none */
+#define IS_HYBRID_DEFAULT_STEPS 1e8  /* max_steps when the model sets none */
 
 /* Event kinds (is_hybrid_system.kind): how the integrator treats a located crossing. */
 enum {
@@ -95,7 +98,8 @@ typedef enum {
     IS_HYBRID_BUDGET = 2,    /* max_steps or max_events used up */
     IS_HYBRID_NONFINITE = 3, /* a state or an error estimate was not finite */
     IS_HYBRID_UNDERFLOW = 4, /* the step fell below the rounding of t */
-    IS_HYBRID_ZENO = 5       /* events accumulated and the model has no on_accumulate */
+    IS_HYBRID_ZENO = 5,      /* events accumulated and the model has no on_accumulate */
+    IS_HYBRID_VIOLATED = 6   /* an invariant failed (is_hybrid_end.invariant) */
 } is_hybrid_status;
 
 /* A point's start, filled in by the model's start (the integrator clears it first:
@@ -108,7 +112,8 @@ typedef struct is_hybrid_start {
     double h;                            /* the first step (0: 1e-2 sqrt(rtol)) */
     double h_max;                        /* the longest step (0: none; flow mode needs it) */
     double rtol, atol;                   /* local error tolerances (field mode) */
-    double max_steps, max_events;        /* budgets (0: none) */
+    double max_steps, max_events;        /* budgets (0: IS_HYBRID_DEFAULT_STEPS, _EVENTS;
+                                            a negative value: none) */
     double zeno_tail;                    /* accumulate when the rest is shorter (0: never) */
     double zeno_events;                  /* shrinking intervals in a row first (0: 3) */
     double stick_speed;                  /* stick when a reset leaves a rate this slow */
@@ -137,6 +142,13 @@ typedef struct is_hybrid_end {
     int64_t sections;
     double section[IS_HYBRID_RING][IS_HYBRID_MAX_DIM];
     int64_t section_events[IS_HYBRID_RING], section_accumulations[IS_HYBRID_RING];
+    /* why the run ended, in words ("" for IS_HYBRID_ENDED and IS_HYBRID_HORIZON): the
+     * budget used up, the invariant that failed (its name), ... (static text) */
+    const char *reason;
+    /* IS_HYBRID_VIOLATED: the invariant that failed (-1: none) and its value there (at t,
+     * y: the step's end or the event's state after its reset where it was found) */
+    int invariant;
+    double invariant_value;
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -197,6 +209,17 @@ typedef struct is_hybrid_system {
      * events' states itself (a model that reports a state other than the event's) */
     void (*sample)(void *ctx, size_t point, double t, const double *y);
     int own_event_samples;
+    /* optional: invariants, what must hold of the state in every mode (the ball not below
+     * the table, a penetration within a bound): invariant_values gives v[k] for k <
+     * invariants, and v[k] >= -invariant_tolerance[k] must hold (NaN fails), checked at
+     * the start, at every accepted step's end and at every event's arrival (after its
+     * reset and any accumulation); where one fails the lane ends IS_HYBRID_VIOLATED, the
+     * first failing k in is_hybrid_end.invariant, invariant_name[k] its reason */
+    int invariants;
+    const char *invariant_name[IS_HYBRID_MAX_INVARIANTS];
+    double invariant_tolerance[IS_HYBRID_MAX_INVARIANTS];
+    void (*invariant_values)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                             lv_double *v);
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1

@@ -40,6 +40,10 @@ static const double ish_d[7] = {-12715105075.0 / 11282082432.0, 0.0,
 #define ISH_REFINE_MAX 3.0
 #define ISH_SECANT_MAX 6.0 /* the same by secants, without rates */
 
+/* ish_accumulate's stall rule (see there) */
+#define ISH_STALL_RUN 8.0
+#define ISH_STALL_DEPTH 1e3
+
 #define ISH_D IS_HYBRID_MAX_DIM
 #define ISH_E IS_HYBRID_MAX_EVENTS
 
@@ -53,12 +57,16 @@ typedef struct ish_block {
     lv_double zeno_tail, zeno_events, stick_speed;
     lv_double steps, rejected, events, accumulations;
     lv_double last_reset, last_interval, shrinking, refined, refine_h, refine_g;
+    lv_double run_first, run_min, run_count; /* ish_accumulate's stall rule */
     lv_double t_start, section_period, t_section, t_target, sections, h_want;
     lv_mask active, landing, was_rejected, clamped, rough_next, pend[ISH_E];
     size_t point[LV_WIDTH];
     /* the sections of each lane, in plain arrays: they are recorded once a section */
     double sec[LV_WIDTH][IS_HYBRID_RING][ISH_D];
     int64_t sec_events[LV_WIDTH][IS_HYBRID_RING], sec_acc[LV_WIDTH][IS_HYBRID_RING];
+    /* the invariant a lane violated, for its end */
+    int invariant[LV_WIDTH];
+    double invariant_value[LV_WIDTH];
 } ish_block;
 
 /* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
@@ -296,6 +304,21 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
     e.events = (int64_t)b->events[l];
     e.accumulations = (int64_t)b->accumulations[l];
     e.sections = (int64_t)b->sections[l];
+    e.invariant = -1;
+    e.reason = status == IS_HYBRID_BUDGET
+                   ? (b->steps[l] >= b->max_steps[l] ? "the budget of steps (max_steps) used up"
+                                                      : "the budget of events (max_events) used up")
+               : status == IS_HYBRID_NONFINITE ? "the state or its error estimate was not finite"
+               : status == IS_HYBRID_UNDERFLOW ? "the step fell below the rounding of t"
+               : status == IS_HYBRID_ZENO ? "events accumulated (Zeno) and the model has no "
+                                            "on_accumulate"
+                                          : "";
+    if (status == IS_HYBRID_VIOLATED) {
+        e.invariant = b->invariant[l];
+        e.invariant_value = b->invariant_value[l];
+        e.reason = sys->invariant_name[e.invariant] ? sys->invariant_name[e.invariant]
+                                                     : "an invariant failed";
+    }
     if (e.sections > 0) { /* (a few kB, for the models that record sections) */
         memcpy(e.section, b->sec[l], sizeof e.section);
         memcpy(e.section_events, b->sec_events[l], sizeof e.section_events);
@@ -336,8 +359,12 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
     b->h_resume[l] = b->h[l];
     b->rtol[l] = s->rtol;
     b->atol[l] = s->atol;
-    b->max_steps[l] = s->max_steps > 0.0 ? s->max_steps : __builtin_inf();
-    b->max_events[l] = s->max_events > 0.0 ? s->max_events : __builtin_inf();
+    b->max_steps[l] = s->max_steps > 0.0    ? s->max_steps
+                      : s->max_steps == 0.0 ? IS_HYBRID_DEFAULT_STEPS
+                                            : __builtin_inf();
+    b->max_events[l] = s->max_events > 0.0    ? s->max_events
+                       : s->max_events == 0.0 ? IS_HYBRID_DEFAULT_EVENTS
+                                              : __builtin_inf();
     b->zeno_tail[l] = s->zeno_tail;
     b->zeno_events[l] = s->zeno_events > 0.0 ? s->zeno_events : 3.0;
     b->stick_speed[l] = s->stick_speed;
@@ -345,6 +372,8 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
     b->last_reset[l] = s->t;
     b->last_interval[l] = __builtin_inf();
     b->shrinking[l] = 0.0;
+    b->run_min[l] = b->run_first[l] = __builtin_inf();
+    b->run_count[l] = 0.0;
     b->t_start[l] = s->t;
     b->section_period[l] = s->section_period > 0.0 ? s->section_period : __builtin_inf();
     b->t_section[l] = s->t + b->section_period[l];
@@ -400,6 +429,30 @@ ISH_INLINE void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_mask 
     }
 }
 
+/* The invariants at the state of the lanes m: where one fails (v < -tolerance, or NaN),
+ * the lane ends IS_HYBRID_VIOLATED with the first that failed. */
+ISH_INLINE void ish_invariants(const is_hybrid_system *sys, ish_block *b, lv_mask m)
+{
+    if (sys->invariants <= 0 || !sys->invariant_values)
+        return;
+    m &= b->active;
+    if (!lv_any(m))
+        return;
+    lv_double v[IS_HYBRID_MAX_INVARIANTS];
+    sys->invariant_values(&b->pub, b->t, b->y, v);
+    lv_mask bad = lv_mask_none();
+    for (int k = 0; k < sys->invariants && k < IS_HYBRID_MAX_INVARIANTS; k++) {
+        lv_mask fails = m & lv_not(lv_ge(v[k], lv_splat(-sys->invariant_tolerance[k])));
+        for (int l = 0; l < LV_WIDTH; l++)
+            if (lv_mask_lane(fails & lv_not(bad), l)) {
+                b->invariant[l] = k;
+                b->invariant_value[l] = v[k][l];
+            }
+        bad |= fails;
+    }
+    ish_end(sys, b, bad, IS_HYBRID_VIOLATED);
+}
+
 /* Fills the block's free lanes from the batch (*next: the next point). Returns 1 if the
  * block has an active lane. A lane whose point has ended keeps its last state (every
  * update is masked), so an idle lane computes harmless numbers. */
@@ -433,6 +486,7 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
         b->was_rejected = b->was_rejected & lv_not(loaded);
         b->active = b->active | loaded;
         ish_at_state(sys, b, loaded, 1);
+        ish_invariants(sys, b, loaded);
     }
     return lv_any(b->active);
 }
@@ -518,18 +572,36 @@ ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mas
     lv_mask on = lv_gt(b->zeno_tail, lv_zero());
     lv_mask geometric = lv_ge(b->shrinking, b->zeno_events) & lv_lt(rest, b->zeno_tail);
     lv_mask at_once = lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
+    /* the stall: after a descent of ISH_STALL_RUN new smallest intervals to
+     * ISH_STALL_DEPTH times shorter than the run's first, an interval that does not shrink
+     * further: the intervals have reached the rounding of the events' location, where the
+     * sequence can no longer shrink (a chatter that ends instead, its contact force
+     * changing sign within the rest of so deep a descent, is not generic) */
+    lv_mask new_min = lv_lt(interval, b->run_min);
+    lv_mask stall = lv_not(new_min) & lv_ge(b->run_count, lv_splat(ISH_STALL_RUN)) &
+                    lv_le(b->run_min, b->run_first * (1.0 / ISH_STALL_DEPTH));
+    lv_mask restart = reset & lv_not(new_min);
+    b->run_count = lv_sel(reset, lv_sel(new_min, b->run_count + 1.0, lv_zero()), b->run_count);
+    b->run_first = lv_sel(restart | (reset & lv_eq(b->run_first, lv_splat(__builtin_inf()))),
+                          interval, b->run_first);
+    b->run_min = lv_sel(reset, interval, b->run_min);
+    /* sticking: a reset that leaves the event's rate at most stick_speed, or heading back
+     * through the event (a crossing that was rounding: the lane was leaving) */
     lv_mask stuck = lv_mask_none();
     if (sys->rates)
         for (int e = 0; e < sys->events; e++)
-            if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u)))
-                stuck |= fired[e] & lv_le(lv_abs(b->dg[e]), b->stick_speed) &
-                         lv_gt(b->stick_speed, lv_zero());
-    lv_mask accumulate = reset & ((on & (geometric | at_once)) | stuck);
+            if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u))) {
+                lv_double away = b->pub.side[e] * b->dg[e];
+                stuck |= fired[e] & ((lv_le(away, b->stick_speed) &
+                                      lv_gt(b->stick_speed, lv_zero())) |
+                                     (on & lv_lt(away, lv_zero())));
+            }
+    lv_mask accumulate = reset & ((on & (geometric | at_once | stall)) | stuck);
     b->last_interval = lv_sel(reset, interval, b->last_interval);
     b->last_reset = lv_sel(reset, b->t, b->last_reset);
     if (!lv_any(accumulate))
         return;
-    lv_double t_star = lv_sel(geometric & lv_not(stuck | at_once), b->t + rest, b->t);
+    lv_double t_star = lv_sel(geometric & lv_not(stuck | at_once | stall), b->t + rest, b->t);
     if (!sys->on_accumulate) {
         *zeno |= accumulate;
         return;
@@ -543,6 +615,9 @@ ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mas
     b->t = lv_sel(accumulate, t_star, b->t);
     b->accumulations = lv_add_where(accumulate, b->accumulations, lv_splat(1.0));
     b->shrinking = lv_sel(accumulate, lv_zero(), b->shrinking);
+    b->run_min = lv_sel(accumulate, lv_splat(__builtin_inf()), b->run_min);
+    b->run_first = lv_sel(accumulate, lv_splat(__builtin_inf()), b->run_first);
+    b->run_count = lv_sel(accumulate, lv_zero(), b->run_count);
     b->last_interval = lv_sel(accumulate, lv_splat(__builtin_inf()), b->last_interval);
     b->last_reset = lv_sel(accumulate, b->t, b->last_reset);
     ish_at_state(sys, b, accumulate, 1);
@@ -603,6 +678,7 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     b->was_rejected = b->was_rejected & lv_not(A);
     ish_end(sys, b, ended, IS_HYBRID_ENDED);
     ish_end(sys, b, zeno, IS_HYBRID_ZENO);
+    ish_invariants(sys, b, A);
     ish_end(sys, b, lv_ge(b->events, b->max_events), IS_HYBRID_BUDGET);
 }
 
@@ -801,8 +877,15 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
         found |= take;
     }
     lv_double most = lv_sel(newton, lv_splat(ISH_REFINE_MAX), lv_splat(ISH_SECANT_MAX));
+    /* (a correction longer than the step, or from a start already past the event, is
+     * not a root's: a tangent at rounding level, a graze's flat bottom) */
+    lv_double start_side = lv_zero();
+    for (int e = 0; e < sys->events; e++)
+        start_side = lv_sel(L & b->pend[e] & lv_eq(start_side, lv_zero()),
+                            b->pub.side[e] * b->g[e], start_side);
     lv_mask again = found & lv_gt(lv_abs(step), ISH_REFINE_SHARE * T->h) &
-                    lv_lt(b->refined, most) & lv_gt(T->h + step, lv_zero());
+                    lv_lt(b->refined, most) & lv_gt(T->h + step, lv_zero()) &
+                    lv_le(lv_abs(step), T->h) & lv_gt(start_side, lv_zero());
     b->refined = lv_sel(again, b->refined + 1.0, lv_sel(L, lv_zero(), b->refined));
     b->refine_h = lv_sel(again, T->h, b->refine_h);
     b->refine_g = lv_sel(again, at_root, b->refine_g);
@@ -857,6 +940,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
                               lv_sel(accepted, h_next, T->h), trace, 0);
     lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
     ish_advance(sys, b, T, plain, t1, h_next);
+    ish_invariants(sys, b, plain);
     b->rough_next = b->rough_next & lv_not(plain);
     if (sys->sections)
         ish_sections(sys, b, plain & b->clamped);
