@@ -852,9 +852,8 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
     }
     if (!lv_any(L))
         return L;
-    /* the step to the root: Newton's from the rates; without them (or where they are not
-     * finite) the secant's through this try's end and the last try's (the step's start
-     * first) */
+    /* the step to the root: Newton's from the rates; without them the secant's through
+     * this try's end and the last try's (the step's start first) */
     lv_double g[ISH_E], dg[ISH_E], step = lv_zero(), at_root = lv_zero();
     lv_mask found = lv_mask_none(), newton = lv_mask_none();
     if (sys->rates)
@@ -867,9 +866,10 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
     for (int e = 0; e < sys->events; e++) {
         lv_double g_prev = lv_sel(again_before, b->refine_g, b->g[e]);
         lv_double secant = -g[e] * (T->h - h_prev) / (g[e] - g_prev);
+        /* (rates given but not finite there: no correction; secants there failed the
+         * rough kinks of collision) */
         lv_double d = sys->rates ? -g[e] / dg[e] : secant;
         lv_mask exact = sys->rates ? lv_eq(d - d, lv_zero()) : lv_mask_none();
-        d = lv_sel(exact, d, secant);
         lv_mask take = L & b->pend[e] & lv_not(found) & lv_eq(d - d, lv_zero());
         step = lv_sel(take, d, step);
         at_root = lv_sel(take, g[e], at_root);
