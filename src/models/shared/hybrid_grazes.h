@@ -22,7 +22,7 @@
 #ifndef IMPACTSWEEP_HYBRID_GRAZES_H
 #define IMPACTSWEEP_HYBRID_GRAZES_H
 
-#define ISH_GRAZE_ITER 60 /* the minimiser's evaluations at most (it stops far sooner) */
+#define ISH_GRAZE_ITER 60
 
 /* side * g of event ev at the share theta of the step; g: every event's value there. */
 ISH_INLINE lv_double ish_side_value(const is_hybrid_system *sys, const ish_block *b,
@@ -99,67 +99,27 @@ ISH_INLINE lv_double ish_minimise(const is_hybrid_system *sys, const ish_block *
     return x;
 }
 
-/* The free lanes m of an accepted trial step: events on their side at both ends whose
- * estimate flags a dip near zero, and where the minimiser finds it at or below zero,
- * crossed there: cross[e] is set and *hi is the earliest such share of the step, with the
- * events' values there in g_hi (*hi 1 elsewhere). */
-ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
-                           lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
+/* The lanes flag[e] whose estimate flagged a dip of event e near zero, from x0[e]: the
+ * minimiser on the step's continuous extension; where it finds side * g <= 0, cross[e] is
+ * set and *hi is the earliest such share, with the events' values there in g_hi. Out of
+ * line: rare, and not worth its code in every unrolled place (the callbacks are called
+ * through the system's pointers here). */
+static __attribute__((noinline)) void ish_graze_search(const is_hybrid_system *sys,
+                                                       const ish_block *b, const ish_trial *T,
+                                                       const lv_mask *flag, const lv_double *x0,
+                                                       lv_mask *cross, lv_double *hi,
+                                                       lv_double *g_hi)
 {
-    if (!lv_any(m))
-        return;
     ish_dense D;
     ish_dense_init(sys, b, T, &D);
-    lv_double g_mid[ISH_E];
-    if (!sys->rates) { /* the sample at the step's middle */
-        lv_double y[ISH_D];
-        ish_dense_at(sys, b, T, &D, lv_splat(0.5), y);
-        sys->event_values(&b->pub, b->t + 0.5 * T->h, y, NULL, g_mid, NULL);
-    }
     lv_mask found = lv_mask_none();
     lv_double at = lv_splat(1.0), g[ISH_E] = {0};
     for (int e = 0; e < sys->events; e++) {
-        lv_double s = b->pub.side[e], p0 = s * b->g[e], p1 = s * T->g1[e], x, px;
-        int d = sys->direction[e];
-        lv_mask watch = m & lv_not(cross[e]) & lv_gt(p0, lv_zero()) & lv_gt(p1, lv_zero()) &
-                        (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
+        lv_mask watch = flag[e];
         if (!lv_any(watch))
             continue;
-        if (sys->rates) {
-            /* the Hermite cubic; p'(x) = A x^2 + B x + C on [0, 1]: its root where p'
-             * turns from - to + */
-            lv_double m0 = s * T->h * b->dg[e], m1 = s * T->h * T->dg1[e];
-            watch &= lv_lt(m0, lv_zero()) & lv_gt(m1, lv_zero());
-            if (!lv_any(watch))
-                continue;
-            lv_double A = 6.0 * (p0 - p1) + 3.0 * (m0 + m1);
-            lv_double B = 6.0 * (p1 - p0) - 4.0 * m0 - 2.0 * m1;
-            lv_double disc = lv_max_nanb(B * B - 4.0 * A * m0, lv_zero());
-            x = lv_sel(lv_eq(A, lv_zero()), -m0 / B, (-B + lv_sqrt(disc)) / (2.0 * A));
-            x = lv_min_nanb(lv_max_nanb(x, lv_zero()), lv_splat(1.0));
-            lv_double r = 1.0 - x;
-            px = (1.0 + 2.0 * x) * r * r * p0 + x * r * r * m0 + x * x * (3.0 - 2.0 * x) * p1 -
-                 x * x * r * m1;
-        } else {
-            /* the parabola a2 x^2 + a1 x + p0 through the ends and the middle */
-            lv_double pm = s * g_mid[e];
-            lv_double a2 = 2.0 * p0 - 4.0 * pm + 2.0 * p1, a1 = 4.0 * pm - 3.0 * p0 - p1;
-            x = -a1 / (2.0 * a2);
-            watch &= lv_gt(a2, lv_zero()) & lv_gt(x, lv_splat(-0.25)) & lv_lt(x, lv_splat(1.25));
-            watch |= m & lv_not(cross[e]) & lv_gt(p0, lv_zero()) & lv_gt(p1, lv_zero()) &
-                     lv_le(pm, lv_zero()) & (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
-            if (!lv_any(watch))
-                continue;
-            px = lv_min_nanb(p0 + x * (a1 + x * a2), pm);
-            x = lv_sel(lv_le(pm, lv_zero()), lv_splat(0.5), x);
-        }
-        lv_double depth = lv_min_nanb(p0, p1) - px;
-        watch &= lv_lt(px, depth);
-        if (!lv_any(watch))
-            continue;
-        x = lv_min_nanb(lv_max_nanb(x, lv_splat(0.01)), lv_splat(0.99));
         lv_double fmin, g_at[ISH_E];
-        x = ish_minimise(sys, b, T, &D, watch, e, x, &fmin, g_at);
+        lv_double x = ish_minimise(sys, b, T, &D, watch, e, x0[e], &fmin, g_at);
         watch &= lv_le(fmin, lv_zero()) & lv_lt(x, at);
         if (!lv_any(watch))
             continue;
@@ -174,6 +134,80 @@ ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_
     for (int k = 0; k < sys->events; k++)
         g_hi[k] = lv_sel(found, g[k], g_hi[k]);
     *hi = lv_sel(found, at, *hi);
+}
+
+/* The free lanes m of an accepted trial step: events on their side at both ends whose
+ * estimate flags a dip near zero are searched (ish_graze_search). */
+ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                           lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
+{
+    if (!lv_any(m))
+        return;
+    lv_double g_mid[ISH_E];
+    if (!sys->rates) { /* the sample at the step's middle */
+        ish_dense D;
+        lv_double y[ISH_D];
+        ish_dense_init(sys, b, T, &D);
+        ish_dense_at(sys, b, T, &D, lv_splat(0.5), y);
+        sys->event_values(&b->pub, b->t + 0.5 * T->h, y, NULL, g_mid, NULL);
+    }
+    /* first the lanes that may graze, without a branch: both ends on the side, and with
+     * rates the function falling at the start and rising at the end */
+    lv_mask flag[ISH_E], maybe[ISH_E], any = lv_mask_none();
+    lv_double x0[ISH_E];
+    for (int e = 0; e < sys->events; e++) {
+        lv_double s = b->pub.side[e];
+        int d = sys->direction[e];
+        maybe[e] = m & lv_not(cross[e]) & lv_gt(s * b->g[e], lv_zero()) &
+                   lv_gt(s * T->g1[e], lv_zero()) &
+                   (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
+        if (sys->rates)
+            maybe[e] &= lv_lt(s * b->dg[e], lv_zero()) & lv_gt(s * T->dg1[e], lv_zero());
+        any |= maybe[e];
+    }
+    if (!lv_any(any))
+        return;
+    any = lv_mask_none();
+    for (int e = 0; e < sys->events; e++) {
+        lv_double s = b->pub.side[e], p0 = s * b->g[e], p1 = s * T->g1[e], x, px;
+        lv_mask watch = maybe[e];
+        flag[e] = lv_mask_none();
+        x0[e] = lv_splat(0.5);
+        if (!lv_any(watch))
+            continue;
+        if (sys->rates) {
+            /* the Hermite cubic; p'(x) = A x^2 + B x + C on [0, 1]: its root where p'
+             * turns from - to + */
+            lv_double m0 = s * T->h * b->dg[e], m1 = s * T->h * T->dg1[e];
+            lv_double A = 6.0 * (p0 - p1) + 3.0 * (m0 + m1);
+            lv_double B = 6.0 * (p1 - p0) - 4.0 * m0 - 2.0 * m1;
+            lv_double disc = lv_max_nanb(B * B - 4.0 * A * m0, lv_zero());
+            x = lv_sel(lv_eq(A, lv_zero()), -m0 / B, (-B + lv_sqrt(disc)) / (2.0 * A));
+            x = lv_min_nanb(lv_max_nanb(x, lv_zero()), lv_splat(1.0));
+            lv_double r = 1.0 - x;
+            px = (1.0 + 2.0 * x) * r * r * p0 + x * r * r * m0 + x * x * (3.0 - 2.0 * x) * p1 -
+                 x * x * r * m1;
+        } else {
+            /* the parabola a2 x^2 + a1 x + p0 through the ends and the middle, or the
+             * middle itself below zero */
+            lv_double pm = s * g_mid[e];
+            lv_double a2 = 2.0 * p0 - 4.0 * pm + 2.0 * p1, a1 = 4.0 * pm - 3.0 * p0 - p1;
+            x = -a1 / (2.0 * a2);
+            lv_mask below = lv_le(pm, lv_zero());
+            watch &= below | (lv_gt(a2, lv_zero()) & lv_gt(x, lv_splat(-0.25)) &
+                              lv_lt(x, lv_splat(1.25)));
+            if (!lv_any(watch))
+                continue;
+            px = lv_min_nanb(p0 + x * (a1 + x * a2), pm);
+            x = lv_sel(below, lv_splat(0.5), x);
+        }
+        lv_double depth = lv_min_nanb(p0, p1) - px;
+        flag[e] = watch & lv_lt(px, depth);
+        x0[e] = lv_min_nanb(lv_max_nanb(x, lv_splat(0.01)), lv_splat(0.99));
+        any |= flag[e];
+    }
+    if (lv_any(any))
+        ish_graze_search(sys, b, T, flag, x0, cross, hi, g_hi);
 }
 
 #endif
