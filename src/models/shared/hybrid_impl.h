@@ -485,6 +485,12 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
         b->landing = b->landing & lv_not(loaded);
         b->was_rejected = b->was_rejected & lv_not(loaded);
         b->active = b->active | loaded;
+        /* a start on an event (g = 0) is on the side it is crossed from: one that leaves
+         * in the event's direction crosses it there (a mass started on its stop and pushed
+         * into it, not through it) */
+        for (int e = 0; e < sys->events; e++)
+            if (sys->direction[e])
+                b->pub.side[e] = lv_sel(loaded, lv_splat(-sys->direction[e]), b->pub.side[e]);
         ish_at_state(sys, b, loaded, 1);
         ish_invariants(sys, b, loaded);
     }
