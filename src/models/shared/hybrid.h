@@ -13,32 +13,57 @@
  *     lane (RMS over the state of error / (atol + rtol max(|y0|, |y1|))), or the model's
  *     closed-form flow in steps of at most h_max.
  *   - Events: after every trial step the event functions are evaluated at its end; a lane
- *     where one crossed in its direction (or where, in flow mode, the Hermite cubic of an
- *     event with known rates dips through zero inside the step) locates the first crossing
- *     on the step's continuous extension (DOPRI5's dense output of order 4, or the flow
- *     itself) by the Illinois method on min over the crossing events of side * g, for all
- *     such lanes of the vector at once; events crossed at the located time (within the
- *     tolerance) happen together. An IS_HYBRID_OBSERVE event is reported there and the
+ *     where one crossed in its direction locates the first crossing on the step's
+ *     continuous extension (DOPRI5's dense output of order 4, or the flow itself) by the
+ *     Illinois method on min over the crossing events of side * g, for all such lanes of
+ *     the vector at once; events crossed at the located time (within the tolerance) happen
+ *     together. A start on an event (g = 0) counts as on the side it is crossed from.
+ *   - Grazes (hybrid_grazes.h): an event on its side at both ends of an accepted step may
+ *     have dipped through zero and back inside it. Every step is checked, in both modes,
+ *     with rates or without: an estimate of side * g inside the step (the Hermite cubic of
+ *     the values and rates; without rates the parabola through the ends and the step's
+ *     middle, one more evaluation a step) flags a minimum nearer zero than its depth below
+ *     the ends; there Brent's minimiser finds the true minimum on the continuous extension,
+ *     and a minimum at or below zero is a crossing, located as above. A dip below the
+ *     rounding of g is not seen; rates that are NaN skip the check where they are. An IS_HYBRID_OBSERVE event is reported there and the
  *     step goes on; the others end the lane's next step exactly there (the step is redone
  *     to that length: the state at an event is a step end, as accurate as any) and are
  *     reported at its end. IS_HYBRID_KINK events are where the field is not smooth: a
  *     step never straddles one, so the error estimates stay honest (a step across one was
  *     rejected and cut back for a dozen steps); with a field whose rates are given, a
  *     kink the step would cross by the first-order prediction from its value and rate
- *     is landed on at once, without the rejected trial.
+ *     is landed on at once, without the rejected trial. A landing that ends further from
+ *     the event's root than 1e-6 of the step is corrected and the step taken again:
+ *     by Newton's method with the rates, by secants without (rates only make it cheaper:
+ *     the location follows the asked tolerance either way); never by more than the step,
+ *     nor from a start already past the event (a tangent at rounding level).
  *   - Resets: on_event may change the state (an IS_HYBRID_RESET event returns the lane to
  *     the side it came from, as an impact does) and the lane's records, and end lanes.
  *   - Accumulation: at the arrivals of IS_HYBRID_RESET events the integrator watches the
  *     intervals between them. When zeno_events intervals in a row have shrunk and the
  *     geometric rest of the sequence, interval q / (1 - q) with q the last ratio, is
  *     shorter than zeno_tail, or an interval is below rounding, the events accumulate
- *     (Zeno) at t* = t + that rest; when an event's rate after its reset is at most
+ *     (Zeno) at t* = t + that rest. Rounding stops a sequence from shrinking long before
+ *     its rest is short (the events' times are noisy at sqrt(rounding of g / g'')): after
+ *     a descent of 8 new smallest intervals to 1e-3 of its first, an interval that does
+ *     not shrink further accumulates at once (t* = t), as does (with zeno_tail set) a
+ *     reset that leaves the event's rate heading back through it (the crossing was
+ *     rounding: the lane was leaving). When an event's rate after its reset is at most
  *     stick_speed (the rates given), the lane sticks at t* = t. Either way on_accumulate
  *     gives the state at t* (e.g. at rest on a constraint, in a mode whose field holds it
  *     there, left by another event); without it the run ends with IS_HYBRID_ZENO.
+ *   - Invariants (optional: is_hybrid_system.invariants): what must hold of the state in
+ *     every mode (the ball not below the table, a penetration within a bound, a speed
+ *     within the energy's bound), v[k] >= -invariant_tolerance[k], checked at the start,
+ *     at every accepted step's end and at every event's arrival (after its reset and any
+ *     accumulation). A violation ends the lane with IS_HYBRID_VIOLATED, is_hybrid_end
+ *     naming the invariant (invariant, reason) and the time and state where it was found:
+ *     a model makes it a failed point (IS_POINT_FAILED_CHECK) with that reason and time
+ *     among its outputs, never a done one.
  *   - Ends: the model's (on_event, on_accumulate), the horizon t_end, the budgets
- *     max_steps (every trial step counts) and max_events, a non-finite state or error,
- *     a step below rounding; then finish gets the point's end. The stop flag is polled
+ *     max_steps (every trial step counts) and max_events (by default 1e8 and 1e6: a
+ *     point never grinds for ever), a non-finite state or error, a step below rounding, an
+ *     invariant broken; then finish gets the point's end, with its reason in words. The stop flag is polled
  *     every IS_HYBRID_POLL rounds: points not finished then are not finished at all.
  *
  * Determinism: every lane operation is elementwise IEEE arithmetic (build with
