@@ -18,7 +18,7 @@
  *     Illinois method on min over the crossing events of side * g, for all such lanes of
  *     the vector at once; events crossed at the located time (within the tolerance) happen
  *     together. A start on an event (g = 0) counts as on the side it is crossed from.
- *   - Grazes (hybrid_grazes.h): an event on its side at both ends of an accepted step may
+ *   - Grazes (hybrid_events.h): an event on its side at both ends of an accepted step may
  *     have dipped through zero and back inside it. Every step is checked, in both modes,
  *     with rates or without: an estimate of side * g inside the step (the Hermite cubic of
  *     the values and rates; without rates the parabola through the ends and the step's

@@ -561,75 +561,7 @@ ISH_INLINE void ish_begin(const is_hybrid_system *sys, ish_block *b)
         ish_predict(sys, b, free, b->h);
 }
 
-/* --- accumulation ------------------------------------------------------------------- */
-
-/* After the arrivals `reset` (lanes where an IS_HYBRID_RESET event fired, fired[]): the
- * watch of their intervals, and the accumulations it finds (or sticking), handed to
- * on_accumulate. Returns the lanes to end: [0] ended by the model, [1] Zeno without a
- * model's answer. */
-ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mask reset,
-                                  const lv_mask *fired, lv_mask *ended, lv_mask *zeno)
-{
-    lv_double interval = b->t - b->last_reset;
-    lv_mask shrunk = lv_lt(interval, b->last_interval);
-    b->shrinking = lv_sel(reset, lv_sel(shrunk, b->shrinking + 1.0, lv_zero()), b->shrinking);
-    lv_double q = interval / b->last_interval;
-    lv_double rest = interval * q / (1.0 - q);
-    lv_mask on = lv_gt(b->zeno_tail, lv_zero());
-    lv_mask geometric = lv_ge(b->shrinking, b->zeno_events) & lv_lt(rest, b->zeno_tail);
-    lv_mask at_once = lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
-    /* the stall: after a descent of ISH_STALL_RUN new smallest intervals to
-     * ISH_STALL_DEPTH times shorter than the run's first, an interval that does not shrink
-     * further: the intervals have reached the rounding of the events' location, where the
-     * sequence can no longer shrink (a chatter that ends instead, its contact force
-     * changing sign within the rest of so deep a descent, is not generic) */
-    lv_mask new_min = lv_lt(interval, b->run_min);
-    lv_mask stall = lv_not(new_min) & lv_ge(b->run_count, lv_splat(ISH_STALL_RUN)) &
-                    lv_le(b->run_min, b->run_first * (1.0 / ISH_STALL_DEPTH));
-    lv_mask restart = reset & lv_not(new_min);
-    b->run_count = lv_sel(reset, lv_sel(new_min, b->run_count + 1.0, lv_zero()), b->run_count);
-    b->run_first = lv_sel(restart | (reset & lv_eq(b->run_first, lv_splat(__builtin_inf()))),
-                          interval, b->run_first);
-    b->run_min = lv_sel(reset, interval, b->run_min);
-    /* sticking: a reset that leaves the event's rate at most stick_speed, or heading back
-     * through the event (a crossing that was rounding: the lane was leaving) */
-    lv_mask stuck = lv_mask_none();
-    if (sys->rates)
-        for (int e = 0; e < sys->events; e++)
-            if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u))) {
-                lv_double away = b->pub.side[e] * b->dg[e];
-                stuck |= fired[e] & ((lv_le(away, b->stick_speed) &
-                                      lv_gt(b->stick_speed, lv_zero())) |
-                                     (on & lv_lt(away, lv_zero())));
-            }
-    lv_mask accumulate = reset & ((on & (geometric | at_once | stall)) | stuck);
-    b->last_interval = lv_sel(reset, interval, b->last_interval);
-    b->last_reset = lv_sel(reset, b->t, b->last_reset);
-    if (!lv_any(accumulate))
-        return;
-    lv_double t_star = lv_sel(geometric & lv_not(stuck | at_once | stall), b->t + rest, b->t);
-    if (!sys->on_accumulate) {
-        *zeno |= accumulate;
-        return;
-    }
-    lv_double y[ISH_D];
-    for (int i = 0; i < sys->dimension; i++)
-        y[i] = b->y[i];
-    *ended |= accumulate & sys->on_accumulate(&b->pub, accumulate, b->t, t_star, y);
-    for (int i = 0; i < sys->dimension; i++)
-        b->y[i] = lv_sel(accumulate, y[i], b->y[i]);
-    b->t = lv_sel(accumulate, t_star, b->t);
-    b->accumulations = lv_add_where(accumulate, b->accumulations, lv_splat(1.0));
-    b->shrinking = lv_sel(accumulate, lv_zero(), b->shrinking);
-    b->run_min = lv_sel(accumulate, lv_splat(__builtin_inf()), b->run_min);
-    b->run_first = lv_sel(accumulate, lv_splat(__builtin_inf()), b->run_first);
-    b->run_count = lv_sel(accumulate, lv_zero(), b->run_count);
-    b->last_interval = lv_sel(accumulate, lv_splat(__builtin_inf()), b->last_interval);
-    b->last_reset = lv_sel(accumulate, b->t, b->last_reset);
-    ish_at_state(sys, b, accumulate, 1);
-    if (sys->sections)
-        ish_sections(sys, b, accumulate);
-}
+#include "hybrid_events.h" /* grazes, accumulation */
 
 /* --- arrivals and the end of a step -------------------------------------------------- */
 
@@ -716,8 +648,6 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
         ish_end(sys, b, ended, IS_HYBRID_ENDED);
     }
 }
-
-#include "hybrid_grazes.h"
 
 /* The lanes of `todo` whose trial step crossed events (cross[]): the first crossing is
  * located (ish_locate, from the step's start, or beyond observe events already reported
