@@ -288,6 +288,52 @@ static void test_accumulation(void)
     }
 }
 
+
+/* --- accumulation through rounding noise ------------------------------------------------- */
+
+/* The ball on the floor whose height carries a rounding-like noise of 1e-13 (a sawtooth
+ * in t of period 2^-40, as the rounding of a forcing's phase at t ~ 100 would give), no
+ * rates: the impacts' intervals shrink geometrically to about sqrt(2e-13) and then wander
+ * at that level, never reaching a rest below zeno_tail (1e-15 here): the stall rule must
+ * see the accumulation there, within about that level of the exact limit, instead of
+ * grinding to the budget. */
+static void noisy_floor_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                               const lv_double *f, lv_double *g, lv_double *dg)
+{
+    (void)b, (void)f, (void)dg;
+    lv_double u = t * 0x1p40, k = (u + 0x1.8p52) - 0x1.8p52;
+    k = lv_sel(lv_gt(k, u), k - 1.0, k);
+    g[0] = y[0] + 2e-13 * ((u - k) - 0.5);
+}
+
+static const is_hybrid_system floor_noisy = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = fall_flow, .event_values = noisy_floor_events, .on_event = floor_impact,
+    .on_accumulate = floor_rest, .start = floor_start, .finish = wall_finish};
+
+static void test_accumulation_noise(void)
+{
+    static const double drops[][2] = {{1.0, 0.5}, {2.0, 0.8}, {0.3, 0.9}, {1.5, 0.7}};
+    const size_t n = sizeof drops / sizeof *drops;
+    is_hybrid_end ends[WALL_COUNT];
+    int finished[WALL_COUNT] = {0};
+    wall_batch w = {drops, ends, finished, 1e-15};
+    CHECK(is_hybrid_run(&floor_noisy, &w, n, NULL, 0) == 0, "run failed");
+    double worst = 0.0, most = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double u = sqrt(2.0 * drops[i][0]), r = drops[i][1], t_inf = u + 2.0 * r * u / (1.0 - r);
+        CHECK(ends[i].status == IS_HYBRID_ENDED && ends[i].accumulations == 1 &&
+                  ends[i].rec[REC_COUNT] < 1000 && fabs(ends[i].rec[0] - t_inf) < 2e-5,
+              "noisy drop %zu: status %d (%s), %" PRId64 " accumulations after %g impacts, at "
+              "%.17g (exact %.17g)", i, ends[i].status, ends[i].reason, ends[i].accumulations,
+              ends[i].rec[REC_COUNT], ends[i].rec[0], t_inf);
+        worst = fmax(worst, fabs(ends[i].rec[0] - t_inf));
+        most = fmax(most, ends[i].rec[REC_COUNT]);
+    }
+    printf("\n    Zeno through noise of 1e-13: accumulated within %.2g of the limit, after %g "
+           "impacts at most", worst, most);
+}
+
 /* --- a grazing contact ------------------------------------------------------------------- */
 
 static void test_graze(void)
@@ -484,6 +530,8 @@ void suite_hybrid(void)
     CU_add_test(s, "oscillator and wall: exact impact times (closed-form flow)", test_wall_flow);
     CU_add_test(s, "a point's bits whatever its lane and batch", test_wall_lanes);
     CU_add_test(s, "accumulation at the geometric limit, Zeno, sticking", test_accumulation);
+    CU_add_test(s, "accumulation through rounding noise (the stall rule)",
+                test_accumulation_noise);
     CU_add_test(s, "a grazing contact inside a flow step", test_graze);
     CU_add_test(s, "grazes of a forced oscillator, without rates (flow and field)",
                 test_forced_grazes);
