@@ -87,9 +87,7 @@ static lv_mask on_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, l
     return lv_mask_none();
 }
 
-/* The invariants: the ball not below the table (in flight: stuck, it is on it), and its
- * speed within the bound of its energy, |v| <= U (par[L_BOUND], from start); both over
- * 1 + Gamma (tolerance 1e-8). */
+/* Invariants (over 1 + Gamma): the ball not below the table, |v| within U (see start) */
 static void invariants(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *v)
 {
     lv_double s, c, G = b->par[L_GAMMA], scale = 1.0 / (1.0 + G);
@@ -117,10 +115,7 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     s->t_end = TWO_PI * p[P_PERIODS];
     s->section_period = TWO_PI;
     s->y[0] = p[P_X0], s->y[1] = p[P_V0];
-    /* the speed bound: in flight v^2 <= v_out^2 + 4 Gamma (from x <= Gamma at the last
-     * impact to x >= -Gamma), an impact leaves |v_out| <= Gamma (1 + r) + r |v_in|: the
-     * fixed point U of U^2 = (Gamma (1 + r) + r U)^2 + 4 Gamma bounds |v| from the
-     * start's own bound on (v0^2 + 2 (x0 + Gamma)) on */
+    /* |v| <= U, U^2 = (Gamma (1 + r) + r U)^2 + 4 Gamma, or the start's (README) */
     double G = p[P_GAMMA], r = p[P_R], a = 1.0 - r * r, bq = G * (1.0 + r) * r;
     double U = (bq + sqrt(bq * bq + a * (G * G * (1.0 + r) * (1.0 + r) + 4.0 * G))) / a;
     s->par[L_GAMMA] = G, s->par[L_R] = r;
@@ -136,10 +131,8 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     batch *bt = ctx;
     double *o = bt->out + i, tol = 1e-7 * (1.0 + bt->points[i * PARAMS + P_GAMMA]);
     int ok = e->status == IS_HYBRID_HORIZON;
-    int failure = ok ? F_NONE
-                  : e->status == IS_HYBRID_VIOLATED ? (e->invariant == 0 ? F_BELOW : F_SPEED)
-                  : e->status == IS_HYBRID_BUDGET   ? F_BUDGET
-                                                    : F_NONFINITE;
+    int failure = ok ? F_NONE : e->status == IS_HYBRID_VIOLATED ? F_BELOW + e->invariant
+                              : e->status == IS_HYBRID_BUDGET ? F_BUDGET : F_NONFINITE;
     int p = ok ? is_hybrid_period(e, 2, 8, (double[]){tol, tol}) : 0;
     int now = is_hybrid_section_back(e, 0), then = is_hybrid_section_back(e, p);
     o[O_REGIME * bt->count] = !ok ? 3 : !p ? 2 : /* sticking: stuck, or an accumulation */
@@ -151,10 +144,8 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     o[O_STICKS * bt->count] = (double)e->accumulations;
     o[O_FAILURE * bt->count] = failure;
     o[O_T_FAILURE * bt->count] = ok ? NAN : e->t;
-    bt->status[i] = ok                       ? IS_POINT_DONE
-                    : failure == F_BUDGET    ? IS_POINT_FAILED_BUDGET
-                    : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE
-                                             : IS_POINT_FAILED_CHECK;
+    bt->status[i] = ok ? IS_POINT_DONE : failure == F_BUDGET ? IS_POINT_FAILED_BUDGET
+                    : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE : IS_POINT_FAILED_CHECK;
 }
 
 static const is_hybrid_system ball = {
