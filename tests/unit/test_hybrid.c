@@ -444,6 +444,15 @@ static void test_forced_grazes(void)
             if (ends[i].rec[REC_COUNT] >= 1)
                 worst = fmax(worst, fabs(ends[i].rec[0] - exact) / tol);
         }
+        for (int i = 0; i < N; i++) { /* the minimiser's lanes: the same bits alone */
+            is_hybrid_end alone;
+            int once = 0;
+            wall_batch w1 = {(const double(*)[2])points + i, &alone, &once, 0.0};
+            CHECK(is_hybrid_run(systems[k], &w1, 1, NULL, 0) == 0, "run failed");
+            CHECK(!memcmp(alone.rec, ends[i].rec, sizeof alone.rec) && alone.t == ends[i].t &&
+                      alone.steps == ends[i].steps,
+                  "%s, eps %g: the bits depend on the batch", names[k], eps[i]);
+        }
         printf("\n    forced grazes (%s): eps 1e-2 .. 1e-12 found, times within %.2g of their "
                "tolerance", names[k], worst);
     }
