@@ -184,6 +184,7 @@ install(FILES src/models/shared/lanes.h src/models/shared/lanes_avx512.h
               src/models/shared/lanes_avx2.h src/models/shared/lanes_sse2.h
               src/models/shared/lanes_generic.h src/models/shared/lanes_math.h
               src/models/shared/hybrid.h src/models/shared/hybrid_impl.h
+              src/models/shared/hybrid_events.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
 
 configure_package_config_file(cmake/impactsweepConfig.cmake.in

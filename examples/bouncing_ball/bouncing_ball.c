@@ -9,13 +9,18 @@
 #include <math.h>
 
 enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, PARAMS };
-enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, OUTPUTS };
+enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, O_FAILURE, O_T_FAILURE,
+       OUTPUTS };
 enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, records */
+enum { L_GAMMA, L_R, L_BOUND };                                /* the lanes' parameters */
+enum { F_NONE, F_BELOW, F_SPEED, F_BUDGET, F_NONFINITE };     /* failures */
 #define TWO_PI 6.283185307179586
 #define R IS_PARAM_REAL
 #define END NULL, NULL /* choices, when */
 #define NAN_OK IS_OUTPUT_MAY_BE_NAN /* a done point's output may be NaN (no value) */
 static const char *const regimes[] = {"periodic", "sticking", "undecided", "failed", NULL};
+static const char *const failures[] = {"none", "below_table", "speed_bound", "budget",
+                                       "nonfinite", NULL};
 static const is_param params[PARAMS] = {
     {"Gamma", "table amplitude over g/omega^2", "1", R, 1.0, 0.0, 1e3, IS_PARAM_MIN_OPEN, END,
      "$\\Gamma$"},
@@ -34,7 +39,12 @@ static const is_output outputs[OUTPUTS] = {
      IS_OUTPUT_REAL, NULL, NAN_OK, "impact phase"},
     {"impacts", "1", "impacts over the run", IS_OUTPUT_INT, NULL, 0, "impacts"},
     {"sticks", "1", "accumulations of impacts (Zeno), then sticking", IS_OUTPUT_INT, NULL, 0,
-     "accumulations"}};
+     "accumulations"},
+    {"failure", "1", "why a failed point failed: the ball below the table or faster than its "
+     "energy allows (an invariant broken), the budget, a non-finite state (none: done)",
+     IS_OUTPUT_CATEGORY, failures, 0, "failure"},
+    {"t_failure", "1", "when the point failed, in forcing radians (NaN: it did not)",
+     IS_OUTPUT_REAL, NULL, NAN_OK, "time of failure"}};
 
 static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y)
@@ -77,6 +87,15 @@ static lv_mask on_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, l
     return lv_mask_none();
 }
 
+/* Invariants (over 1 + Gamma): the ball not below the table, |v| within U (see start) */
+static void invariants(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *v)
+{
+    lv_double s, c, G = b->par[L_GAMMA], scale = 1.0 / (1.0 + G);
+    (void)lv_sincos(t, &s, &c);
+    v[0] = lv_sel(lv_gt(y[2], lv_zero()), lv_zero(), (y[0] - G * s) * scale);
+    v[1] = (b->par[L_BOUND] - lv_abs(y[1])) * scale;
+}
+
 /* impacts accumulated at t_star: on the table, stuck while it pushes (1 - Gamma sin > 0) */
 static lv_mask stick(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_star, lv_double *y)
 {
@@ -96,7 +115,11 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     s->t_end = TWO_PI * p[P_PERIODS];
     s->section_period = TWO_PI;
     s->y[0] = p[P_X0], s->y[1] = p[P_V0];
-    s->par[P_GAMMA] = p[P_GAMMA], s->par[P_R] = p[P_R];
+    /* |v| <= U, U^2 = (Gamma (1 + r) + r U)^2 + 4 Gamma, or the start's (README) */
+    double G = p[P_GAMMA], r = p[P_R], a = 1.0 - r * r, bq = G * (1.0 + r) * r;
+    double U = (bq + sqrt(bq * bq + a * (G * G * (1.0 + r) * (1.0 + r) + 4.0 * G))) / a;
+    s->par[L_GAMMA] = G, s->par[L_R] = r;
+    s->par[L_BOUND] = fmax(U, sqrt(p[P_V0] * p[P_V0] + 2.0 * (p[P_X0] + G)));
     s->rec[R_SPEED] = s->rec[R_PHASE] = NAN;
     s->h_max = 0.25; /* the grazing checks' cubic is within 0.25^4 Gamma / 384 */
     s->max_events = 1e8, s->zeno_tail = 1e-9 * TWO_PI, s->stick_speed = 1e-12 * (1 + p[P_GAMMA]);
@@ -108,6 +131,8 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     batch *bt = ctx;
     double *o = bt->out + i, tol = 1e-7 * (1.0 + bt->points[i * PARAMS + P_GAMMA]);
     int ok = e->status == IS_HYBRID_HORIZON;
+    int failure = ok ? F_NONE : e->status == IS_HYBRID_VIOLATED ? F_BELOW + e->invariant
+                              : e->status == IS_HYBRID_BUDGET ? F_BUDGET : F_NONFINITE;
     int p = ok ? is_hybrid_period(e, 2, 8, (double[]){tol, tol}) : 0;
     int now = is_hybrid_section_back(e, 0), then = is_hybrid_section_back(e, p);
     o[O_REGIME * bt->count] = !ok ? 3 : !p ? 2 : /* sticking: stuck, or an accumulation */
@@ -117,16 +142,19 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     o[O_PHASE * bt->count] = e->rec[R_PHASE];
     o[O_IMPACTS * bt->count] = e->rec[R_IMPACTS];
     o[O_STICKS * bt->count] = (double)e->accumulations;
-    bt->status[i] = ok ? IS_POINT_DONE
-                    : e->status == IS_HYBRID_BUDGET ? IS_POINT_FAILED_BUDGET
-                                                    : IS_POINT_FAILED_NONFINITE;
+    o[O_FAILURE * bt->count] = failure;
+    o[O_T_FAILURE * bt->count] = ok ? NAN : e->t;
+    bt->status[i] = ok ? IS_POINT_DONE : failure == F_BUDGET ? IS_POINT_FAILED_BUDGET
+                    : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE : IS_POINT_FAILED_CHECK;
 }
 
 static const is_hybrid_system ball = {
     .dimension = 3, .events = 2, .direction = {-1, -1},
     .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_IMPACT, .sections = 1,
     .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
-    .on_accumulate = stick, .start = start, .finish = finish};
+    .on_accumulate = stick, .start = start, .finish = finish, .invariants = 2,
+    .invariant_name = {"the ball below the table", "the ball faster than its energy allows"},
+    .invariant_tolerance = {1e-8, 1e-8}, .invariant_values = invariants};
 
 static is_code eval_batch(void *ws, const double *points, size_t n, double *out, uint8_t *status,
                           is_error *err)

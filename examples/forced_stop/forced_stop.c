@@ -17,11 +17,12 @@
 enum { P_OMEGA, P_ZETA, P_A, P_DELTA, P_R, P_X0, P_V0, P_PERIODS, P_MAX_PERIOD, P_MAX_IMPACTS,
        P_ZENO_TAIL, PARAM_COUNT };
 enum { O_REGIME, O_PERIOD, O_IMPACTS_PER_PERIOD, O_IMPACTS, O_V_IMPACT, O_PHASE_IMPACT,
-       O_V_IMPACT_MAX, O_CHECK, OUTPUT_COUNT };
+       O_V_IMPACT_MAX, O_CHECK, O_T_CHECK, OUTPUT_COUNT };
 enum { REGIME_FREE, REGIME_PERIODIC, REGIME_CHATTER, REGIME_UNDECIDED, REGIME_FAILED };
 enum { CHECK_NONE, CHECK_BUDGET, CHECK_PENETRATION, CHECK_NONFINITE }; /* (status_of) */
 /* the lanes' parameters and records; the events */
-enum { L_OMEGA, L_ZETA, L_A, L_DELTA, L_R, L_WD, L_PC, L_PS, L_X, L_HALF, L_REACH, L_H_MIN, L_MAX };
+enum { L_OMEGA, L_ZETA, L_A, L_DELTA, L_R, L_WD, L_PC, L_PS, L_X, L_HALF, L_REACH, L_H_MIN, L_MAX,
+       L_SCALE };
 enum { R_V_LAST, R_PHASE_LAST, R_V_MAX_LATE, R_FREE, R_BUDGET, E_CONTACT = 0, E_RELEASE };
 #define RESPONSE_MAX 1e3 /* the response's largest gain (the closed form's digits, near 1) */
 #define TWO_PI 6.283185307179586
@@ -61,7 +62,9 @@ static const is_output fs_outputs[OUTPUT_COUNT] = {
     {"v_impact_max", "1", "largest arrival speed in the last half of the run, in L omega_n (0: "
      "no impact there)", IS_OUTPUT_REAL, NULL, 0, "largest impact speed $v_{\\max}$"},
     {"check", "1", "the first physical check the result failed (none: it passed)",
-     IS_OUTPUT_CATEGORY, check_names, 0, "check"}};
+     IS_OUTPUT_CATEGORY, check_names, 0, "check"},
+    {"t_check", "1", "when the check failed (the invariant broken, the state, the budget), in "
+     "1/omega_n (NaN: none failed)", IS_OUTPUT_REAL, NULL, NAN_OK, "time of the failed check"}};
 
 /* is_error_set's work, here, so that the plug-in needs nothing from the engine. */
 static is_code fs_error(is_error *err, is_code code, const char *fmt, ...)
@@ -185,6 +188,14 @@ static lv_mask on_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, l
     return budget | free;
 }
 
+/* The invariant: the mass not beyond the stop (in flight; on it while stuck), over the
+ * scale |delta| + X + |x0| + |v0| + 1 (tolerance 1e-10). */
+static void invariants(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *v)
+{
+    (void)t;
+    v[0] = (b->par[L_DELTA] - y[0]) / b->par[L_SCALE];
+}
+
 /* A chatter reset at t_star: at rest on the stop, held while the force pushes into it. */
 static lv_mask rest(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_star, lv_double *y)
 {
@@ -210,6 +221,7 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
                     64.0 * 2.2e-16 * scale, 0.02 * T, p[P_MAX_IMPACTS]};
     for (int k = 0; k <= L_MAX; k++)
         s->par[k] = par[k];
+    s->par[L_SCALE] = 1.0 + scale;
     s->t_end = T * p[P_PERIODS];
     s->section_period = T;
     s->y[0] = p[P_X0], s->y[1] = p[P_V0];
@@ -237,6 +249,7 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
         o[k] = bt->out + (size_t)k * bt->count + i;
     int ok = e->status == IS_HYBRID_HORIZON || (e->status == IS_HYBRID_ENDED && e->rec[R_FREE]);
     int check = e->rec[R_BUDGET] || e->status == IS_HYBRID_BUDGET ? CHECK_BUDGET
+                : e->status == IS_HYBRID_VIOLATED                  ? CHECK_PENETRATION
                 : !ok                                              ? CHECK_NONFINITE
                                                                    : CHECK_NONE;
     for (int64_t k = 0; k < e->sections && k < IS_HYBRID_RING && !check; k++)
@@ -256,6 +269,7 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     *o[O_PHASE_IMPACT] = e->rec[R_PHASE_LAST];
     *o[O_V_IMPACT_MAX] = e->rec[R_V_MAX_LATE];
     *o[O_CHECK] = check;
+    *o[O_T_CHECK] = check ? e->t : NAN; /* (a penetration seen at a section: the run's end) */
     bt->status[i] = status_of[check];
 }
 
@@ -263,7 +277,9 @@ static const is_hybrid_system forced_stop = {
     .dimension = 4, .events = 2, .direction = {-1, -1},
     .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_CONTACT, .sections = 1,
     .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
-    .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish};
+    .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish,
+    .invariants = 1, .invariant_name = {"the mass beyond the stop"},
+    .invariant_tolerance = {1e-10}, .invariant_values = invariants};
 
 static is_code fs_workspace_create(void **workspace, is_error *err) /* the stop flag */
 {

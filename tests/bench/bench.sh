@@ -27,7 +27,8 @@
 #     rates per CPU second bench_stop prints. Aim: >= 0.97 (the speed kept). Beside (2):
 #     the collision lanes against the GSL peer per CPU second (aim >= 30x). And the
 #     examples' model code in lines (examples/*/NAME.c, tests not counted): forced_stop
-#     <= 300, bouncing_ball <= 150 (integration.install fails beyond them too).
+#     <= 320, bouncing_ball <= 180 (300 and 150 before issue 30 gave them invariants;
+#     integration.install fails beyond them too).
 # Rates are per second of wall-clock time, as the benchmarks print them, and where they
 # can be had per second of CPU time too (the peers; bench_chatter's and the collision
 # lanes' processes): on a shared machine only the latter are comparable between runs.
@@ -319,7 +320,7 @@ else
         tee -a "$summary"
 fi
 examples=$(dirname "$0")/../../examples
-for e in forced_stop:300 bouncing_ball:150; do
+for e in forced_stop:320 bouncing_ball:180; do
     f=$examples/${e%%:*}/${e%%:*}.c
     [ -f "$f" ] && budget "${e%%:*} model code" "$(wc -l <"$f")" "lines" "${e#*:}"
 done

@@ -288,6 +288,52 @@ static void test_accumulation(void)
     }
 }
 
+
+/* --- accumulation through rounding noise ------------------------------------------------- */
+
+/* The ball on the floor whose height carries a rounding-like noise of 1e-13 (a sawtooth
+ * in t of period 2^-40, as the rounding of a forcing's phase at t ~ 100 would give), no
+ * rates: the impacts' intervals shrink geometrically to about sqrt(2e-13) and then wander
+ * at that level, never reaching a rest below zeno_tail (1e-15 here): the stall rule must
+ * see the accumulation there, within about that level of the exact limit, instead of
+ * grinding to the budget. */
+static void noisy_floor_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                               const lv_double *f, lv_double *g, lv_double *dg)
+{
+    (void)b, (void)f, (void)dg;
+    lv_double u = t * 0x1p40, k = (u + 0x1.8p52) - 0x1.8p52;
+    k = lv_sel(lv_gt(k, u), k - 1.0, k);
+    g[0] = y[0] + 2e-13 * ((u - k) - 0.5);
+}
+
+static const is_hybrid_system floor_noisy = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = fall_flow, .event_values = noisy_floor_events, .on_event = floor_impact,
+    .on_accumulate = floor_rest, .start = floor_start, .finish = wall_finish};
+
+static void test_accumulation_noise(void)
+{
+    static const double drops[][2] = {{1.0, 0.5}, {2.0, 0.8}, {0.3, 0.9}, {1.5, 0.7}};
+    const size_t n = sizeof drops / sizeof *drops;
+    is_hybrid_end ends[WALL_COUNT];
+    int finished[WALL_COUNT] = {0};
+    wall_batch w = {drops, ends, finished, 1e-15};
+    CHECK(is_hybrid_run(&floor_noisy, &w, n, NULL, 0) == 0, "run failed");
+    double worst = 0.0, most = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double u = sqrt(2.0 * drops[i][0]), r = drops[i][1], t_inf = u + 2.0 * r * u / (1.0 - r);
+        CHECK(ends[i].status == IS_HYBRID_ENDED && ends[i].accumulations == 1 &&
+                  ends[i].rec[REC_COUNT] < 1000 && fabs(ends[i].rec[0] - t_inf) < 2e-5,
+              "noisy drop %zu: status %d (%s), %" PRId64 " accumulations after %g impacts, at "
+              "%.17g (exact %.17g)", i, ends[i].status, ends[i].reason, ends[i].accumulations,
+              ends[i].rec[REC_COUNT], ends[i].rec[0], t_inf);
+        worst = fmax(worst, fabs(ends[i].rec[0] - t_inf));
+        most = fmax(most, ends[i].rec[REC_COUNT]);
+    }
+    printf("\n    Zeno through noise of 1e-13: accumulated within %.2g of the limit, after %g "
+           "impacts at most", worst, most);
+}
+
 /* --- a grazing contact ------------------------------------------------------------------- */
 
 static void test_graze(void)
@@ -309,6 +355,183 @@ static void test_graze(void)
     }
 }
 
+
+/* --- grazes of a forced oscillator --------------------------------------------------------- */
+
+/* x'' + x = -3 cos 2t, on its steady response x = cos 2t (period pi, top 1 at t = k pi),
+ * against a stop at sigma = 1 - eps: the first impact at pi - acos(1 - eps) / 2, inside a
+ * step of pi/64 from t = 0.3 whose ends are clear of the stop; no rates (the plain way of
+ * writing a plug-in), in flow mode (closed form) and in field mode (DOPRI5). */
+static void forced_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
+                        lv_double dt, lv_double *y)
+{
+    (void)b;
+    lv_double s, c, s0, c0, s1, c1;
+    lv_sincos(dt, &s, &c);
+    lv_sincos(2.0 * t0, &s0, &c0);
+    lv_sincos(2.0 * (t0 + dt), &s1, &c1);
+    lv_double u = y0[0] - c0, w = y0[1] + 2.0 * s0; /* the free part */
+    y[0] = c1 + (u * c + w * s);
+    y[1] = -2.0 * s1 + (w * c - u * s);
+}
+
+static void forced_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    (void)b;
+    lv_double s, c;
+    lv_sincos(2.0 * t, &s, &c);
+    f[0] = y[1];
+    f[1] = -y[0] + -3.0 * c;
+}
+
+static int forced_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    wall_batch *w = ctx;
+    s->t = 0.3;
+    s->t_end = M_PI + 0.3;
+    s->y[0] = cos(0.6);
+    s->y[1] = -2.0 * sin(0.6);
+    s->par[WALL_A] = w->points[i][0];
+    s->par[WALL_R] = w->points[i][1];
+    s->rtol = 1e-12;
+    s->atol = 1e-14;
+    s->h_max = M_PI / 64;
+    s->max_steps = 1e6;
+    return 1;
+}
+
+static const is_hybrid_system forced_flow_plain = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .flow = forced_flow, .event_values = wall_events, .on_event = wall_impact,
+    .start = forced_start, .finish = wall_finish};
+
+static const is_hybrid_system forced_field_plain = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .field = forced_field, .event_values = wall_events, .on_event = wall_impact,
+    .start = forced_start, .finish = wall_finish};
+
+static const is_hybrid_system forced_field_rates = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
+    .field = forced_field, .event_values = wall_events, .rates = 1, .on_event = wall_impact,
+    .start = forced_start, .finish = wall_finish};
+
+static void test_forced_grazes(void)
+{
+    static const double eps[] = {1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12};
+    enum { N = sizeof eps / sizeof *eps };
+    double points[N][2];
+    for (int i = 0; i < N; i++)
+        points[i][0] = 1.0 - eps[i], points[i][1] = 0.8;
+    const is_hybrid_system *systems[] = {&forced_flow_plain, &forced_field_plain,
+                                         &forced_field_rates};
+    const char *names[] = {"flow, no rates", "DOPRI5, no rates", "DOPRI5, rates"};
+    for (int k = 0; k < 3; k++) {
+        is_hybrid_end ends[N];
+        int finished[N] = {0};
+        wall_batch w = {(const double(*)[2])points, ends, finished, 0.0};
+        CHECK(is_hybrid_run(systems[k], &w, N, NULL, 0) == 0, "run failed");
+        double worst = 0.0;
+        for (int i = 0; i < N; i++) {
+            double exact = M_PI - 0.5 * acos(points[i][0]);
+            /* a graze of depth eps is crossed at speed 2 sqrt(2 eps): its time is as
+             * sharp as sigma - x's error over that speed (rounding with the flow, DOPRI5's
+             * error at rtol 1e-12 with the field) */
+            double tol = 1e-9 + (k ? 1e-13 : 1e-15) / sqrt(eps[i]);
+            CHECK(finished[i] == 1 && ends[i].rec[REC_COUNT] >= 1 &&
+                      fabs(ends[i].rec[0] - exact) < tol,
+                  "%s, eps %g: %g impacts, the first at %.17g (exact %.17g)", names[k], eps[i],
+                  ends[i].rec[REC_COUNT], ends[i].rec[0], exact);
+            if (ends[i].rec[REC_COUNT] >= 1)
+                worst = fmax(worst, fabs(ends[i].rec[0] - exact) / tol);
+        }
+        for (int i = 0; i < N; i++) { /* the minimiser's lanes: the same bits alone */
+            is_hybrid_end alone;
+            int once = 0;
+            wall_batch w1 = {(const double(*)[2])points + i, &alone, &once, 0.0};
+            CHECK(is_hybrid_run(systems[k], &w1, 1, NULL, 0) == 0, "run failed");
+            CHECK(!memcmp(alone.rec, ends[i].rec, sizeof alone.rec) && alone.t == ends[i].t &&
+                      alone.steps == ends[i].steps,
+                  "%s, eps %g: the bits depend on the batch", names[k], eps[i]);
+        }
+        printf("\n    forced grazes (%s): eps 1e-2 .. 1e-12 found, times within %.2g of their "
+               "tolerance", names[k], worst);
+    }
+}
+
+
+/* --- a soft floor without rates: kinks located to the asked tolerance --------------------- */
+
+/* A ball x'' = -1 on a Kelvin-Voigt floor without damping (x'' = -1 - k x below x = 0), so
+ * e = 1 exactly: thrown up from x = 1 at 0.5, its apexes before and after the contact are
+ * equally high. Events: the floor (IS_HYBRID_KINK: the field's derivative jumps there), the
+ * apex (IS_HYBRID_OBSERVE, v falling through 0); no rates, so the kinks are landed on by
+ * secants: |e - 1| follows rtol (within 5 rtol; 1.1 rtol measured, 39 rtol without the
+ * secants). rec: [0], [1] the apexes' heights, [2] their count. */
+enum { SOFT_K };
+static void soft_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    (void)t;
+    f[0] = y[1];
+    f[1] = lv_sel(lv_lt(y[0], lv_zero()), -1.0 - b->par[SOFT_K] * y[0], lv_splat(-1.0));
+}
+
+static void soft_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                        const lv_double *f, lv_double *g, lv_double *dg)
+{
+    (void)b, (void)t, (void)f, (void)dg;
+    g[0] = y[0];
+    g[1] = y[1];
+}
+
+static lv_mask soft_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    (void)t;
+    lv_double n = b->rec[2];
+    b->rec[0] = lv_sel(fired[1] & lv_eq(n, lv_zero()), y[0], b->rec[0]);
+    b->rec[1] = lv_sel(fired[1] & lv_eq(n, lv_splat(1.0)), y[0], b->rec[1]);
+    b->rec[2] = lv_add_where(fired[1], n, lv_splat(1.0));
+    return fired[1] & lv_ge(b->rec[2], lv_splat(2.0));
+}
+
+static int soft_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    wall_batch *w = ctx;
+    s->t_end = 100.0;
+    s->y[0] = 1.0;
+    s->y[1] = 0.5;
+    s->par[SOFT_K] = w->points[i][0];
+    s->rtol = w->points[i][1];
+    s->atol = 1e-3 * s->rtol;
+    s->max_steps = 1e6;
+    return 1;
+}
+
+static const is_hybrid_system soft_floor = {
+    .dimension = 2, .events = 2, .direction = {0, -1},
+    .kind = {IS_HYBRID_KINK, IS_HYBRID_OBSERVE}, .field = soft_field,
+    .event_values = soft_events, .on_event = soft_event, .start = soft_start,
+    .finish = wall_finish};
+
+static void test_soft_floor(void)
+{
+    static const double points[][2] = {{1.0, 1e-10}, {100.0, 1e-10}, {1e4, 1e-10},
+                                       {1.0, 1e-9}, {100.0, 1e-11}, {1e4, 1e-8}};
+    enum { N = sizeof points / sizeof *points };
+    is_hybrid_end ends[N];
+    int finished[N] = {0};
+    wall_batch w = {points, ends, finished, 0.0};
+    CHECK(is_hybrid_run(&soft_floor, &w, N, NULL, 0) == 0, "run failed");
+    printf("\n    soft floor, zeta = 0, no rates: |e - 1| =");
+    for (int i = 0; i < N; i++) {
+        double e = sqrt(ends[i].rec[1] / ends[i].rec[0]), err = fabs(e - 1.0);
+        printf(" %.2g (k %g, rtol %g)", err, points[i][0], points[i][1]);
+        CHECK(ends[i].status == IS_HYBRID_ENDED && fabs(ends[i].rec[0] - 1.125) < 1e-9 &&
+                  err <= 5.0 * points[i][1],
+              "k %g, rtol %g: status %d, apexes %.17g and %.17g: |e - 1| = %.3g", points[i][0],
+              points[i][1], ends[i].status, ends[i].rec[0], ends[i].rec[1], err);
+    }
+}
+
 void suite_hybrid(void)
 {
     CU_pSuite s = CU_add_suite("hybrid", NULL, NULL);
@@ -316,5 +539,10 @@ void suite_hybrid(void)
     CU_add_test(s, "oscillator and wall: exact impact times (closed-form flow)", test_wall_flow);
     CU_add_test(s, "a point's bits whatever its lane and batch", test_wall_lanes);
     CU_add_test(s, "accumulation at the geometric limit, Zeno, sticking", test_accumulation);
+    CU_add_test(s, "accumulation through rounding noise (the stall rule)",
+                test_accumulation_noise);
     CU_add_test(s, "a grazing contact inside a flow step", test_graze);
+    CU_add_test(s, "grazes of a forced oscillator, without rates (flow and field)",
+                test_forced_grazes);
+    CU_add_test(s, "a soft floor without rates: e = 1 to the asked tolerance", test_soft_floor);
 }

@@ -13,32 +13,57 @@
  *     lane (RMS over the state of error / (atol + rtol max(|y0|, |y1|))), or the model's
  *     closed-form flow in steps of at most h_max.
  *   - Events: after every trial step the event functions are evaluated at its end; a lane
- *     where one crossed in its direction (or where, in flow mode, the Hermite cubic of an
- *     event with known rates dips through zero inside the step) locates the first crossing
- *     on the step's continuous extension (DOPRI5's dense output of order 4, or the flow
- *     itself) by the Illinois method on min over the crossing events of side * g, for all
- *     such lanes of the vector at once; events crossed at the located time (within the
- *     tolerance) happen together. An IS_HYBRID_OBSERVE event is reported there and the
+ *     where one crossed in its direction locates the first crossing on the step's
+ *     continuous extension (DOPRI5's dense output of order 4, or the flow itself) by the
+ *     Illinois method on min over the crossing events of side * g, for all such lanes of
+ *     the vector at once; events crossed at the located time (within the tolerance) happen
+ *     together. A start on an event (g = 0) counts as on the side it is crossed from.
+ *   - Grazes (hybrid_events.h): an event on its side at both ends of an accepted step may
+ *     have dipped through zero and back inside it. Every step is checked, in both modes,
+ *     with rates or without: an estimate of side * g inside the step (the Hermite cubic of
+ *     the values and rates; without rates the parabola through the ends and the step's
+ *     middle, one more evaluation a step) flags a minimum nearer zero than its depth below
+ *     the ends; there Brent's minimiser finds the true minimum on the continuous extension,
+ *     and a minimum at or below zero is a crossing, located as above. A dip below the
+ *     rounding of g is not seen; rates that are NaN skip the check where they are. An IS_HYBRID_OBSERVE event is reported there and the
  *     step goes on; the others end the lane's next step exactly there (the step is redone
  *     to that length: the state at an event is a step end, as accurate as any) and are
  *     reported at its end. IS_HYBRID_KINK events are where the field is not smooth: a
  *     step never straddles one, so the error estimates stay honest (a step across one was
  *     rejected and cut back for a dozen steps); with a field whose rates are given, a
  *     kink the step would cross by the first-order prediction from its value and rate
- *     is landed on at once, without the rejected trial.
+ *     is landed on at once, without the rejected trial. A landing that ends further from
+ *     the event's root than 1e-6 of the step is corrected and the step taken again:
+ *     by Newton's method with the rates, by secants without (rates only make it cheaper:
+ *     the location follows the asked tolerance either way); never by more than the step,
+ *     nor from a start already past the event (a tangent at rounding level).
  *   - Resets: on_event may change the state (an IS_HYBRID_RESET event returns the lane to
  *     the side it came from, as an impact does) and the lane's records, and end lanes.
  *   - Accumulation: at the arrivals of IS_HYBRID_RESET events the integrator watches the
  *     intervals between them. When zeno_events intervals in a row have shrunk and the
  *     geometric rest of the sequence, interval q / (1 - q) with q the last ratio, is
  *     shorter than zeno_tail, or an interval is below rounding, the events accumulate
- *     (Zeno) at t* = t + that rest; when an event's rate after its reset is at most
+ *     (Zeno) at t* = t + that rest. Rounding stops a sequence from shrinking long before
+ *     its rest is short (the events' times are noisy at sqrt(rounding of g / g'')): after
+ *     a descent of 8 new smallest intervals to 1e-3 of its first, an interval that does
+ *     not shrink further accumulates at once (t* = t), as does (with zeno_tail set) a
+ *     reset that leaves the event's rate heading back through it (the crossing was
+ *     rounding: the lane was leaving). When an event's rate after its reset is at most
  *     stick_speed (the rates given), the lane sticks at t* = t. Either way on_accumulate
  *     gives the state at t* (e.g. at rest on a constraint, in a mode whose field holds it
  *     there, left by another event); without it the run ends with IS_HYBRID_ZENO.
+ *   - Invariants (optional: is_hybrid_system.invariants): what must hold of the state in
+ *     every mode (the ball not below the table, a penetration within a bound, a speed
+ *     within the energy's bound), v[k] >= -invariant_tolerance[k], checked at the start,
+ *     at every accepted step's end and at every event's arrival (after its reset and any
+ *     accumulation). A violation ends the lane with IS_HYBRID_VIOLATED, is_hybrid_end
+ *     naming the invariant (invariant, reason) and the time and state where it was found:
+ *     a model makes it a failed point (IS_POINT_FAILED_CHECK) with that reason and time
+ *     among its outputs, never a done one.
  *   - Ends: the model's (on_event, on_accumulate), the horizon t_end, the budgets
- *     max_steps (every trial step counts) and max_events, a non-finite state or error,
- *     a step below rounding; then finish gets the point's end. The stop flag is polled
+ *     max_steps (every trial step counts) and max_events (by default 1e8 and 1e6: a
+ *     point never grinds for ever), a non-finite state or error, a step below rounding, an
+ *     invariant broken; then finish gets the point's end, with its reason in words. The stop flag is polled
  *     every IS_HYBRID_POLL rounds: points not finished then are not finished at all.
  *
  * Determinism: every lane operation is elementwise IEEE arithmetic (build with
@@ -71,6 +96,9 @@
 #define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
 #define IS_HYBRID_POLL 256 /* rounds between two looks at the stop flag */
 #define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section) */
+#define IS_HYBRID_MAX_INVARIANTS 8 /* invariants (is_hybrid_system.invariants) */
+#define IS_HYBRID_DEFAULT_EVENTS 1e6 /* max_events when the model sets none */
+#define IS_HYBRID_DEFAULT_STEPS 1e8  /* max_steps when the model sets none */
 
 /* Event kinds (is_hybrid_system.kind): how the integrator treats a located crossing. */
 enum {
@@ -95,7 +123,8 @@ typedef enum {
     IS_HYBRID_BUDGET = 2,    /* max_steps or max_events used up */
     IS_HYBRID_NONFINITE = 3, /* a state or an error estimate was not finite */
     IS_HYBRID_UNDERFLOW = 4, /* the step fell below the rounding of t */
-    IS_HYBRID_ZENO = 5       /* events accumulated and the model has no on_accumulate */
+    IS_HYBRID_ZENO = 5,      /* events accumulated and the model has no on_accumulate */
+    IS_HYBRID_VIOLATED = 6   /* an invariant failed (is_hybrid_end.invariant) */
 } is_hybrid_status;
 
 /* A point's start, filled in by the model's start (the integrator clears it first:
@@ -108,7 +137,8 @@ typedef struct is_hybrid_start {
     double h;                            /* the first step (0: 1e-2 sqrt(rtol)) */
     double h_max;                        /* the longest step (0: none; flow mode needs it) */
     double rtol, atol;                   /* local error tolerances (field mode) */
-    double max_steps, max_events;        /* budgets (0: none) */
+    double max_steps, max_events;        /* budgets (0: IS_HYBRID_DEFAULT_STEPS, _EVENTS;
+                                            a negative value: none) */
     double zeno_tail;                    /* accumulate when the rest is shorter (0: never) */
     double zeno_events;                  /* shrinking intervals in a row first (0: 3) */
     double stick_speed;                  /* stick when a reset leaves a rate this slow */
@@ -137,6 +167,13 @@ typedef struct is_hybrid_end {
     int64_t sections;
     double section[IS_HYBRID_RING][IS_HYBRID_MAX_DIM];
     int64_t section_events[IS_HYBRID_RING], section_accumulations[IS_HYBRID_RING];
+    /* why the run ended, in words ("" for IS_HYBRID_ENDED and IS_HYBRID_HORIZON): the
+     * budget used up, the invariant that failed (its name), ... (static text) */
+    const char *reason;
+    /* IS_HYBRID_VIOLATED: the invariant that failed (-1: none) and its value there (at t,
+     * y: the step's end or the event's state after its reset where it was found) */
+    int invariant;
+    double invariant_value;
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -197,6 +234,17 @@ typedef struct is_hybrid_system {
      * events' states itself (a model that reports a state other than the event's) */
     void (*sample)(void *ctx, size_t point, double t, const double *y);
     int own_event_samples;
+    /* optional: invariants, what must hold of the state in every mode (the ball not below
+     * the table, a penetration within a bound): invariant_values gives v[k] for k <
+     * invariants, and v[k] >= -invariant_tolerance[k] must hold (NaN fails), checked at
+     * the start, at every accepted step's end and at every event's arrival (after its
+     * reset and any accumulation); where one fails the lane ends IS_HYBRID_VIOLATED, the
+     * first failing k in is_hybrid_end.invariant, invariant_name[k] its reason */
+    int invariants;
+    const char *invariant_name[IS_HYBRID_MAX_INVARIANTS];
+    double invariant_tolerance[IS_HYBRID_MAX_INVARIANTS];
+    void (*invariant_values)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                             lv_double *v);
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1

@@ -38,6 +38,11 @@ static const double ish_d[7] = {-12715105075.0 / 11282082432.0, 0.0,
  * surface, 1.7e-9 with these.) */
 #define ISH_REFINE_SHARE 1e-6
 #define ISH_REFINE_MAX 3.0
+#define ISH_SECANT_MAX 6.0 /* the same by secants, without rates */
+
+/* ish_accumulate's stall rule (see there) */
+#define ISH_STALL_RUN 8.0
+#define ISH_STALL_DEPTH 1e3
 
 #define ISH_D IS_HYBRID_MAX_DIM
 #define ISH_E IS_HYBRID_MAX_EVENTS
@@ -51,13 +56,17 @@ typedef struct ish_block {
     lv_double t, h, h_resume, t_end, h_max, rtol, atol, max_steps, max_events;
     lv_double zeno_tail, zeno_events, stick_speed;
     lv_double steps, rejected, events, accumulations;
-    lv_double last_reset, last_interval, shrinking, refined;
+    lv_double last_reset, last_interval, shrinking, refined, refine_h, refine_g;
+    lv_double run_first, run_min, run_count; /* ish_accumulate's stall rule */
     lv_double t_start, section_period, t_section, t_target, sections, h_want;
     lv_mask active, landing, was_rejected, clamped, rough_next, pend[ISH_E];
     size_t point[LV_WIDTH];
     /* the sections of each lane, in plain arrays: they are recorded once a section */
     double sec[LV_WIDTH][IS_HYBRID_RING][ISH_D];
     int64_t sec_events[LV_WIDTH][IS_HYBRID_RING], sec_acc[LV_WIDTH][IS_HYBRID_RING];
+    /* the invariant a lane violated, for its end */
+    int invariant[LV_WIDTH];
+    double invariant_value[LV_WIDTH];
 } ish_block;
 
 /* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
@@ -295,6 +304,21 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
     e.events = (int64_t)b->events[l];
     e.accumulations = (int64_t)b->accumulations[l];
     e.sections = (int64_t)b->sections[l];
+    e.invariant = -1;
+    e.reason = status == IS_HYBRID_BUDGET
+                   ? (b->steps[l] >= b->max_steps[l] ? "the budget of steps (max_steps) used up"
+                                                      : "the budget of events (max_events) used up")
+               : status == IS_HYBRID_NONFINITE ? "the state or its error estimate was not finite"
+               : status == IS_HYBRID_UNDERFLOW ? "the step fell below the rounding of t"
+               : status == IS_HYBRID_ZENO ? "events accumulated (Zeno) and the model has no "
+                                            "on_accumulate"
+                                          : "";
+    if (status == IS_HYBRID_VIOLATED) {
+        e.invariant = b->invariant[l];
+        e.invariant_value = b->invariant_value[l];
+        e.reason = sys->invariant_name[e.invariant] ? sys->invariant_name[e.invariant]
+                                                     : "an invariant failed";
+    }
     if (e.sections > 0) { /* (a few kB, for the models that record sections) */
         memcpy(e.section, b->sec[l], sizeof e.section);
         memcpy(e.section_events, b->sec_events[l], sizeof e.section_events);
@@ -335,8 +359,12 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
     b->h_resume[l] = b->h[l];
     b->rtol[l] = s->rtol;
     b->atol[l] = s->atol;
-    b->max_steps[l] = s->max_steps > 0.0 ? s->max_steps : __builtin_inf();
-    b->max_events[l] = s->max_events > 0.0 ? s->max_events : __builtin_inf();
+    b->max_steps[l] = s->max_steps > 0.0    ? s->max_steps
+                      : s->max_steps == 0.0 ? IS_HYBRID_DEFAULT_STEPS
+                                            : __builtin_inf();
+    b->max_events[l] = s->max_events > 0.0    ? s->max_events
+                       : s->max_events == 0.0 ? IS_HYBRID_DEFAULT_EVENTS
+                                              : __builtin_inf();
     b->zeno_tail[l] = s->zeno_tail;
     b->zeno_events[l] = s->zeno_events > 0.0 ? s->zeno_events : 3.0;
     b->stick_speed[l] = s->stick_speed;
@@ -344,6 +372,8 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
     b->last_reset[l] = s->t;
     b->last_interval[l] = __builtin_inf();
     b->shrinking[l] = 0.0;
+    b->run_min[l] = b->run_first[l] = __builtin_inf();
+    b->run_count[l] = 0.0;
     b->t_start[l] = s->t;
     b->section_period[l] = s->section_period > 0.0 ? s->section_period : __builtin_inf();
     b->t_section[l] = s->t + b->section_period[l];
@@ -399,6 +429,30 @@ ISH_INLINE void ish_at_state(const is_hybrid_system *sys, ish_block *b, lv_mask 
     }
 }
 
+/* The invariants at the state of the lanes m: where one fails (v < -tolerance, or NaN),
+ * the lane ends IS_HYBRID_VIOLATED with the first that failed. */
+ISH_INLINE void ish_invariants(const is_hybrid_system *sys, ish_block *b, lv_mask m)
+{
+    if (sys->invariants <= 0 || !sys->invariant_values)
+        return;
+    m &= b->active;
+    if (!lv_any(m))
+        return;
+    lv_double v[IS_HYBRID_MAX_INVARIANTS];
+    sys->invariant_values(&b->pub, b->t, b->y, v);
+    lv_mask bad = lv_mask_none();
+    for (int k = 0; k < sys->invariants && k < IS_HYBRID_MAX_INVARIANTS; k++) {
+        lv_mask fails = m & lv_not(lv_ge(v[k], lv_splat(-sys->invariant_tolerance[k])));
+        for (int l = 0; l < LV_WIDTH; l++)
+            if (lv_mask_lane(fails & lv_not(bad), l)) {
+                b->invariant[l] = k;
+                b->invariant_value[l] = v[k][l];
+            }
+        bad |= fails;
+    }
+    ish_end(sys, b, bad, IS_HYBRID_VIOLATED);
+}
+
 /* Fills the block's free lanes from the batch (*next: the next point). Returns 1 if the
  * block has an active lane. A lane whose point has ended keeps its last state (every
  * update is masked), so an idle lane computes harmless numbers. */
@@ -431,7 +485,14 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
         b->landing = b->landing & lv_not(loaded);
         b->was_rejected = b->was_rejected & lv_not(loaded);
         b->active = b->active | loaded;
+        /* a start on an event (g = 0) is on the side it is crossed from: one that leaves
+         * in the event's direction crosses it there (a mass started on its stop and pushed
+         * into it, not through it) */
+        for (int e = 0; e < sys->events; e++)
+            if (sys->direction[e])
+                b->pub.side[e] = lv_sel(loaded, lv_splat(-sys->direction[e]), b->pub.side[e]);
         ish_at_state(sys, b, loaded, 1);
+        ish_invariants(sys, b, loaded);
     }
     return lv_any(b->active);
 }
@@ -500,54 +561,7 @@ ISH_INLINE void ish_begin(const is_hybrid_system *sys, ish_block *b)
         ish_predict(sys, b, free, b->h);
 }
 
-/* --- accumulation ------------------------------------------------------------------- */
-
-/* After the arrivals `reset` (lanes where an IS_HYBRID_RESET event fired, fired[]): the
- * watch of their intervals, and the accumulations it finds (or sticking), handed to
- * on_accumulate. Returns the lanes to end: [0] ended by the model, [1] Zeno without a
- * model's answer. */
-ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mask reset,
-                                  const lv_mask *fired, lv_mask *ended, lv_mask *zeno)
-{
-    lv_double interval = b->t - b->last_reset;
-    lv_mask shrunk = lv_lt(interval, b->last_interval);
-    b->shrinking = lv_sel(reset, lv_sel(shrunk, b->shrinking + 1.0, lv_zero()), b->shrinking);
-    lv_double q = interval / b->last_interval;
-    lv_double rest = interval * q / (1.0 - q);
-    lv_mask on = lv_gt(b->zeno_tail, lv_zero());
-    lv_mask geometric = lv_ge(b->shrinking, b->zeno_events) & lv_lt(rest, b->zeno_tail);
-    lv_mask at_once = lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
-    lv_mask stuck = lv_mask_none();
-    if (sys->rates)
-        for (int e = 0; e < sys->events; e++)
-            if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u)))
-                stuck |= fired[e] & lv_le(lv_abs(b->dg[e]), b->stick_speed) &
-                         lv_gt(b->stick_speed, lv_zero());
-    lv_mask accumulate = reset & ((on & (geometric | at_once)) | stuck);
-    b->last_interval = lv_sel(reset, interval, b->last_interval);
-    b->last_reset = lv_sel(reset, b->t, b->last_reset);
-    if (!lv_any(accumulate))
-        return;
-    lv_double t_star = lv_sel(geometric & lv_not(stuck | at_once), b->t + rest, b->t);
-    if (!sys->on_accumulate) {
-        *zeno |= accumulate;
-        return;
-    }
-    lv_double y[ISH_D];
-    for (int i = 0; i < sys->dimension; i++)
-        y[i] = b->y[i];
-    *ended |= accumulate & sys->on_accumulate(&b->pub, accumulate, b->t, t_star, y);
-    for (int i = 0; i < sys->dimension; i++)
-        b->y[i] = lv_sel(accumulate, y[i], b->y[i]);
-    b->t = lv_sel(accumulate, t_star, b->t);
-    b->accumulations = lv_add_where(accumulate, b->accumulations, lv_splat(1.0));
-    b->shrinking = lv_sel(accumulate, lv_zero(), b->shrinking);
-    b->last_interval = lv_sel(accumulate, lv_splat(__builtin_inf()), b->last_interval);
-    b->last_reset = lv_sel(accumulate, b->t, b->last_reset);
-    ish_at_state(sys, b, accumulate, 1);
-    if (sys->sections)
-        ish_sections(sys, b, accumulate);
-}
+#include "hybrid_events.h" /* grazes, accumulation */
 
 /* --- arrivals and the end of a step -------------------------------------------------- */
 
@@ -602,6 +616,7 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     b->was_rejected = b->was_rejected & lv_not(A);
     ish_end(sys, b, ended, IS_HYBRID_ENDED);
     ish_end(sys, b, zeno, IS_HYBRID_ZENO);
+    ish_invariants(sys, b, A);
     ish_end(sys, b, lv_ge(b->events, b->max_events), IS_HYBRID_BUDGET);
 }
 
@@ -632,48 +647,6 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
             b->y[i] = lv_sel(ended, y[i], b->y[i]);
         ish_end(sys, b, ended, IS_HYBRID_ENDED);
     }
-}
-
-/* Flow mode with event rates: an event on its side at both ends of the step whose Hermite
- * cubic (values and rates at the ends) dips through zero inside it, where the flow
- * confirms it, crossed by the cubic's minimum: cross[e] is set and *hi is that share of
- * the step (1 elsewhere). A dip shallower than the cubic's error goes unseen. */
-ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
-                              lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
-{
-    lv_mask found = lv_mask_none();
-    lv_double at = lv_splat(1.0), y[ISH_D], g[ISH_E];
-    for (int e = 0; e < sys->events; e++) {
-        lv_double s = b->pub.side[e];
-        lv_double p0 = s * b->g[e], p1 = s * T->g1[e];
-        lv_double m0 = s * T->h * b->dg[e], m1 = s * T->h * T->dg1[e];
-        int d = sys->direction[e];
-        lv_mask watch = m & lv_not(cross[e]) & lv_gt(p0, lv_zero()) & lv_gt(p1, lv_zero()) &
-                        lv_lt(m0, lv_zero()) & lv_gt(m1, lv_zero()) &
-                        (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
-        if (!lv_any(watch))
-            continue;
-        /* p'(x) = A x^2 + B x + C on [0, 1]: its root where p' turns from - to + */
-        lv_double A = 6.0 * (p0 - p1) + 3.0 * (m0 + m1), B = 6.0 * (p1 - p0) - 4.0 * m0 - 2.0 * m1;
-        lv_double disc = lv_max_nanb(B * B - 4.0 * A * m0, lv_zero());
-        lv_double x = lv_sel(lv_eq(A, lv_zero()), -m0 / B, (-B + lv_sqrt(disc)) / (2.0 * A));
-        x = lv_min_nanb(lv_max_nanb(x, lv_zero()), lv_splat(1.0));
-        lv_double r = 1.0 - x;
-        lv_double px = (1.0 + 2.0 * x) * r * r * p0 + x * r * r * m0 + x * x * (3.0 - 2.0 * x) * p1 -
-                       x * x * r * m1;
-        watch &= lv_lt(px, lv_zero()) & lv_gt(x, lv_zero()) & lv_lt(x, lv_splat(1.0));
-        if (!lv_any(watch))
-            continue;
-        sys->flow(&b->pub, b->t, b->y, x * T->h, y);
-        sys->event_values(&b->pub, b->t + x * T->h, y, NULL, g, NULL);
-        watch &= lv_le(s * g[e], lv_zero()) & lv_lt(x, at);
-        cross[e] |= watch;
-        found |= watch;
-        at = lv_sel(watch, x, at);
-        for (int k = 0; k < sys->events; k++)
-            g_hi[k] = lv_sel(watch, g[k], g_hi[k]);
-    }
-    *hi = lv_sel(found, at, lv_splat(1.0));
 }
 
 /* The lanes of `todo` whose trial step crossed events (cross[]): the first crossing is
@@ -790,9 +763,10 @@ ISH_INLINE void ish_rough_penalty(const is_hybrid_system *sys, ish_block *b, ish
 
 /* The lanes L whose step to an event was accepted, before they arrive: observe events
  * crossed inside the step (e.g. a maximum just before a kink, in a step that was
- * rejected across the kink) are reported on its dense output; then, where the model
- * gives the events' rates, a Newton correction of the step's length towards the pending
- * event's root where it is more than ISH_REFINE_SHARE of the step (a landing located on
+ * rejected across the kink) are reported on its dense output; then a correction of the
+ * step's length towards the pending event's root where it is more than ISH_REFINE_SHARE
+ * of the step (Newton's where the model gives the events' rates, a secant's where it
+ * does not, ISH_SECANT_MAX times at most) (a landing located on
  * a rejected step's dense output, or predicted by ish_predict, may miss the kink by far
  * more than the location tolerance, and a kink straddled by d costs an error of order
  * d^2, or d^(p+1) at a rough one): those lanes take the step again (ISH_REFINE_MAX times
@@ -812,21 +786,45 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
         for (int e = 0; e < sys->events; e++)
             cross[e] &= lv_not(observe[e]);
     }
-    if (!sys->rates || !lv_any(L))
+    if (!lv_any(L))
         return L;
-    lv_double g[ISH_E], dg[ISH_E], step = lv_zero();
-    lv_mask found = lv_mask_none();
-    sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g, dg);
+    /* the step to the root: Newton's from the rates; without them the secant's through
+     * this try's end and the last try's (the step's start first) */
+    lv_double g[ISH_E], dg[ISH_E], step = lv_zero(), at_root = lv_zero();
+    lv_mask found = lv_mask_none(), newton = lv_mask_none();
+    if (sys->rates)
+        sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g, dg);
+    else
+        for (int e = 0; e < sys->events; e++)
+            g[e] = T->g1[e];
+    lv_mask again_before = lv_gt(b->refined, lv_zero());
+    lv_double h_prev = lv_sel(again_before, b->refine_h, lv_zero());
     for (int e = 0; e < sys->events; e++) {
-        lv_double d = -g[e] / dg[e];
+        lv_double g_prev = lv_sel(again_before, b->refine_g, b->g[e]);
+        lv_double secant = -g[e] * (T->h - h_prev) / (g[e] - g_prev);
+        /* (rates given but not finite there: no correction; secants there failed the
+         * rough kinks of collision) */
+        lv_double d = sys->rates ? -g[e] / dg[e] : secant;
+        lv_mask exact = sys->rates ? lv_eq(d - d, lv_zero()) : lv_mask_none();
         lv_mask take = L & b->pend[e] & lv_not(found) & lv_eq(d - d, lv_zero());
         step = lv_sel(take, d, step);
+        at_root = lv_sel(take, g[e], at_root);
+        newton |= take & exact;
         found |= take;
     }
+    lv_double most = lv_sel(newton, lv_splat(ISH_REFINE_MAX), lv_splat(ISH_SECANT_MAX));
+    /* (a correction longer than the step, or from a start already past the event, is
+     * not a root's: a tangent at rounding level, a graze's flat bottom) */
+    lv_double start_side = lv_zero();
+    for (int e = 0; e < sys->events; e++)
+        start_side = lv_sel(L & b->pend[e] & lv_eq(start_side, lv_zero()),
+                            b->pub.side[e] * b->g[e], start_side);
     lv_mask again = found & lv_gt(lv_abs(step), ISH_REFINE_SHARE * T->h) &
-                    lv_lt(b->refined, lv_splat(ISH_REFINE_MAX)) &
-                    lv_gt(T->h + step, lv_zero());
+                    lv_lt(b->refined, most) & lv_gt(T->h + step, lv_zero()) &
+                    lv_le(lv_abs(step), T->h) & lv_gt(start_side, lv_zero());
     b->refined = lv_sel(again, b->refined + 1.0, lv_sel(L, lv_zero(), b->refined));
+    b->refine_h = lv_sel(again, T->h, b->refine_h);
+    b->refine_g = lv_sel(again, at_root, b->refine_g);
     b->h = lv_sel(again, T->h + step, b->h);
     return L & lv_not(again);
 }
@@ -868,8 +866,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     for (int e = 0; e < sys->events; e++)
         g_hi0[e] = T->g1[e];
     lv_mask free = act & lv_not(b->landing);
-    if (!sys->field && sys->rates)
-        ish_grazes(sys, b, T, free, cross, &hi0, g_hi0);
+    ish_grazes(sys, b, T, free & accepted, cross, &hi0, g_hi0);
     lv_mask todo = lv_mask_none();
     for (int e = 0; e < sys->events; e++)
         todo |= cross[e] & free;
@@ -879,6 +876,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
                               lv_sel(accepted, h_next, T->h), trace, 0);
     lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
     ish_advance(sys, b, T, plain, t1, h_next);
+    ish_invariants(sys, b, plain);
     b->rough_next = b->rough_next & lv_not(plain);
     if (sys->sections)
         ish_sections(sys, b, plain & b->clamped);
