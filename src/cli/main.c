@@ -348,7 +348,8 @@ static void print_verification(const char *path)
 #define INFO_FAILURES 5
 static is_code print_failures(const char *path, int all, is_code rc, is_error *err)
 {
-    fflush(stdout);
+    /* (no flush before: what info prints leaves in one write, so that a reader that stops
+     * at the line it wants, grep -q, does not cut it short) */
     char *text = NULL;
     size_t size = 0;
     FILE *buffer = all ? stdout : open_memstream(&text, &size);
