@@ -405,11 +405,13 @@ static int cmd_info(int argc, char **argv)
     if (parallel)
         MPI_Comm_rank(comm, &rank);
     if (summary)
-        is_summary_print(summary, log, stdout);
+        is_summary_print(summary, 0, stdout);
     if (summary && rank == 0) { /* every failed point with --failures, else the first few */
         print_verification(path);
         rc = print_failures(path, failures, rc, &err);
     }
+    if (summary && log) /* last, as it has always come */
+        is_summary_print_log(summary, stdout);
     if (*verified)
         printf("%s\n", verified);
     if (rc != IS_OK && rank == 0)

@@ -390,6 +390,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
             fprintf(out, "  %-14s %14s %14s %14s\n", st->name, "-", "-", "-");
         }
     }
-    if (log && s->log)
+    if (log)
+        is_summary_print_log(s, out);
+}
+
+void is_summary_print_log(const is_summary *s, FILE *out)
+{
+    if (s->log)
         fprintf(out, "log:\n%s", s->log);
 }

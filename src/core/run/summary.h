@@ -24,6 +24,9 @@ is_code is_summary_collect(const char *path, MPI_Comm comm, is_summary **summary
 /* Prints it; with `log`, also the run log. */
 void is_summary_print(const is_summary *summary, int log, FILE *out);
 
+/* The run log alone ("log:" and its lines), as is_summary_print ends with it. */
+void is_summary_print_log(const is_summary *summary, FILE *out);
+
 void is_summary_free(is_summary **summary);
 
 #endif
