@@ -54,34 +54,47 @@ static void json_names(FILE *out, const char *const *names)
     fputc(']', out);
 }
 
+/* `, "key": "text"` (or `{"key": ...` for the first field of an object). */
+static void field_text(FILE *out, const char *key, const char *text)
+{
+    fprintf(out, "%s\"%s\": ", *key == '{' ? "{" : ", ", *key == '{' ? key + 1 : key);
+    is_cli_json_string(out, text);
+}
+
+static void field_number(FILE *out, const char *key, double v)
+{
+    fprintf(out, ", \"%s\": ", key);
+    json_number(out, v);
+}
+
+static void field_flag(FILE *out, const char *key, unsigned flags, unsigned flag)
+{
+    fprintf(out, ", \"%s\": %s", key, (flags & flag) ? "true" : "false");
+}
+
+static void field_names(FILE *out, const char *key, const char *const *names)
+{
+    fprintf(out, ", \"%s\": ", key);
+    json_names(out, names);
+}
+
 static void describe_param(FILE *out, const is_param *p)
 {
     static const char *const types[] = {"real", "integer", "choice"};
-    fputs("{\"name\": ", out);
-    is_cli_json_string(out, p->name);
-    fputs(", \"type\": ", out);
-    is_cli_json_string(out, types[p->type]);
-    fputs(", \"unit\": ", out);
-    is_cli_json_string(out, p->unit);
-    fputs(", \"long_name\": ", out);
-    is_cli_json_string(out, p->meaning);
-    fputs(", \"label\": ", out);
-    is_cli_json_string(out, p->label);
-    fputs(", \"default\": ", out);
-    json_number(out, p->default_value);
-    fputs(", \"min\": ", out);
-    json_number(out, p->min);
-    fputs(", \"max\": ", out);
-    json_number(out, p->max);
-    fprintf(out, ", \"fixed_only\": %s, \"seed\": %s, \"tolerance\": %s, \"method\": %s",
-            (p->flags & IS_PARAM_FIXED_ONLY) ? "true" : "false",
-            (p->flags & IS_PARAM_SEED) ? "true" : "false",
-            (p->flags & IS_PARAM_TOLERANCE) ? "true" : "false",
-            (p->flags & IS_PARAM_METHOD) ? "true" : "false");
-    if (p->type == IS_PARAM_CHOICE) {
-        fputs(", \"choices\": ", out);
-        json_names(out, p->choices);
-    }
+    field_text(out, "{name", p->name);
+    field_text(out, "type", types[p->type]);
+    field_text(out, "unit", p->unit);
+    field_text(out, "long_name", p->meaning);
+    field_text(out, "label", p->label);
+    field_number(out, "default", p->default_value);
+    field_number(out, "min", p->min);
+    field_number(out, "max", p->max);
+    field_flag(out, "fixed_only", p->flags, IS_PARAM_FIXED_ONLY);
+    field_flag(out, "seed", p->flags, IS_PARAM_SEED);
+    field_flag(out, "tolerance", p->flags, IS_PARAM_TOLERANCE);
+    field_flag(out, "method", p->flags, IS_PARAM_METHOD);
+    if (p->type == IS_PARAM_CHOICE)
+        field_names(out, "choices", p->choices);
     fputc('}', out);
 }
 
@@ -91,41 +104,27 @@ static void describe_output(FILE *out, const is_output *o)
 {
     static const char *const types[] = {"real", "integer", "category"};
     static const char *const stored[] = {"float64", "int32", "int8"};
-    fputs("{\"name\": ", out);
-    is_cli_json_string(out, o->name);
-    fputs(", \"type\": ", out);
-    is_cli_json_string(out, types[o->type]);
-    fputs(", \"dtype\": ", out);
-    is_cli_json_string(out, stored[o->type]);
-    fputs(", \"units\": ", out);
-    is_cli_json_string(out, o->unit);
-    fputs(", \"long_name\": ", out);
-    is_cli_json_string(out, o->long_name);
-    fputs(", \"label\": ", out);
-    is_cli_json_string(out, o->label);
-    fprintf(out, ", \"may_be_nan\": %s, \"may_be_inf\": %s, \"work\": %s",
-            (o->flags & IS_OUTPUT_MAY_BE_NAN) ? "true" : "false",
-            (o->flags & IS_OUTPUT_MAY_BE_INF) ? "true" : "false",
-            (o->flags & IS_OUTPUT_WORK) ? "true" : "false");
-    if (o->type == IS_OUTPUT_CATEGORY) {
-        fputs(", \"categories\": ", out);
-        json_names(out, o->categories);
-    }
+    field_text(out, "{name", o->name);
+    field_text(out, "type", types[o->type]);
+    field_text(out, "dtype", stored[o->type]);
+    field_text(out, "units", o->unit);
+    field_text(out, "long_name", o->long_name);
+    field_text(out, "label", o->label);
+    field_flag(out, "may_be_nan", o->flags, IS_OUTPUT_MAY_BE_NAN);
+    field_flag(out, "may_be_inf", o->flags, IS_OUTPUT_MAY_BE_INF);
+    field_flag(out, "work", o->flags, IS_OUTPUT_WORK);
+    if (o->type == IS_OUTPUT_CATEGORY)
+        field_names(out, "categories", o->categories);
     fputc('}', out);
 }
 
 void is_cli_describe_json(FILE *out, const is_model *m, const char *library)
 {
-    fputs("{\"model\": ", out);
-    is_cli_json_string(out, m->name);
-    fputs(", \"description\": ", out);
-    is_cli_json_string(out, m->description);
-    fputs(", \"version\": ", out);
-    is_cli_json_string(out, m->version);
-    fputs(", \"library\": ", out);
-    is_cli_json_string(out, library);
-    fputs(", \"references\": ", out);
-    is_cli_json_string(out, m->references);
+    field_text(out, "{model", m->name);
+    field_text(out, "description", m->description);
+    field_text(out, "version", m->version);
+    field_text(out, "library", library);
+    field_text(out, "references", m->references);
     fputs(", \"parameters\": [", out);
     for (size_t p = 0; p < m->param_count; p++) {
         fputs(p ? ", " : "", out);
