@@ -61,7 +61,8 @@ fi
 # --- build -------------------------------------------------------------------------
 SOURCES=("$FUZZ_DIR/fuzz_job.c" "$ROOT"/src/core/job/job*.c "$ROOT/src/core/job/grid.c"
          "$ROOT/src/core/contract/model.c" "$ROOT/src/core/contract/error.c" "$ROOT/src/core/base/rng.c"
-         "$ROOT/src/core/base/numtext.c" "$ROOT/src/core/contract/model_text.c" "$ROOT/src/core/contract/model_abi.c"
+         "$ROOT/src/core/base/numtext.c" "$ROOT/src/core/base/suggest.c" "$ROOT/src/core/contract/model_text.c"
+         "$ROOT/src/core/contract/model_abi.c"
          "$ROOT/src/core/contract/evaluator.c" "$ROOT/src/core/contract/evaluator_process.c"
          "$ROOT/src/core/contract/plugin.c" "$ROOT/src/core/base/sha256.c" "$ROOT/src/core/contract/conformance.c"
          "$ROOT/src/models/registry.c")
