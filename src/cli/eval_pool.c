@@ -62,6 +62,8 @@ static int bytes_append(bytes *b, const char *data, size_t length)
 
 static void bytes_drop(bytes *b, size_t length)
 {
+    if (length == 0)
+        return; /* (data may be NULL: memmove wants pointers) */
     memmove(b->data, b->data + length, b->length - length);
     b->length -= length;
 }
@@ -110,7 +112,7 @@ static size_t complete_lines(const bytes *b, size_t want, size_t *got)
 {
     size_t at = 0;
     *got = 0;
-    while (*got < want) {
+    while (*got < want && at < b->length) { /* (data may be NULL when empty) */
         const char *nl = memchr(b->data + at, '\n', b->length - at);
         if (!nl)
             break;
@@ -162,7 +164,7 @@ static void close_block(pool *p)
 static int deal(pool *p)
 {
     size_t at = 0;
-    while (!queue_full(p)) {
+    while (!queue_full(p) && at < p->input.length) { /* (data may be NULL when empty) */
         const char *start = p->input.data + at;
         const char *nl = memchr(start, '\n', p->input.length - at);
         size_t length = nl ? (size_t)(nl - start) : p->input.length - at;
@@ -196,12 +198,14 @@ static int print_answers(pool *p)
         if (got < b->lines) {
             if (w->ended)
                 return 1;
-            fwrite(w->in.data, 1, length, stdout); /* a part now, the rest as it comes */
+            if (length) /* a part now, the rest as it comes */
+                fwrite(w->in.data, 1, length, stdout);
             bytes_drop(&w->in, length);
             b->lines -= got;
             break;
         }
-        fwrite(w->in.data, 1, length, stdout);
+        if (length)
+            fwrite(w->in.data, 1, length, stdout);
         bytes_drop(&w->in, length);
         p->head = (p->head + 1) % (sizeof p->queue / sizeof *p->queue);
         p->queued--;
