@@ -340,7 +340,10 @@ is_code is_verification_summarize(is_verification *v, is_verification_summary *s
         is_verification_summary_free(s);
         return is_error_set(err, IS_NOMEM, "out of memory");
     }
-    return each_record(v, add_record, s, err);
+    is_code rc = each_record(v, add_record, s, err);
+    if (rc != IS_OK) /* (a damaged record: the caller gets no summary to free) */
+        is_verification_summary_free(s);
+    return rc;
 }
 
 void is_verification_summary_free(is_verification_summary *s)
