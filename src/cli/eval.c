@@ -275,15 +275,23 @@ static int split_words(char *line, char **words)
     return n;
 }
 
+int is_cli_eval_line_skipped(const char *line, size_t length)
+{
+    size_t i = 0;
+    while (i < length && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+        i++;
+    return i == length || line[i] == '#';
+}
+
 /* One input line: a point added to the batch, nothing (blank or a # comment), or an
  * {"line": N, "error": ...} answer after the points before it (exit status 2 at the end). */
 static is_code stream_line(evaluator *ev, char *line, unsigned long number, const char *name,
                            FILE *out, int *refused, is_error *err)
 {
+    if (is_cli_eval_line_skipped(line, strlen(line)))
+        return IS_OK;
     char *words[LINE_WORDS_MAX + 1];
     int n = split_words(line, words);
-    if (n == 0 || (n > 0 && words[1][0] == '#'))
-        return IS_OK;
     is_error why;
     is_error_clear(&why);
     /* whatever the parser refuses (a name, a value, a word) is this line's error; only

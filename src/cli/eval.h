@@ -26,6 +26,10 @@ int is_cli_eval_stream(const is_evaluator_config *config, int fd, const char *na
 int is_cli_eval_stream_numbered(const is_evaluator_config *config, int fd, const char *name,
                                 int numbered);
 
+/* Is the line blank or a # comment, which the stream skips unanswered (blanks: space,
+ * tab, carriage return)? The one rule for a stream and for the pool that deals its lines. */
+int is_cli_eval_line_skipped(const char *line, size_t length);
+
 /* The stream of fd on `workers` processes (`eval -n N -`): blocks of lines dealt to them in
  * turn, each answered by one of them (a stream of its own: its workspace, its evaluator),
  * the answers printed in the order of the lines, the line numbers those of fd. Returns the

@@ -122,15 +122,6 @@ static size_t complete_lines(const bytes *b, size_t want, size_t *got)
     return at;
 }
 
-/* Is the line blank or a comment (the stream skips those: no worker is sent them)? */
-static int skipped(const char *line, size_t length)
-{
-    size_t i = 0;
-    while (i < length && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-        i++;
-    return i == length || line[i] == '#';
-}
-
 typedef struct pool {
     worker w[POOL_WORKERS_MAX];
     int count;
@@ -171,7 +162,7 @@ static int deal(pool *p)
         if (!nl && (!p->input_ended || length == 0))
             break;
         p->number++;
-        if (!skipped(start, length)) {
+        if (!is_cli_eval_line_skipped(start, length)) { /* (no worker is sent them) */
             char prefix[32];
             int n = snprintf(prefix, sizeof prefix, "%lu\t", p->number);
             bytes *out = &p->w[p->next].out;
