@@ -83,8 +83,10 @@ sed 's/^cost = .*/cost = 0.02/' s.ini >slow.ini # 12 s of work: it holds the fil
 job=$WORK/slow.ini
 "$IMPACTSWEEP" run "$job" --output d/s.h5 --quiet &
 holder=$!
-for _ in $(seq 1 50); do [ -e d/s.h5.lock ] && break; sleep 0.1; done
+# the lock comes before the file: wait for both (a loaded machine can take seconds)
+for _ in $(seq 1 300); do [ -e d/s.h5.lock ] && [ -e d/s.h5 ] && break; sleep 0.1; done
 [ -e d/s.h5.lock ] || die "(1) the holding run made no lock"
+[ -e d/s.h5 ] || die "(1) the holding run made no file"
 ln d/s.h5 d/hard.h5
 ln -s s.h5 d/soft.h5
 ln -s "$WORK/d" dirlink
