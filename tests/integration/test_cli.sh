@@ -261,18 +261,18 @@ completions() {
              printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@"
 }
 [ "$(completions "ver")" = "version" ] || die "completion of 'ver': $(completions ver)"
-completions run --qu | grep -qx -- "--quiet" || die "completion of 'run --qu': $(completions run --qu)"
-completions eval coll | grep -qx "collision" || die "completion of 'eval coll': $(completions eval coll)"
-completions eval chatter rh | grep -qx "rho=" || die "completion of 'eval chatter rh': $(completions eval chatter rh)"
-completions models "" | grep -qx "stop-oscillator" || die "completion of models: $(completions models '')"
+completions run --qu | grep -x >/dev/null -- "--quiet" || die "completion of 'run --qu': $(completions run --qu)"
+completions eval coll | grep -x >/dev/null "collision" || die "completion of 'eval coll': $(completions eval coll)"
+completions eval chatter rh | grep -x >/dev/null "rho=" || die "completion of 'eval chatter rh': $(completions eval chatter rh)"
+completions models "" | grep -x >/dev/null "stop-oscillator" || die "completion of models: $(completions models '')"
 completions run "$JOBS/example.ini" --set "" >set-keys.txt
 grep -qx "model.samples=" set-keys.txt || die "completion of --set: $(cat set-keys.txt)"
-completions run "$JOBS/example.ini" --set axis.rh | grep -qx "axis.rho.count=" ||
+completions run "$JOBS/example.ini" --set axis.rh | grep -x >/dev/null "axis.rho.count=" ||
     die "completion of --set axis.rh: $(completions run "$JOBS/example.ini" --set axis.rh)"
-completions run "$JOBS/example.ini" --set sweep.ou | grep -qx "sweep.output=" ||
+completions run "$JOBS/example.ini" --set sweep.ou | grep -x >/dev/null "sweep.output=" ||
     die "completion of --set sweep.ou: $(completions run "$JOBS/example.ini" --set sweep.ou)"
-completions run -n "" | grep -qx "2" || die "completion of -n: $(completions run -n '')"
-completions trace given.h5 "" | grep -qx "gamma=" || die "completion of trace FILE.h5: $(completions trace given.h5 '')"
+completions run -n "" | grep -x >/dev/null "2" || die "completion of -n: $(completions run -n '')"
+completions trace given.h5 "" | grep -x >/dev/null "gamma=" || die "completion of trace FILE.h5: $(completions trace given.h5 '')"
 
 say "a long point stops on a signal within seconds and stays pending (eval and run)"
 # stop_within PID SIGNAL WHAT: sends SIGNAL to the running PID; fails unless it exits 75
