@@ -88,7 +88,7 @@ elapsed() { echo "$(($(date +%s) - T0)) s"; }
 reference() {
     local -n job=$1
     expect_status 0 "reference run $2" "$IMPACTSWEEP_TEST" run "${job[@]}" --output "$2"
-    "$IMPACTSWEEP_TEST" info "$2" | grep -q "state complete" || die "$2 is not complete"
+    "$IMPACTSWEEP_TEST" info "$2" | grep "state complete" >/dev/null || die "$2 is not complete"
 }
 
 # count_only DIR MATCHNAME CMD...: runs CMD in DIR under the shim without killing, prints

@@ -52,7 +52,7 @@ for binary in "$IMPACTSWEEP" "$IMPACTSWEEP_TEST"; do
         tr '\n' ' ')
     [ "$exported" = "$sdk" ] || die "$binary exports the functions: $exported (want the SDK: $sdk)"
 done
-! nm -D --defined-only "$IMPACTSWEEP" | grep -qw stop_energy || die "the engine exports stop_energy"
+! nm -D --defined-only "$IMPACTSWEEP" | grep -w stop_energy >/dev/null || die "the engine exports stop_energy"
 
 say "a README-recipe plug-in whose own global function is called stop_energy (an engine internal)"
 cat >namesake.c <<'EOF'
