@@ -270,15 +270,19 @@ def test_run_applies_overrides(tmp_path, chatter_file):
     assert ds.equals(isw.open_dataset(chatter_file))
 
 
-def test_run_removes_its_temporary_file_and_shows_one_line(capfd, chatter_file):
-    import glob
+def test_run_removes_its_temporary_file_and_shows_one_line(capfd, chatter_file, tmp_path,
+                                                           monkeypatch):
     import tempfile
-    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "impactsweep-*")))
+    # a temporary directory of this test's own: other tests running at the same time make
+    # and remove theirs in the shared one
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     ds = isw.run(os.path.join(os.path.dirname(__file__), "..", "..", "jobs", "example.ini"),
                  axis__rho__count=6, axis__gamma__count=5, model__samples=16)
     assert ds.equals(isw.open_dataset(chatter_file))
-    after = set(glob.glob(os.path.join(tempfile.gettempdir(), "impactsweep-*")))
-    assert after <= before, f"run() left {after - before}"
+    left = list(scratch.iterdir())
+    assert not left, f"run() left {left}"
     err = capfd.readouterr().err
     lines = [l for l in err.splitlines() if l.strip()]
     assert len(lines) <= 3, err
