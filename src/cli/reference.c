@@ -154,8 +154,9 @@ static void md_job(FILE *out)
 {
     fputs("## Job file\n\n", out);
     md_text(out, job_intro, 0);
-    fprintf(out, "\n\nAn example:\n\n```ini\n%s```\n\n| section | what it holds |\n"
-                 "| --- | --- |\n",
+    fprintf(out,
+            "\n\nAn example:\n\n```ini\n%s```\n\n| section | what it holds |\n"
+            "| --- | --- |\n",
             job_example);
     for (const is_job_section_doc *s = is_job_sections(); s->name; s++) {
         fprintf(out, "| `[%s]` | ", s->name);
