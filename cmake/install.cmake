@@ -25,6 +25,7 @@
 #   share/doc/impactsweep/                 README.md, LICENSE, CITATION.cff, examples/
 #                                          (the plug-in examples)
 #   share/man/man1/impactsweep.1           the man page (`impactsweep help --man`)
+#   share/man/man5/impactsweep-job.5       the job file's (`impactsweep help --man-job`)
 #   share/bash-completion/completions/impactsweep   bash completion
 #
 # Nothing installed names the prefix: the package files find it relative to where they
@@ -81,15 +82,23 @@ if(NOT DEFINED CMAKE_INSTALL_RPATH_USE_LINK_PATH OR CMAKE_INSTALL_RPATH_USE_LINK
 endif()
 install(TARGETS impactsweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# The man page is the help texts (src/cli/help.c) as roff, written by the binary itself
-# at build time, so that it can never say other than `--help` does.
+# The man pages are the help texts (src/cli/help.c) and the job parser's and the models'
+# tables (src/cli/reference.c) as roff, written by the binary itself at build time, so
+# that they can never say other than `--help` and the parser do.
 add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/impactsweep.1
   COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:impactsweep>
     -DOUTPUT=${CMAKE_BINARY_DIR}/impactsweep.1 -P ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
   DEPENDS impactsweep ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
   COMMENT "Writing the man page impactsweep.1")
-add_custom_target(impactsweep_manpage ALL DEPENDS ${CMAKE_BINARY_DIR}/impactsweep.1)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/impactsweep-job.5
+  COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:impactsweep> -DOPTION=--man-job
+    -DOUTPUT=${CMAKE_BINARY_DIR}/impactsweep-job.5 -P ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
+  DEPENDS impactsweep ${CMAKE_SOURCE_DIR}/cmake/manpage.cmake
+  COMMENT "Writing the man page impactsweep-job.5")
+add_custom_target(impactsweep_manpage ALL
+  DEPENDS ${CMAKE_BINARY_DIR}/impactsweep.1 ${CMAKE_BINARY_DIR}/impactsweep-job.5)
 install(FILES ${CMAKE_BINARY_DIR}/impactsweep.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${CMAKE_BINARY_DIR}/impactsweep-job.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)
 install(FILES scripts/completion/impactsweep.bash
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME impactsweep)
 

@@ -80,7 +80,7 @@ _impactsweep() {
         models) options="--json --check --timeout --help" ;;
         info) options="--log --verify --help" ;;
         merge) options="--overwrite --help" ;;
-        help) options="--man" ;;
+        help) options="--man --man-job --reference" ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))

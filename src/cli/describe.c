@@ -155,6 +155,16 @@ void is_cli_describe_json(FILE *out, const is_model *m, const char *library)
     fputs("}}}\n", out);
 }
 
+void is_cli_param_default_text(const is_param *param, char *text, size_t size)
+{
+    if (isnan(param->default_value))
+        snprintf(text, size, "(required)");
+    else if (param->type == IS_PARAM_CHOICE)
+        snprintf(text, size, "%s", param->choices[(int)param->default_value]);
+    else
+        snprintf(text, size, "%.10g", param->default_value);
+}
+
 void is_cli_describe_text(const is_models *models, const is_model *m)
 {
     const char *sha256 = NULL;
@@ -175,12 +185,7 @@ void is_cli_describe_text(const is_models *models, const is_model *m)
         const is_param *param = &m->params[p];
         char range[256], def[64];
         is_param_format_range(param, range, sizeof range);
-        if (isnan(param->default_value))
-            snprintf(def, sizeof def, "(required)");
-        else if (param->type == IS_PARAM_CHOICE)
-            snprintf(def, sizeof def, "%s", param->choices[(int)param->default_value]);
-        else
-            snprintf(def, sizeof def, "%.10g", param->default_value);
+        is_cli_param_default_text(param, def, sizeof def);
         char when[512];
         is_param_format_when(m, p, when, sizeof when);
         printf("    %-14s default %-12s admissible %-26s %s [%s]%s%s%s\n", param->name, def, range,

@@ -16,6 +16,10 @@ void is_cli_describe_json(FILE *out, const is_model *m, const char *library);
  * parameters with defaults, ranges and where they apply, its outputs). */
 void is_cli_describe_text(const is_models *models, const is_model *m);
 
+/* A parameter's default as `models MODEL` prints it: "(required)", a choice's name, or
+ * the number. */
+void is_cli_param_default_text(const is_param *param, char *text, size_t size);
+
 /* Writes s as a JSON string (quoted, escaped); NULL as null. */
 void is_cli_json_string(FILE *out, const char *s);
 

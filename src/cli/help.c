@@ -5,19 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/base/provenance.h"
 #include "../core/base/suggest.h"
 #include "../core/contract/engine.h"
+#include "reference.h"
 
-/* One command: its synopsis lines, what it does, its options (a "-x, --long ARG"
- * column and its text, by pairs, NULL-terminated) and its exit statuses. */
-typedef struct command_help {
-    const char *name;
-    const char *synopsis;
-    const char *summary;
-    const char *description;
-    const char *const *options;
-    const char *exit_status;
-} command_help;
+typedef is_cli_command_doc command_help;
 
 /* The exit statuses (error.h's list, and what each command makes of it). */
 static const char run_exit[] =
@@ -155,8 +148,13 @@ static const char *const merge_options[] = {
     "point it holds (never a more complete result by a less complete one)",
     NULL};
 
-static const char *const help_options[] = {"--man", "print the man page impactsweep(1) in roff",
-                                           NULL};
+static const char *const help_options[] = {
+    "--man", "print the man page impactsweep(1) in roff",
+    "--man-job", "print the man page impactsweep-job(5), the job file's sections and keys, in roff",
+    "--reference", "print the reference (docs/reference.md): the commands, the job file's "
+                   "sections and keys, and the built-in models' parameters and outputs, in "
+                   "Markdown",
+    NULL};
 
 static const char *const no_options[] = {NULL};
 
@@ -219,9 +217,12 @@ static const command_help commands[] = {
      "Prints impactsweep's version and git commit, the HDF5, SUNDIALS and inih versions and\n"
      "the build's compiler flags: the same provenance every result file records.",
      no_options, plain_exit},
-    {"help", "help [COMMAND] [--man]", "print help",
-     "Without COMMAND: the usage of every command. With COMMAND: its help page (the same\n"
-     "as `impactsweep COMMAND --help`).",
+    {"help", "help [COMMAND | --man | --man-job | --reference]",
+     "print this summary, a command's help, a man page or the reference",
+     "Without COMMAND: every command with what it does, their usage and the environment.\n"
+     "With COMMAND: its help page (the same as `impactsweep COMMAND --help`). The man pages\n"
+     "and the reference are written from the same tables as the help, the job parser's and\n"
+     "the models'.",
      help_options, plain_exit},
 };
 
@@ -259,9 +260,23 @@ static void print_synopsis(FILE *out, const char *synopsis, const char *prefix, 
     }
 }
 
+const is_cli_command_doc *is_cli_commands(size_t *count)
+{
+    *count = sizeof commands / sizeof *commands;
+    return commands;
+}
+
+const char *const *is_cli_environment(void)
+{
+    return environment;
+}
+
 void is_cli_usage(FILE *out)
 {
-    fputs("usage:\n", out);
+    fputs("usage: impactsweep COMMAND [ARGUMENTS]\n\ncommands:\n", out);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nsynopses:\n", out);
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         print_synopsis(out, commands[i].synopsis, "  ", 0);
     fputs("\n`impactsweep COMMAND --help` (or `impactsweep help COMMAND`) explains one "
@@ -300,6 +315,11 @@ int is_cli_wants_help(int argc, char *const *argv)
 }
 
 /* Text for roff: a leading '.' or '\'' would be a request, and '\' an escape. */
+void is_cli_roff_text(FILE *out, const char *text)
+{
+    roff_text(out, text);
+}
+
 static void roff_text(FILE *out, const char *text)
 {
     int line_start = 1;
@@ -355,7 +375,9 @@ void is_cli_man_page(FILE *out, const char *version)
         fprintf(out, ".TP\n.B %s\n", commands[i].name);
         roff_text(out, commands[i].exit_status + strlen("exit status: "));
     }
-    fputs(".SH SEE ALSO\n\\fBmpirun\\fR(1), \\fBsbatch\\fR(1), \\fBh5dump\\fR(1)\n", out);
+    fputs(".SH SEE ALSO\n\\fBimpactsweep-job\\fR(5), \\fBmpirun\\fR(1), \\fBsbatch\\fR(1), "
+          "\\fBh5dump\\fR(1)\n",
+          out);
 }
 
 /* An unknown first word, explained: an option before the command (options follow it),
@@ -391,4 +413,46 @@ int is_cli_unknown_command(int argc, char **argv)
                 is_suggest_text(hint, sizeof hint, is_suggest_among(word, commands)));
     fputs("impactsweep: `impactsweep --help` lists the commands\n", stderr);
     return is_code_exit_status(IS_USAGE);
+}
+
+/* A misused `help`: the message and the usage on stderr, exit status 2. */
+static int help_usage_error(const char *fmt, const char *arg)
+{
+    fputs("impactsweep: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+    is_cli_usage(stderr);
+    return is_code_exit_status(IS_USAGE);
+}
+
+int is_cli_help(int argc, char **argv, const is_model *const *builtin)
+{
+    if (argc < 2) {
+        is_cli_usage(stdout);
+        return 0;
+    }
+    static const char *const pages[] = {"--man", "--man-job", "--reference", NULL};
+    int page = -1;
+    for (int i = 0; pages[i]; i++)
+        if (strcmp(argv[1], pages[i]) == 0)
+            page = i;
+    if (argc > 2)
+        return help_usage_error("help takes one COMMAND, --man, --man-job or --reference, not "
+                                "'%s'",
+                                argv[2]);
+    if (page >= 0) {
+        is_provenance prov;
+        is_provenance_collect(&prov, 1);
+        if (page == 0)
+            is_cli_man_page(stdout, prov.engine_version);
+        else if (page == 1)
+            is_cli_man_job(stdout, prov.engine_version, builtin);
+        else
+            is_cli_reference(stdout, builtin);
+        return 0;
+    }
+    const char *command = is_cli_wants_help(argc, argv) ? "help" : argv[1];
+    if (is_cli_command_help(command, stdout) != 0)
+        return help_usage_error("help: unknown command '%s'", argv[1]);
+    return 0;
 }

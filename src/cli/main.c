@@ -913,27 +913,6 @@ static int cmd_run(int argc, char **argv)
     return status;
 }
 
-/* `impactsweep help [COMMAND] [--man]`. */
-static int cmd_help(int argc, char **argv)
-{
-    if (argc < 2) {
-        is_cli_usage(stdout);
-        return 0;
-    }
-    if (strcmp(argv[1], "--man") == 0) {
-        is_provenance prov;
-        is_provenance_collect(&prov, 1);
-        is_cli_man_page(stdout, prov.engine_version);
-        return 0;
-    }
-    if (argc > 2)
-        return usage_error("help takes one COMMAND or --man, not '%s'", argv[2]);
-    const char *command = is_cli_wants_help(argc, argv) ? "help" : argv[1];
-    if (is_cli_command_help(command, stdout) != 0)
-        return usage_error("help: unknown command '%s'", argv[1]);
-    return 0;
-}
-
 static int cmd_version(void)
 {
     is_provenance prov;
@@ -960,7 +939,7 @@ int main(int argc, char **argv)
     if (strcmp(command, "--version") == 0 || strcmp(command, "-V") == 0)
         command = "version";
     if (strcmp(command, "help") == 0)
-        return cmd_help(argc - 1, argv + 1);
+        return is_cli_help(argc - 1, argv + 1, is_registry_models());
     /* `impactsweep COMMAND --help` is the same as `impactsweep help COMMAND` */
     if (is_cli_wants_help(argc - 1, argv + 1) && is_cli_command_help(command, stdout) == 0)
         return 0;

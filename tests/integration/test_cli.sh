@@ -173,6 +173,16 @@ grep -q "exceeds limit = 0.25" err.txt || die "the sampled check names no refuse
 expect_status 2 "no command" "$IMPACTSWEEP"
 expect_status 0 "help" "$IMPACTSWEEP" help
 grep -q "^usage:" out.txt || die "help prints no usage"
+cp out.txt help.txt
+expect_status 0 "--help" "$IMPACTSWEEP" --help
+cmp -s out.txt help.txt || die "--help and help differ"
+# one line per command saying what it does, the same as the title of its own page
+for cmd in run eval trace models info merge version help; do
+    summary=$("$IMPACTSWEEP" "$cmd" --help | sed -n "s/^impactsweep $cmd: //p")
+    [ -n "$summary" ] || die "$cmd --help has no summary in its title line"
+    grep -qxF "  $(printf '%-8s' "$cmd") $summary" help.txt ||
+        die "--help has no line for $cmd saying '$summary'"
+done
 expect_status 0 "version" "$IMPACTSWEEP" version
 grep -q "^impactsweep " out.txt || die "version prints no version"
 cp out.txt version.txt
@@ -204,10 +214,23 @@ head -1 out.txt | grep -q '^\.TH IMPACTSWEEP 1 ' || die "help --man is not a man
 for cmd in run eval trace models info merge; do
     grep -q "^\.SS $cmd\$" out.txt || die "the man page has no section for $cmd"
 done
+grep -q 'fBimpactsweep-job\\fR(5)' out.txt || die "the man page does not refer to impactsweep-job(5)"
 if command -v groff >/dev/null; then
     groff -man -Tutf8 -ww -z out.txt 2>groff.txt || die "groff rejects the man page"
     [ ! -s groff.txt ] || die "groff warns about the man page: $(head -3 groff.txt)"
 fi
+expect_status 0 "help --man-job" "$IMPACTSWEEP" help --man-job
+head -1 out.txt | grep -q '^\.TH IMPACTSWEEP-JOB 5 ' || die "help --man-job is not a man page: $(head -1 out.txt)"
+for section in sweep model axis.PARAMETER; do
+    grep -qF ".SH \"THE [$section] SECTION\"" out.txt || die "impactsweep-job(5) has no section [$section]"
+done
+if command -v groff >/dev/null; then
+    groff -man -Tutf8 -ww -z out.txt 2>groff.txt || die "groff rejects impactsweep-job(5)"
+    [ ! -s groff.txt ] || die "groff warns about impactsweep-job(5): $(head -3 groff.txt)"
+fi
+expect_status 0 "help --reference" "$IMPACTSWEEP" help --reference
+grep -q "^## Job file$" out.txt || die "help --reference has no job-file part"
+expect_status 2 "help --reference with more" "$IMPACTSWEEP" help --reference run
 
 say "run --dry-run: the plan and a cost estimate from a timed sample; nothing written"
 expect_status 0 "dry run" "$IMPACTSWEEP" run "$job" --output dry.h5 --dry-run

@@ -60,6 +60,48 @@ done
 man=$PREFIX/share/man/man1/impactsweep.1
 [ -f "$man" ] || die "no man page share/man/man1/impactsweep.1"
 "$PREFIX/bin/impactsweep" help --man | cmp -s - "$man" || die "the installed man page is not help --man's"
+grep -q 'fBimpactsweep-job\\fR(5)' "$man" || die "impactsweep(1) does not refer to impactsweep-job(5)"
+jobman=$PREFIX/share/man/man5/impactsweep-job.5
+[ -f "$jobman" ] || die "no man page share/man/man5/impactsweep-job.5"
+"$PREFIX/bin/impactsweep" help --man-job | cmp -s - "$jobman" ||
+    die "the installed impactsweep-job.5 is not help --man-job's"
+head -1 "$jobman" | grep -q '^\.TH IMPACTSWEEP-JOB 5 ' || die "impactsweep-job.5 has no .TH: $(head -1 "$jobman")"
+# rendered (man -l, else groff, else the roff itself made to look so): a section per
+# job-file section, and every key of [sweep] and [axis.NAME] (as the parser's messages list
+# them) described under its own section
+if command -v man >/dev/null && MANWIDTH=100 man -l "$jobman" >job.txt 2>man_err.txt && [ -s job.txt ]; then
+    echo "    impactsweep-job(5) rendered by man -l"
+elif command -v groff >/dev/null; then
+    groff -man -Tutf8 -ww "$jobman" 2>man_err.txt | sed 's/.\x08//g' >job.txt
+    [ ! -s man_err.txt ] || die "groff warns about impactsweep-job.5: $(head -3 man_err.txt)"
+else
+    sed 's/^\.SH "\(.*\)"$/\1/; s/^\.B \(.*\)$/       \1/' "$jobman" >job.txt
+fi
+section_text() { # SECTION: the rendered text of THE [SECTION] SECTION
+    awk -v title="THE [$1] SECTION" '$0 == title { on = 1; next } on && /^[A-Z]/ { exit } on' job.txt
+}
+for section in sweep model axis.PARAMETER; do
+    [ -n "$(section_text "$section")" ] || die "impactsweep-job(5) has no section for [$section]"
+done
+# the keys the parser knows, from its own messages (unknown key: ... (known: a, b, c))
+known_keys() { sed -n 's/.*(known: \(.*\))$/\1/p' err.txt | tr -d ','; }
+printf '%s\n' "[sweep]" "model = chatter" "nokey = 1" >keys.ini
+expect_status 2 "an unknown [sweep] key" "$PREFIX/bin/impactsweep" run keys.ini --dry-run
+sweep_keys=$(known_keys)
+printf '%s\n' "[sweep]" "model = chatter" "[axis.rho]" "nokey = 1" >keys.ini
+expect_status 2 "an unknown [axis] key" "$PREFIX/bin/impactsweep" run keys.ini --dry-run
+axis_keys=$(known_keys)
+[ -n "$sweep_keys" ] && [ -n "$axis_keys" ] || die "no list of known keys in the parser's messages"
+section_text sweep >sweep.txt
+section_text axis.PARAMETER >axis.txt
+for key in $sweep_keys; do
+    grep -Eq "^ {7}$key( |\$)" sweep.txt || die "impactsweep-job(5) does not describe [sweep] $key"
+done
+for key in $axis_keys; do
+    grep -Eq "^ {7}$key( |\$)" axis.txt || die "impactsweep-job(5) does not describe [axis.NAME] $key"
+done
+# shellcheck disable=SC2086 # the keys are words
+echo "    impactsweep-job(5): $(echo $sweep_keys $axis_keys | wc -w) keys, each under its section"
 expect_status 0 "the installed impactsweep" "$PREFIX/bin/impactsweep" models
 grep -q "^chatter: " out.txt || die "the installed impactsweep lists no chatter model"
 

@@ -204,6 +204,89 @@ static void test_good_sweep_keys(void)
     is_job_free(&job);
 }
 
+/* What [sweep]'s and an axis's keys set, to compare a job with and without a key. */
+typedef struct job_settings {
+    uint64_t unit_size;
+    double unit_seconds, progress_interval, point_timeout, verify_fraction, verify_tolerance;
+    double refine_margin, axis_from, axis_to;
+    int master_computes, containment, scale;
+    unsigned refine_levels, refine_axes;
+    size_t refine_output_count, axis_count;
+} job_settings;
+
+/* A refined job on a 17 x 17 grid with `key = value` in `section` (none for key NULL);
+ * 1 when it parses, with what it sets in *out. */
+static int documented_job(const char *section, const char *key, const char *value,
+                          job_settings *out)
+{
+    char line[256] = "", text[768];
+    if (key)
+        snprintf(line, sizeof line, "%s = %s", key, value);
+    int axis = strcmp(section, "sweep") != 0;
+    snprintf(text, sizeof text,
+             "[sweep]\nmodel = chatter\nrefine = regime\n%s\n[axis.rho]\nfrom = 0.1\nto = 1\n"
+             "count = 17\n%s\n[axis.gamma]\nfrom = 0.1\nto = 0.9\ncount = 17\n",
+             axis ? "" : line, axis ? line : "");
+    is_job *job = NULL;
+    is_error err = {0};
+    if (is_job_parse("t.ini", text, NULL, 0, is_test_models(), &job, &err) != IS_OK)
+        return 0;
+    memset(out, 0, sizeof *out); /* the padding too: compared with memcmp */
+    out->unit_size = job->unit_size;
+    out->unit_seconds = job->unit_seconds;
+    out->progress_interval = job->progress_interval;
+    out->point_timeout = job->point_timeout;
+    out->verify_fraction = job->verify_fraction;
+    out->verify_tolerance = job->verify_tolerance;
+    out->refine_margin = job->refine_margin;
+    out->axis_from = job->grid.axes[0].from;
+    out->axis_to = job->grid.axes[0].to;
+    out->master_computes = job->master_computes;
+    out->containment = job->containment;
+    out->scale = (int)job->grid.axes[0].scale;
+    out->refine_levels = job->refine_levels;
+    out->refine_axes = job->refine_axes;
+    out->refine_output_count = job->refine_output_count;
+    out->axis_count = job->grid.axes[0].count;
+    is_job_free(&job);
+    return 1;
+}
+
+/* The defaults the reference and impactsweep-job(5) state (the key tables' `fallback`)
+ * are the parser's: a job that gives a key its documented default is the job that does
+ * not give it. A default that is no value ("required", "none (every point)": blanks, or
+ * a word the key does not take) is not compared; a number always is. */
+static void test_documented_defaults(void)
+{
+    static const char *const sections[] = {"sweep", "axis.rho"};
+    size_t compared = 0;
+    for (int s = 0; s < 2; s++) {
+        job_settings plain, with;
+        CU_ASSERT_FATAL(documented_job(sections[s], NULL, NULL, &plain));
+        is_job_key_doc key;
+        for (size_t i = 0; is_job_key_doc_at(sections[s], i, &key); i++) {
+            CHECK(key.values && *key.values && key.fallback && *key.fallback && key.help &&
+                      *key.help,
+                  "[%s] %s: a text of its table is empty", sections[s], key.name);
+            char *end;
+            strtod(key.fallback, &end);
+            int number = end != key.fallback && *end == '\0';
+            if (strchr(key.fallback, ' ') || strcmp(key.fallback, "required") == 0)
+                continue;
+            if (!documented_job(sections[s], key.name, key.fallback, &with)) {
+                CHECK(!number, "[%s] %s = %s, its documented default, is refused", sections[s],
+                      key.name, key.fallback);
+                continue;
+            }
+            CHECK(memcmp(&plain, &with, sizeof plain) == 0,
+                  "[%s] %s = %s (documented as the default) makes another job than none",
+                  sections[s], key.name, key.fallback);
+            compared++;
+        }
+    }
+    CHECK(compared >= 9, "only %zu documented defaults compared", compared);
+}
+
 /* Axes keep the file's order (it is the C order of the result arrays), whatever the
  * parameters' order in the model; linear, log and explicit values; a swept
  * parameter's fixed value is its first axis value. */
@@ -1299,6 +1382,7 @@ void suite_job(void)
     CU_pSuite suite = CU_add_suite("job", NULL, NULL);
     CU_add_test(suite, "fixed values and defaults", test_good_fixed_values_and_defaults);
     CU_add_test(suite, "sweep keys", test_good_sweep_keys);
+    CU_add_test(suite, "documented defaults are the parser's", test_documented_defaults);
     CU_add_test(suite, "axes in file order", test_good_axes_in_file_order);
     CU_add_test(suite, "single-value axis", test_good_single_value_axis);
     CU_add_test(suite, "values continued over lines", test_good_values_continuation);

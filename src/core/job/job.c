@@ -61,22 +61,59 @@ static int applies_somewhere(const is_job *job, size_t p)
     return applies;
 }
 
+/* The sections a job file may have, and what each holds (the reference and the man page
+ * say it from here). */
+static const is_job_section_doc sections[] = {
+    {"sweep", "the model, the result file and how the run goes", 1},
+    {"model", "fixed parameter values (the others take their defaults): any parameter of "
+              "the model, by name (`impactsweep models MODEL` lists them)",
+     0},
+    {"axis.PARAMETER", "one section per swept parameter, in grid order (the grid is their "
+                       "Cartesian product, the first axis slowest): a range, or a list of "
+                       "values",
+     1},
+    {NULL, NULL, 0}};
+
+const is_job_section_doc *is_job_sections(void)
+{
+    return sections;
+}
+
+int is_job_key_doc_at(const char *section, size_t i, is_job_key_doc *doc)
+{
+    if (strcmp(section, "sweep") == 0)
+        return job_sweep_key_doc(i, doc);
+    if (strncmp(section, "axis.", 5) == 0)
+        return job_axis_key_doc(i, doc);
+    return 0;
+}
+
+/* Is a section's name one of the table's ("axis.PARAMETER" for every "axis.NAME")? */
+static int known_section(const char *name)
+{
+    for (const is_job_section_doc *s = sections; s->name; s++) {
+        const char *dot = strchr(s->name, '.');
+        size_t stem = dot ? (size_t)(dot - s->name) + 1 : strlen(s->name) + 1;
+        if (dot ? strncmp(name, s->name, stem) == 0 : strcmp(name, s->name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Every section is [sweep], [model] or [axis.PARAMETER]. */
 static is_code check_sections(parse_state *ps)
 {
     for (size_t i = 0; i < ps->section_count; i++) {
         const section_header *h = &ps->sections[i];
-        if (strcmp(h->name, "sweep") && strcmp(h->name, "model") &&
-            strncmp(h->name, "axis.", 5) != 0)
-        {
-            static const char *const sections[] = {"sweep", "model", NULL};
+        if (!known_section(h->name)) {
+            static const char *const names[] = {"sweep", "model", NULL};
             char hint[96];
             return is_error_set(ps->err, IS_JOB,
                                 "%s: [%s]: unknown section%s (known: [sweep], [model], "
                                 "[axis.PARAMETER])",
                                 h->origin, h->name,
                                 is_suggest_text(hint, sizeof hint,
-                                                is_suggest_among(h->name, sections)));
+                                                is_suggest_among(h->name, names)));
         }
     }
     return IS_OK;

@@ -118,4 +118,28 @@ is_code is_job_parse_param_value(const is_model *model, const char *origin, cons
 /* Is the job's model to run contained (in an evaluator process)? */
 int is_job_contained(const is_job *job);
 
+/* What the parser reads, described from its own tables (the reference and the man page
+ * impactsweep-job(5) are written from these): a job file's sections, and the keys of
+ * each. Every text is one line. */
+typedef struct is_job_key_doc {
+    const char *name;
+    const char *values;   /* the admissible values */
+    const char *fallback; /* the default ("required" when the key must be given) */
+    const char *help;     /* what it means */
+} is_job_key_doc;
+
+typedef struct is_job_section_doc {
+    const char *name;     /* "sweep", "model", "axis.PARAMETER" */
+    const char *help;     /* what the section holds */
+    int has_keys;         /* 1: its keys are is_job_key_doc_at's; 0 ([model]): the model's
+                             parameters */
+} is_job_section_doc;
+
+/* The sections, in the order a job file usually gives them; a NULL name after the last. */
+const is_job_section_doc *is_job_sections(void);
+
+/* Key i of section `section` (a name of is_job_sections): 1 with *doc filled, 0 after
+ * the last key (or for a section whose keys are the model's parameters). */
+int is_job_key_doc_at(const char *section, size_t i, is_job_key_doc *doc);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,42 @@ typedef struct axis_keys {
     entry *from, *to, *count, *scale, *values;
 } axis_keys;
 
+/* Their names, where each is kept, and what the reference and the man page say of it. */
+static const struct axis_key {
+    const char *name;
+    size_t slot; /* offset of its entry pointer in axis_keys */
+    const char *values, *fallback, *help;
+} axis_key_table[] = {
+    {"from", offsetof(axis_keys, from), "a value of the parameter", "required (or values)",
+     "the first value of a range"},
+    {"to", offsetof(axis_keys, to), "a value of the parameter", "required when count > 1",
+     "the last value of a range (both ends are exact)"},
+    {"count", offsetof(axis_keys, count), "an integer from 1 to 1e9", "required (or values)",
+     "the number of values of a range"},
+    {"scale", offsetof(axis_keys, scale), "linear or log", "linear",
+     "the spacing of a range's values (log: equal ratios)"},
+    {"values", offsetof(axis_keys, values),
+     "values separated by commas or blanks (a choice's by name)", "none (a range instead)",
+     "the axis's values, strictly increasing or decreasing (a choice's in the order given); "
+     "may continue on indented lines"},
+};
+enum { AXIS_KEY_COUNT = sizeof axis_key_table / sizeof *axis_key_table };
+
+int job_axis_key_doc(size_t i, is_job_key_doc *doc)
+{
+    if (i >= AXIS_KEY_COUNT)
+        return 0;
+    const struct axis_key *k = &axis_key_table[i];
+    *doc = (is_job_key_doc){k->name, k->values, k->fallback, k->help};
+    return 1;
+}
+
+static const char *axis_key_name(const void *unused, size_t i)
+{
+    (void)unused;
+    return axis_key_table[i].name;
+}
+
 static is_code collect_axis_keys(parse_state *ps, const section_header *h, axis_keys *keys)
 {
     *keys = (axis_keys){0};
@@ -118,24 +155,20 @@ static is_code collect_axis_keys(parse_state *ps, const section_header *h, axis_
         entry *e = &ps->entries[i];
         if (strcmp(e->section, h->name) != 0)
             continue;
-        entry **slot = strcmp(e->key, "from") == 0     ? &keys->from
-                       : strcmp(e->key, "to") == 0     ? &keys->to
-                       : strcmp(e->key, "count") == 0  ? &keys->count
-                       : strcmp(e->key, "scale") == 0  ? &keys->scale
-                       : strcmp(e->key, "values") == 0 ? &keys->values
-                                                       : NULL;
-        if (!slot) {
-            static const char *const keys_known[] = {"from", "to", "count", "scale", "values",
-                                                     NULL};
-            char hint[96];
-            return is_error_set(ps->err, IS_JOB,
-                                "%s: [%s] %s: unknown key%s (known: from, to, count, scale, "
-                                "values)",
-                                e->origin, h->name, e->key,
-                                is_suggest_text(hint, sizeof hint,
-                                                is_suggest_among(e->key, keys_known)));
+        const struct axis_key *k = NULL;
+        for (size_t j = 0; j < AXIS_KEY_COUNT && !k; j++)
+            if (strcmp(e->key, axis_key_table[j].name) == 0)
+                k = &axis_key_table[j];
+        if (!k) {
+            char known[128], hint[96];
+            return is_error_set(
+                ps->err, IS_JOB, "%s: [%s] %s: unknown key%s (known: %s)", e->origin, h->name,
+                e->key,
+                is_suggest_text(hint, sizeof hint,
+                                is_suggest(e->key, AXIS_KEY_COUNT, axis_key_name, NULL)),
+                job_list_names(known, sizeof known, AXIS_KEY_COUNT, axis_key_name, NULL));
         }
-        *slot = e;
+        *(entry **)((char *)keys + k->slot) = e;
         e->used = 1;
     }
     return IS_OK;

@@ -70,9 +70,11 @@ is_code job_parse_param_text(const is_param *param, const char *where, const cha
                              double *out, is_error *err);
 int job_parse_real(const char *text, double *out);
 const char *job_section_origin(const parse_state *ps, const char *name);
+int job_sweep_key_doc(size_t i, is_job_key_doc *doc);
 /* job_axes.c */
 is_code job_interpret_axis(parse_state *ps, is_job *job, const section_header *h,
                            const int *fixed_by);
+int job_axis_key_doc(size_t i, is_job_key_doc *doc);
 /* job_refine.c */
 is_code job_refine_resolve(is_job *job, is_error *err);
 /* job_text.c */

@@ -362,58 +362,69 @@ static is_code set_model_checked(is_job *job, const entry *e, is_error *err)
     return IS_OK;
 }
 
+/* [sweep]'s keys: each one's setter, and what the reference and the man page say of it
+ * (admissible values, default, meaning: one line each). */
 static const struct sweep_key {
     const char *name;
     sweep_setter set;
-    const char *help;
+    const char *values, *fallback, *help;
 } sweep_keys[] = {
-    {"model", set_model_checked, "the model to run (see `impactsweep models`)"},
-    {"output", set_output, "result file path (default: the job file's name with .h5)"},
-    {"title", set_title, "free text stored with the results"},
-    {"unit_size", set_unit_size,
-     "points per work unit, or auto (units of unit_seconds, the default)"},
-    {"unit_seconds", set_unit_seconds,
-     "target duration of a work unit in seconds (default 30; at most a quarter of the "
-     "batch system's grace period)"},
-    {"piece", set_piece,
-     "I/N: compute only piece I of N equal parts of the grid (job arrays; merge the files); "
-     "I/N:FIRST-LAST: piece I of N is points FIRST to LAST (a box of the grid)"},
-    {"progress_interval", set_progress_interval,
-     "seconds between progress lines when stderr is not a terminal (default 5)"},
-    {"master_computes", set_master_computes,
-     "rank 0 computes between serving work requests (default true)"},
-    {"containment", set_containment,
-     "where the model's code runs: auto (a plug-in, or with point_timeout, in an evaluator "
-     "process where a crash or a hang costs only its point; else in the engine), process, "
-     "none (default auto)"},
-    {"point_timeout", set_point_timeout,
-     "seconds a point may take before it is killed and failed (failed_timeout), or none "
-     "(the default)"},
-    {"verify", set_verify,
+    {"model", set_model_checked, "a model's name, or a plug-in library's path", "required",
+     "the model to run (`impactsweep models` lists them; a relative path is taken from the "
+     "job file's directory)"},
+    {"output", set_output, "a file path", "the job file's name with .h5",
+     "the result file (`run --output FILE` sets it too)"},
+    {"title", set_title, "free text", "none", "a title stored with the results"},
+    {"unit_size", set_unit_size, "auto, or an integer >= 1", "auto",
+     "points per work unit (auto: as many as take about unit_seconds)"},
+    {"unit_seconds", set_unit_seconds, "seconds from 0.01 to 86400", "30",
+     "target duration of a work unit (at most a quarter of the batch system's grace period, "
+     "IMPACTSWEEP_GRACE)"},
+    {"piece", set_piece, "I/N with 0 <= I < N, or I/N:FIRST-LAST", "none (the whole grid)",
+     "compute only piece I of N of the grid: of equal size, or points FIRST to LAST (a box "
+     "of the grid); `impactsweep merge` joins the pieces' files"},
+    {"progress_interval", set_progress_interval, "seconds > 0", "5",
+     "seconds between progress lines when stderr is not a terminal"},
+    {"master_computes", set_master_computes, "true or false (1/0, yes/no, on/off)", "true",
+     "rank 0 computes between serving work requests"},
+    {"containment", set_containment, "auto, process or none", "auto",
+     "where the model's code runs: auto puts a plug-in, or any model with a point_timeout, "
+     "in an evaluator process (a crash or a hang costs only its point) and a built-in model "
+     "in the engine; process: every model there; none: every model in the engine"},
+    {"point_timeout", set_point_timeout, "seconds from 0.001 to 1e7, or none", "none",
+     "seconds a point may take before it is killed and stored as failed_timeout (needs "
+     "containment auto or process)"},
+    {"verify", set_verify, "a share from 0 to 1", "0",
      "the share of points recomputed with each tolerance parameter / 100 (and another "
      "method, where the model has a choice of them) to measure each output's discrepancy "
-     "(default 0: none, since recomputing with a slower method can double a sweep's "
-     "cost; 0.01 adds about 3 % to a collision sweep with CVODE; see `impactsweep info`)"},
-    {"verify_tolerance", set_verify_tolerance,
-     "the discrepancy beyond which a verified point counts as beyond (default 1000 x the "
-     "largest tolerance parameter's value; run --strict exits 3 on any)"},
-    {"refine", set_refine,
-     "the outputs whose classes decide a coarse-to-fine sweep, as OUTPUT (categorical) or "
-     "OUTPUT >= T (real or integer), comma-separated: cells whose corners differ in class, "
-     "or lie near a threshold, are refined, the other points are inferred (default: none, "
-     "every point)"},
-    {"refine_levels", set_refine_levels,
-     "levels of refinement L: the first pass computes every 2^L-th point (default 4)"},
-    {"refine_threshold", set_refine_threshold,
-     "with refine naming one real or integer output: its class is value >= threshold "
-     "(the same as refine = OUTPUT >= threshold)"},
-    {"refine_margin", set_refine_margin,
-     "a thresholded refine output also refines cells whose corners lie within this many "
-     "times their interpolation error of the threshold (default 2; 0: only cells whose "
-     "classes differ)"},
-    {"refine_axes", set_refine_axes,
-     "the axes refined, by name (default: every axis that is not a choice)"},
+     "(`impactsweep info` reports it; 0.01 adds about 3 % to a collision sweep with CVODE)"},
+    {"verify_tolerance", set_verify_tolerance, "a number above 0, at most 1e6",
+     "1000 x the largest tolerance parameter's value",
+     "the discrepancy beyond which a verified point counts as beyond (`run --strict` then "
+     "exits 3)"},
+    {"refine", set_refine, "OUTPUT or OUTPUT >= T, comma-separated", "none (every point)",
+     "the outputs whose classes decide a coarse-to-fine sweep: cells whose corners differ "
+     "in class, or lie near a threshold, are refined, the other points are inferred"},
+    {"refine_levels", set_refine_levels, "an integer from 1 to 30", "4",
+     "levels of refinement L: the first pass computes every 2^L-th point"},
+    {"refine_threshold", set_refine_threshold, "a number", "none",
+     "with refine naming one real or integer output: its class is value >= threshold (the "
+     "same as refine = OUTPUT >= threshold)"},
+    {"refine_margin", set_refine_margin, "a number from 0 to 1e6", "2",
+     "a thresholded output also refines cells whose corners lie within this many times "
+     "their interpolation error of the threshold (0: only cells whose classes differ)"},
+    {"refine_axes", set_refine_axes, "axis names, comma-separated",
+     "every axis that is not a choice", "the axes refined (the others are swept in full)"},
 };
+
+int job_sweep_key_doc(size_t i, is_job_key_doc *doc)
+{
+    if (i >= sizeof sweep_keys / sizeof *sweep_keys)
+        return 0;
+    const struct sweep_key *k = &sweep_keys[i];
+    *doc = (is_job_key_doc){k->name, k->values, k->fallback, k->help};
+    return 1;
+}
 
 static const char *sweep_key_name(const void *unused, size_t i)
 {
