@@ -22,8 +22,9 @@
 #   share/impactsweep/jobs/                the example and paper-figure job files
 #   share/impactsweep/slurm/               submit (finding bin/impactsweep beside it),
 #                                          impactsweep.sbatch, local-cluster.sh
-#   share/doc/impactsweep/                 README.md, LICENSE, CITATION.cff, examples/
-#                                          (the plug-in examples)
+#   share/doc/impactsweep/                 README.md, docs/ (the pages it links to),
+#                                          LICENSE, CITATION.cff, examples/ (the
+#                                          plug-in examples)
 #   share/man/man1/impactsweep.1           the man page (`impactsweep help --man`)
 #   share/man/man5/impactsweep-job.5       the job file's (`impactsweep help --man-job`)
 #   share/bash-completion/completions/impactsweep   bash completion
@@ -246,6 +247,9 @@ install(PROGRAMS slurm/impactsweep.sbatch slurm/local-cluster.sh
         DESTINATION ${IMPACTSWEEP_SLURM_DIR})
 
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# docs/: the pages README.md links to, and their figures, so that the links work installed
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
+        FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 install(FILES LICENSE CITATION.cff DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
         PATTERN "build*" EXCLUDE PATTERN "*.h5" EXCLUDE)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_containment.sh: what running a plug-in in an evaluator process of its own costs
-# (README, "Writing a model"): the same sweep with `[sweep] containment = auto` (the
+# (docs/development.md, "Tests and benchmarks"): the same sweep with `[sweep] containment = auto` (the
 # plug-in contained) and `= none` (in the engine's process), run in turn, A B A B ..., on
 # one rank, and the ratio A/B of whole-process CPU time (user + system, the evaluator
 # process included: it is the run's child) and of wall time taken pair by pair; printed

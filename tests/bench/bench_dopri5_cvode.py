@@ -83,7 +83,7 @@ def main():
     ap.add_argument("--worst", type=int, default=8)
     ap.add_argument("--pi1-decade", type=float, default=1.0,
                     help="pi1 up to 10^this (default 1; heavier damping makes t_sep and "
-                    "x_sep ill-conditioned, see the README)")
+                    "x_sep ill-conditioned, see docs/models.md)")
     ap.add_argument("--a-decades", type=float, default=1.0,
                     help="A within 10^-this .. 10^this (default 1)")
     ap.add_argument("--integrator-a", default="dopri5")

@@ -72,7 +72,7 @@ import zlib
 
 import numpy as np
 
-# The documented colours (README "Figures"; analysis/impactplot.py CLASS_COLOURS), kept
+# The documented colours (docs/guide.md "Figures"; analysis/impactplot.py CLASS_COLOURS), kept
 # here on purpose so that a change of the documented table fails the test.
 DOCUMENTED = {
     "icc": "#56b4e9", "cc": "#e69f00", "pcc": "#009e73", "flat": "#cc79a7",

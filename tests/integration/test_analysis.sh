@@ -41,7 +41,7 @@
 #  - trace files: no text overlapping or leaving the figure, TrueType fonts;
 #  - as a library: importing impactplot leaves matplotlib's backend alone and loads no
 #    pyplot, its functions take a Dataset and an Axes and return the artists; the
-#    README's `ds.p_cc.plot(x="rho")` puts rho on the x axis;
+#    docs/guide.md's `ds.p_cc.plot(x="rho")` puts rho on the x axis;
 #  - a non-impactsweep HDF5 file, a text file and a missing file are refused with exit
 #    status 2 and a one-line message naming the file, writing nothing;
 #  - scripts/figure.sh turns ./example.h5 (its default) into PNG and PDF pictures.
@@ -443,7 +443,7 @@ except ValueError as e:
 with impactplot.journal_style():
     assert matplotlib.rcParams["pdf.fonttype"] == 42
 assert matplotlib.get_backend() == "svg"
-# the README's example: rho on the x axis
+# docs/guide.md's example: rho on the x axis
 import xarray as xr
 ds = xr.open_dataset("chatter.h5", engine="h5netcdf")
 import matplotlib.pyplot as plt

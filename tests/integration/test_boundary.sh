@@ -4,7 +4,7 @@
 # an array, bad statuses, outputs against their declaration, a SIGSEGV or SIGBUS raised on
 # purpose, a child and a setsid grandchild that write the outputs after the call; and a
 # table of contract 2),
-# (and a README-recipe plug-in whose own function has an engine internal's name), each run
+# (and a plug-in built by the documented cc line whose own function has an engine internal's name), each run
 # through
 #  - a sweep on 2 ranks: exit 0, every point stored; the 12 bad points get their status
 #    (failed_crash, failed_timeout with a point_timeout of 0.5 s, failed_check) and are

@@ -56,6 +56,11 @@ for f in README.md LICENSE CITATION.cff examples/forced_stop/CMakeLists.txt \
     examples/forced_stop/forced_stop.ini; do
     [ -f "$PREFIX/share/doc/impactsweep/$f" ] || die "share/doc/impactsweep/$f is not installed"
 done
+# the pages the README links to, every one of them (docs/*.md), beside it
+for f in "$SOURCE"/docs/*.md; do
+    cmp -s "$f" "$PREFIX/share/doc/impactsweep/docs/$(basename "$f")" ||
+        die "docs/$(basename "$f") is not installed under share/doc/impactsweep/docs"
+done
 [ -f "$PREFIX/share/bash-completion/completions/impactsweep" ] || die "no bash completion installed"
 man=$PREFIX/share/man/man1/impactsweep.1
 [ -f "$man" ] || die "no man page share/man/man1/impactsweep.1"

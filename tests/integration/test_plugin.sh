@@ -2,7 +2,7 @@
 # libraries of tests/models/plugins, in $PLUGIN_DIR):
 #  - found through IMPACTSWEEP_MODEL_PATH, listed by `impactsweep models` with where they
 #    came from and the contract they were built against, checked by `models --check`;
-#  - only the SDK is exported by the engine, and a plug-in built with the README's recipe
+#  - only the SDK is exported by the engine, and a plug-in built with the documented cc line
 #    whose own global function has an engine internal's name (stop_energy) keeps its own;
 #  - discovery as HDF5's: a library on the path is opened only for a model that is not
 #    built in; an unusable one (another contract, no entry point, a broken table, no
@@ -54,7 +54,7 @@ for binary in "$IMPACTSWEEP" "$IMPACTSWEEP_TEST"; do
 done
 ! nm -D --defined-only "$IMPACTSWEEP" | grep -w stop_energy >/dev/null || die "the engine exports stop_energy"
 
-say "a README-recipe plug-in whose own global function is called stop_energy (an engine internal)"
+say "a plug-in built by the documented cc line whose own global function is called stop_energy (an engine internal)"
 cat >namesake.c <<'EOF'
 #include <impactsweep/model.h>
 /* global, and named like one of the engine's own functions */
@@ -75,11 +75,12 @@ static const is_model namesake = {IS_MODEL_HEADER, .name = "namesake", .descript
     .eval_batch = eval, .version = "1.0.0"};
 IS_MODEL_PLUGIN(namesake)
 EOF
-# the README's recipe, and the same without -fvisibility=hidden (the engine hides its own)
-expect_status 0 "cc (the README's recipe)" cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden \
-    -I"$INCLUDE" namesake.c -o libnamesake.so -lm
-expect_status 0 "cc (without hidden visibility)" cc -std=c11 -O2 -fPIC -shared -I"$INCLUDE" \
-    namesake.c -o libnamesake_visible.so -lm
+# the documented plain cc line (docs/development.md), and the same without
+# -fvisibility=hidden (the engine hides its own)
+expect_status 0 "cc (the documented line)" cc -std=c11 -O2 -fPIC -ffp-contract=off -shared \
+    -fvisibility=hidden -I"$INCLUDE" namesake.c -o libnamesake.so -lm
+expect_status 0 "cc (without hidden visibility)" cc -std=c11 -O2 -fPIC -ffp-contract=off -shared \
+    -I"$INCLUDE" namesake.c -o libnamesake_visible.so -lm
 for lib in libnamesake.so libnamesake_visible.so; do
     expect_status 0 "eval $lib v=3" "$IMPACTSWEEP" eval "./$lib" v=3
     grep -q '"e": 4.5' out.txt || die "$lib: eval gives $(cat out.txt)"

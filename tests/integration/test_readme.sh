@@ -1,27 +1,32 @@
-# test_readme.sh: every command the README shows is run here, as the README writes it
-# with its placeholders filled in (JOB.ini, FILE, OUT, PIECE.h5: a small job and its
-# files; 64 ranks: 3), and the README's job-file example is run as a job. The list of
-# commands is read from the README itself (indented lines that start with impactsweep,
-# mpirun, slurm/submit, scripts/, cmake, cc, /usr/bin/python3 or a variable): one the
-# test does not mirror fails it, so that a command added to the README gets a test.
+# test_readme.sh: every command the documentation shows (README.md and every docs/*.md) is
+# run here, as the page writes it with its placeholders filled in (JOB.ini, FILE, OUT,
+# PIECE.h5: a small job and its files; 64 ranks: 3), and the guide's job-file example is
+# run as a job. The list of commands is read from the pages themselves (indented lines
+# that start with impactsweep, mpirun, slurm/submit, scripts/, cmake, cc,
+# /usr/bin/python3 or a variable): one the test does not mirror fails it, so that a
+# command added to any page gets a test, and a mirror whose command left the pages fails
+# it too.
 # shellcheck source=lib.sh disable=SC2086 # $MPIEXEC_FLAGS: words on purpose
 source "$TESTS/integration/lib.sh"
 ROOT=$(cd "$TESTS/.." && pwd)
-README=$ROOT/README.md
+# the pages, as one text: README.md, then docs/*.md in name order (a page another change
+# adds is read too)
+README=$WORK/all_pages.md
+cat "$ROOT/README.md" "$ROOT"/docs/*.md >"$README"
 BIN=$(dirname "$IMPACTSWEEP")
-export PATH=$BIN:$PATH # the README calls it `impactsweep`
+export PATH=$BIN:$PATH # the pages call it `impactsweep`
 covered=()
-# mirror TEXT: records that the README's command TEXT (without its comment) is run next
-mirror() { covered+=("$1"); say "README: $1"; }
+# mirror TEXT: records that the pages' command TEXT (without its comment) is run next
+mirror() { covered+=("$1"); say "docs: $1"; }
 
-say "the README's job-file example, run as a job"
+say "the guide's job-file example, run as a job"
 awk '/^INI files \(parsed with libinih\)/ { on = 1; next } on && /^- `\[sweep\]`/ { exit }
      on && /^    / { sub(/^    /, ""); print } on && /^$/ { print }' "$README" >readme.ini
-grep -q "^\[sweep\]" readme.ini || die "no job-file example found in the README"
+grep -q "^\[sweep\]" readme.ini || die "no job-file example found in the pages"
 expect_status 0 "the example job" impactsweep run readme.ini --output readme.h5 \
     --set axis.rho.count=6 --set model.samples=20
 impactsweep info readme.h5 >info.txt
-grep -q "points:.* 24 total, 24 done" info.txt || die "the README job: $(grep points: info.txt)"
+grep -q "points:.* 24 total, 24 done" info.txt || die "the guide's job: $(grep points: info.txt)"
 job=readme.ini
 small=(--set axis.rho.count=6 --set model.samples=20)
 
@@ -47,6 +52,16 @@ expect_status 0 "run --dry-run --pieces" impactsweep run "$job" --set axis.rho.c
 read -r -a cut <<<"$(sed -n 's/^piece bounds: *//p' out.txt)"
 expect_status 0 "run --piece I/N:FIRST-LAST" impactsweep run "$job" --set model.samples=20 \
     --set axis.rho.count=6 --output FILE2.h5 --piece "1/2:${cut[1]}-$((cut[2] - 1))" --quiet
+mirror "impactsweep run -n 4 JOB.ini"
+expect_status 0 "run -n (the front page's)" env IMPACTSWEEP_MPIEXEC="$MPIEXEC $MPIEXEC_FLAGS" \
+    impactsweep run -n 2 "$job" "${small[@]}" --output front.h5
+mirror "impactsweep info FILE.h5"
+expect_status 0 "info FILE.h5" impactsweep info front.h5
+grep -q "points:.* 24 total, 24 done" out.txt || die "info FILE.h5: $(grep points: out.txt)"
+mirror "/usr/bin/python3 analysis/impactplot.py FILE.h5"
+expect_status 0 "impactplot FILE.h5" /usr/bin/python3 "$ROOT/analysis/impactplot.py" front.h5 \
+    --format png --dpi 60
+ls front_*.png >/dev/null 2>&1 || die "impactplot FILE.h5 drew nothing"
 mirror "impactsweep run JOB.ini --dry-run"
 expect_status 0 "dry run" impactsweep run "$job" --dry-run
 grep -q "^estimate:" out.txt || die "the dry run gives no estimate"
@@ -105,14 +120,14 @@ mirror "scripts/figure.sh"
 expect_status 0 "scripts/figure.sh" "$ROOT/scripts/figure.sh"
 ls example_*.png >/dev/null 2>&1 || die "scripts/figure.sh drew nothing"
 
-say "the README's Python example"
+say "the guide's Python example"
 awk '/^    import xarray as xr/ { on = 1 } on && !/^    / { exit } on { sub(/^    /, ""); print }' \
     "$README" >readme.py
-grep -q open_dataset readme.py || die "no Python example found in the README"
+grep -q open_dataset readme.py || die "no Python example found in the pages"
 printf '%s\n' "import matplotlib" "matplotlib.use('Agg')" | cat - readme.py >run_readme.py
 echo 'import matplotlib.pyplot as plt; plt.savefig("readme_python.png")' >>run_readme.py
-expect_status 0 "the README's Python" "$PYTHON" run_readme.py
-"$PYTHON" - <<'EOF' || die "the README's plot does not put rho on the x axis"
+expect_status 0 "the guide's Python" "$PYTHON" run_readme.py
+"$PYTHON" - <<'EOF' || die "the guide's plot does not put rho on the x axis"
 import xarray as xr, matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -140,7 +155,7 @@ for args in "--nodes 4 --ntasks 256 --time 12:00:00 $JOBS/chatter_fig67_n4.ini" 
 done
 expect_status 0 "submit --help" "$submit" --help
 
-mirror "cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I\$PREFIX/include mymodel.c -o libmymodel.so -lm"
+mirror "cc -std=c11 -O2 -fPIC -ffp-contract=off -shared -fvisibility=hidden -I\$PREFIX/include mymodel.c -o libmymodel.so -lm"
 mirror "IMPACTSWEEP_MODEL_PATH=\$PWD impactsweep models mymodel"
 mirror "IMPACTSWEEP_MODEL_PATH=\$PWD impactsweep models --check mymodel"
 cat >mymodel.c <<'EOF'
@@ -165,8 +180,8 @@ EOF
 mkdir -p prefix/include/impactsweep
 cp "$ROOT/src/core/contract/model.h" "$ROOT/src/core/base/error.h" prefix/include/impactsweep/
 PREFIX=$WORK/prefix
-expect_status 0 "cc" cc -std=c11 -O2 -fPIC -shared -fvisibility=hidden -I$PREFIX/include mymodel.c \
-    -o libmymodel.so -lm
+expect_status 0 "cc" cc -std=c11 -O2 -fPIC -ffp-contract=off -shared -fvisibility=hidden \
+    -I$PREFIX/include mymodel.c -o libmymodel.so -lm
 mirror "cc -std=c11 -O2 \$(pkg-config --cflags impactsweep-model) -shared -fvisibility=hidden -o mymodel.so mymodel.c -lm"
 mkdir -p prefix/lib/pkgconfig
 cp "$BIN/install/impactsweep-model.pc" prefix/lib/pkgconfig/ ||
@@ -185,8 +200,8 @@ mirror "cmake --install build --prefix \$HOME/opt/impactsweep"
 # (run by integration.install, into a temporary prefix: configure with
 # IMPACTSWEEP_NATIVE=OFF, build, install, and everything installed checked)
 
-say "every command of the README is mirrored here"
-# the README's commands: indented lines of its code blocks, with their continuations
+say "every command of the pages is mirrored here"
+# the pages' commands: indented lines of its code blocks, with their continuations
 # (a trailing backslash, or a synopsis's next line of [options]), comments cut, blanks
 # made one
 "$PYTHON" - "$README" >readme_commands.txt <<'EOF'
@@ -213,9 +228,9 @@ EOF
 printf '%s\n' "${covered[@]}" | LC_ALL=C sort -u >mirrored.txt
 LC_ALL=C sort -u -o readme_commands.txt readme_commands.txt
 missing=$(LC_ALL=C comm -23 readme_commands.txt mirrored.txt || true)
-[ -z "$missing" ] || die "README commands with no mirror in tests/integration/test_readme.sh:
+[ -z "$missing" ] || die "commands of the pages with no mirror in tests/integration/test_readme.sh:
 $missing"
 stale=$(LC_ALL=C comm -13 readme_commands.txt mirrored.txt || true)
-[ -z "$stale" ] || die "mirrored commands no longer in the README:
+[ -z "$stale" ] || die "mirrored commands no longer in README.md or docs/*.md:
 $stale"
-echo "PASS: $(wc -l <readme_commands.txt) README commands run"
+echo "PASS: $(wc -l <readme_commands.txt) commands of the pages run"

@@ -24,7 +24,7 @@
 #  7. a thin band (ridge >= 0.5, about one point wide, just outside the circle): the first
 #     rule (refine_margin = 0) misses most of it, the threshold rule finds every point of
 #     it; `info`'s count of the cells refined, by reason and level, equals a count made
-#     here from the file's points by the rule as the README states it;
+#     here from the file's points by the rule as docs/guide.md (Refinement) states it;
 #  8. several outputs (refine = region, ridge >= 0.5): both classes right, the category
 #     and the interpolation at inferred points, info's inferred counts; 1 and 3 ranks
 #     give the same file. (5a runs this job too, so that its kills cover the threshold
@@ -394,7 +394,7 @@ echo "    the band, $band points: the first rule finds $first_found ($first_comp
 [ "$computed" -lt $((129 * 97 * 2 / 5)) ] || die "the threshold rule computed $computed points, more than 40% of the grid"
 # census.py FILE L MARGIN: per level, the cells with every corner stored, and of them
 # those refined for a failed corner, classes that differ, a corner near the threshold
-# (within MARGIN times the largest second difference at the corners: the README's rule)
+# (within MARGIN times the largest second difference at the corners: the rule of docs/guide.md)
 cat >census.py <<'EOF'
 import sys
 import h5py

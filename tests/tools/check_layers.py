@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check_layers.py: keeps the house's layers as README "Layout" draws them.
+"""check_layers.py: keeps the house's layers as docs/development.md "Layout" draws them.
 
 src/core is five folders, each a layer that may use the layers below it and never one above:
 

@@ -17,7 +17,7 @@
  *   old_abi    nothing, but built against the contract of version 2 (tests/models/plugins/
  *              abi2: no ABI header): loaded through the conversion of old tables
  *   namesake   nothing, but it computes through its own global function stop_energy, an
- *              engine internal's name (built as the README's recipe builds a plug-in)
+ *              engine internal's name (built as the documented cc line builds a plug-in)
  *   validate   its validate crashes on the bad points (a sweep is refused, naming one)
  *   raise      raises SIGSEGV itself (raise, kill, with the signal blocked, or SIGBUS
  *              after installing a handler of its own that returns): a runtime that
