@@ -273,6 +273,8 @@ completions run "$JOBS/example.ini" --set sweep.ou | grep -qx "sweep.output=" ||
     die "completion of --set sweep.ou: $(completions run "$JOBS/example.ini" --set sweep.ou)"
 completions run -n "" | grep -qx "2" || die "completion of -n: $(completions run -n '')"
 completions trace given.h5 "" | grep -qx "gamma=" || die "completion of trace FILE.h5: $(completions trace given.h5 '')"
+completions trace stop-oscillator --wi | grep -qx -- "--window" ||
+    die "completion of trace --wi: $(completions trace stop-oscillator --wi)"
 
 say "a long point stops on a signal within seconds and stays pending (eval and run)"
 # stop_within PID SIGNAL WHAT: sends SIGNAL to the running PID; fails unless it exits 75
