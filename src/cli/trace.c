@@ -1,6 +1,7 @@
 /* trace.c: `impactsweep trace`, the trajectory behind one point.
  *
  *   impactsweep trace MODEL name=value ... [--output FILE] [--overwrite] [--drop K]
+ *                     [--window T0,T1] [--max-samples N]
  *   impactsweep trace RESULT.h5 axis=value ... [--nearest] [the same options]
  *
  * The point is given by its parameters (checked as `eval` checks them: point.h) or as a
@@ -8,8 +9,10 @@
  * given a value that is on it exactly, the fixed parameters being the file's own
  * (parameter_NAME). The model's trace (model.h: is_model_trace) evaluates the point with
  * eval_batch's code while passing every sample and event to the sink below, which keeps
- * them in memory (buffers that grow, up to --max-samples); then trace_file.c writes the
- * trace file (default trace.h5; an existing file only with --overwrite). A point of a
+ * them in memory (buffers that grow, up to --max-samples; with --window only those with
+ * T0 <= t <= T1, the run itself going from its start), after refusing at once a request
+ * that the model sizes beyond --max-samples (is_model.trace_samples); then trace_file.c
+ * writes the trace file (default trace.h5; an existing file only with --overwrite). A point of a
  * result file is compared with what the file stores for it.
  *
  * Exit status: 0 the point is done; 1 it failed (the trace is written all the same: the
@@ -66,7 +69,8 @@ static is_code grow(collector *c, size_t used, size_t *capacity, double **times,
     if (used >= c->max_samples)
         return is_error_set(c->err, IS_USAGE,
                             "the trace has more than %zu samples or events (--max-samples): "
-                            "ask for fewer (a shorter horizon, a lower resolution) or raise it",
+                            "ask for fewer (a part of the run with --window T0,T1, a shorter "
+                            "horizon, a coarser sampling) or raise it",
                             c->max_samples);
     if (used < *capacity)
         return IS_OK;
