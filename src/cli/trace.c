@@ -766,6 +766,9 @@ static int trace_point(traced *t)
     }
     fprintf(stderr, "impactsweep: wrote %s: model %s, %zu samples, %zu events; the point is %s\n",
             t->a.output, m->name, t->c.samples, t->c.events, is_point_status_name(t->status));
+    if (t->a.windowed && t->c.samples == 0)
+        fprintf(stderr, "impactsweep: warning: no sample of the run lies in --window %s,%s\n",
+                IS_NUM(t->a.window[0]), IS_NUM(t->a.window[1]));
     if (t->file)
         compare_stored(m, t->file, &t->stored, t->outputs, t->status);
     return t->status == IS_POINT_DONE ? 0 : 1;

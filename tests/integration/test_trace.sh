@@ -304,6 +304,10 @@ done
 expect_status 2 "--window without a value" "$IMPACTSWEEP" trace "${point[@]}" --output \
     bad_window.h5 --window
 [ ! -e bad_window.h5 ] || die "a refused window wrote its file"
+expect_status 0 "a window after the run's end" "$IMPACTSWEEP" trace "${point[@]}" \
+    --window 100,200 --output after_end.h5
+grep -q "0 samples, 0 events" err.txt && grep -q "no sample of the run lies in --window" err.txt ||
+    die "a window after the run's end: $(cat err.txt)"
 
 say "an oversize request is refused before it runs, naming its size"
 big=(stop-oscillator t_end=1e9 resolution=1e4)
