@@ -255,10 +255,15 @@ grep -q "exclude each other" err.txt || die "--quiet --progress: $(cat err.txt)"
 
 say "bash completion: commands, options, models, a model's parameters"
 completion=$TESTS/../scripts/completion/impactsweep.bash
+# The candidates a line at a time, written at once: printf writes each candidate on its
+# own, and `| grep -q`, leaving at its match, then failed the pipeline (pipefail) when
+# the match came before the last.
 completions() {
+    local words
     # shellcheck disable=SC1090
-    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _impactsweep
-             printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@"
+    words=$(bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _impactsweep
+             printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@")
+    printf "%s\n" "$words"
 }
 [ "$(completions "ver")" = "version" ] || die "completion of 'ver': $(completions ver)"
 completions run --qu | grep -qx -- "--quiet" || die "completion of 'run --qu': $(completions run --qu)"
@@ -271,10 +276,7 @@ completions run "$JOBS/example.ini" --set axis.rh | grep -qx "axis.rho.count=" |
     die "completion of --set axis.rh: $(completions run "$JOBS/example.ini" --set axis.rh)"
 completions run "$JOBS/example.ini" --set sweep.ou | grep -qx "sweep.output=" ||
     die "completion of --set sweep.ou: $(completions run "$JOBS/example.ini" --set sweep.ou)"
-# (into a file: grep -q leaves at its match, and a completion still writing then fails
-# the pipeline under pipefail)
-completions run -n "" >ranks.txt
-grep -qx "2" ranks.txt || die "completion of -n: $(cat ranks.txt)"
+completions run -n "" | grep -qx "2" || die "completion of -n: $(completions run -n '')"
 completions trace given.h5 "" | grep -qx "gamma=" || die "completion of trace FILE.h5: $(completions trace given.h5 '')"
 completions trace stop-oscillator --wi | grep -qx -- "--window" ||
     die "completion of trace --wi: $(completions trace stop-oscillator --wi)"
