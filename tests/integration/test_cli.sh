@@ -255,15 +255,15 @@ grep -q "exclude each other" err.txt || die "--quiet --progress: $(cat err.txt)"
 
 say "bash completion: commands, options, models, a model's parameters"
 completion=$TESTS/../scripts/completion/impactsweep.bash
-# The candidates a line at a time, written at once: printf writes each candidate on its
-# own, and `| grep -q`, leaving at its match, then failed the pipeline (pipefail) when
-# the match came before the last.
+# The candidates a line each, in one write (cat of a here-string): printf writes piece by
+# piece, and `| grep -q`, leaving at its match, then failed the pipeline (pipefail) when
+# more came after the match.
 completions() {
     local words
     # shellcheck disable=SC1090
     words=$(bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _impactsweep
              printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@")
-    printf "%s\n" "$words"
+    cat <<<"$words"
 }
 [ "$(completions "ver")" = "version" ] || die "completion of 'ver': $(completions ver)"
 completions run --qu | grep -qx -- "--quiet" || die "completion of 'run --qu': $(completions run --qu)"
