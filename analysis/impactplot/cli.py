@@ -24,7 +24,7 @@ from .output import FORMATS, provenance, write_figure
 from .reading import (BadInput, FigurePlan, Result, is_trace_file, note, open_result,
                       open_trace, plan_figures)
 from .style import SIZE_PRESETS, parse_size
-from .traces import trace_jobs, trace_provenance
+from .traces import trace_jobs, trace_provenance, trace_window, window_text
 
 PROGRAM = "impactplot"
 EXIT_BAD_INPUT = 2
@@ -207,6 +207,8 @@ def draw_trace_file(args: argparse.Namespace) -> int:
             return draw(fig)
         title = args.title if args.title else \
             (f"{trace.attr('title')}\n{prov['summary']}" if args.title == "" else "")
+        if not title and trace_window(trace):  # a part of the run is never drawn as the whole
+            title = window_text(trace)
         for path in write_figure(kind, sized, prov, args.output, args.formats, args.dpi,
                                  args.layout, title=title, footer=args.footer):
             print(path)

@@ -76,9 +76,29 @@ SUMMARY_OUTPUTS = {"collision": ("cor", "t_sep", "outcome"),
                    "stop-oscillator": ("regime", "rebounds", "zeno_resets")}
 
 
+def trace_window(trace: Trace) -> Optional[Tuple[float, float]]:
+    """(T0, T1) when the trace keeps only the samples and events with T0 <= t <= T1 (its
+    `time_window` attribute, `trace --window`), else None."""
+    window = np.asarray(trace.ds.attrs.get("time_window", [])).ravel()
+    return (float(window[0]), float(window[1])) if window.size == 2 else None
+
+
+def window_text(trace: Trace) -> str:
+    """'only t = 450 to 500 of the run (...)' for a windowed trace, else ''."""
+    window = trace_window(trace)
+    return "" if window is None else \
+        f"only t = {window[0]:.6g} to {window[1]:.6g} of the run (trace --window)"
+
+
 def trace_summary(trace: Trace) -> str:
     """What the point's run gave, in one line: the subtitle drawn with --title, and part
-    of every trace figure's metadata."""
+    of every trace figure's metadata; a windowed trace says so."""
+    summary = _result_summary(trace)
+    window = window_text(trace)
+    return f"{summary}; {window}" if window else summary
+
+
+def _result_summary(trace: Trace) -> str:
     if trace.model == "chatter" and "impacts" in trace.ds.variables:
         decision = [n for n in trace.event_names()
                     if n in ("icc", "cc", "pcc", "flat", "certified")]
@@ -282,6 +302,7 @@ def trace_provenance(trace: Trace, full_paths: bool = False) -> Dict[str, str]:
         "source_file": os.path.abspath(trace.path) if full_paths else
         os.path.basename(trace.path),
         "run_state": trace.attr("status"),
-        "points": trace.attr("source"),
+        "points": trace.attr("source") + (f"; {window_text(trace)}"
+                                           if trace_window(trace) else ""),
         "summary": trace_summary(trace),
     }

@@ -70,13 +70,13 @@ _impactsweep() {
             compopt -o nospace 2>/dev/null
             return ;;
         -n | --ranks | --pieces) COMPREPLY=($(compgen -W "$(_impactsweep_ranks | sort -nu)" -- "$cur")); return ;;
-        --piece | --max-samples | --drop | --timeout) return ;;
+        --piece | --max-samples | --window | --drop | --timeout) return ;;
     esac
     local options
     case $command in
         run) options="--set --output --piece --pieces --resume --overwrite --progress --quiet --dry-run --strict -n --help" ;;
         eval) options="-n --timeout --help" ;;
-        trace) options="--output --overwrite --max-samples --nearest --drop --help" ;;
+        trace) options="--output --overwrite --max-samples --window --nearest --drop --help" ;;
         models) options="--json --check --timeout --help" ;;
         info) options="--log --verify --help" ;;
         merge) options="--overwrite --help" ;;

@@ -105,7 +105,12 @@ static const char *const trace_options[] = {
     "--overwrite",
     "replace an existing trace file",
     "--max-samples N",
-    "at most N samples of the trajectory (the events are always kept)",
+    "at most N samples (and N events) kept (default 4e6); a request the model "
+    "can size beforehand beyond it is refused before it runs, naming its size",
+    "--window T0,T1",
+    "keep only the samples and events with T0 <= t <= T1 (numbers, T0 < T1); the "
+    "point still runs from its start, so its state and outputs are the whole run's; "
+    "the file's time_window attribute records it",
     "--nearest",
     "(RESULT.h5) a coordinate off its axis takes the axis's nearest value "
     "(in ratio on a log axis), and says which",

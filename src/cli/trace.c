@@ -1,6 +1,7 @@
 /* trace.c: `impactsweep trace`, the trajectory behind one point.
  *
  *   impactsweep trace MODEL name=value ... [--output FILE] [--overwrite] [--drop K]
+ *                     [--window T0,T1] [--max-samples N]
  *   impactsweep trace RESULT.h5 axis=value ... [--nearest] [the same options]
  *
  * The point is given by its parameters (checked as `eval` checks them: point.h) or as a
@@ -8,8 +9,10 @@
  * given a value that is on it exactly, the fixed parameters being the file's own
  * (parameter_NAME). The model's trace (model.h: is_model_trace) evaluates the point with
  * eval_batch's code while passing every sample and event to the sink below, which keeps
- * them in memory (buffers that grow, up to --max-samples); then trace_file.c writes the
- * trace file (default trace.h5; an existing file only with --overwrite). A point of a
+ * them in memory (buffers that grow, up to --max-samples; with --window only those with
+ * T0 <= t <= T1, the run itself going from its start), after refusing at once a request
+ * that the model sizes beyond --max-samples (is_model.trace_samples); then trace_file.c
+ * writes the trace file (default trace.h5; an existing file only with --overwrite). A point of a
  * result file is compared with what the file stores for it.
  *
  * Exit status: 0 the point is done; 1 it failed (the trace is written all the same: the
@@ -49,6 +52,7 @@
 typedef struct collector {
     size_t channels;
     size_t max_samples;            /* samples (and events) kept at most */
+    double t0, t1;                 /* kept: samples and events with t0 <= t <= t1 (--window) */
     size_t samples, sample_capacity;
     double *t, *values;            /* samples x channels, sample by sample */
     size_t events, event_capacity;
@@ -65,7 +69,8 @@ static is_code grow(collector *c, size_t used, size_t *capacity, double **times,
     if (used >= c->max_samples)
         return is_error_set(c->err, IS_USAGE,
                             "the trace has more than %zu samples or events (--max-samples): "
-                            "ask for fewer (a shorter horizon, a lower resolution) or raise it",
+                            "ask for fewer (a part of the run with --window T0,T1, a shorter "
+                            "horizon, a coarser sampling) or raise it",
                             c->max_samples);
     if (used < *capacity)
         return IS_OK;
@@ -90,6 +95,8 @@ static is_code grow(collector *c, size_t used, size_t *capacity, double **times,
 static is_code collect_sample(void *context, double t, const double *values)
 {
     collector *c = context;
+    if (!(t >= c->t0 && t <= c->t1))
+        return IS_OK; /* outside --window: the run goes on, the sample is not kept */
     is_code rc = grow(c, c->samples, &c->sample_capacity, &c->t, &c->values, NULL);
     if (rc != IS_OK)
         return rc;
@@ -105,6 +112,8 @@ static is_code collect_event(void *context, double t, int kind, const double *va
     if (kind < 0 || kind >= c->kinds)
         return is_error_set(c->err, IS_INTERNAL, "the model reported an event of kind %d "
                             "(it names %d kinds)", kind, c->kinds);
+    if (!(t >= c->t0 && t <= c->t1))
+        return IS_OK;
     is_code rc = grow(c, c->events, &c->event_capacity, &c->event_t, &c->event_values,
                       &c->event_kind);
     if (rc != IS_OK)
@@ -132,6 +141,8 @@ typedef struct trace_args {
     int overwrite;
     int nearest;        /* --nearest: a coordinate off its axis takes the nearest value */
     double max_samples;
+    double window[2];   /* --window T0,T1: the times kept (default: all) */
+    int windowed;
     char **args;        /* argv's entries, NULL where an option was taken */
     int argc;
     char *source;       /* what the point is (for the file's `source`) */
@@ -174,8 +185,40 @@ static is_code parse_option(const is_param *param, const char *origin, const cha
     return IS_OK;
 }
 
+/* --window T0,T1: two finite numbers, T0 < T1, in the trace's time unit. */
+static is_code parse_window(const char *origin, const char *text, double window[2],
+                            is_error *err)
+{
+    const char *comma = strchr(text, ',');
+    char *end = NULL;
+    double t0 = NAN, t1 = NAN;
+    int numbers = comma && comma > text;
+    if (numbers) {
+        errno = 0;
+        t0 = strtod(text, &end);
+        numbers = end == comma && errno != ERANGE;
+    }
+    if (numbers) {
+        t1 = strtod(comma + 1, &end);
+        numbers = comma[1] && !*end && errno != ERANGE;
+    }
+    if (!numbers)
+        return is_error_set(err, IS_USAGE,
+                            "%s: --window needs T0,T1 (two numbers, the times kept), not '%s'",
+                            origin, text);
+    if (!isfinite(t0) || !isfinite(t1))
+        return is_error_set(err, IS_USAGE, "%s: --window %s: T0 and T1 must be finite", origin,
+                            text);
+    if (!(t0 < t1))
+        return is_error_set(err, IS_USAGE, "%s: --window %s: T0 must be less than T1", origin,
+                            text);
+    window[0] = t0;
+    window[1] = t1;
+    return IS_OK;
+}
+
 /* Takes the options out of args (NULL where taken): --output, --overwrite, --max-samples,
- * and the trace's own options as --NAME VALUE or NAME=VALUE (the others at their
+ * --window, and the trace's own options as --NAME VALUE or NAME=VALUE (the others at their
  * defaults). */
 static is_code take_options(trace_args *a, const is_model_trace *trace, double *options,
                             is_error *err)
@@ -189,7 +232,7 @@ static is_code take_options(trace_args *a, const is_model_trace *trace, double *
         snprintf(origin, sizeof origin, "argument %d", i);
         int index = -1;
         if (strcmp(arg, "--output") == 0 || strcmp(arg, "-o") == 0 ||
-            strcmp(arg, "--max-samples") == 0 ||
+            strcmp(arg, "--max-samples") == 0 || strcmp(arg, "--window") == 0 ||
             (strncmp(arg, "--", 2) == 0 && find_option(trace, arg + 2, &index))) {
             if (i + 1 >= a->argc)
                 return is_error_set(err, IS_USAGE, "%s: %s needs a value", origin, arg);
@@ -199,6 +242,11 @@ static is_code take_options(trace_args *a, const is_model_trace *trace, double *
                                           &options[index], err);
                 if (rc != IS_OK)
                     return rc;
+            } else if (strcmp(arg, "--window") == 0) {
+                is_code rc = parse_window(origin, value, a->window, err);
+                if (rc != IS_OK)
+                    return rc;
+                a->windowed = 1;
             } else if (strcmp(arg, "--max-samples") == 0) {
                 char *end = NULL;
                 a->max_samples = strtod(value, &end);
@@ -654,6 +702,37 @@ typedef struct traced {
     uint8_t status;
 } traced;
 
+/* Before the run: the samples the model will give at its sampling rate within the window,
+ * as it tells from the parameters (model.h: trace_samples). A request beyond --max-samples
+ * is refused now, not when the cap is met minutes into the run; the samples at events
+ * (their number is known only as the run goes) and a model that cannot tell meet the cap
+ * as the trace runs. */
+static is_code check_size(const traced *t, is_error *err)
+{
+    const is_model *m = t->m;
+    const trace_args *a = &t->a;
+    double samples = m->trace_samples ? m->trace_samples(t->point, t->options, a->window[0],
+                                                         a->window[1])
+                                      : NAN;
+    if (!(samples > a->max_samples)) /* within the cap, or not known (NaN) */
+        return IS_OK;
+    double bytes = samples * (double)(m->trace->channel_count + 1) * sizeof(double);
+    char size[32], options[256] = "";
+    for (size_t o = 0; o < m->trace->option_count; o++) {
+        size_t used = strlen(options);
+        snprintf(options + used, sizeof options - used, "%s%s", o ? ", " : "",
+                 m->trace->options[o].name);
+    }
+    return is_error_set(err, IS_USAGE,
+                        "the trace of this point would hold %.0f samples of %zu channels "
+                        "(%s), more than --max-samples %.0f: keep a part of the run "
+                        "(--window T0,T1)%s%s%s, shorten the run, or raise --max-samples",
+                        samples, m->trace->channel_count,
+                        is_bytestext(size, sizeof size, bytes), a->max_samples,
+                        *options ? ", sample it more coarsely (the trace's options: " : "",
+                        options, *options ? ")" : "");
+}
+
 /* The model's own check of the point, its trace and the trace file: the exit status. */
 static int trace_point(traced *t)
 {
@@ -661,6 +740,10 @@ static int trace_point(traced *t)
     is_error_clear(&err);
     const is_model *m = t->m;
     is_code rc = m->validate ? m->validate(t->point, &err) : IS_OK;
+    if (rc == IS_OK)
+        rc = check_size(t, &err);
+    t->c.t0 = t->a.window[0];
+    t->c.t1 = t->a.window[1];
     if (rc == IS_OK)
         rc = run_trace(m, t->point, t->options, t->outputs, &t->status, &t->c,
                        (size_t)t->a.max_samples, &err);
@@ -672,6 +755,7 @@ static int trace_point(traced *t)
                               .samples = c->values, .event_count = c->events,
                               .event_t = c->event_t, .event_kind = c->event_kind,
                               .event_values = c->event_values,
+                              .window = t->a.windowed ? t->a.window : NULL,
                               .source = t->a.source ? t->a.source : "parameters",
                               .history = t->history};
         rc = is_trace_file_write(t->a.output, t->a.overwrite, &data, &err);
@@ -682,6 +766,9 @@ static int trace_point(traced *t)
     }
     fprintf(stderr, "impactsweep: wrote %s: model %s, %zu samples, %zu events; the point is %s\n",
             t->a.output, m->name, t->c.samples, t->c.events, is_point_status_name(t->status));
+    if (t->a.windowed && t->c.samples == 0)
+        fprintf(stderr, "impactsweep: warning: no sample of the run lies in --window %s,%s\n",
+                IS_NUM(t->a.window[0]), IS_NUM(t->a.window[1]));
     if (t->file)
         compare_stored(m, t->file, &t->stored, t->outputs, t->status);
     return t->status == IS_POINT_DONE ? 0 : 1;
@@ -737,7 +824,8 @@ int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
                         "MODEL name=value ... | RESULT.h5 axis=value ...)\n");
         return is_code_exit_status(IS_USAGE);
     }
-    traced t = {.a = {.output = "trace.h5", .max_samples = DEFAULT_MAX_SAMPLES, .argc = argc},
+    traced t = {.a = {.output = "trace.h5", .max_samples = DEFAULT_MAX_SAMPLES,
+                      .window = {-INFINITY, INFINITY}, .argc = argc},
                 .status = IS_POINT_PENDING};
     trace_args *a = &t.a;
     t.file = is_file(argv[1]) && is_hdf5_file(argv[1]) ? argv[1] : NULL;

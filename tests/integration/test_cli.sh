@@ -278,10 +278,15 @@ grep -q "exclude each other" err.txt || die "--quiet --progress: $(cat err.txt)"
 
 say "bash completion: commands, options, models, a model's parameters"
 completion=$TESTS/../scripts/completion/impactsweep.bash
+# The candidates a line each, in one write (cat of a here-string): printf writes piece by
+# piece, and `| grep -q`, leaving at its match, then failed the pipeline (pipefail) when
+# more came after the match.
 completions() {
+    local words
     # shellcheck disable=SC1090
-    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _impactsweep
-             printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@"
+    words=$(bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _impactsweep
+             printf "%s\n" "${COMPREPLY[@]}"' _ "$completion" "$IMPACTSWEEP" "$@")
+    cat <<<"$words"
 }
 [ "$(completions "ver")" = "version" ] || die "completion of 'ver': $(completions ver)"
 completions run --qu | grep -x >/dev/null -- "--quiet" || die "completion of 'run --qu': $(completions run --qu)"
@@ -296,6 +301,8 @@ completions run "$JOBS/example.ini" --set sweep.ou | grep -x >/dev/null "sweep.o
     die "completion of --set sweep.ou: $(completions run "$JOBS/example.ini" --set sweep.ou)"
 completions run -n "" | grep -x >/dev/null "2" || die "completion of -n: $(completions run -n '')"
 completions trace given.h5 "" | grep -x >/dev/null "gamma=" || die "completion of trace FILE.h5: $(completions trace given.h5 '')"
+completions trace stop-oscillator --wi | grep -x >/dev/null -- "--window" ||
+    die "completion of trace --wi: $(completions trace stop-oscillator --wi)"
 
 say "a long point stops on a signal within seconds and stays pending (eval and run)"
 # stop_within PID SIGNAL WHAT: sends SIGNAL to the running PID; fails unless it exits 75

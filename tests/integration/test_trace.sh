@@ -14,6 +14,13 @@
 #  - a model without a trace (the test-only synthetic model) is refused with exit 2; so
 #    are an unknown model, an unknown parameter, one that does not apply, an existing
 #    output without --overwrite (which then replaces it) and a drop beyond the samples;
+#  - --window T0,T1 keeps exactly the samples and events of the whole trace with
+#    T0 <= t <= T1 (bit for bit, the outputs the whole run's), from the parameters and
+#    from a result file's point, and records the window; a malformed window exits 2
+#    naming --window;
+#  - a request that the model sizes beyond --max-samples is refused before it runs (exit
+#    2 within seconds, its size in MB or GB named, nothing written); the model's estimate
+#    is at most the samples the run gives and short of them by the event samples only;
 #  - a plug-in (the test build's chatter-plugin) traces through the same contract;
 #  - analysis/impactplot.py draws every trace file (PNG written, exit 0).
 # shellcheck source=lib.sh
@@ -132,6 +139,45 @@ sys.exit(1 if problems else 0)
 EOF
 }
 
+# windowed WHOLE PART T0 T1: PART holds exactly WHOLE's samples and events with
+# T0 <= t <= T1 (every variable bit for bit), the same attributes but history and source,
+# and time_window = [T0, T1].
+windowed() {
+    "$PYTHON" - "$@" <<'EOF' || die "the windowed trace $2 is not $1 within [$3, $4]"
+import sys
+import h5py
+import numpy as np
+
+whole, part, t0, t1 = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+with h5py.File(whole, "r") as a, h5py.File(part, "r") as b:
+    problems = []
+    keep = {"sample": (a["t"][()] >= t0) & (a["t"][()] <= t1),
+            "event": (a["event_t"][()] >= t0) & (a["event_t"][()] <= t1)}
+    if not keep["sample"].any() or keep["sample"].all():
+        problems.append("the window keeps none or all of the samples: a useless test")
+    if sorted(a) != sorted(b):
+        problems.append(f"variables {sorted(a)} against {sorted(b)}")
+    for name in a:
+        if name in ("sample", "event") or name not in b:
+            continue
+        x, y = a[name][()], b[name][()]
+        x = x[keep["event" if name.startswith("event") else "sample"]]
+        if x.shape != y.shape or x.tobytes() != y.tobytes():
+            problems.append(f"{name}: {y.shape} values, {x.shape} of the whole in the window")
+    for key in set(a.attrs) | set(b.attrs):
+        if key in ("history", "source", "time_window"):
+            continue
+        if key not in a.attrs or key not in b.attrs or \
+                np.asarray(a.attrs[key]).tobytes() != np.asarray(b.attrs[key]).tobytes():
+            problems.append(f"attribute {key}: {a.attrs.get(key)!r} / {b.attrs.get(key)!r}")
+    if "time_window" in a.attrs or list(b.attrs.get("time_window", [])) != [t0, t1]:
+        problems.append(f"time_window {b.attrs.get('time_window')!r}, not [{t0}, {t1}]")
+for p in problems:
+    print("PROBLEM:", p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+EOF
+}
+
 # plot FILE KIND...: impactplot draws FILE's figures (PREFIX_KIND.png for each KIND).
 plot() {
     local file=$1 prefix=${1%.h5} kind
@@ -237,6 +283,72 @@ expect_status 0 "the same from the parameters" "$IMPACTSWEEP" trace chatter n=3 
     rho=0.2 gamma=0.06 --drop 5 --output chatter_params.h5
 same_trace chatter_file.h5 chatter_params.h5
 
+say "--window: the samples and events of the whole trace within it, bit for bit"
+point=(stop-oscillator x1_0=1 v1_0=-0.01 x2_0=2.5 v2_0=-0.1 t_end=60 resolution=64)
+expect_status 0 "trace stop-oscillator --window 20,40" "$IMPACTSWEEP" trace "${point[@]}" \
+    --window 20,40 --output stop_window.h5
+windowed stop.h5 stop_window.h5 20 40
+# a result file's point, the window's ends at sample times of the whole (kept: t <= T1)
+read -r t0 t1 < <("$PYTHON" -c "
+import h5py
+t = h5py.File('from_params.h5', 'r')['t'][()]
+print(repr(float(t[len(t) // 4])), repr(float(t[len(t) // 2])))")
+expect_status 0 "trace grid.h5 --window $t0,$t1" "$IMPACTSWEEP" trace grid.h5 pi1=0.5 pi2=2 \
+    --window "$t0,$t1" --output from_file_window.h5
+windowed from_params.h5 from_file_window.h5 "$t0" "$t1"
+for bad in 5 a,b 1,nan 1,inf -inf,1 40,20 3,3 1,2,3 ,2 1, 1e999,2; do
+    expect_status 2 "--window $bad" "$IMPACTSWEEP" trace "${point[@]}" --window "$bad" \
+        --output bad_window.h5
+    grep -q -- "--window" err.txt || die "--window $bad: the message does not name it: $(cat err.txt)"
+done
+expect_status 2 "--window without a value" "$IMPACTSWEEP" trace "${point[@]}" --output \
+    bad_window.h5 --window
+[ ! -e bad_window.h5 ] || die "a refused window wrote its file"
+expect_status 0 "a window after the run's end" "$IMPACTSWEEP" trace "${point[@]}" \
+    --window 100,200 --output after_end.h5
+grep -q "0 samples, 0 events" err.txt && grep -q "no sample of the run lies in --window" err.txt ||
+    die "a window after the run's end: $(cat err.txt)"
+
+say "an oversize request is refused before it runs, naming its size"
+big=(stop-oscillator t_end=1e9 resolution=1e4)
+start=$(date +%s%N)
+expect_status 2 "trace of 2.8e12 samples" "$IMPACTSWEEP" trace "${big[@]}" --output big.h5
+elapsed=$((($(date +%s%N) - start) / 1000000))
+[ "$elapsed" -lt 10000 ] || die "an oversize trace took $elapsed ms to be refused"
+grep -q "would hold [0-9]* samples of 6 channels ([0-9.]* [TP]B)" err.txt ||
+    die "oversize: the message does not give the size: $(cat err.txt)"
+grep -q -- "--window" err.txt || die "oversize: the message does not suggest --window"
+[ ! -e big.h5 ] && [ ! -e big.h5.partial ] || die "a refused trace wrote its file"
+cat >stop_grid.ini <<'INI'
+[sweep]
+model = stop-oscillator
+[model]
+t_end = 100000
+[axis.epsilon]
+values = 0.5, 0.8
+INI
+expect_status 0 "a stop-oscillator sweep" "$IMPACTSWEEP" run stop_grid.ini --output stop_grid.h5
+expect_status 2 "trace stop_grid.h5 at resolution 1e4" "$IMPACTSWEEP" trace stop_grid.h5 \
+    epsilon=0.8 resolution=1e4 --output big.h5
+grep -q "would hold [0-9]* samples of 6 channels ([0-9.]* [MG]B)" err.txt ||
+    die "oversize (a result file's point): $(cat err.txt)"
+[ ! -e big.h5 ] || die "a refused trace wrote its file"
+expect_status 0 "the same point, its last 100 T" "$IMPACTSWEEP" trace stop_grid.h5 \
+    epsilon=0.8 resolution=1e4 --window 99900,100000 --output big.h5
+# the estimate: at most the samples of a whole run, short of them by the event samples only
+for p in "x1_0=1 v1_0=-0.01 x2_0=2.5 v2_0=-0.1 t_end=60 resolution=64" "t_end=300 k=2 k12=0.5"; do
+    read -ra args <<<"$p"
+    expect_status 0 "trace stop-oscillator $p" "$IMPACTSWEEP" trace stop-oscillator \
+        "${args[@]}" --output estimate.h5 --overwrite
+    read -r samples events < <(sed -n 's/.* \([0-9]*\) samples, \([0-9]*\) events.*/\1 \2/p' err.txt)
+    expect_status 2 "the same with --max-samples 10" "$IMPACTSWEEP" trace stop-oscillator \
+        "${args[@]}" --output estimate2.h5 --max-samples 10
+    estimate=$(sed -n 's/.*would hold \([0-9]*\) samples.*/\1/p' err.txt)
+    [ -n "$estimate" ] && [ "$estimate" -le "$samples" ] &&
+        [ "$estimate" -ge $((samples - 2 * events - 2)) ] ||
+        die "$p: estimated '$estimate' samples; the run gave $samples with $events events"
+done
+
 say "a coordinate not on its axis, a missing axis, a fixed parameter: exit 2"
 expect_status 2 "pi1=0.4 (not on the axis)" "$IMPACTSWEEP" trace grid.h5 pi1=0.4 pi2=2 \
     --output off.h5
@@ -296,4 +408,16 @@ plot collision.h5 loop history
 plot chatter.h5 impacts
 plot drop3.h5 impacts
 plot stop.h5 phase energy
+plot stop_window.h5 phase energy
+expect_status 0 "impactplot.py stop_window.h5 --layout" "$PYTHON" "$TOOL" stop_window.h5 \
+    --format png --layout --output window
+"$PYTHON" - <<'EOF' || die "the figures of a windowed trace do not say the window"
+import json
+from PIL import Image
+for kind in ("phase", "energy"):
+    text = Image.open(f"window_{kind}.png").text  # the provenance: its summary and points
+    assert "t = 20 to 40" in text["summary"] and "t = 20 to 40" in text["points"], (kind, text)
+    title = json.load(open(f"window_{kind}.json"))["suptitle"]  # what the figure shows
+    assert "only t = 20 to 40 of the run" in title, (kind, title)
+EOF
 plot from_file.h5 loop history

@@ -202,6 +202,13 @@ static void test_job_accepts_every_parameter_as_axis(void)
     }
 }
 
+/* A trace's size estimate (is_model.trace_samples), for a table that has no trace. */
+static double some_samples(const double *point, const double *options, double t0, double t1)
+{
+    (void)point, (void)options, (void)t0, (void)t1;
+    return 1.0;
+}
+
 /* The contract's runtime checks (what a plug-in meets as it is loaded, and `models
  * --check`) pass every registered model, and catch each kind of breach in a table made
  * from a good one. */
@@ -226,7 +233,7 @@ static void test_runtime_conformance(void)
         "parameter named as an output", "status as output", "default out of range",
         "min above max",       "condition on a real",    "condition on no choice",
         "choice without choices", "no eval_batch",       "half a workspace pair",
-        "no unit",             "a trace without run"};
+        "no unit",             "a trace without run",    "an estimate without a trace"};
     static const char *const one_event[] = {"end", NULL};
     static const is_model_trace traceless = {"1", "time", NULL, 0, one_event, NULL, 0, NULL};
     for (size_t b = 0; b < sizeof breaches / sizeof *breaches; b++) {
@@ -250,6 +257,7 @@ static void test_runtime_conformance(void)
         case 11: broken.workspace_create = NULL, broken.workspace_free = free; break;
         case 12: outputs[1].unit = NULL; break;
         case 13: broken.trace = &traceless; break;
+        case 14: broken.trace = NULL, broken.trace_samples = some_samples; break;
         }
         is_code rc = is_conformance_table(&broken, &err);
         CHECK(rc == IS_PLUGIN, "breach '%s' passed the table checks", breaches[b]);

@@ -239,6 +239,9 @@ is_code is_conformance_table(const is_model *m, is_error *err)
         if (rc != IS_OK)
             return rc;
     }
+    if (m->trace_samples && !m->trace)
+        return is_error_set(err, IS_PLUGIN, "model %s: trace_samples without a trace table",
+                            m->name);
     return m->trace ? check_trace(m, err) : IS_OK;
 }
 

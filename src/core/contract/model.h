@@ -158,7 +158,7 @@ typedef enum {
  * of a value (a flag, a status, NaN), changing is_error, is_param_when, the is_trace_*
  * structs or eval_batch's layout, removing an SDK function or changing its signature. */
 #define IS_MODEL_ABI_VERSION 3
-#define IS_MODEL_ABI_MINOR 2
+#define IS_MODEL_ABI_MINOR 3
 
 /* The first members of every table: `IS_MODEL_HEADER, .name = ..., ...`. */
 #define IS_MODEL_HEADER                                                                     \
@@ -275,6 +275,15 @@ typedef struct is_model {
      * `references` (CF's) and shown by `impactsweep models`; NULL: none. Not part of the
      * table's digest: correcting it does not stop a --resume. */
     const char *references;
+
+    /* since 3.3 */
+    /* Optional, with trace: the most samples trace->run gives at its sampling rate for this
+     * validated point and these trace options with t0 <= t <= t1 (the trace's time
+     * coordinate; the whole run: -inf, +inf), told from the parameters without running
+     * the point, so that `impactsweep trace` refuses an oversize request at once. Samples
+     * at events, whose number only the run tells, are not counted. NaN: not known in
+     * advance (the core's cap then applies as the trace runs). NULL: never known. */
+    double (*trace_samples)(const double *point, const double *options, double t0, double t1);
 } is_model;
 
 /* A plug-in model: one shared library, built against this header alone, that ends with

@@ -144,6 +144,8 @@ static herr_t write_attributes(hid_t file, const is_trace_data *d)
         rc |= is_h5_attr_string(file, "references", m->references);
     rc |= is_h5_attr_string(file, "model_version", m->version ? m->version : prov.engine_version);
     rc |= is_h5_attr_string(file, "source", d->source ? d->source : "parameters");
+    if (d->window) /* the run went from its start: only what it kept is limited */
+        rc |= is_h5_attr_array(file, "time_window", H5T_NATIVE_DOUBLE, 2, d->window);
     for (size_t p = 0; p < m->param_count; p++) { /* a choice by name, as result files */
         snprintf(name, sizeof name, "parameter_%s", m->params[p].name);
         rc |= m->params[p].type == IS_PARAM_CHOICE

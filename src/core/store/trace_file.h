@@ -11,7 +11,9 @@
  *   root attributes: impactsweep_trace (1, what marks a trace file), Conventions CF-1.8,
  *       model, model_description, model_version, parameter_NAME for every parameter,
  *       trace_option_NAME for the trace's own options, the point's result as eval gives
- *       it (status, output_NAME: numbers, or a category's name), source (the parameters,
+ *       it (status, output_NAME: numbers, or a category's name), time_window (T0, T1:
+ *       only when the trace keeps the samples and events of that window of the run, whose
+ *       start is still the point's), source (the parameters,
  *       or the result file and coordinates the point came from), engine_version,
  *       git_commit, build, hdf5_version, sundials_version, host, history.
  * The file is built under PATH.partial and renamed to PATH when complete, so a failure
@@ -43,6 +45,8 @@ typedef struct is_trace_data {
     const double *event_t;
     const int *event_kind;
     const double *event_values;  /* event_count x channel_count */
+    const double *window;        /* NULL, or {T0, T1}: only samples and events with
+                                    T0 <= t <= T1 were kept (`trace --window`) */
     const char *source;          /* "parameters", or "FILE at rho=0.3 gamma=0.1" */
     const char *history;         /* the command that made the file */
 } is_trace_data;

@@ -434,4 +434,5 @@ const is_model is_model_stop_oscillator = {
     .trace = &stop_oscillator_trace,
     .references = "A. X. C. N. Valente, N. H. McClamroch, I. Mezic, Hybrid Dynamics of Two "
                   "Coupled Oscillators that can Impact a Fixed Stop, arXiv:nlin/0309060",
+    .trace_samples = stop_trace_samples,
 };

@@ -311,6 +311,9 @@ void stop_trace_attach(stop_trace *trace, stop_options *options, const stop_syst
                        double energy_given);
 
 extern const is_model_trace stop_oscillator_trace;
+/* The most samples of the flow the trace of a point gives with t0 <= t <= t1 (in T), events
+ * aside (is_model.trace_samples). */
+double stop_trace_samples(const double *point, const double *options, double t0, double t1);
 
 /* One point of eval_batch in its scaled variables (stop_oscillator.c): what its run needs
  * and gives. */

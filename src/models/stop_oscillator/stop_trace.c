@@ -189,6 +189,17 @@ static is_code run(void *workspace, const double *point, const double *opts,
     return trace.failure; /* a sink's code (its message is in err), or IS_OK */
 }
 
+/* The grid j dt of stop_trace_flow, dt = 2 pi / (omega2 resolution) in T, from 0 to t_end,
+ * counted within [t0, t1]: a run that ends early (a periodic orbit found) gives fewer. */
+double stop_trace_samples(const double *point, const double *options, double t0, double t1)
+{
+    double k = point[STOP_K], omega2 = sqrt(k + 2.0 * point[STOP_K12]);
+    double dt = 2.0 * M_PI / (omega2 * options[OPTION_RESOLUTION]);
+    double lo = t0 > 0.0 ? t0 : 0.0, hi = t1 < point[STOP_T_END] ? t1 : point[STOP_T_END];
+    double n = floor(hi / dt) - ceil(lo / dt) + 1.0;
+    return isfinite(n) ? (n > 0.0 ? n : 0.0) : NAN;
+}
+
 const is_model_trace stop_oscillator_trace = {
     .time_unit = "1",
     .time_long_name = "time, in T",
