@@ -263,6 +263,21 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
                        "max_nfev": max_nfev, "scale_covar": bool(scale_covar),
                        "failed_residual": FAILED_RESIDUAL, "method": "trf"}
     result.command_line = command_line
+    # Another start's minimum within chi-square + 9 (3 sigma) yet more than 3 standard
+    # errors away: the local standard errors understate what the data leave open.
+    scale = result.redchi if scale_covar else 1.0
+    for r in runs:
+        dx = [(r["x"][j] - sol.x[j]) / result.stderr[n] for j, n in enumerate(names)
+              if result.stderr[n] > 0]
+        far = [n for j, n in enumerate(names) if result.stderr[n] > 0 and
+               abs(r["x"][j] - sol.x[j]) > 3 * result.stderr[n]]
+        if r["cost"] > best["cost"] and 2 * (r["cost"] - best["cost"]) <= 9 * scale and far:
+            where = ", ".join("%s = %.4g" % (n, r["x"][names.index(n)]) for n in far)
+            result.warnings.append(
+                f"another minimum, chi-square higher by {2 * (r['cost'] - best['cost']):.3g}, "
+                f"at {where} (more "
+                f"than 3 standard errors away, up to {max(abs(d) for d in dx):.1f}): the data "
+                "do not single out one solution")
     if problem.failed:
         result.warnings.append(f"{problem.failed} of {problem.points} evaluated points "
                                "failed (counted as far off: steps into them rejected)")

@@ -39,7 +39,8 @@ def _columns(data) -> (Dict[str, np.ndarray], Dict[str, object]):
             raise ImpactsweepError(f"fit: data file {path}: {e.strerror}") from None
         source = {"path": os.path.abspath(path), "sha256": hashlib.sha256(raw).hexdigest()}
         try:
-            frame = pd.read_csv(path, comment="#", skipinitialspace=True)
+            frame = pd.read_csv(path, comment="#", skipinitialspace=True,
+                                float_precision="round_trip")  # the values as written
         except Exception as e:  # pandas' parser errors have several types
             raise ImpactsweepError(f"fit: data file {path}: {e}") from None
         data = frame

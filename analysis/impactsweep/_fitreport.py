@@ -23,8 +23,8 @@ def engine_version() -> str:
     try:
         proc = subprocess.run([command(), "--version"], capture_output=True, text=True,
                               timeout=30)
-        return (proc.stdout.strip() or proc.stderr.strip()).splitlines()[0]
-    except (OSError, IndexError, subprocess.SubprocessError) as e:
+        return proc.stdout.strip() or proc.stderr.strip()
+    except (OSError, subprocess.SubprocessError) as e:
         return f"unknown ({e})"
 
 
