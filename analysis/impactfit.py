@@ -14,9 +14,11 @@ import os
 import sys
 
 # The module impactsweep beside this file (source tree: analysis/impactsweep/), else the
-# installed one (share/impactsweep/python/impactsweep/ relative to bin/).
+# installed one (installed, the line after #! sets INSTALLED_PACKAGE_DIR, relative to bin/).
 here = os.path.dirname(os.path.realpath(__file__))
-for where in (here, os.path.join(here, "..", "share", "impactsweep", "python")):
+installed = globals().get("INSTALLED_PACKAGE_DIR", os.path.join("..", "share", "impactsweep",
+                                                                 "python"))
+for where in (here, os.path.join(here, installed)):
     if os.path.isfile(os.path.join(where, "impactsweep", "__init__.py")):
         sys.path.insert(0, os.path.normpath(where))
         break

@@ -6,6 +6,8 @@
 #   bin/impactplot                         analysis/impactplot.py, its #! line naming
 #                                          IMPACTSWEEP_PYTHON (below), and the line
 #                                          after it where its package is
+#   bin/impactfit                          analysis/impactfit.py likewise: the fitter that
+#                                          `impactsweep fit` runs (needs scipy, pandas)
 #   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
 #   share/impactsweep/python/impactsweep/  the Python module (open_dataset, eval, run)
 #   lib/python3.X/site-packages/           both packages again, where that Python finds
@@ -168,6 +170,10 @@ file(RELATIVE_PATH impactplot_package_rel ${CMAKE_INSTALL_FULL_BINDIR}
      ${CMAKE_INSTALL_FULL_DATADIR}/impactsweep/python)
 impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
   ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*"
+  "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
+# bin/impactfit, the fitter `impactsweep fit` runs (the module's impactsweep.fit), likewise
+impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactfit.py
+  ${CMAKE_INSTALL_BINDIR} impactfit "^#![^\n]*"
   "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
 
 # --- the model contract and the SDK ------------------------------------------------------

@@ -6,8 +6,8 @@ model does not have is refused with the file, line and key, exit status 2.
     model = collision
     data = e_v0.csv            ; relative to the .ini file
     output = cor               ; optional: the measured columns (default: all outputs given)
-    report = fit.json          ; optional (default: FIT.json beside the .ini)
-    figure = fit.png           ; optional
+    report = fit.json          ; optional (default: FIT.json); in the current directory,
+    figure = fit.png           ; optional                  as a sweep's output is
     ranks = 2                  ; optional; also n_starts, seed, diff, rel_step, max_nfev
     [free]
     pi1b = 0.3, 0.001, 10      ; start, lower, upper
@@ -107,10 +107,10 @@ def read_fit_file(path: str) -> dict:
                     raise FitFileError(f"{path}:{line}: [fit] {key}: {n!r} is not an output "
                                        f"of model {model} (known: {', '.join(outs)})")
             args["outputs"] = names
-    args["report"] = os.path.join(here, fitsec["report"][0]) if "report" in fitsec else \
-        os.path.splitext(os.path.abspath(path))[0] + ".json"
+    args["report"] = fitsec["report"][0] if "report" in fitsec else \
+        os.path.splitext(os.path.basename(path))[0] + ".json"
     if "figure" in fitsec:
-        args["figure"] = os.path.join(here, fitsec["figure"][0])
+        args["figure"] = fitsec["figure"][0]
     for key in INT_KEYS:
         if key in fitsec:
             value, line = fitsec[key]

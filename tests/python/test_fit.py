@@ -114,8 +114,9 @@ form = velocity
 
 def test_command_writes_report_and_figure(tmp_path, impactsweep_binary):
     path = _ini(tmp_path, GOOD)
-    proc = subprocess.run(["/usr/bin/python3", IMPACTFIT, path], capture_output=True,
-                          text=True, timeout=120)
+    # through the engine's own command, which runs the fitter beside it
+    proc = subprocess.run([impactsweep_binary, "fit", path], capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
     assert proc.returncode in (0, 1), proc.stderr
     report = json.loads((tmp_path / "fit.json").read_text())
     assert report["model"] == "collision" and report["free"] == ["pi1b"]
