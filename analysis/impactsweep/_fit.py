@@ -174,7 +174,7 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
         ranks: Optional[int] = None, outputs: Optional[Sequence[str]] = None,
         n_starts: int = 4, screen: int = 8, seed: int = 0, diff: str = "forward", rel_step: float = 1e-5,
         max_nfev: Optional[int] = None, ftol: float = 1e-8, xtol: float = 1e-8,
-        gtol: float = 1e-8, scale_covar: Optional[bool] = None,
+        gtol: float = 1e-8, scale_covar: Optional[bool] = None, profile: bool = True,
         timeout: Optional[float] = None, report: Optional[str] = None,
         figure: Optional[str] = None, command_line: Optional[str] = None) -> FitResult:
     """MODEL's FREE parameters fitted to DATA by bounded nonlinear least squares.
@@ -195,11 +195,16 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
     of seed SEED within the bounds (their residuals computed in one batch). A point the engine fails or refuses
     counts as FAILED_RESIDUAL sigmas off (the optimizer rejects the step).
 
-    SCALE_COVAR: scale the covariance by the reduced chi-square (lmfit's default); None:
+    PROFILE: each parameter's profile is walked (the others refitted) until the
+    chi-square rises by 9; where that 3-sigma interval is wider than 3 linear standard
+    errors (the chi-square is not quadratic), stderr is a third of its larger half and a
+    warning says so (stderr_linear keeps the Jacobian's); a lower minimum met on the way
+    is moved to. SCALE_COVAR: scale the covariance by the reduced chi-square (lmfit's default); None:
     only when DATA gives no sigma (sigma given is taken as known). REPORT: a JSON file
     with the result and its provenance; FIGURE: an image of the data, fitted curve and 95%
     confidence band (see plot_fit)."""
     from scipy.optimize import least_squares
+    use_profile = profile
 
     if diff not in ("forward", "central"):
         raise ValueError(f"diff={diff!r}: give 'forward' or 'central'")
@@ -230,11 +235,11 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
                           for y in problem.outputs(cand)])
         order = [int(i) for i in np.argsort(costs, kind="stable")]
         starts += [cand[i] for i in order[:n_starts - 1]]
+    opts = {"method": "trf", "x_scale": "jac", "ftol": ftol, "xtol": xtol, "gtol": gtol,
+            "max_nfev": max_nfev}
     runs = []
     for start in starts:
-        sol = least_squares(problem.fun, start, jac=problem.jac, bounds=(lower, upper),
-                            method="trf", x_scale="jac", ftol=ftol, xtol=xtol, gtol=gtol,
-                            max_nfev=max_nfev)
+        sol = least_squares(problem.fun, start, jac=problem.jac, bounds=(lower, upper), **opts)
         runs.append({"start": start.tolist(), "x": sol.x.tolist(), "cost": float(sol.cost),
                      "nfev": int(sol.nfev), "status": int(sol.status),
                      "message": sol.message, "sol": sol})
@@ -242,26 +247,78 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
     sol = best.pop("sol")
     for r in runs:
         r.pop("sol", None)
-    r0, jac, y0 = problem._evaluate(sol.x)
-    elapsed = time.perf_counter() - begin
-
     if scale_covar is None:
         scale_covar = not fd.sigma_given
-    result = diagnose(model=model, names=names, x=sol.x, lower=lower, upper=upper,
-                      residuals=r0, jac=jac, fitted=y0, data=fd, fixed=fixed,
-                      scale_covar=scale_covar)
+    subproblems = [problem]
+
+    def refit(j, value, start):
+        """The least cost with parameter j held at VALUE, the others refitted from START."""
+        keep = [i for i in range(len(names)) if i != j]
+        sub = _Problem(model, fd, [names[i] for i in keep], lower[keep], upper[keep],
+                       dict(fixed, **{names[j]: value}), ranks, timeout, rel_step, diff)
+        subproblems.append(sub)
+        full = np.array(start, dtype=float)
+        full[j] = value
+        if not keep:
+            y = sub.outputs(np.zeros((1, 0)))[0]
+            c = 0.5 * float(np.sum(sub.residual_of(y) ** 2))
+        else:
+            lo, hi = lower[keep], upper[keep]
+            inner = np.clip(full[keep], lo + 1e-9 * (hi - lo), hi - 1e-9 * (hi - lo))
+            inner = np.where(np.isfinite(inner), inner, full[keep])
+            if not np.isfinite(sub._evaluate(inner)[2]).all():
+                # the start is outside the model's domain here (e.g. |pi3b| < pi2b): the
+                # most feasible and least costly of a screened set instead, one batch
+                cand = np.vstack([inner, _candidates(inner, lo, hi, screen * 2, seed)])
+                ys = sub.outputs(cand)
+                score = [(np.count_nonzero(~np.isfinite(y)),
+                          float(np.sum(sub.residual_of(y) ** 2))) for y in ys]
+                inner = cand[min(range(len(cand)), key=lambda i: score[i])]
+            # a profile needs the chi-square to a few hundredths, not the optimum's digits
+            s = least_squares(sub.fun, inner, jac=sub.jac, bounds=(lo, hi),
+                              **dict(opts, ftol=max(ftol, 1e-6), xtol=max(xtol, 1e-6),
+                                     gtol=max(gtol, 1e-6)))
+            full[keep] = s.x
+            c = float(s.cost)
+            y = sub._evaluate(s.x)[2]
+        return (c if np.isfinite(y).all() else np.inf), full
+
+    profiles = None
+    for _ in range(3):
+        r0, jac, y0 = problem._evaluate(sol.x)
+        result = diagnose(model=model, names=names, x=sol.x, lower=lower, upper=upper,
+                          residuals=r0, jac=jac, fitted=y0, data=fd, fixed=fixed,
+                          scale_covar=scale_covar)
+        if not use_profile:
+            break
+        from ._fitprofile import profile
+        profiles, better = profile(names, sol.x, float(sol.cost), result.stderr, lower,
+                                   upper, result.redchi if scale_covar else 1.0, refit)
+        if better is None:
+            break
+        # the profile met a lower minimum: the fit moves there and is diagnosed anew
+        sol = least_squares(problem.fun, better, jac=problem.jac, bounds=(lower, upper),
+                            **opts)
+        runs.append({"start": better.tolist(), "x": sol.x.tolist(), "cost": float(sol.cost),
+                     "nfev": int(sol.nfev), "status": int(sol.status),
+                     "message": sol.message, "from": "profile"})
+        best = runs[-1]
+    if profiles:
+        result.apply_profiles(profiles)
+    elapsed = time.perf_counter() - begin
     result.success = bool(sol.status > 0)
     result.message = sol.message
-    result.nfev = problem.points
-    result.nbatches = problem.batches
-    result.nfailed = problem.failed
+    result.nfev = sum(p.points for p in subproblems)
+    result.nbatches = sum(p.batches for p in subproblems)
+    result.nfailed = sum(p.failed for p in subproblems)
     result.time = elapsed
     result.ranks = int(ranks or 1)
     result.starts = runs
     result.settings = {"n_starts": int(n_starts), "screen": int(screen), "seed": int(seed), "diff": diff,
                        "rel_step": rel_step, "ftol": ftol, "xtol": xtol, "gtol": gtol,
                        "max_nfev": max_nfev, "scale_covar": bool(scale_covar),
-                       "failed_residual": FAILED_RESIDUAL, "method": "trf"}
+                       "failed_residual": FAILED_RESIDUAL, "method": "trf",
+                       "profile": bool(use_profile)}
     result.command_line = command_line
     # Another start's minimum within chi-square + 9 (3 sigma) yet more than 3 standard
     # errors away: the local standard errors understate what the data leave open.
@@ -278,8 +335,8 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
                 f"at {where} (more "
                 f"than 3 standard errors away, up to {max(abs(d) for d in dx):.1f}): the data "
                 "do not single out one solution")
-    if problem.failed:
-        result.warnings.append(f"{problem.failed} of {problem.points} evaluated points "
+    if result.nfailed:
+        result.warnings.append(f"{result.nfailed} of {result.nfev} evaluated points "
                                "failed (counted as far off: steps into them rejected)")
     if report:
         from ._fitreport import write_report

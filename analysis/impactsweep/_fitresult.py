@@ -45,6 +45,31 @@ class FitResult:
     settings: Dict[str, object] = field(default_factory=dict)
     command_line: Optional[str] = None
     report: Optional[str] = None
+    stderr_linear: Dict[str, float] = field(default_factory=dict)   # from the Jacobian
+    profiles: Dict[str, dict] = field(default_factory=dict)
+
+    def apply_profiles(self, profiles: Dict[str, dict]) -> None:
+        """Standard errors from the profiles' 3-sigma intervals where those are wider than
+        3 linear standard errors; warnings where a side never reached it."""
+        self.profiles = profiles
+        self.stderr_linear = dict(self.stderr)
+        for name, p in profiles.items():
+            x, se = self.params[name], self.stderr[name]
+            half = max(x - p["lower"], p["upper"] - x)
+            open_sides = [s for s in ("lower", "upper") if not p[f"bounded_{s}"]]
+            if half / 3 > 1.5 * se or not np.isfinite(se):
+                self.stderr[name] = half / 3
+                self.warnings.append(
+                    f"{name}: the chi-square is not quadratic; standard error "
+                    f"{half / 3:.3g} from the profile's 3-sigma interval [{p['lower']:.4g}, "
+                    f"{p['upper']:.4g}] (linear {se:.3g})")
+            if open_sides:
+                self.warnings.append(
+                    f"{name}: the chi-square rises by less than 9 up to "
+                    f"{' and '.join(f'{p[s]:.4g}' for s in open_sides)} (a bound, or where "
+                    "the model's points fail): the data do not bound it on that side")
+            elif half / 3 > abs(x) and self.stderr[name] == half / 3:
+                pass  # the standard error above already exceeds the estimate
 
     @property
     def ndata(self) -> int:
@@ -89,7 +114,9 @@ class FitResult:
                 "warnings": self.warnings, "success": self.success, "message": self.message,
                 "nfev": self.nfev, "nbatches": self.nbatches, "nfailed": self.nfailed,
                 "time": self.time, "ranks": self.ranks, "starts": self.starts,
-                "settings": self.settings}
+                "settings": self.settings,
+                "stderr_linear": {n: num(v) for n, v in self.stderr_linear.items()},
+                "profiles": self.profiles}
 
 
 def _near_bound(x, lo, hi):
