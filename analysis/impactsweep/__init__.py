@@ -1,7 +1,8 @@
 """impactsweep from Python: result files as decoded xarray Datasets (eagerly, or lazily
 through dask), points evaluated through `impactsweep eval MODEL -` processes and answered
-as the Dataset a sweep would store, sweeps run from a notebook, and `.isw` on xarray
-objects for categories.
+as the Dataset a sweep would store, sweeps run from a notebook, parameters fitted to
+measured data (fit: least squares over eval batches), and `.isw` on xarray objects for
+categories.
 
     import impactsweep as isw
     ds = isw.open_dataset("example.h5")        # categories as names, integers as integers

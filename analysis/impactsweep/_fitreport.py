@@ -118,27 +118,40 @@ def plot_fit(result, output: Optional[str] = None, x: Optional[str] = None, ax=N
     outs = result.data.outputs
     own = ax is None
     if own:
-        fig, axes = plt.subplots(len(outs), 1, figsize=(5.5, 3.6 * len(outs)), squeeze=False)
-        axes = axes[:, 0]
+        # per output a panel of the data and fit, and below it one of data - fit, where a
+        # band a few thousandths wide is visible
+        fig, grid_axes = plt.subplots(2 * len(outs), 1, sharex=True, squeeze=False,
+                                      figsize=(5.5, 4.4 * len(outs)),
+                                      gridspec_kw={"height_ratios": [3, 1.3] * len(outs)})
+        axes, lower_axes = grid_axes[0::2, 0], grid_axes[1::2, 0]
     else:
-        axes, fig = [ax], ax.figure
-    for i, (out, a) in enumerate(zip(outs, axes)):
+        axes, lower_axes, fig = [ax], [None], ax.figure
+    for i, (out, a, r) in enumerate(zip(outs, axes, lower_axes)):
         y = values[out]
-        a.fill_between(grid, y - BAND_Z * sd[out], y + BAND_Z * sd[out], color="C0",
-                       alpha=0.25, lw=0, label="95% confidence band")
+        band = BAND_Z * sd[out]
+        a.fill_between(grid, y - band, y + band, color="C0", alpha=0.25, lw=0,
+                       label="95% confidence band")
         a.plot(grid, y, color="C0", lw=1.5, label="fit")
         yerr = result.data.sigma[:, i] if result.data.sigma_given else None
         a.errorbar(xs, result.data.values[:, i], yerr=yerr, fmt="o", ms=3.5, color="k",
                    ecolor="0.4", capsize=2, lw=0.8, label="data")
         if log:
             a.set_xscale("log")
-        a.set_xlabel(x)
         a.set_ylabel(out)
         text = "\n".join(f"{n} = {result.params[n]:.4g} ± {result.stderr[n]:.2g}"
                          for n in result.names)
         a.text(0.98, 0.97, text, transform=a.transAxes, ha="right", va="top", fontsize=8,
                bbox={"fc": "white", "ec": "0.7", "alpha": 0.8})
         a.legend(loc="lower left", fontsize=8, frameon=False)
+        if r is None:
+            a.set_xlabel(x)
+            continue
+        r.fill_between(grid, -band, band, color="C0", alpha=0.25, lw=0)
+        r.axhline(0.0, color="C0", lw=1.0)
+        r.errorbar(xs, result.data.values[:, i] - result.fitted[:, i], yerr=yerr, fmt="o",
+                   ms=3, color="k", ecolor="0.4", capsize=2, lw=0.8)
+        r.set_ylabel(f"{out} − fit")
+        r.set_xlabel(x)
     axes[0].set_title(f"{result.model}: fit of {', '.join(result.names)}", fontsize=10)
     if own:
         fig.tight_layout()
