@@ -11,6 +11,7 @@ import numpy as np
 
 DCHI2 = 9.0                            # three standard deviations (Wilks, one parameter)
 STEPS = (1, 2, 4, 8, 16, 32)          # multiples of the linear standard error
+BISECTIONS = 3                         # refinements of a crossing of DCHI2
 
 
 def profile(names: List[str], x: np.ndarray, cost: float, stderr: Dict[str, float],
@@ -51,8 +52,25 @@ def profile(names: List[str], x: np.ndarray, cost: float, stderr: Dict[str, floa
                 if c < best_cost - 1e-9 * max(1.0, best_cost):
                     best_cost, better = c, xs.copy()
                 if d >= DCHI2:
-                    # where the profile crosses DCHI2, linearly between the last two points
-                    edge = prev_t + (DCHI2 - prev_d) * (t - prev_t) / (d - prev_d)
+                    # Bisect towards the crossing from the last point below it (warm starts
+                    # from there: a refit far from its start may stop in a worse minimum
+                    # and close the interval too early), then interpolate linearly.
+                    for _ in range(BISECTIONS):
+                        mid = 0.5 * (prev_t + t)
+                        cm, xm = refit(j, float(mid), start)
+                        if not np.isfinite(cm):
+                            t, d = mid, np.inf
+                            continue
+                        dm = 2.0 * (cm - cost) / scale
+                        entry["points"].append([float(mid), float(dm)])
+                        if cm < best_cost - 1e-9 * max(1.0, best_cost):
+                            best_cost, better = cm, xm.copy()
+                        if dm >= DCHI2:
+                            t, d = mid, dm
+                        else:
+                            prev_t, prev_d, start = mid, dm, xm
+                    edge = prev_t if not np.isfinite(d) else \
+                        prev_t + (DCHI2 - prev_d) * (t - prev_t) / (d - prev_d)
                     closed = True
                     break
                 start, prev_t, prev_d = xs, float(t), d

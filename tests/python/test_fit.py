@@ -47,6 +47,22 @@ def test_recovers_the_law_within_its_standard_errors(fitted):
     assert fitted.cost == pytest.approx(0.5 * float(fitted.residuals @ fitted.residuals))
     # every batch is one point the optimizer visited: residuals and Jacobian together
     assert fitted.nfev >= fitted.nbatches * 25
+    # the profile's interval holds the estimate, and never narrows the standard error
+    for name in TRUTH:
+        p = fitted.profiles[name]
+        assert p["lower"] < fitted.params[name] < p["upper"]
+        assert fitted.stderr[name] >= fitted.stderr_linear[name]
+
+
+def test_failed_points_reject_steps_not_the_fit(noisy):
+    """pi3b must stay below pi2b = 1: steps beyond fail in the engine, and the fit goes on."""
+    import impactsweep as isw
+    fixed = dict(FIXED, pi1b=TRUTH["pi1b"], pi2b=TRUTH["pi2b"])
+    r = isw.fit("collision", noisy, {"pi3b": (0.95, -5.0, 5.0)}, fixed, n_starts=3,
+                profile=False)
+    assert r.nfailed > 0, str(r)
+    assert np.isfinite(r.cost) and abs(r.params["pi3b"]) < 1.0, str(r)
+    assert any("failed" in w for w in r.warnings)
 
 
 def test_same_result_on_two_ranks(noisy):
