@@ -225,7 +225,7 @@ install(FILES ${IMPACTSWEEP_STAGE}/impactsweep-model.pc DESTINATION ${IMPACTSWEE
 
 # --- jobs, Slurm scripts, documentation -------------------------------------------------
 install(DIRECTORY jobs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/impactsweep/jobs
-        FILES_MATCHING PATTERN "*.ini")
+        FILES_MATCHING PATTERN "*.ini" PATTERN "*.csv" PATTERN "*.py")
 
 # slurm/submit looks for ../build/impactsweep beside itself, then on PATH; the installed
 # copy also looks where bin/ is relative to share/impactsweep/slurm.
