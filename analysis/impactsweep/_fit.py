@@ -4,7 +4,7 @@ needs at a point (the residuals and the finite-difference Jacobian's columns) se
 engine as one `impactsweep eval` batch over the ranks, from a fixed set of starts."""
 
 import time
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 import numpy as np
 import xarray as xr
@@ -172,7 +172,8 @@ class _Problem:
 
 def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
         ranks: Optional[int] = None, outputs: Optional[Sequence[str]] = None,
-        n_starts: int = 4, screen: int = 8, seed: int = 0, diff: str = "forward", rel_step: float = 1e-5,
+        n_starts: int = 4, screen: int = 8, seed: int = 0, diff: str = "forward",
+        rel_step: float = 1e-5,
         max_nfev: Optional[int] = None, ftol: float = 1e-8, xtol: float = 1e-8,
         gtol: float = 1e-8, scale_covar: Optional[bool] = None, profile: bool = True,
         timeout: Optional[float] = None, report: Optional[str] = None,
@@ -192,17 +193,18 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
     REL_STEP relative) are computed in one `impactsweep eval -n RANKS` batch. The fit
     runs from N_STARTS starts and keeps the least cost: FREE's start values, and the
     N_STARTS - 1 least costly of SCREEN x (N_STARTS - 1) points of a scrambled Sobol set
-    of seed SEED within the bounds (their residuals computed in one batch). A point the engine fails or refuses
-    counts as FAILED_RESIDUAL sigmas off (the optimizer rejects the step).
+    of seed SEED within the bounds (their residuals computed in one batch). A point the
+    engine fails or refuses counts as FAILED_RESIDUAL sigmas off (the optimizer rejects
+    the step); a perturbed point that fails gives the backward difference instead.
 
     PROFILE: each parameter's profile is walked (the others refitted) until the
     chi-square rises by 9; where that 3-sigma interval is wider than 3 linear standard
     errors (the chi-square is not quadratic), stderr is a third of its larger half and a
     warning says so (stderr_linear keeps the Jacobian's); a lower minimum met on the way
-    is moved to. SCALE_COVAR: scale the covariance by the reduced chi-square (lmfit's default); None:
-    only when DATA gives no sigma (sigma given is taken as known). REPORT: a JSON file
-    with the result and its provenance; FIGURE: an image of the data, fitted curve and 95%
-    confidence band (see plot_fit)."""
+    is moved to. SCALE_COVAR: scale the covariance by the reduced chi-square (lmfit's
+    default); None: only when DATA gives no sigma (sigma given is taken as known).
+    REPORT: a JSON file with the result and its provenance; FIGURE: an image of the data,
+    fitted curve and 95% confidence band (see plot_fit)."""
     from scipy.optimize import least_squares
     use_profile = profile
 
@@ -314,7 +316,8 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
     result.time = elapsed
     result.ranks = int(ranks or 1)
     result.starts = runs
-    result.settings = {"n_starts": int(n_starts), "screen": int(screen), "seed": int(seed), "diff": diff,
+    result.settings = {"n_starts": int(n_starts), "screen": int(screen), "seed": int(seed),
+                       "diff": diff,
                        "rel_step": rel_step, "ftol": ftol, "xtol": xtol, "gtol": gtol,
                        "max_nfev": max_nfev, "scale_covar": bool(scale_covar),
                        "failed_residual": FAILED_RESIDUAL, "method": "trf",
