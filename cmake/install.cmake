@@ -6,6 +6,8 @@
 #   bin/impactplot                         analysis/impactplot.py, its #! line naming
 #                                          IMPACTSWEEP_PYTHON (below), and the line
 #                                          after it where its package is
+#   bin/impactfit                          analysis/impactfit.py likewise: the fitter that
+#                                          `impactsweep fit` runs (needs scipy, pandas)
 #   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
 #   share/impactsweep/python/impactsweep/  the Python module (open_dataset, eval, run)
 #   lib/python3.X/site-packages/           both packages again, where that Python finds
@@ -179,6 +181,10 @@ file(RELATIVE_PATH impactplot_package_rel ${CMAKE_INSTALL_FULL_BINDIR}
 impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
   ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*"
   "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
+# bin/impactfit, the fitter `impactsweep fit` runs (the module's impactsweep.fit), likewise
+impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactfit.py
+  ${CMAKE_INSTALL_BINDIR} impactfit "^#![^\n]*"
+  "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
 
 # --- the model contract and the SDK ------------------------------------------------------
 # model.h and what it includes (error.h, by a relative #include "error.h"), under
@@ -229,7 +235,7 @@ install(FILES ${IMPACTSWEEP_STAGE}/impactsweep-model.pc DESTINATION ${IMPACTSWEE
 
 # --- jobs, Slurm scripts, documentation -------------------------------------------------
 install(DIRECTORY jobs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/impactsweep/jobs
-        FILES_MATCHING PATTERN "*.ini")
+        FILES_MATCHING PATTERN "*.ini" PATTERN "*.csv" PATTERN "*.py")
 
 # slurm/submit looks for ../build/impactsweep beside itself, then on PATH; the installed
 # copy also looks where bin/ is relative to share/impactsweep/slurm.

@@ -6,8 +6,8 @@ IMPACTSWEEP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 IMPACTSWEEP_BUILD=${IMPACTSWEEP_BUILD:-$IMPACTSWEEP_ROOT/build}
 packages=(build-essential cmake pkg-config git libopenmpi-dev openmpi-bin
           libhdf5-openmpi-dev hdf5-tools libsundials-dev libcunit1-dev libinih-dev
-          python3-h5py python3-matplotlib python3-xarray python3-h5netcdf python3-dask
-          python3-pytest udunits-bin netcdf-bin clang libclang-rt-dev poppler-utils)
+          python3-h5py python3-matplotlib python3-xarray python3-h5netcdf python3-dask python3-scipy
+          python3-pytest python3-pandas udunits-bin netcdf-bin clang libclang-rt-dev poppler-utils)
 
 missing=()
 for p in "${packages[@]}"; do

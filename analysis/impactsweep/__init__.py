@@ -1,7 +1,8 @@
 """impactsweep from Python: result files as decoded xarray Datasets (eagerly, or lazily
 through dask), points evaluated through `impactsweep eval MODEL -` processes and answered
-as the Dataset a sweep would store, sweeps run from a notebook, and `.isw` on xarray
-objects for categories.
+as the Dataset a sweep would store, sweeps run from a notebook, parameters fitted to
+measured data (fit: least squares over eval batches), and `.isw` on xarray objects for
+categories.
 
     import impactsweep as isw
     ds = isw.open_dataset("example.h5")        # categories as names, integers as integers
@@ -12,6 +13,8 @@ objects for categories.
     pts = isw.eval("chatter", rho=[0.2, 0.3], gamma=0.1)        # a Dataset over rho
     pts = isw.eval("chatter", rho=R, gamma=G, ranks=2)           # meshgrid arrays, 2 cores
     ds = isw.run("jobs/example.ini", ranks=2, model__n=5)         # --set model.n=5
+    r = isw.fit("collision", "e_v0.csv", free={"pi1b": (0.3, 0.01, 5)},
+                fixed={"law": "bwshc", "form": "velocity"}, ranks=2)  # least squares
 
 The command is found through the environment variable IMPACTSWEEP (its path), else next
 to this package in an installation (bin/impactsweep) or in a source tree (build/), else
@@ -29,11 +32,13 @@ import xarray as xr  # noqa: E402
 from . import accessor  # noqa: E402,F401  (registers .isw)
 from ._command import ImpactsweepError, command, describe  # noqa: E402
 from ._eval import evaluate  # noqa: E402
+from ._fit import fit  # noqa: E402
+from ._fitreport import plot_fit, predict  # noqa: E402
 from ._reading import NOT_COMPUTED, decode, open_dataset  # noqa: E402
 from ._run import run  # noqa: E402
 
-__all__ = ["open_dataset", "decode", "eval", "run", "command", "describe",
-           "ImpactsweepError", "NOT_COMPUTED"]
+__all__ = ["open_dataset", "decode", "eval", "run", "fit", "plot_fit", "predict", "command",
+           "describe", "ImpactsweepError", "NOT_COMPUTED"]
 
 
 def eval(model: str, params: Optional[Dict[str, object]] = None, *,

@@ -59,7 +59,7 @@ _impactsweep() {
     local command=${COMP_WORDS[1]}
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run eval trace models info merge version help --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run eval trace models info merge fit version help --help --version" -- "$cur"))
         return
     fi
     case $prev in
@@ -80,6 +80,7 @@ _impactsweep() {
         models) options="--json --check --timeout --help" ;;
         info) options="--log --verify --help" ;;
         merge) options="--overwrite --help" ;;
+        fit) options="--help" ;;
         help) options="--man --man-job --reference" ;;
     esac
     if [[ $cur == -* ]]; then
@@ -87,9 +88,9 @@ _impactsweep() {
         return
     fi
     case $command in
-        run) _impactsweep_files ini; compopt -o nospace 2>/dev/null ;;
+        run | fit) _impactsweep_files ini; compopt -o nospace 2>/dev/null ;;
         info | merge) _impactsweep_files h5; compopt -o nospace 2>/dev/null ;;
-        help) COMPREPLY=($(compgen -W "run eval trace models info merge version help" -- "$cur")) ;;
+        help) COMPREPLY=($(compgen -W "run eval trace models info merge fit version help" -- "$cur")) ;;
         models) COMPREPLY=($(compgen -W "$(_impactsweep_models)" -- "$cur")) ;;
         eval | trace)
             if [ "$COMP_CWORD" -eq 2 ]; then

@@ -38,6 +38,9 @@ static const char merge_exit[] =
     "a piece given twice, a damaged piece, OUTPUT exists without --overwrite, or OUTPUT\n"
     "holds points the merge does not; OUTPUT untouched); 75 interrupted (OUTPUT untouched).\n";
 static const char plain_exit[] = "exit status: 0, 2 bad usage.\n";
+static const char fit_exit[] =
+    "exit status: 0 the fit converged, 1 it did not, 2 a bad FIT.ini or data file (the\n"
+    "message names the file, line and key).\n";
 
 /* The environment variables the engine reads (the man page's ENVIRONMENT, the usage). */
 static const char *const environment[] = {
@@ -218,6 +221,14 @@ static const command_help commands[] = {
      "checksum). An existing OUTPUT is replaced only by a merge holding every point it\n"
      "holds. A merge with points missing says which pieces they are. Runs under mpirun too.",
      merge_options, merge_exit},
+    {"fit", "fit FIT.ini", "fit a model's parameters to measured data",
+     "Fits the [free] parameters of the FIT.ini's model (start, lower, upper) to the\n"
+     "measured outputs of its data file (columns named after parameters and outputs,\n"
+     "sigma_OUTPUT optional) by bounded least squares from several starts, every\n"
+     "iteration's evaluations one `eval` batch over the ranks; prints the parameters,\n"
+     "standard errors and warnings, writes a JSON report (and a figure). Runs the Python\n"
+     "fitter impactfit (needs scipy and pandas).",
+     no_options, fit_exit},
     {"version", "version (or --version)", "print the version and what it was built with",
      "Prints impactsweep's version and git commit, the HDF5, SUNDIALS and inih versions and\n"
      "the build's compiler flags: the same provenance every result file records.",
@@ -390,7 +401,7 @@ void is_cli_man_page(FILE *out, const char *version)
 int is_cli_unknown_command(int argc, char **argv)
 {
     static const char *const commands[] = {"run",   "eval",    "trace", "models", "info",
-                                           "merge", "version", "help",  NULL};
+                                           "merge", "fit", "version", "help",  NULL};
     const char *word = argv[1], *command = NULL;
     for (int i = 2; i < argc && !command; i++)
         for (int c = 0; commands[c] && !command; c++)

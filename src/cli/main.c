@@ -38,6 +38,7 @@
 #include "describe.h"
 #include "estimate.h"
 #include "eval.h"
+#include "fit.h"
 #include "help.h"
 #include "launcher.h"
 #include "pieces_plan.h"
@@ -955,6 +956,8 @@ int main(int argc, char **argv)
         return cmd_info(argc - 1, argv + 1);
     if (strcmp(command, "merge") == 0)
         return cmd_merge(argc - 1, argv + 1);
+    if (strcmp(command, "fit") == 0)
+        return is_cli_fit(argc - 1, argv + 1);
     if (strcmp(command, "version") == 0)
         return cmd_version();
     return is_cli_unknown_command(argc, argv);
