@@ -1,5 +1,6 @@
-/* results.c: an open result file: its variables, raw-data blocks and the run state (the
- * layout and its guarantees are in results.h; creating a file is results_create.c). */
+/* results.c: an open result file: its variables and raw-data blocks (the layout and its
+ * guarantees are in results.h; creating a file is results_create.c, the run state and
+ * the failed points' reasons in /run results_run.c). */
 #define _GNU_SOURCE /* fallocate */
 #include "results.h"
 
@@ -37,6 +38,8 @@ struct is_results {
     hid_t file_space;             /* the variables' dataspace, reused for every selection */
     hid_t run[IS_LAYOUT_RUN_COUNT]; /* the /run datasets */
     hid_t verification;           /* /verify/records, or -1 (verification.h) */
+    hid_t reasons[2];             /* /run/reason and /run/reasons, or -1 (files made
+                                     before them) */
     int sync_fd;                  /* writing: this rank's descriptor for fdatasync */
     int tally_length;             /* statuses the tally holds: a refined sweep's file has
                                      inferred too (is_results_set_state writes no more) */
@@ -194,6 +197,7 @@ static is_code open_variables(is_results *r, is_error *err)
     if (tally_space >= 0)
         H5Sclose(tally_space);
     r->verification = is_layout_verification_open(r->file);
+    is_layout_reasons_open(r->file, r->reasons);
     r->tally_length = tally_length < 0                       ? 0
                       : tally_length > IS_POINT_STATUS_COUNT ? IS_POINT_STATUS_COUNT
                                                              : (int)tally_length;
@@ -236,6 +240,7 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
     r->file_space = -1;
     r->sync_fd = -1;
     r->verification = -1;
+    r->reasons[0] = r->reasons[1] = -1;
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         r->run[d] = -1;
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
@@ -310,6 +315,8 @@ is_code is_results_close(is_results **results, is_error *err)
         if (r->coordinates[k] >= 0)
             bad |= H5Dclose(r->coordinates[k]);
     bad |= r->verification >= 0 ? H5Dclose(r->verification) : 0;
+    for (int t = 0; t < 2; t++)
+        bad |= r->reasons[t] >= 0 ? H5Dclose(r->reasons[t]) : 0;
     if (r->file_space >= 0)
         H5Sclose(r->file_space);
     bad |= H5Fclose(r->file);
@@ -333,6 +340,11 @@ is_code is_results_close(is_results **results, is_error *err)
 int is_results_format(const is_results *r) { return r->format; }
 const char *is_results_path(const is_results *r) { return r->path; }
 hid_t is_layout_verification(const is_results *r) { return r->verification; }
+hid_t is_layout_run(const is_results *r, int which) { return r->run[which]; }
+hid_t is_layout_reasons(const is_results *r, int texts) { return r->reasons[texts ? 1 : 0]; }
+int is_layout_building(const is_results *r) { return r->mode == IS_RESULTS_BUILD; }
+int is_layout_writable(const is_results *r) { return r->mode != IS_RESULTS_READ; }
+int is_layout_tally_length(const is_results *r) { return r->tally_length; }
 uint64_t is_results_point_count(const is_results *r) { return r->points; }
 uint64_t is_results_first_point(const is_results *r) { return r->first; }
 size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
@@ -693,9 +705,9 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
 
 /* Elements first .. first + count - 1 of a 1-D dataset (or its one element, if scalar),
  * read or written in memory type mem_type. */
-static is_code range_transfer(is_results *r, hid_t ds, const char *name, hsize_t first,
-                              hsize_t count, hid_t mem_type, void *buf, int writing,
-                              is_error *err)
+is_code is_layout_range_transfer(const is_results *r, hid_t ds, const char *name,
+                                 hsize_t first, hsize_t count, hid_t mem_type, void *buf,
+                                 int writing, is_error *err)
 {
     hid_t space = H5Dget_space(ds), mem = H5Screate_simple(1, &count, NULL);
     herr_t rc = space < 0 || mem < 0 ? -1 : 0;
@@ -720,7 +732,7 @@ is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t
 {
     if (count == 0)
         return IS_OK;
-    return range_transfer(r, r->coordinates[k], r->axis_names[k], first, count,
+    return is_layout_range_transfer(r, r->coordinates[k], r->axis_names[k], first, count,
                           H5T_NATIVE_DOUBLE, values, writing, err);
 }
 
@@ -802,6 +814,9 @@ size_t is_results_mutable_extents(const is_results *r, uint64_t (*extents)[2], s
             extent_of(r->run[d], extents[n++]);
     if (r->verification >= 0 && n < max)
         extent_of(r->verification, extents[n++]);
+    for (int t = 0; t < 2 && n < max; t++)
+        if (r->reasons[t] >= 0)
+            extent_of(r->reasons[t], extents[n++]);
     return n;
 }
 
@@ -845,154 +860,3 @@ is_code is_results_digest(is_results *r, uint64_t (*rows)[4], int writing, is_er
                   : IS_OK;
 }
 
-/* --- the run state -------------------------------------------------------------------- */
-
-/* Element `index` of a 1-D /run dataset (or the scalar one, index 0). */
-static is_code run_transfer(is_results *r, int which, hsize_t index, hid_t mem_type, void *buf,
-                            int writing, is_error *err)
-{
-    return range_transfer(r, r->run[which], is_layout_run_names[which], index, 1, mem_type,
-                          buf, writing, err);
-}
-
-/* Line `index` of a 2-D character array (the log: netCDF's char type, which netCDF-C
- * reads, where it crashes on arrays of fixed-length strings), `size` bytes. */
-static is_code char_row_transfer(is_results *r, int which, hsize_t index, char *text,
-                                 size_t size, int writing, is_error *err)
-{
-    hid_t ds = r->run[which], space = H5Dget_space(ds), type = H5Tcopy(H5T_C_S1);
-    hsize_t start[2] = {index, 0}, count[2] = {1, size};
-    hid_t mem = H5Screate_simple(2, count, NULL);
-    herr_t rc = space < 0 || mem < 0 || type < 0 ? -1 : 0;
-    if (rc == 0)
-        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
-    if (rc >= 0)
-        rc = writing ? H5Dwrite(ds, type, mem, space, H5P_DEFAULT, text)
-                     : H5Dread(ds, type, mem, space, H5P_DEFAULT, text);
-    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              is_layout_run_names[which],
-                                              r->mode == IS_RESULTS_BUILD)
-                          : IS_OK;
-    if (mem >= 0)
-        H5Sclose(mem);
-    if (space >= 0)
-        H5Sclose(space);
-    if (type >= 0)
-        H5Tclose(type);
-    return code;
-}
-
-/* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer; a line of the log
- * (a row of characters; files of format 2 made before it held fixed-length strings). */
-static is_code text_transfer(is_results *r, int which, hsize_t index, char *text, size_t size,
-                             int writing, is_error *err)
-{
-    if (which == IS_LAYOUT_RUN_LOG) {
-        hid_t space = H5Dget_space(r->run[which]);
-        int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-        if (space >= 0)
-            H5Sclose(space);
-        if (rank == 2)
-            return char_row_transfer(r, which, index, text, size, writing, err);
-    }
-    hid_t type = is_layout_text_type(size);
-    is_code rc = run_transfer(r, which, index, type, text, writing, err);
-    H5Tclose(type);
-    return rc;
-}
-
-static is_code write_text(is_results *r, int which, hsize_t index, const char *value,
-                          size_t size, is_error *err)
-{
-    char *buf = calloc(1, size);
-    if (!buf)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    snprintf(buf, size, "%s", value);
-    is_code rc = text_transfer(r, which, index, buf, size, 1, err);
-    free(buf);
-    return rc;
-}
-
-static is_code read_text(is_results *r, int which, hsize_t index, char *out, size_t out_size,
-                         size_t size, is_error *err)
-{
-    char *buf = calloc(1, size + 1);
-    if (!buf)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    is_code rc = text_transfer(r, which, index, buf, size, 0, err);
-    snprintf(out, out_size, "%s", rc == IS_OK ? buf : "");
-    free(buf);
-    return rc;
-}
-
-is_code is_results_log(is_results *r, const char *line, is_error *err)
-{
-    uint64_t count = 0;
-    is_code rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 0, err);
-    if (rc != IS_OK)
-        return rc;
-    char text[IS_RESULTS_LOG_LINE];
-    if (count >= IS_RESULTS_LOG_CAPACITY)
-        snprintf(text, sizeof text, "(log full, %llu lines not kept) %s",
-                 (unsigned long long)(count - IS_RESULTS_LOG_CAPACITY + 1), line);
-    else
-        snprintf(text, sizeof text, "%s", line);
-    hsize_t slot = count < IS_RESULTS_LOG_CAPACITY ? count : IS_RESULTS_LOG_CAPACITY - 1;
-    /* the line first, then the count that makes it part of the log */
-    rc = write_text(r, IS_LAYOUT_RUN_LOG, slot, text, IS_RESULTS_LOG_LINE, err);
-    count++;
-    if (rc == IS_OK)
-        rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 1, err);
-    return rc;
-}
-
-is_code is_results_set_state(is_results *r, const char *state,
-                             const uint64_t tally[IS_POINT_STATUS_COUNT], int ended,
-                             is_error *err)
-{
-    char now[32] = "";
-    if (ended)
-        is_provenance_now(now, sizeof now);
-    is_code rc = IS_OK;
-    for (int s = 0; s < r->tally_length && rc == IS_OK && tally; s++) {
-        uint64_t n = tally[s];
-        rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &n, 1, err);
-    }
-    if (rc == IS_OK)
-        rc = write_text(r, IS_LAYOUT_RUN_END_TIME, 0, now, IS_LAYOUT_STATE_TEXT, err);
-    if (rc == IS_OK)
-        rc = write_text(r, IS_LAYOUT_RUN_STATE, 0, state, IS_LAYOUT_STATE_TEXT, err);
-    return rc;
-}
-
-is_code is_results_get_state(is_results *r, char *state, size_t state_size,
-                             uint64_t tally[IS_POINT_STATUS_COUNT], char *end_time,
-                             size_t end_size, is_error *err)
-{
-    is_code rc = read_text(r, IS_LAYOUT_RUN_STATE, 0, state, state_size, IS_LAYOUT_STATE_TEXT,
-                           err);
-    if (rc == IS_OK && end_time)
-        rc = read_text(r, IS_LAYOUT_RUN_END_TIME, 0, end_time, end_size, IS_LAYOUT_STATE_TEXT,
-                       err);
-    for (int s = 0; s < IS_POINT_STATUS_COUNT && tally; s++)
-        tally[s] = 0;
-    for (int s = 0; s < r->tally_length && rc == IS_OK && tally; s++)
-        rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &tally[s], 0,
-                          err);
-    return rc;
-}
-
-is_code is_results_read_log(is_results *r, void (*line)(const char *text, void *user),
-                            void *user, is_error *err)
-{
-    uint64_t count = 0;
-    is_code rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 0, err);
-    uint64_t kept = count < IS_RESULTS_LOG_CAPACITY ? count : IS_RESULTS_LOG_CAPACITY;
-    for (uint64_t i = 0; rc == IS_OK && i < kept; i++) {
-        char text[IS_RESULTS_LOG_LINE + 1];
-        rc = read_text(r, IS_LAYOUT_RUN_LOG, i, text, sizeof text, IS_RESULTS_LOG_LINE, err);
-        if (rc == IS_OK)
-            line(text, user);
-    }
-    return rc;
-}

@@ -212,4 +212,25 @@ is_code is_results_get_state(is_results *r, char *state, size_t state_size,
 is_code is_results_read_log(is_results *r, void (*line)(const char *text, void *user),
                             void *user, is_error *err);
 
+/* --- the failed points' reasons (results_run.c) ---------------------------------------
+ * Every point the engine fails (a crash, a timeout, a breach of the contract) has a reason
+ * code in /run/reason, 0 for every other point; code c (1 .. IS_RESULTS_REASON_CAPACITY)
+ * names row c - 1 of /run/reasons, the text, stored once per distinct text. Rank 0 alone
+ * interns texts (run/sched.c); past the capacity a text gets IS_RESULTS_REASON_OTHER, whose
+ * row says so. A point's code is written with its outputs, before the flush that precedes
+ * its status, and a text's row is flushed before any point names it. */
+#define IS_RESULTS_REASON_TEXT 256
+#define IS_RESULTS_REASON_CAPACITY 255
+#define IS_RESULTS_REASON_OTHER IS_RESULTS_REASON_CAPACITY
+/* The file has the reasons (files made before them have not: every read gives 0). */
+int is_results_has_reasons(const is_results *r);
+/* Codes of points first .. first + count - 1 (raw data: any rank, any time). */
+is_code is_results_read_reasons(is_results *r, uint64_t first, uint64_t count, uint8_t *codes,
+                                is_error *err);
+is_code is_results_write_reasons(is_results *r, uint64_t first, uint64_t count,
+                                 const uint8_t *codes, is_error *err);
+/* The text of code (1 .. capacity), "" where the row is empty; writing it (rank 0). */
+is_code is_results_reason_text(is_results *r, unsigned code, char text[IS_RESULTS_REASON_TEXT],
+                               int writing, is_error *err);
+
 #endif
