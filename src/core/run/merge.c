@@ -24,6 +24,7 @@
 #include "lock.h"
 #include "merge_guard.h"
 #include "provenance.h"
+#include "reason_table.h"
 #include "results.h"
 #include "run.h"
 #include "stop.h"
@@ -183,6 +184,9 @@ typedef struct copier {
     uint64_t tally[IS_POINT_STATUS_COUNT];
     uint64_t stored;          /* of the input being copied, on this rank */
     is_stop *stop;
+    is_reason_table reasons;  /* rank 0: the merged file's reasons */
+    uint8_t map[256];         /* the input's reason codes -> the merged file's */
+    uint8_t *reason, *out_reason;
 } copier;
 
 /* The input's block of n points from `at` (status and checksums in c->status, c->checks)
@@ -252,8 +256,13 @@ static is_code copy_block(copier *c, uint64_t at, uint64_t n, int overlap, is_er
     }
     if (rc == IS_OK && overlap)
         rc = is_results_read_raw(c->out, check_var, to, n, c->out_checks, err);
+    if (rc == IS_OK)
+        rc = is_results_read_reasons(c->in, at, n, c->reason, err);
+    if (rc == IS_OK && overlap)
+        rc = is_results_read_reasons(c->out, to, n, c->out_reason, err);
     for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
         int taken = c->status[i] != IS_POINT_PENDING && !(overlap && c->out_status[i]);
+        c->reason[i] = overlap && !taken ? c->out_reason[i] : c->map[c->reason[i]];
         if (taken) {
             c->tally[IS_POINT_PENDING]--;
             c->tally[c->status[i]]++;
@@ -263,12 +272,46 @@ static is_code copy_block(copier *c, uint64_t at, uint64_t n, int overlap, is_er
             c->checks[i] = c->out_checks[i];
         }
     }
-    if (rc == IS_OK) /* the checksums go with the outputs, before the flush */
+    if (rc == IS_OK) /* the checksums and reasons go with the outputs, before the flush */
         rc = is_results_write_raw(c->out, check_var, to, n, c->checks, err);
+    if (rc == IS_OK)
+        rc = is_results_write_reasons(c->out, to, n, c->reason, err);
     if (rc == IS_OK)
         rc = is_results_sync(c->out, err);
     if (rc == IS_OK)
         rc = is_results_write_raw(c->out, status_var, to, n, c->status, err);
+    return rc;
+}
+
+static int rank_of(MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+/* Collective: c->map, the input's reason codes as the merged file's (rank 0 interns the
+ * input's texts into it). */
+static is_code map_reasons(copier *c, MPI_Comm comm, is_error *err)
+{
+    memset(c->map, 0, sizeof c->map);
+    is_code rc = IS_OK;
+    if (rank_of(comm) == 0) {
+        is_reason_table in;
+        rc = is_reason_table_init(&in, c->in, 0, err);
+        for (unsigned code = 1; rc == IS_OK && code <= IS_RESULTS_REASON_CAPACITY; code++) {
+            const char *text = is_reason_table_text(&in, code);
+            unsigned to = 0;
+            if (text)
+                rc = is_reason_table_intern(&c->reasons, text, &to, err);
+            c->map[code] = (uint8_t)to;
+        }
+        if (in.texts)
+            is_reason_table_free(&in);
+    }
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rc == IS_OK)
+        MPI_Bcast(c->map, (int)sizeof c->map, MPI_BYTE, 0, comm);
     return rc;
 }
 
@@ -287,6 +330,8 @@ static is_code copy_input(copier *c, const char *path, input *in, MPI_Comm comm,
     c->offset = in->first;
     c->stored = 0;
     rc = is_digest_check(c->in, comm, c->stop, err);
+    if (rc == IS_OK)
+        rc = map_reasons(c, comm, err);
     uint64_t n = in->count, p = (uint64_t)size, k = (uint64_t)rank;
     uint64_t lo = n / p * k + n % p * k / p, hi = n / p * (k + 1) + n % p * (k + 1) / p;
     for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(c->stop); at += MERGE_BLOCK)
@@ -357,10 +402,14 @@ static is_code start_copier(copier *c, const is_job *job, const char *partial, s
         c->states = malloc(MERGE_BLOCK * sizeof *c->states);
         c->checks = malloc(MERGE_BLOCK * sizeof *c->checks);
         c->out_checks = malloc(MERGE_BLOCK * sizeof *c->out_checks);
+        c->reason = malloc(MERGE_BLOCK);
+        c->out_reason = malloc(MERGE_BLOCK);
         rc = c->data && c->merged && c->status && c->out_status && c->states && c->checks &&
-                     c->out_checks
+                     c->out_checks && c->reason && c->out_reason
                  ? IS_OK
                  : is_error_set(err, IS_NOMEM, "out of memory");
+        if (rc == IS_OK) /* rank 0 keeps the merged file's reasons */
+            rc = is_reason_table_init(&c->reasons, rank == 0 ? c->out : NULL, rank == 0, err);
         c->tally[IS_POINT_PENDING] = rank == 0 ? job->grid.point_count : 0;
     }
     return is_collective_agree(rc, comm, err);
@@ -406,6 +455,10 @@ static is_code end_copier(copier *c, is_code rc, MPI_Comm comm, is_error *err)
     free(c->states);
     free(c->checks);
     free(c->out_checks);
+    free(c->reason);
+    free(c->out_reason);
+    if (c->reasons.texts)
+        is_reason_table_free(&c->reasons);
     if (c->out) {
         is_error close_err;
         is_code close_rc = is_collective_agree(is_results_close(&c->out, &close_err), comm,
@@ -453,12 +506,6 @@ static void describe_partial(const char *const *paths, const input *inputs, size
                                      (unsigned long long)inputs[i].count);
 }
 
-static int rank_of(MPI_Comm comm)
-{
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    return rank;
-}
 
 /* Collective: the merge into `partial` (built, filled from every input, and compared
  * with the output it replaces, if any); the stop watch covers it all. */

@@ -82,7 +82,8 @@ is_code is_reason_table_intern(is_reason_table *t, const char *text, unsigned *c
     if (!t->file)
         return is_error_set(err, IS_INTERNAL, "a reason interned into a cache");
     is_code rc = IS_OK;
-    if (t->count >= IS_RESULTS_REASON_OTHER - 1) { /* full: "other" */
+    /* full, or another file's "other" (a merge): "other" */
+    if (t->count >= IS_RESULTS_REASON_OTHER - 1 || strcmp(text, OTHER_TEXT) == 0) {
         *code = IS_RESULTS_REASON_OTHER;
         if (!t->other_written) {
             char row[IS_RESULTS_REASON_TEXT];
