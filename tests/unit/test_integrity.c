@@ -181,7 +181,7 @@ static is_job *made_file(const char *path)
         status[i] = IS_POINT_DONE;
     }
     if (rc == IS_OK)
-        rc = is_results_write(r, 0, 30, outputs, 30, status, &err);
+        rc = is_results_write(r, 0, 30, outputs, 30, status, NULL, &err);
     CHECK(rc == IS_OK, "writing %s: %s", path, err.message);
     is_results_close(&r, NULL);
     return job;

@@ -186,7 +186,9 @@ typedef struct copier {
     is_stop *stop;
     is_reason_table reasons;  /* rank 0: the merged file's reasons */
     uint8_t map[256];         /* the input's reason codes -> the merged file's */
-    uint8_t *reason, *out_reason;
+    uint8_t *reason, *out_reason, *mapped;
+    uint32_t *out_states;     /* the taken points' checksums in the merged file (their
+                                 reasons' codes are the merged file's) */
 } copier;
 
 /* The input's block of n points from `at` (status and checksums in c->status, c->checks)
@@ -250,19 +252,27 @@ static is_code copy_block(copier *c, uint64_t at, uint64_t n, int overlap, is_er
         if (rc == IS_OK)
             rc = is_results_write_raw(c->out, v, to, n, overlap ? c->merged : c->data, err);
     }
+    if (rc == IS_OK) /* the records end with the reason's code and the status */
+        rc = is_results_read_reasons(c->in, at, n, c->reason, err);
     if (rc == IS_OK) {
+        memcpy(c->out_states, c->states, n * sizeof *c->states);
+        for (uint64_t i = 0; i < n; i++)
+            c->mapped[i] = c->map[c->reason[i]];
+        is_results_checks_add_reasons(c->in, n, c->reason, c->states);
+        is_results_checks_add_reasons(c->out, n, c->mapped, c->out_states);
         is_results_checks_add(c->in, status_var, n, c->status, c->states);
+        is_results_checks_add(c->out, status_var, n, c->status, c->out_states);
         rc = check_input_block(c, at, n, err);
     }
     if (rc == IS_OK && overlap)
         rc = is_results_read_raw(c->out, check_var, to, n, c->out_checks, err);
-    if (rc == IS_OK)
-        rc = is_results_read_reasons(c->in, at, n, c->reason, err);
     if (rc == IS_OK && overlap)
         rc = is_results_read_reasons(c->out, to, n, c->out_reason, err);
     for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
         int taken = c->status[i] != IS_POINT_PENDING && !(overlap && c->out_status[i]);
-        c->reason[i] = overlap && !taken ? c->out_reason[i] : c->map[c->reason[i]];
+        c->reason[i] = overlap && !taken ? c->out_reason[i] : c->mapped[i];
+        if (taken) /* (its record checked above: the same record, its code renumbered) */
+            c->checks[i] = c->out_states[i];
         if (taken) {
             c->tally[IS_POINT_PENDING]--;
             c->tally[c->status[i]]++;
@@ -404,8 +414,10 @@ static is_code start_copier(copier *c, const is_job *job, const char *partial, s
         c->out_checks = malloc(MERGE_BLOCK * sizeof *c->out_checks);
         c->reason = malloc(MERGE_BLOCK);
         c->out_reason = malloc(MERGE_BLOCK);
+        c->mapped = malloc(MERGE_BLOCK);
+        c->out_states = malloc(MERGE_BLOCK * sizeof *c->out_states);
         rc = c->data && c->merged && c->status && c->out_status && c->states && c->checks &&
-                     c->out_checks && c->reason && c->out_reason
+                     c->out_checks && c->reason && c->out_reason && c->mapped && c->out_states
                  ? IS_OK
                  : is_error_set(err, IS_NOMEM, "out of memory");
         if (rc == IS_OK) /* rank 0 keeps the merged file's reasons */
@@ -457,6 +469,8 @@ static is_code end_copier(copier *c, is_code rc, MPI_Comm comm, is_error *err)
     free(c->out_checks);
     free(c->reason);
     free(c->out_reason);
+    free(c->mapped);
+    free(c->out_states);
     if (c->reasons.texts)
         is_reason_table_free(&c->reasons);
     if (c->out) {

@@ -289,23 +289,17 @@ static is_code flush(compute *c, is_error *err)
     is_code rc = is_verify_run_flush(c->verify, err); /* before the outputs' flush */
     if (rc == IS_OK && c->reason_rc != IS_OK) /* a point's reason was not recorded */
         rc = is_error_set(err, c->reason_rc, "%s", c->reason_err.message);
-    /* the reasons' codes, like the outputs, before the flush that precedes the statuses */
-    if (rc == IS_OK && !c->buffer_index)
-        rc = is_results_write_reasons(c->results, c->buffer_first, c->buffered,
-                                      c->buffer_reason, err);
-    for (uint64_t i = 0; rc == IS_OK && c->buffer_index && i < c->buffered; i++)
-        if (c->buffer_reason[i]) /* (a picked point was pending: its code is 0) */
-            rc = is_results_write_reasons(c->results, c->buffer_index[i], 1,
-                                          c->buffer_reason + i, err);
     if (rc != IS_OK) {
         c->buffered = 0;
         return rc;
     }
     rc = c->buffer_index
                      ? is_results_write_points(c->results, c->buffer_index, c->buffered,
-                                               c->buffer, c->buffer_max, c->buffer_status, err)
+                                               c->buffer, c->buffer_max, c->buffer_status,
+                                               c->buffer_reason, err)
                      : is_results_write(c->results, c->buffer_first, c->buffered, c->buffer,
-                                        c->buffer_max, c->buffer_status, err);
+                                        c->buffer_max, c->buffer_status, c->buffer_reason,
+                                        err);
     c->buffered = 0;
     return rc;
 }

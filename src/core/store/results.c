@@ -46,6 +46,7 @@ struct is_results {
     void *convert;                /* scratch for int32 / int8 outputs */
     size_t convert_capacity;      /* in bytes */
     uint32_t *checks;             /* scratch: the checksums of a block being written */
+    uint8_t *no_reasons;          /* check_capacity zeros: the codes of points without one */
     size_t check_capacity;        /* in points */
     const void **columns;         /* a block being written: each variable's stored values */
     size_t *sizes;                /* each variable's element size */
@@ -134,7 +135,7 @@ static is_code open_variables(is_results *r, is_error *err)
     size_t output_count = count_names(outputs);
     r->axis_count = split_names(axes, r->axis_names, IS_GRID_MAX_AXES);
     r->variable_count = output_count + 1;
-    size_t n = r->variable_count + 1; /* and the checksums */
+    size_t n = r->variable_count + 2; /* and the checksums, the reasons' codes */
     r->variables = calloc(n, sizeof *r->variables);
     r->names = calloc(n, sizeof *r->names);
     r->meanings = calloc(n, sizeof *r->meanings);
@@ -146,7 +147,10 @@ static is_code open_variables(is_results *r, is_error *err)
     split_names(outputs, r->names, output_count);
     snprintf(r->names[output_count], IS_LAYOUT_NAME_MAX, "status");
     snprintf(r->names[r->variable_count], IS_LAYOUT_NAME_MAX, "%s", IS_LAYOUT_CHECK_NAME);
+    snprintf(r->names[r->variable_count + 1], IS_LAYOUT_NAME_MAX, "%s", IS_LAYOUT_REASON_NAME);
     for (size_t v = 0; v < n; v++) {
+        if (v == r->variable_count + 1)
+            break; /* the reasons: opened with /run (is_layout_reasons_open) */
         if (v == r->variable_count && r->format < 3)
             break; /* format 2: no checksums */
         r->datasets[v] = H5Dopen2(r->file, r->names[v], H5P_DEFAULT);
@@ -157,12 +161,16 @@ static is_code open_variables(is_results *r, is_error *err)
     }
     is_results_variable *check = &r->variables[r->variable_count];
     *check = (is_results_variable){r->names[r->variable_count], IS_OUTPUT_INT, 0, 4, "", 0.0};
-    r->columns = calloc(r->variable_count, sizeof *r->columns);
-    r->sizes = calloc(r->variable_count, sizeof *r->sizes);
+    r->variables[r->variable_count + 1] = (is_results_variable){
+        r->names[r->variable_count + 1], IS_OUTPUT_CATEGORY, 0, 1, "", 0.0};
+    /* a record's columns: the outputs, the reason's code (where the file has them), status */
+    r->columns = calloc(r->variable_count + 1, sizeof *r->columns);
+    r->sizes = calloc(r->variable_count + 1, sizeof *r->sizes);
     if (!r->columns || !r->sizes)
         return is_error_set(err, IS_NOMEM, "out of memory");
-    for (size_t v = 0; v < r->variable_count; v++)
+    for (size_t v = 0; v + 1 < r->variable_count; v++)
         r->sizes[v] = r->variables[v].element_size;
+    r->sizes[r->variable_count - 1] = r->sizes[r->variable_count] = 1;
     /* the variables' shape: that of status */
     hid_t space = H5Dget_space(r->datasets[output_count]);
     hsize_t dims[H5S_MAX_RANK];
@@ -330,6 +338,7 @@ is_code is_results_close(is_results **results, is_error *err)
     free(r->datasets);
     free(r->convert);
     free(r->checks);
+    free(r->no_reasons);
     free(r->columns);
     free(r->sizes);
     free(r);
@@ -482,9 +491,18 @@ void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const 
         is_crc32c_finish(states, (size_t)count);
 }
 
+size_t is_results_reason_variable(const is_results *r) { return r->variable_count + 1; }
+
+void is_results_checks_add_reasons(const is_results *r, uint64_t count, const uint8_t *codes,
+                                   uint32_t *states)
+{
+    if (is_results_has_reasons(r))
+        is_crc32c_numbers(states, codes, 1, (size_t)count);
+}
+
 size_t is_results_record_size(const is_results *r)
 {
-    size_t bytes = 8;
+    size_t bytes = 8 + (is_results_has_reasons(r) ? 1 : 0);
     for (size_t v = 0; v < r->variable_count; v++)
         bytes += r->variables[v].element_size;
     return bytes;
@@ -496,6 +514,11 @@ size_t is_results_record_variable(const is_results *r, size_t bit)
     if (bit < at)
         return r->variable_count;
     for (size_t v = 0; v < r->variable_count; v++) {
+        if (v == r->variable_count - 1 && is_results_has_reasons(r)) { /* before status */
+            at += 8;
+            if (bit < at)
+                return r->variable_count + 1;
+        }
         at += 8 * r->variables[v].element_size;
         if (bit < at)
             return v;
@@ -527,9 +550,13 @@ static is_code check_room(is_results *r, uint64_t count, is_error *err)
     }
     if (count > r->check_capacity) {
         uint32_t *checks = realloc(r->checks, count * sizeof *checks);
-        if (!checks)
+        uint8_t *none = checks ? realloc(r->no_reasons, count) : NULL;
+        if (checks)
+            r->checks = checks;
+        if (!checks || !none)
             return is_error_set(err, IS_NOMEM, "out of memory");
-        r->checks = checks;
+        r->no_reasons = none;
+        memset(none, 0, count);
         r->check_capacity = count;
     }
     return IS_OK;
@@ -567,24 +594,31 @@ static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
 
 /* The checksums of the block write_outputs wrote, with its statuses, into r->checks: 0
  * for a pending point, which no checksum covers. One pass, each record in registers. */
-static void finish_checks(is_results *r, uint64_t first, uint64_t count, const uint8_t *status)
+static void finish_checks(is_results *r, uint64_t first, uint64_t count, const uint8_t *status,
+                          const uint8_t *reasons)
 {
-    r->columns[r->variable_count - 1] = status;
+    int with = is_results_has_reasons(r);
+    r->columns[r->variable_count - 1] = with ? (const void *)reasons : (const void *)status;
+    r->columns[r->variable_count] = status;
     is_crc32c_records(r->checks, r->first + first, (size_t)count, r->columns, r->sizes,
-                      r->variable_count);
+                      r->variable_count + (with ? 1 : 0));
     for (uint64_t i = 0; i < count; i++)
         r->checks[i] = status[i] == IS_POINT_PENDING ? 0 : r->checks[i];
 }
 
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
-                         size_t stride, const uint8_t *status, is_error *err)
+                         size_t stride, const uint8_t *status, const uint8_t *reasons,
+                         is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     if (count == 0)
         return IS_OK;
     is_code rc = write_outputs(r, first, count, outputs, stride, err);
+    reasons = reasons ? reasons : r->no_reasons;
+    if (rc == IS_OK)
+        rc = is_results_write_reasons(r, first, count, reasons, err);
     if (rc == IS_OK) { /* the checksums go with the outputs they vouch for */
-        finish_checks(r, first, count, status);
+        finish_checks(r, first, count, status, reasons);
         rc = transfer(r, r->variable_count, first, count, H5T_NATIVE_UINT32, r->checks, 1,
                       err);
     }
@@ -609,8 +643,10 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
  * points[i .. j - 1], gaps and all: their outputs and checksums. */
 static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint64_t i,
                                     uint64_t j, const double *outputs, size_t stride,
-                                    const uint8_t *status, double *block, uint8_t *block_status,
-                                    uint32_t *block_checks, is_error *err)
+                                    const uint8_t *status, const uint8_t *reasons,
+                                    double *block, uint8_t *block_status,
+                                    uint8_t *block_reasons, uint32_t *block_checks,
+                                    is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     uint64_t first = points[i], n = points[j - 1] - first + 1;
@@ -619,6 +655,13 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
         rc = is_results_read_doubles(r, o, first, n, block + o * SEGMENT_MAX, err);
     if (rc == IS_OK)
         rc = is_results_read_raw(r, r->variable_count, first, n, block_checks, err);
+    if (rc == IS_OK) /* the reasons' codes, gaps and all */
+        rc = is_results_read_reasons(r, first, n, block_reasons, err);
+    if (rc != IS_OK)
+        return rc;
+    for (uint64_t k = i; k < j; k++)
+        block_reasons[points[k] - first] = reasons ? reasons[k] : 0;
+    rc = is_results_write_reasons(r, first, n, block_reasons, err);
     if (rc != IS_OK)
         return rc;
     for (uint64_t k = i; k < j; k++)
@@ -630,7 +673,7 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
     memset(block_status, IS_POINT_PENDING, n);
     for (uint64_t k = i; k < j; k++)
         block_status[points[k] - first] = status[k];
-    finish_checks(r, first, n, block_status);
+    finish_checks(r, first, n, block_status, block_reasons);
     for (uint64_t k = i; k < j; k++) /* the gaps keep the checksums the file holds */
         block_checks[points[k] - first] = r->checks[points[k] - first];
     return transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, block_checks, 1, err);
@@ -638,11 +681,11 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
 
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
-                                is_error *err)
+                                const uint8_t *reasons, is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     double *block = NULL;
-    uint8_t *block_status = NULL;
+    uint8_t *block_status = NULL, *block_reasons = NULL;
     uint32_t *block_checks = NULL;
     is_code rc = IS_OK;
     for (int phase = 0; phase < 2 && rc == IS_OK; phase++) {
@@ -657,8 +700,11 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             uint64_t first = points[i], n = points[j - 1] - first + 1;
             if (consecutive && phase == 0) {
                 rc = write_outputs(r, first, n, outputs + i, stride, err);
+                const uint8_t *codes = reasons ? reasons + i : r->no_reasons;
+                if (rc == IS_OK)
+                    rc = is_results_write_reasons(r, first, n, codes, err);
                 if (rc == IS_OK) {
-                    finish_checks(r, first, n, status + i);
+                    finish_checks(r, first, n, status + i, codes);
                     rc = transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, r->checks,
                                   1, err);
                 }
@@ -674,15 +720,17 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             if (!block) {
                 block = malloc(SEGMENT_MAX * (output_count ? output_count : 1) * sizeof *block);
                 block_status = malloc(SEGMENT_MAX);
+                block_reasons = malloc(SEGMENT_MAX);
                 block_checks = malloc(SEGMENT_MAX * sizeof *block_checks);
-                if (!block || !block_status || !block_checks) {
+                if (!block || !block_status || !block_reasons || !block_checks) {
                     rc = is_error_set(err, IS_NOMEM, "out of memory");
                     break;
                 }
             }
             if (phase == 0) {
-                rc = write_gapped_outputs(r, points, i, j, outputs, stride, status, block,
-                                          block_status, block_checks, err);
+                rc = write_gapped_outputs(r, points, i, j, outputs, stride, status, reasons,
+                                          block, block_status, block_reasons, block_checks,
+                                          err);
             } else {
                 rc = is_results_read_raw(r, output_count, first, n, block_status, err);
                 for (uint64_t k = i; k < j; k++)
@@ -699,6 +747,7 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
     }
     free(block);
     free(block_status);
+    free(block_reasons);
     free(block_checks);
     return rc;
 }

@@ -20,7 +20,8 @@
  *
  * Checksums (format 3): damage is detected, never resumed or merged. Each stored point has
  * a CRC-32C (crc32c.h) in /run/check, over its record: its grid index (8 bytes,
- * little-endian), each output's stored bytes in file order, its status byte; a pending
+ * little-endian), each output's stored bytes in file order, its reason code (in files
+ * that keep the failed points' reasons: /run/reason), its status byte; a pending
  * point has 0 there and is not covered. It is written with the outputs, before the flush
  * that precedes the status: a point's status and its checksum become valid together,
  * whatever a kill interrupts or tears (per point, since a block of points is shared by
@@ -128,9 +129,11 @@ char *is_results_job_text(const is_results *r);
 
 /* Writes the results of points first .. first + count - 1: outputs[o * stride + i] as the
  * model's eval_batch lays them out (non-finite values of integer and categorical outputs
- * are stored as -1), flushes them to stable storage, and then writes status[i]. */
+ * are stored as -1) and reasons[i], the code of the reason the engine failed the point
+ * (NULL: 0 for all), flushes them to stable storage, and then writes status[i]. */
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
-                         size_t stride, const uint8_t *status, is_error *err);
+                         size_t stride, const uint8_t *status, const uint8_t *reasons,
+                         is_error *err);
 
 /* The same for points[0] < points[1] < ... (any gaps), with one flush before the
  * statuses (a pass of a refined sweep). Points a few apart are written as one block with
@@ -138,7 +141,7 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
  * between points[0] and points[count - 1] meanwhile. */
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
-                                is_error *err);
+                                const uint8_t *reasons, is_error *err);
 
 /* Variable v of points first .. first + count - 1: as doubles, or as the stored bytes
  * (element_size each). */
@@ -170,10 +173,17 @@ void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count
                              uint32_t *states);
 void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
                            uint32_t *states);
+/* A file with the failed points' reasons (is_results_has_reasons) has each point's reason
+ * code in its record too, between the outputs and the status: add it after the outputs
+ * (no-op in a file without them). */
+void is_results_checks_add_reasons(const is_results *r, uint64_t count, const uint8_t *codes,
+                                   uint32_t *states);
 /* Which variable holds bit `bit` of a point's record (variable_count: the grid index,
- * which no dataset holds); for naming the dataset of a damaged point. */
+ * which no dataset holds; is_results_reason_variable: the reason's code, /run/reason);
+ * for naming the dataset of a damaged point (is_results_variable_at names each). */
 size_t is_results_record_variable(const is_results *r, size_t bit);
-/* Bytes of a point's record (index, outputs, status). */
+size_t is_results_reason_variable(const is_results *r);
+/* Bytes of a point's record (index, outputs, reason code where kept, status). */
 size_t is_results_record_size(const is_results *r);
 
 /* While building: allocates the storage of points first .. first + count - 1 of variable
