@@ -90,7 +90,7 @@ static is_code survey_one(const char *const *paths, input *inputs, size_t i, cha
     is_code rc = is_results_open(paths[i], MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
-    if (is_results_format(r) >= IS_RESULTS_FORMAT_VERSION) /* before trusting an attribute */
+    if (is_results_format(r) >= IS_RESULTS_FORMAT_CHECKSUMS) /* before trusting an attribute */
         rc = is_digest_check_metadata(r, err);
     if (rc != IS_OK) {
         is_results_close(&r, NULL);
@@ -103,7 +103,7 @@ static is_code survey_one(const char *const *paths, input *inputs, size_t i, cha
     inputs[i] = (input){is_results_first_point(r), is_results_point_count(r), 0, i, {0, 0}, 0};
     if (sscanf(piece, "%llu/%llu", &index, &count) == 2)
         inputs[i].piece[0] = index, inputs[i].piece[1] = count;
-    if (is_results_format(r) < IS_RESULTS_FORMAT_VERSION)
+    if (is_results_format(r) < IS_RESULTS_FORMAT_CHECKSUMS)
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %d, which has no checksums: "
                           "merge it with the version that made it",
@@ -310,7 +310,9 @@ static is_code map_reasons(copier *c, MPI_Comm comm, is_error *err)
         is_reason_table in;
         rc = is_reason_table_init(&in, c->in, 0, err);
         for (unsigned code = 1; rc == IS_OK && code <= IS_RESULTS_REASON_CAPACITY; code++) {
-            const char *text = is_reason_table_text(&in, code);
+            const char *text = code == IS_RESULTS_REASON_OTHER && !in.other_written
+                                   ? NULL /* (no point of it has "other") */
+                                   : is_reason_table_text(&in, code);
             unsigned to = 0;
             if (text)
                 rc = is_reason_table_intern(&c->reasons, text, &to, err);

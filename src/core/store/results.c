@@ -22,7 +22,7 @@ struct is_results {
     hid_t file;
     int parallel;
     is_results_mode mode;
-    int format;                   /* 2 (no checksums) or 3 */
+    int format;                   /* 2 (no checksums), 3 (no reasons) or 4 */
     char *path;
     size_t axis_count;
     uint64_t dims[IS_GRID_MAX_AXES];
@@ -290,10 +290,10 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
                           "impactsweep reads it but never writes into it (finish it with the "
                           "version that made it, or start anew with --overwrite)",
                           path, r->format);
-    else if (r->format != IS_RESULTS_FORMAT_VERSION && r->format != IS_RESULTS_FORMAT_READABLE)
+    else if (r->format < IS_RESULTS_FORMAT_READABLE || r->format > IS_RESULTS_FORMAT_VERSION)
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %s; this impactsweep reads "
-                          "formats %d and %d (use the version that made it)",
+                          "formats %d to %d (use the version that made it)",
                           path, version, IS_RESULTS_FORMAT_READABLE, IS_RESULTS_FORMAT_VERSION);
     if (rc == IS_OK)
         rc = open_variables(r, err);

@@ -44,8 +44,12 @@
 
 /* The root attribute that marks an impactsweep result file, and its layout version. */
 #define IS_RESULTS_FORMAT_ATTRIBUTE "impactsweep_format"
-#define IS_RESULTS_FORMAT_VERSION 3
-/* Files of format 2 (no checksums) are still read (info, trace), never written or merged. */
+#define IS_RESULTS_FORMAT_VERSION 4
+/* Format 3, the first with checksums, has no failed points' reasons (/run/reason): still
+ * read, resumed and merged (its records end with the status; a point failed in it has no
+ * stored text). Files of format 2 (no checksums) are still read (info, trace), never
+ * written or merged. */
+#define IS_RESULTS_FORMAT_CHECKSUMS 3
 #define IS_RESULTS_FORMAT_READABLE 2
 
 /* Room for the run log: lines of at most this many bytes (a Slurm node list can be

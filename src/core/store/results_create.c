@@ -715,7 +715,7 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
     is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
-    if (is_results_format(r) < IS_RESULTS_FORMAT_VERSION) /* it cannot be resumed */
+    if (is_results_format(r) < IS_RESULTS_FORMAT_CHECKSUMS) /* it cannot be resumed */
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %d, which has no checksums: this "
                           "impactsweep reads it but never writes into it (finish it with the "
