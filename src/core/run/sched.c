@@ -287,12 +287,10 @@ static is_code flush(compute *c, is_error *err)
     if (c->buffered == 0)
         return IS_OK;
     is_code rc = is_verify_run_flush(c->verify, err); /* before the outputs' flush */
-    if (rc == IS_OK && c->reason_rc != IS_OK) /* a point's reason was not recorded */
+    if (rc == IS_OK && c->reason_rc != IS_OK) /* a reason not recorded: nothing more is */
         rc = is_error_set(err, c->reason_rc, "%s", c->reason_err.message);
-    if (rc != IS_OK) {
-        c->buffered = 0;
+    if (rc != IS_OK)
         return rc;
-    }
     rc = c->buffer_index
                      ? is_results_write_points(c->results, c->buffer_index, c->buffered,
                                                c->buffer, c->buffer_max, c->buffer_status,
