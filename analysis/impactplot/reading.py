@@ -22,8 +22,8 @@ import xarray as xr  # noqa: E402
 
 from .labels import format_value  # noqa: E402
 
-SUPPORTED_FORMAT = 3  # the newest impactsweep_format this tool knows (1, 2 and 3: 3 adds
-# checksums in /run, which drawing does not need)
+SUPPORTED_FORMAT = 4  # the newest impactsweep_format this tool knows (1 to 4: 3 adds
+# checksums in /run, 4 the failed points' reasons there, which drawing does not need)
 MAX_FACETS = 6        # panels along one facet dimension at most (evenly picked beyond)
 
 

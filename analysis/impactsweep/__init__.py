@@ -9,6 +9,7 @@ categories.
     (ds.regime == "cc").sum()                  # classes compare by name
     ds.regime.isw.plot()                       # impactplot's class colours and a legend
     ds.p_cc.plot()                             # labelled with the short label and unit
+    ds.failure_reason.where(ds.status == "failed_crash", drop=True)  # why each failed
     lazy = isw.open_dataset("big.h5", chunks={})                 # dask arrays
     pts = isw.eval("chatter", rho=[0.2, 0.3], gamma=0.1)        # a Dataset over rho
     pts = isw.eval("chatter", rho=R, gamma=G, ranks=2)           # meshgrid arrays, 2 cores
@@ -46,7 +47,8 @@ def eval(model: str, params: Optional[Dict[str, object]] = None, *,
          decode_categories: bool = True, **kwparams) -> xr.Dataset:
     """MODEL's outputs at the points the parameters span, as the Dataset a sweep over the
     same points would store and open_dataset would give (variables, dtypes, NaN and -1
-    where no value, attributes, coordinates): one variable per output and `status`.
+    where no value, attributes, coordinates): one variable per output, `status` and
+    `failure_reason` (why the engine failed a point, '' where it did not).
 
     Parameters are keywords (or PARAMS, a dict, for a name that is also one of this
     function's keywords): a scalar; a sequence (an axis named after the parameter: several

@@ -10,6 +10,7 @@ import xarray as xr
 
 from ._command import ImpactsweepError, command, describe
 from ._reading import decode
+from ._reasons import LONG_NAME as REASON_NAME
 
 # The status of a point the engine refused (a name it does not know, a value it does not
 # take): the file's "parameters rejected by the model".
@@ -154,6 +155,8 @@ def _raw_dataset(model: dict, answers: list, template: xr.DataArray,
         "flag_meanings": " ".join(n for n, _ in sorted(codes.items(), key=lambda kv: kv[1]))})
     var.encoding = {"dtype": np.dtype("uint8"), "_FillValue": np.uint8(255)}
     data["status"] = var
+    reasons = np.array([a.get("reason", "") for a in answers], dtype=object)
+    data["failure_reason"] = xr.Variable(dims, reasons.reshape(shape), {"long_name": REASON_NAME})
     if refused:
         messages = np.array([refused.get(i, "") for i in range(len(answers))], dtype=object)
         data["error"] = xr.Variable(dims, messages.reshape(shape).astype(str),

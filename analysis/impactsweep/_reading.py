@@ -9,6 +9,7 @@ import numpy as np
 import xarray as xr
 
 from ._command import ImpactsweepError
+from ._reasons import with_reasons
 
 NOT_COMPUTED = ""  # the name a category takes where its point has no value
 
@@ -93,17 +94,22 @@ def open_dataset(path: str, decode_categories: bool = True, chunks=None) -> xr.D
     decode_categories is False (then as xarray reads it). Without CHUNKS it is loaded and
     the file closed again; with CHUNKS ({} for the file's own chunks, or {"rho": 100, ...},
     as xarray.open_dataset takes them) the variables are dask arrays, read and decoded only
-    when computed (the file stays open until the Dataset is closed)."""
+    when computed (the file stays open until the Dataset is closed). Either way it has
+    the variable `failure_reason`, shaped like status: why the engine failed each point
+    (a crash, a timeout, a breach of the contract), '' where it did not (read from the
+    file's /run group, which xarray does not show; absent in files made before)."""
     if not os.path.exists(path):
         raise ImpactsweepError(f"{path}: no such file")
     if chunks is None:
         with xr.open_dataset(path, engine="h5netcdf") as ds:
             ds = ds.load()
+        ds = with_reasons(ds, path)
     else:
         try:
             import dask  # noqa: F401
         except ImportError as error:
             raise ImpactsweepError("open_dataset(chunks=...) needs dask (Debian: "
                                    "python3-dask)") from error
-        ds = xr.open_dataset(path, engine="h5netcdf", chunks=chunks)
+        ds = with_reasons(xr.open_dataset(path, engine="h5netcdf", chunks=chunks), path,
+                          lazy=True)
     return decode(ds) if decode_categories else ds

@@ -44,10 +44,15 @@ static void print_json_number(FILE *out, double v, int integer)
     }
 }
 
-/* One point's line: {"model": .., "parameters": {..}, "status": .., "outputs": {..}};
- * output o of the point at outputs[o * stride]. */
+/* Bytes of a failed point's reason kept for its line (the evaluator's are shorter). */
+#define REASON_TEXT 256
+
+/* One point's line: {"model": .., "parameters": {..}, "status": .., "outputs": {..}}
+ * (and "reason" after the status where the engine failed the point: its reason, as a
+ * sweep's file keeps it); output o of the point at outputs[o * stride]. */
 static void print_point(FILE *out, const is_model *m, const double *point,
-                        const double *outputs, size_t stride, uint8_t status)
+                        const double *outputs, size_t stride, uint8_t status,
+                        const char *reason)
 {
     fputs("{\"model\": ", out);
     is_cli_json_string(out, m->name);
@@ -63,6 +68,10 @@ static void print_point(FILE *out, const is_model *m, const double *point,
     }
     fputs("}, \"status\": ", out);
     is_cli_json_string(out, is_point_status_name(status));
+    if (reason && *reason) {
+        fputs(", \"reason\": ", out);
+        is_cli_json_string(out, reason);
+    }
     fputs(", \"outputs\": {", out);
     for (size_t o = 0; o < m->output_count; o++) {
         const is_output *desc = &m->outputs[o];
@@ -87,11 +96,13 @@ typedef struct evaluator {
     double *points;    /* STREAM_BATCH (or 1) points: the evaluator's room */
     size_t capacity, count;
     int worst;         /* the exit status so far: 0, 1 (a point failed), 75 (stopped) */
+    char (*reasons)[REASON_TEXT]; /* each point's, where the engine failed it */
 } evaluator;
 
 static void evaluator_free(evaluator *ev)
 {
     is_evaluator_free(&ev->ev);
+    free(ev->reasons);
     memset(ev, 0, sizeof *ev);
 }
 
@@ -99,7 +110,10 @@ static void evaluator_free(evaluator *ev)
  * the contract): the answer's status says so, stderr why. */
 static void report_failure(void *context, const double *point, const is_evaluator_failure *f)
 {
-    (void)context, (void)point;
+    evaluator *ev = context;
+    (void)point;
+    if (f->index < ev->capacity)
+        snprintf(ev->reasons[f->index], sizeof ev->reasons[f->index], "%s", f->reason);
     fprintf(stderr, "impactsweep: the point failed (%s): %s\n", is_point_status_name(f->status),
             f->reason);
 }
@@ -115,9 +129,15 @@ static is_code evaluator_create(evaluator *ev, const is_evaluator_config *base, 
     config.capacity = capacity;
     config.stop = is_signals_flag();
     config.report = report_failure;
+    config.context = ev;
+    ev->reasons = calloc(capacity ? capacity : 1, sizeof *ev->reasons);
+    if (!ev->reasons)
+        return is_error_set(err, IS_NOMEM, "out of memory");
     is_code rc = is_evaluator_create(&ev->ev, &config, err);
     if (rc == IS_OK)
         ev->points = is_evaluator_points(ev->ev);
+    else
+        evaluator_free(ev);
     return rc;
 }
 
@@ -141,11 +161,13 @@ static is_code evaluator_flush(evaluator *ev, FILE *out, is_error *err)
         return IS_OK;
     const double *outputs;
     const uint8_t *st;
+    memset(ev->reasons, 0, n * sizeof *ev->reasons);
     is_code rc = is_evaluator_eval(ev->ev, n, &outputs, &st, err);
     if (rc != IS_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {
-        print_point(out, m, ev->points + i * m->param_count, outputs + i, n, st[i]);
+        print_point(out, m, ev->points + i * m->param_count, outputs + i, n, st[i],
+                    ev->reasons[i]);
         /* a point left pending was stopped by a signal: the run's "interrupted" */
         int status = st[i] == IS_POINT_DONE      ? 0
                      : st[i] == IS_POINT_PENDING ? is_code_exit_status(IS_INTERRUPTED)

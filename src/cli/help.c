@@ -143,8 +143,8 @@ static const char *const eval_options[] = {
 
 static const char *const info_options[] = {
     "--log", "print the run log stored in the file (every run, resume and merge)",
-    "--failures", "name every failed point (grid index, coordinates, status; the reason where "
-                  "the run log gives one): read from the statuses, in bounded memory",
+    "--failures", "name every failed point (grid index, coordinates, status; the reason the "
+                  "engine failed it, stored in the file): read in blocks, in bounded memory",
     "--verify", "check every checksum: the file's metadata, attributes and coordinates, and "
                 "every stored point; damage exits 2, naming the dataset, the point and its "
                 "block",

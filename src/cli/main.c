@@ -361,7 +361,7 @@ static is_code print_failures(const char *path, int all, is_code rc, is_error *e
     if (buffer && buffer != stdout)
         fclose(buffer);
     if (!all && failed > 0 && text)
-        printf("failed points, with the reasons the run log gives (%llu):\n%s",
+        printf("failed points, with the reasons the engine failed them (%llu):\n%s",
                (unsigned long long)failed, text);
     else if (all && failed == 0 && got == IS_OK)
         printf("no failed points\n");

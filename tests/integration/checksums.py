@@ -39,6 +39,8 @@ def record_check(f, i):
     record = struct.pack("<Q", first + i)
     for name in names:
         record += f[name][()].ravel()[i:i + 1].tobytes()
+    if "run/reason" in f:
+        record += bytes([int(f["run/reason"][i])])
     record += bytes([status])
     return crc32c(record)
 

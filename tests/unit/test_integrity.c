@@ -6,6 +6,7 @@
  * bytes and against the job; a point's byte changed is found and named; the stop watch of
  * one process reports a signal. */
 #include <CUnit/CUnit.h>
+#include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "core/store/results.h"
 #include "core/base/signals.h"
 #include "core/base/stop.h"
+#include "core/run/reason_table.h"
 #include "core/store/verify.h"
 #include "suites.h"
 
@@ -181,7 +183,7 @@ static is_job *made_file(const char *path)
         status[i] = IS_POINT_DONE;
     }
     if (rc == IS_OK)
-        rc = is_results_write(r, 0, 30, outputs, 30, status, &err);
+        rc = is_results_write(r, 0, 30, outputs, 30, status, NULL, &err);
     CHECK(rc == IS_OK, "writing %s: %s", path, err.message);
     is_results_close(&r, NULL);
     return job;
@@ -230,6 +232,62 @@ static void test_file_damage_found(void)
     unlink(path);
 }
 
+/* The reasons' table: 254 distinct texts, then "other" for every further one; read back
+ * from the file as written; a point's reason code is under its checksum. */
+static void test_reasons_kept(void)
+{
+    char path[] = "/tmp/impactsweep-unit-reasons-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    is_job *job = made_file(path);
+    if (!job)
+        return;
+    is_results *r = NULL;
+    is_error err;
+    CU_ASSERT_FATAL(is_results_open(path, MPI_COMM_SELF, IS_RESULTS_WRITE, &r, &err) == IS_OK);
+    CU_ASSERT_FATAL(is_results_has_reasons(r));
+    is_reason_table table;
+    CU_ASSERT_FATAL(is_reason_table_init(&table, r, 1, &err) == IS_OK);
+    int right = 1;
+    for (unsigned i = 0; i < 300; i++) {
+        char text[64];
+        snprintf(text, sizeof text, "reason number %u", i);
+        unsigned code = 0, again = 0;
+        right &= is_reason_table_intern(&table, text, &code, &err) == IS_OK;
+        right &= is_reason_table_intern(&table, text, &again, &err) == IS_OK && again == code;
+        right &= code == (i < IS_RESULTS_REASON_OTHER - 1 ? i + 1 : IS_RESULTS_REASON_OTHER);
+    }
+    CHECK(right, "the codes of 300 distinct texts: 1 .. 254, then %d", IS_RESULTS_REASON_OTHER);
+    is_reason_table_free(&table);
+    /* a failed point with code 7 (the 7th text), stored and verified */
+    double outputs[4] = {NAN, -1, -1, -1};
+    uint8_t status = IS_POINT_FAILED_CHECK, code = 7;
+    CU_ASSERT_FATAL(is_results_write(r, 3, 1, outputs, 1, &status, &code, &err) == IS_OK);
+    uint64_t stored = 0;
+    is_code rc = is_verify_points(r, MPI_COMM_SELF, NULL, &stored, &err);
+    CHECK(rc == IS_OK && stored == 30, "the failed point's record: %s", err.message);
+    is_results_close(&r, NULL);
+    CU_ASSERT_FATAL(is_results_open(path, MPI_COMM_SELF, IS_RESULTS_WRITE, &r, &err) == IS_OK);
+    CU_ASSERT_FATAL(is_reason_table_init(&table, r, 0, &err) == IS_OK);
+    const char *text = is_reason_table_text(&table, 7);
+    CHECK(table.count == IS_RESULTS_REASON_OTHER - 1 && table.other_written && text &&
+              strcmp(text, "reason number 6") == 0,
+          "read back: %u texts, code 7 is '%s'", table.count, text ? text : "(none)");
+    is_reason_table_free(&table);
+    /* the code flipped: the point's checksum finds it, in /run/reason */
+    code = 7 ^ 16;
+    CU_ASSERT_FATAL(is_results_write_reasons(r, 3, 1, &code, &err) == IS_OK);
+    rc = is_verify_points(r, MPI_COMM_SELF, NULL, &stored, &err);
+    CHECK(rc == IS_DAMAGED && strstr(err.message, "point 3") &&
+              strstr(err.message, "its value of /run/reason differs in one bit") &&
+              strstr(err.message, "bit 4 "),
+          "a changed reason code: %s: %s", is_code_name(rc), err.message);
+    is_results_close(&r, NULL);
+    is_job_free(&job);
+    unlink(path);
+}
+
 static void test_stop_watch_alone(void)
 {
     is_stop *stop = NULL;
@@ -255,4 +313,5 @@ void suite_integrity(void)
     CU_add_test(suite, "single-bit errors have distinct syndromes", test_crc_single_bits_distinct);
     CU_add_test(suite, "a file's damage is found and named", test_file_damage_found);
     CU_add_test(suite, "the stop watch of one process", test_stop_watch_alone);
+    CU_add_test(suite, "every failed point's reason is kept", test_reasons_kept);
 }

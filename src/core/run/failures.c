@@ -7,6 +7,7 @@
 #include "engine.h"
 #include "model.h"
 #include "numtext.h"
+#include "reason_table.h"
 #include "results.h"
 
 /* Statuses read at a time. */
@@ -107,12 +108,13 @@ static void choice_name(const char *names, uint64_t i, char *buf, size_t size)
     snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), p ? p : "?");
 }
 
-/* "grid point N (x = 3, y = 17): failed_crash" (+ ": reason" from the log). */
+/* "grid point N (x = 3, y = 17): failed_crash" (+ ": reason", the file's, or in a file
+ * made before the reasons were kept, the log's where it names the point). */
 static void print_point(FILE *out, const axes *a, uint64_t first, uint64_t i, uint8_t status,
-                        const reasons *rs)
+                        const char *reason, const reasons *rs)
 {
     uint64_t point = first + i;
-    const char *line = reason_of(rs, point);
+    const char *line = reason ? NULL : reason_of(rs, point);
     char name[32];
     snprintf(name, sizeof name, "%s", is_point_status_name(status));
     for (char *c = name; *c; c++)
@@ -136,7 +138,10 @@ static void print_point(FILE *out, const axes *a, uint64_t first, uint64_t i, ui
             snprintf(value, sizeof value, "%s", IS_NUM(a->values[k][index[k]]));
         fprintf(out, "%s%s = %s", k ? ", " : "", a->name[k], value);
     }
-    fprintf(out, "): %s\n", name);
+    if (reason)
+        fprintf(out, "): %s: %s\n", name, reason);
+    else
+        fprintf(out, "): %s\n", name);
 }
 
 is_code is_failures_print(const char *path, uint64_t limit, FILE *out, uint64_t *failed,
@@ -150,23 +155,32 @@ is_code is_failures_print(const char *path, uint64_t limit, FILE *out, uint64_t 
     reasons rs = {0};
     axes a;
     memset(&a, 0, sizeof a);
-    uint8_t *status = malloc(FAILURES_BLOCK);
-    if (!status)
+    is_reason_table table = {0};
+    int kept = is_results_has_reasons(r); /* else the log's reasons, where it has them */
+    uint8_t *status = malloc(FAILURES_BLOCK), *codes = malloc(FAILURES_BLOCK);
+    if (!status || !codes)
         rc = is_error_set(err, IS_NOMEM, "out of memory");
     if (rc == IS_OK)
         rc = read_axes(r, &a, err);
     if (rc == IS_OK)
+        rc = is_reason_table_init(&table, r, 0, err);
+    if (rc == IS_OK && !kept)
         rc = is_results_read_log(r, take_line, &rs, err);
     uint64_t points = is_results_point_count(r), first = is_results_first_point(r);
     size_t status_var = is_results_variable_count(r) - 1;
     for (uint64_t at = 0; at < points && rc == IS_OK; at += FAILURES_BLOCK) {
         uint64_t n = points - at < FAILURES_BLOCK ? points - at : FAILURES_BLOCK;
         rc = is_results_read_raw(r, status_var, at, n, status, err);
+        if (rc == IS_OK)
+            rc = is_results_read_reasons(r, at, n, codes, err);
         for (uint64_t i = 0; i < n && rc == IS_OK; i++) {
             if (!is_point_failed(status[i]))
                 continue;
+            const char *reason = kept && codes[i] ? is_reason_table_text(&table, codes[i]) : NULL;
+            if (kept && codes[i] && !reason)
+                reason = "(its reason's text is missing from /run/reasons)";
             if (limit == 0 || *failed < limit)
-                print_point(out, &a, first, at + i, status[i], &rs);
+                print_point(out, &a, first, at + i, status[i], reason, &rs);
             ++*failed;
         }
     }
@@ -178,6 +192,9 @@ is_code is_failures_print(const char *path, uint64_t limit, FILE *out, uint64_t 
     free(rs.items);
     free_axes(&a);
     free(status);
+    free(codes);
+    if (table.texts)
+        is_reason_table_free(&table);
     is_results_close(&r, NULL);
     return rc;
 }

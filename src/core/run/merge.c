@@ -24,6 +24,7 @@
 #include "lock.h"
 #include "merge_guard.h"
 #include "provenance.h"
+#include "reason_table.h"
 #include "results.h"
 #include "run.h"
 #include "stop.h"
@@ -89,7 +90,7 @@ static is_code survey_one(const char *const *paths, input *inputs, size_t i, cha
     is_code rc = is_results_open(paths[i], MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
-    if (is_results_format(r) >= IS_RESULTS_FORMAT_VERSION) /* before trusting an attribute */
+    if (is_results_format(r) >= IS_RESULTS_FORMAT_CHECKSUMS) /* before trusting an attribute */
         rc = is_digest_check_metadata(r, err);
     if (rc != IS_OK) {
         is_results_close(&r, NULL);
@@ -102,7 +103,7 @@ static is_code survey_one(const char *const *paths, input *inputs, size_t i, cha
     inputs[i] = (input){is_results_first_point(r), is_results_point_count(r), 0, i, {0, 0}, 0};
     if (sscanf(piece, "%llu/%llu", &index, &count) == 2)
         inputs[i].piece[0] = index, inputs[i].piece[1] = count;
-    if (is_results_format(r) < IS_RESULTS_FORMAT_VERSION)
+    if (is_results_format(r) < IS_RESULTS_FORMAT_CHECKSUMS)
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %d, which has no checksums: "
                           "merge it with the version that made it",
@@ -183,6 +184,11 @@ typedef struct copier {
     uint64_t tally[IS_POINT_STATUS_COUNT];
     uint64_t stored;          /* of the input being copied, on this rank */
     is_stop *stop;
+    is_reason_table reasons;  /* rank 0: the merged file's reasons */
+    uint8_t map[256];         /* the input's reason codes -> the merged file's */
+    uint8_t *reason, *out_reason, *mapped;
+    uint32_t *out_states;     /* the taken points' checksums in the merged file (their
+                                 reasons' codes are the merged file's) */
 } copier;
 
 /* The input's block of n points from `at` (status and checksums in c->status, c->checks)
@@ -246,14 +252,27 @@ static is_code copy_block(copier *c, uint64_t at, uint64_t n, int overlap, is_er
         if (rc == IS_OK)
             rc = is_results_write_raw(c->out, v, to, n, overlap ? c->merged : c->data, err);
     }
+    if (rc == IS_OK) /* the records end with the reason's code and the status */
+        rc = is_results_read_reasons(c->in, at, n, c->reason, err);
     if (rc == IS_OK) {
+        memcpy(c->out_states, c->states, n * sizeof *c->states);
+        for (uint64_t i = 0; i < n; i++)
+            c->mapped[i] = c->map[c->reason[i]];
+        is_results_checks_add_reasons(c->in, n, c->reason, c->states);
+        is_results_checks_add_reasons(c->out, n, c->mapped, c->out_states);
         is_results_checks_add(c->in, status_var, n, c->status, c->states);
+        is_results_checks_add(c->out, status_var, n, c->status, c->out_states);
         rc = check_input_block(c, at, n, err);
     }
     if (rc == IS_OK && overlap)
         rc = is_results_read_raw(c->out, check_var, to, n, c->out_checks, err);
+    if (rc == IS_OK && overlap)
+        rc = is_results_read_reasons(c->out, to, n, c->out_reason, err);
     for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
         int taken = c->status[i] != IS_POINT_PENDING && !(overlap && c->out_status[i]);
+        c->reason[i] = overlap && !taken ? c->out_reason[i] : c->mapped[i];
+        if (taken) /* (its record checked above: the same record, its code renumbered) */
+            c->checks[i] = c->out_states[i];
         if (taken) {
             c->tally[IS_POINT_PENDING]--;
             c->tally[c->status[i]]++;
@@ -263,12 +282,48 @@ static is_code copy_block(copier *c, uint64_t at, uint64_t n, int overlap, is_er
             c->checks[i] = c->out_checks[i];
         }
     }
-    if (rc == IS_OK) /* the checksums go with the outputs, before the flush */
+    if (rc == IS_OK) /* the checksums and reasons go with the outputs, before the flush */
         rc = is_results_write_raw(c->out, check_var, to, n, c->checks, err);
+    if (rc == IS_OK)
+        rc = is_results_write_reasons(c->out, to, n, c->reason, err);
     if (rc == IS_OK)
         rc = is_results_sync(c->out, err);
     if (rc == IS_OK)
         rc = is_results_write_raw(c->out, status_var, to, n, c->status, err);
+    return rc;
+}
+
+static int rank_of(MPI_Comm comm)
+{
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+/* Collective: c->map, the input's reason codes as the merged file's (rank 0 interns the
+ * input's texts into it). */
+static is_code map_reasons(copier *c, MPI_Comm comm, is_error *err)
+{
+    memset(c->map, 0, sizeof c->map);
+    is_code rc = IS_OK;
+    if (rank_of(comm) == 0) {
+        is_reason_table in;
+        rc = is_reason_table_init(&in, c->in, 0, err);
+        for (unsigned code = 1; rc == IS_OK && code <= IS_RESULTS_REASON_CAPACITY; code++) {
+            const char *text = code == IS_RESULTS_REASON_OTHER && !in.other_written
+                                   ? NULL /* (no point of it has "other") */
+                                   : is_reason_table_text(&in, code);
+            unsigned to = 0;
+            if (text)
+                rc = is_reason_table_intern(&c->reasons, text, &to, err);
+            c->map[code] = (uint8_t)to;
+        }
+        if (in.texts)
+            is_reason_table_free(&in);
+    }
+    rc = is_collective_share(rc, 0, comm, err);
+    if (rc == IS_OK)
+        MPI_Bcast(c->map, (int)sizeof c->map, MPI_BYTE, 0, comm);
     return rc;
 }
 
@@ -287,6 +342,8 @@ static is_code copy_input(copier *c, const char *path, input *in, MPI_Comm comm,
     c->offset = in->first;
     c->stored = 0;
     rc = is_digest_check(c->in, comm, c->stop, err);
+    if (rc == IS_OK)
+        rc = map_reasons(c, comm, err);
     uint64_t n = in->count, p = (uint64_t)size, k = (uint64_t)rank;
     uint64_t lo = n / p * k + n % p * k / p, hi = n / p * (k + 1) + n % p * (k + 1) / p;
     for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(c->stop); at += MERGE_BLOCK)
@@ -357,10 +414,16 @@ static is_code start_copier(copier *c, const is_job *job, const char *partial, s
         c->states = malloc(MERGE_BLOCK * sizeof *c->states);
         c->checks = malloc(MERGE_BLOCK * sizeof *c->checks);
         c->out_checks = malloc(MERGE_BLOCK * sizeof *c->out_checks);
+        c->reason = malloc(MERGE_BLOCK);
+        c->out_reason = malloc(MERGE_BLOCK);
+        c->mapped = malloc(MERGE_BLOCK);
+        c->out_states = malloc(MERGE_BLOCK * sizeof *c->out_states);
         rc = c->data && c->merged && c->status && c->out_status && c->states && c->checks &&
-                     c->out_checks
+                     c->out_checks && c->reason && c->out_reason && c->mapped && c->out_states
                  ? IS_OK
                  : is_error_set(err, IS_NOMEM, "out of memory");
+        if (rc == IS_OK) /* rank 0 keeps the merged file's reasons */
+            rc = is_reason_table_init(&c->reasons, rank == 0 ? c->out : NULL, rank == 0, err);
         c->tally[IS_POINT_PENDING] = rank == 0 ? job->grid.point_count : 0;
     }
     return is_collective_agree(rc, comm, err);
@@ -406,6 +469,12 @@ static is_code end_copier(copier *c, is_code rc, MPI_Comm comm, is_error *err)
     free(c->states);
     free(c->checks);
     free(c->out_checks);
+    free(c->reason);
+    free(c->out_reason);
+    free(c->mapped);
+    free(c->out_states);
+    if (c->reasons.texts)
+        is_reason_table_free(&c->reasons);
     if (c->out) {
         is_error close_err;
         is_code close_rc = is_collective_agree(is_results_close(&c->out, &close_err), comm,
@@ -453,12 +522,6 @@ static void describe_partial(const char *const *paths, const input *inputs, size
                                      (unsigned long long)inputs[i].count);
 }
 
-static int rank_of(MPI_Comm comm)
-{
-    int rank;
-    MPI_Comm_rank(comm, &rank);
-    return rank;
-}
 
 /* Collective: the merge into `partial` (built, filled from every input, and compared
  * with the output it replaces, if any); the stop watch covers it all. */

@@ -9,6 +9,7 @@
 
 #include "collective.h"
 #include "digest.h"
+#include "reason_table.h"
 #include "run.h"
 #include "verify.h"
 
@@ -37,7 +38,7 @@ is_code is_merge_claim_output(const is_job *job, const char *output, int overwri
     is_results *r = NULL;
     is_error detail;
     if (is_results_open(output, MPI_COMM_NULL, IS_RESULTS_READ, &r, &detail) != IS_OK ||
-        (is_results_format(r) >= IS_RESULTS_FORMAT_VERSION &&
+        (is_results_format(r) >= IS_RESULTS_FORMAT_CHECKSUMS &&
          is_digest_check_metadata(r, &detail) != IS_OK)) {
         is_results_close(&r, NULL);
         return is_error_set(err, IS_EXISTS,
@@ -74,7 +75,17 @@ typedef struct guard {
     unsigned char *a, *b;
     uint64_t lost, differ, first_lost, first_differ;
     size_t differ_variable;
+    int texts;                         /* the reasons compared by text (below) */
+    int records;                       /* the checksums compared (neither keeps reasons) */
+    is_reason_table old_reasons, new_reasons;
 } guard;
+
+/* Point i's reason in a table ("" for none): two files number the same texts differently. */
+static const char *reason_text(const is_reason_table *t, uint8_t code)
+{
+    const char *text = code ? is_reason_table_text(t, code) : "";
+    return text ? text : "(unknown)";
+}
 
 /* Points at .. at + n - 1: every point the old file stores, the merge stores alike. */
 static is_code compare_block(guard *g, uint64_t at, uint64_t n, is_error *err)
@@ -88,18 +99,29 @@ static is_code compare_block(guard *g, uint64_t at, uint64_t n, is_error *err)
             continue;
         g->first_lost = g->lost++ ? g->first_lost : at + i;
     }
-    /* the outputs and the checksums (the status's place) of the points both hold */
-    for (size_t each = 0; each <= status_var && rc == IS_OK; each++) {
-        size_t v = each < status_var ? each : is_results_check_variable(g->old);
+    /* the outputs and the checksums (the status's place) of the points both hold; where
+     * the files keep reasons, their texts instead of the checksums (which cover the
+     * codes: the same text may have another code in each file) */
+    size_t last = g->texts || g->records ? status_var : status_var - 1; /* (one keeps reasons:
+                                             the records differ, outputs and status compared) */
+    for (size_t each = 0; each <= last && last != (size_t)-1 && rc == IS_OK; each++) {
+        int texts = each == status_var && g->texts;
+        size_t v = each < status_var ? each
+                   : texts           ? is_results_reason_variable(g->old)
+                                     : is_results_check_variable(g->old);
         size_t size = is_results_variable_at(g->old, v)->element_size;
-        rc = is_results_read_raw(g->old, v, at, n, g->a, err);
+        rc = texts ? is_results_read_reasons(g->old, at, n, g->a, err)
+                   : is_results_read_raw(g->old, v, at, n, g->a, err);
         if (rc == IS_OK)
-            rc = is_results_read_raw(g->merged, v, at, n, g->b, err);
+            rc = texts ? is_results_read_reasons(g->merged, at, n, g->b, err)
+                       : is_results_read_raw(g->merged, v, at, n, g->b, err);
         for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
             if (g->old_status[i] == IS_POINT_PENDING || g->new_status[i] == IS_POINT_PENDING)
                 continue;
-            if (g->old_status[i] == g->new_status[i] &&
-                memcmp(g->a + i * size, g->b + i * size, size) == 0)
+            int same = texts ? strcmp(reason_text(&g->old_reasons, g->a[i]),
+                                      reason_text(&g->new_reasons, g->b[i])) == 0
+                             : memcmp(g->a + i * size, g->b + i * size, size) == 0;
+            if (g->old_status[i] == g->new_status[i] && same)
                 continue;
             if (!g->differ++ || at + i < g->first_differ)
                 g->first_differ = at + i, g->differ_variable = v;
@@ -155,6 +177,13 @@ is_code is_merge_guard(const char *output, is_results *merged, MPI_Comm comm, is
     g.b = malloc(GUARD_BLOCK * 8);
     rc = g.old_status && g.new_status && g.a && g.b ? IS_OK
                                                     : is_error_set(err, IS_NOMEM, "out of memory");
+    g.texts = is_results_has_reasons(g.old) && is_results_has_reasons(merged);
+    g.records = !is_results_has_reasons(g.old) && !is_results_has_reasons(merged);
+    if (rc == IS_OK && g.texts)
+        rc = is_reason_table_init(&g.old_reasons, g.old, 0, err);
+    if (rc == IS_OK && g.texts)
+        rc = is_reason_table_init(&g.new_reasons, merged, 0, err);
+    rc = is_collective_agree(rc, comm, err);
     uint64_t n = is_results_point_count(g.old), p = (uint64_t)size, k = (uint64_t)rank;
     uint64_t lo = n / p * k + n % p * k / p, hi = n / p * (k + 1) + n % p * (k + 1) / p;
     for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += GUARD_BLOCK)
@@ -173,6 +202,10 @@ is_code is_merge_guard(const char *output, is_results *merged, MPI_Comm comm, is
     free(g.new_status);
     free(g.a);
     free(g.b);
+    if (g.old_reasons.texts)
+        is_reason_table_free(&g.old_reasons);
+    if (g.new_reasons.texts)
+        is_reason_table_free(&g.new_reasons);
     is_results_close(&g.old, NULL);
     return rc;
 }

@@ -610,7 +610,7 @@ static is_code infer_pass(refiner *r, MPI_Comm comm, uint64_t *inferred, int *si
         }
         if (rc == IS_OK)
             rc = is_results_write_points(r->results, index, found, values, INFER_BLOCK,
-                                         out_status, err);
+                                         out_status, NULL, err);
         *inferred += rc == IS_OK ? found : 0;
     }
     free(index);

@@ -6,7 +6,11 @@
  * and flags), after which it receives until BYE, consuming a STOP that rank 0 may have
  * sent it meanwhile (MPI keeps the order of two messages from one sender, so STOP is
  * never left behind). A worker sends its next REQUEST before it starts computing a
- * unit, so it holds one reply in reserve. */
+ * unit, so it holds one reply in reserve. A failed point's reason text that a worker has
+ * not met before goes to rank 0 (REASON, IS_RESULTS_REASON_TEXT characters), which
+ * interns it into the file and answers with its code (CODE, one uint64): the worker waits
+ * for it, once per distinct text (its cache keeps the codes), since the point's record
+ * names the code. Rank 0 answers REASON until every worker has said FINAL. */
 #include "sched.h"
 
 #include <math.h>
@@ -18,10 +22,12 @@
 #include "evaluator.h"
 #include "numtext.h"
 #include "progress.h"
+#include "reason_table.h"
 #include "signals.h"
 #include "verify_run.h"
 
-enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE, TAG_NOTE };
+enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE, TAG_NOTE, TAG_REASON,
+       TAG_CODE };
 enum { FLAG_INTERRUPTED = 1, FLAG_ERROR = 2 };
 /* a report: points per status, then nanoseconds of computing, flags, the signal seen */
 enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
@@ -96,6 +102,10 @@ typedef struct compute {
     uint64_t batch_at;         /* the batch being evaluated: its points at .. (or ...) */
     const uint64_t *batch_points; /* ... these, with a filter */
     unsigned notes;            /* failures named on stderr so far */
+    is_reason_table *reasons;  /* rank 0: the file's table; a worker: its cache of codes */
+    uint8_t *buffer_reason;     /* each buffered point's reason code (0: none) */
+    is_code reason_rc;          /* a reason that could not be interned (the run fails) */
+    is_error reason_err;
     unsigned *logged;          /* rank 0: notes written into the run log so far */
     uint64_t batch_max, batch;  /* the batch size, adapted to batch_seconds */
     double batch_seconds;
@@ -130,8 +140,39 @@ static void log_note(is_results *results, unsigned *logged, const char *line)
     ++*logged;
 }
 
-/* The evaluator found a point to fail: named with its grid index and coordinates, on
- * stderr and in the run log (through rank 0). */
+/* The code of a failed point's reason: rank 0 interns it into the file; a worker asks
+ * rank 0 for a text it has not met. 0 (none) where that fails, which fails the run. */
+static unsigned reason_code(compute *c, const char *text)
+{
+    unsigned code = is_reason_table_find(c->reasons, text);
+    if (code || c->reason_rc != IS_OK)
+        return code;
+    if (c->rank == 0) {
+        c->reason_rc = is_reason_table_intern(c->reasons, text, &code, &c->reason_err);
+        return code;
+    }
+    char row[IS_RESULTS_REASON_TEXT] = "";
+    snprintf(row, sizeof row, "%s", text);
+    uint64_t answer = 0;
+    c->reason_rc = mpi_check(MPI_Send(row, IS_RESULTS_REASON_TEXT, MPI_CHAR, 0, TAG_REASON,
+                                      c->comm),
+                             "sending a failed point's reason", &c->reason_err);
+    if (c->reason_rc == IS_OK)
+        c->reason_rc = mpi_check(MPI_Recv(&answer, 1, MPI_UINT64_T, 0, TAG_CODE, c->comm,
+                                          MPI_STATUS_IGNORE),
+                                 "receiving a reason's code", &c->reason_err);
+    if (c->reason_rc == IS_OK && (answer == 0 || answer > IS_RESULTS_REASON_CAPACITY))
+        c->reason_rc = is_error_set(&c->reason_err, IS_IO,
+                                    "rank 0 could not record a failed point's reason");
+    if (c->reason_rc != IS_OK)
+        return 0;
+    is_reason_table_remember(c->reasons, text, (unsigned)answer);
+    return (unsigned)answer;
+}
+
+/* The evaluator found a point to fail: its reason's code recorded with the point, and
+ * the first few named with grid index and coordinates, on stderr and in the run log
+ * (through rank 0). */
 static void on_failure(void *context, const double *point, const is_evaluator_failure *f)
 {
     compute *c = context;
@@ -156,6 +197,7 @@ static void on_failure(void *context, const double *point, const is_evaluator_fa
         *s = (char)(*s >= 'A' && *s <= 'Z' ? *s - 'A' + 'a' : *s);
     if (used < (int)sizeof line)
         snprintf(line + used, sizeof line - (size_t)used, "): %s: %s", status, f->reason);
+    c->buffer_reason[c->buffered + f->index] = (uint8_t)reason_code(c, f->reason);
     if (c->notes++ < NOTES_PER_RANK) {
         fprintf(stderr, "impactsweep: %s\n", line);
         if (c->rank == 0)
@@ -187,9 +229,20 @@ static is_code compute_init(compute *c, const is_job *job, is_results *results, 
     size_t outputs = c->output_count ? c->output_count : 1;
     c->buffer = malloc(c->buffer_max * outputs * sizeof *c->buffer);
     c->buffer_status = malloc(c->buffer_max);
+    c->buffer_reason = calloc(c->buffer_max, 1);
     c->status = resumed ? malloc(c->buffer_max) : NULL;
-    if (!c->buffer || !c->buffer_status || (resumed && !c->status))
+    c->reasons = calloc(1, sizeof *c->reasons);
+    if (!c->buffer || !c->buffer_status || !c->buffer_reason || (resumed && !c->status) ||
+        !c->reasons)
         return is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
+    /* rank 0 reads the table the file has (a resumed file's, a new file's empty one) */
+    is_code table_rc = is_reason_table_init(c->reasons, c->rank == 0 ? results : NULL,
+                                            c->rank == 0, err);
+    if (table_rc != IS_OK) {
+        free(c->reasons);
+        c->reasons = NULL;
+        return table_rc;
+    }
     is_evaluator_config config = {.model = model,
                                   .library = job->model_library,
                                   .sha256 = job->model_sha256,
@@ -219,6 +272,10 @@ static void compute_free(compute *c)
         is_evaluator_free(&c->evaluator);
     free(c->buffer);
     free(c->buffer_status);
+    free(c->buffer_reason);
+    if (c->reasons)
+        is_reason_table_free(c->reasons);
+    free(c->reasons);
     free(c->status);
     free(c->buffer_index);
     free(c->batch_index);
@@ -230,13 +287,17 @@ static is_code flush(compute *c, is_error *err)
     if (c->buffered == 0)
         return IS_OK;
     is_code rc = is_verify_run_flush(c->verify, err); /* before the outputs' flush */
+    if (rc == IS_OK && c->reason_rc != IS_OK) /* a reason not recorded: nothing more is */
+        rc = is_error_set(err, c->reason_rc, "%s", c->reason_err.message);
     if (rc != IS_OK)
         return rc;
     rc = c->buffer_index
                      ? is_results_write_points(c->results, c->buffer_index, c->buffered,
-                                               c->buffer, c->buffer_max, c->buffer_status, err)
+                                               c->buffer, c->buffer_max, c->buffer_status,
+                                               c->buffer_reason, err)
                      : is_results_write(c->results, c->buffer_first, c->buffered, c->buffer,
-                                        c->buffer_max, c->buffer_status, err);
+                                        c->buffer_max, c->buffer_status, c->buffer_reason,
+                                        err);
     c->buffered = 0;
     return rc;
 }
@@ -266,6 +327,7 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *ind
                       c->points + i * c->param_count);
     c->batch_at = at;
     c->batch_points = index;
+    memset(c->buffer_reason + c->buffered, 0, n); /* on_failure fills the failed points' */
     const double *outputs;
     const uint8_t *status;
     double started = now_seconds();
@@ -511,6 +573,7 @@ typedef struct master {
     is_sched_result *result;
     is_results *results;
     unsigned logged;     /* notes written into the run log */
+    is_reason_table *reasons; /* the file's reasons (rank 0's compute keeps it) */
 } master;
 
 static void master_note_stop(master *m)
@@ -577,6 +640,30 @@ static is_code send_stops(master *m, is_error *err)
     return rc;
 }
 
+/* A worker's reason text: interned into the file, its code sent back (0 when it could not
+ * be, which fails the worker's run: its points' reasons would be lost). */
+static is_code master_reason(master *m, int source, is_error *err)
+{
+    char row[IS_RESULTS_REASON_TEXT + 1];
+    is_code rc = mpi_check(MPI_Recv(row, IS_RESULTS_REASON_TEXT, MPI_CHAR, source, TAG_REASON,
+                                    m->comm, MPI_STATUS_IGNORE),
+                           "receiving a reason", err);
+    if (rc != IS_OK)
+        return rc;
+    row[IS_RESULTS_REASON_TEXT] = '\0';
+    unsigned code = 0;
+    is_error why;
+    if (!m->reasons) /* (rank 0 could not start computing: the run fails anyway) */
+        code = 0;
+    else if (is_reason_table_intern(m->reasons, row, &code, &why) != IS_OK) {
+        fprintf(stderr, "impactsweep: %s\n", why.message);
+        code = 0;
+    }
+    uint64_t answer = code;
+    return mpi_check(MPI_Send(&answer, 1, MPI_UINT64_T, source, TAG_CODE, m->comm),
+                     "sending a reason's code", err);
+}
+
 /* Answers every message that has arrived. */
 static is_code master_serve(master *m, is_error *err)
 {
@@ -599,6 +686,12 @@ static is_code master_serve(master *m, is_error *err)
                 return rc;
             line[IS_RESULTS_LOG_LINE - 1] = '\0';
             log_note(m->results, &m->logged, line);
+            continue;
+        }
+        if (st.MPI_TAG == TAG_REASON) { /* a worker's new reason: its code */
+            rc = master_reason(m, st.MPI_SOURCE, err);
+            if (rc != IS_OK)
+                return rc;
             continue;
         }
         uint64_t msg[MSG_LEN];
@@ -795,6 +888,7 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
     double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
     rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
     c.filter = options->resumed ? options->filter : NULL;
+    m.reasons = c.reasons;
     if (rc == IS_OK)
         rc = is_verify_run_create(&c.verify, job, options->verification, err);
     if (rc == IS_OK && c.filter) {

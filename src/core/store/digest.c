@@ -52,7 +52,7 @@ static void add_segment(uint64_t (*rows)[4], size_t capacity, uint64_t offset, u
 static int segments(const is_results *r, uint64_t size, uint64_t (*rows)[4], size_t capacity)
 {
     size_t axes = is_results_axis_count(r);
-    size_t max = is_results_variable_count(r) + 2 + IS_LAYOUT_RUN_COUNT + axes;
+    size_t max = is_results_variable_count(r) + 4 + IS_LAYOUT_RUN_COUNT + axes;
     cut *cuts = calloc(max, sizeof *cuts);
     uint64_t(*extents)[2] = calloc(max, sizeof *extents);
     int ok = cuts && extents;

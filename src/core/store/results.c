@@ -1,5 +1,6 @@
-/* results.c: an open result file: its variables, raw-data blocks and the run state (the
- * layout and its guarantees are in results.h; creating a file is results_create.c). */
+/* results.c: an open result file: its variables and raw-data blocks (the layout and its
+ * guarantees are in results.h; creating a file is results_create.c, the run state and
+ * the failed points' reasons in /run results_run.c). */
 #define _GNU_SOURCE /* fallocate */
 #include "results.h"
 
@@ -21,7 +22,7 @@ struct is_results {
     hid_t file;
     int parallel;
     is_results_mode mode;
-    int format;                   /* 2 (no checksums) or 3 */
+    int format;                   /* 2 (no checksums), 3 (no reasons) or 4 */
     char *path;
     size_t axis_count;
     uint64_t dims[IS_GRID_MAX_AXES];
@@ -37,12 +38,15 @@ struct is_results {
     hid_t file_space;             /* the variables' dataspace, reused for every selection */
     hid_t run[IS_LAYOUT_RUN_COUNT]; /* the /run datasets */
     hid_t verification;           /* /verify/records, or -1 (verification.h) */
+    hid_t reasons[2];             /* /run/reason and /run/reasons, or -1 (files made
+                                     before them) */
     int sync_fd;                  /* writing: this rank's descriptor for fdatasync */
     int tally_length;             /* statuses the tally holds: a refined sweep's file has
                                      inferred too (is_results_set_state writes no more) */
     void *convert;                /* scratch for int32 / int8 outputs */
     size_t convert_capacity;      /* in bytes */
     uint32_t *checks;             /* scratch: the checksums of a block being written */
+    uint8_t *no_reasons;          /* check_capacity zeros: the codes of points without one */
     size_t check_capacity;        /* in points */
     const void **columns;         /* a block being written: each variable's stored values */
     size_t *sizes;                /* each variable's element size */
@@ -131,7 +135,7 @@ static is_code open_variables(is_results *r, is_error *err)
     size_t output_count = count_names(outputs);
     r->axis_count = split_names(axes, r->axis_names, IS_GRID_MAX_AXES);
     r->variable_count = output_count + 1;
-    size_t n = r->variable_count + 1; /* and the checksums */
+    size_t n = r->variable_count + 2; /* and the checksums, the reasons' codes */
     r->variables = calloc(n, sizeof *r->variables);
     r->names = calloc(n, sizeof *r->names);
     r->meanings = calloc(n, sizeof *r->meanings);
@@ -143,7 +147,10 @@ static is_code open_variables(is_results *r, is_error *err)
     split_names(outputs, r->names, output_count);
     snprintf(r->names[output_count], IS_LAYOUT_NAME_MAX, "status");
     snprintf(r->names[r->variable_count], IS_LAYOUT_NAME_MAX, "%s", IS_LAYOUT_CHECK_NAME);
+    snprintf(r->names[r->variable_count + 1], IS_LAYOUT_NAME_MAX, "%s", IS_LAYOUT_REASON_NAME);
     for (size_t v = 0; v < n; v++) {
+        if (v == r->variable_count + 1)
+            break; /* the reasons: opened with /run (is_layout_reasons_open) */
         if (v == r->variable_count && r->format < 3)
             break; /* format 2: no checksums */
         r->datasets[v] = H5Dopen2(r->file, r->names[v], H5P_DEFAULT);
@@ -154,12 +161,16 @@ static is_code open_variables(is_results *r, is_error *err)
     }
     is_results_variable *check = &r->variables[r->variable_count];
     *check = (is_results_variable){r->names[r->variable_count], IS_OUTPUT_INT, 0, 4, "", 0.0};
-    r->columns = calloc(r->variable_count, sizeof *r->columns);
-    r->sizes = calloc(r->variable_count, sizeof *r->sizes);
+    r->variables[r->variable_count + 1] = (is_results_variable){
+        r->names[r->variable_count + 1], IS_OUTPUT_CATEGORY, 0, 1, "", 0.0};
+    /* a record's columns: the outputs, the reason's code (where the file has them), status */
+    r->columns = calloc(r->variable_count + 1, sizeof *r->columns);
+    r->sizes = calloc(r->variable_count + 1, sizeof *r->sizes);
     if (!r->columns || !r->sizes)
         return is_error_set(err, IS_NOMEM, "out of memory");
-    for (size_t v = 0; v < r->variable_count; v++)
+    for (size_t v = 0; v + 1 < r->variable_count; v++)
         r->sizes[v] = r->variables[v].element_size;
+    r->sizes[r->variable_count - 1] = r->sizes[r->variable_count] = 1;
     /* the variables' shape: that of status */
     hid_t space = H5Dget_space(r->datasets[output_count]);
     hsize_t dims[H5S_MAX_RANK];
@@ -194,6 +205,7 @@ static is_code open_variables(is_results *r, is_error *err)
     if (tally_space >= 0)
         H5Sclose(tally_space);
     r->verification = is_layout_verification_open(r->file);
+    is_layout_reasons_open(r->file, r->reasons);
     r->tally_length = tally_length < 0                       ? 0
                       : tally_length > IS_POINT_STATUS_COUNT ? IS_POINT_STATUS_COUNT
                                                              : (int)tally_length;
@@ -236,6 +248,7 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
     r->file_space = -1;
     r->sync_fd = -1;
     r->verification = -1;
+    r->reasons[0] = r->reasons[1] = -1;
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         r->run[d] = -1;
     for (size_t k = 0; k < IS_GRID_MAX_AXES; k++)
@@ -277,10 +290,10 @@ is_code is_results_open(const char *path, MPI_Comm comm, is_results_mode mode,
                           "impactsweep reads it but never writes into it (finish it with the "
                           "version that made it, or start anew with --overwrite)",
                           path, r->format);
-    else if (r->format != IS_RESULTS_FORMAT_VERSION && r->format != IS_RESULTS_FORMAT_READABLE)
+    else if (r->format < IS_RESULTS_FORMAT_READABLE || r->format > IS_RESULTS_FORMAT_VERSION)
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %s; this impactsweep reads "
-                          "formats %d and %d (use the version that made it)",
+                          "formats %d to %d (use the version that made it)",
                           path, version, IS_RESULTS_FORMAT_READABLE, IS_RESULTS_FORMAT_VERSION);
     if (rc == IS_OK)
         rc = open_variables(r, err);
@@ -310,6 +323,8 @@ is_code is_results_close(is_results **results, is_error *err)
         if (r->coordinates[k] >= 0)
             bad |= H5Dclose(r->coordinates[k]);
     bad |= r->verification >= 0 ? H5Dclose(r->verification) : 0;
+    for (int t = 0; t < 2; t++)
+        bad |= r->reasons[t] >= 0 ? H5Dclose(r->reasons[t]) : 0;
     if (r->file_space >= 0)
         H5Sclose(r->file_space);
     bad |= H5Fclose(r->file);
@@ -323,6 +338,7 @@ is_code is_results_close(is_results **results, is_error *err)
     free(r->datasets);
     free(r->convert);
     free(r->checks);
+    free(r->no_reasons);
     free(r->columns);
     free(r->sizes);
     free(r);
@@ -333,6 +349,11 @@ is_code is_results_close(is_results **results, is_error *err)
 int is_results_format(const is_results *r) { return r->format; }
 const char *is_results_path(const is_results *r) { return r->path; }
 hid_t is_layout_verification(const is_results *r) { return r->verification; }
+hid_t is_layout_run(const is_results *r, int which) { return r->run[which]; }
+hid_t is_layout_reasons(const is_results *r, int texts) { return r->reasons[texts ? 1 : 0]; }
+int is_layout_building(const is_results *r) { return r->mode == IS_RESULTS_BUILD; }
+int is_layout_writable(const is_results *r) { return r->mode != IS_RESULTS_READ; }
+int is_layout_tally_length(const is_results *r) { return r->tally_length; }
 uint64_t is_results_point_count(const is_results *r) { return r->points; }
 uint64_t is_results_first_point(const is_results *r) { return r->first; }
 size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
@@ -470,9 +491,18 @@ void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const 
         is_crc32c_finish(states, (size_t)count);
 }
 
+size_t is_results_reason_variable(const is_results *r) { return r->variable_count + 1; }
+
+void is_results_checks_add_reasons(const is_results *r, uint64_t count, const uint8_t *codes,
+                                   uint32_t *states)
+{
+    if (is_results_has_reasons(r))
+        is_crc32c_numbers(states, codes, 1, (size_t)count);
+}
+
 size_t is_results_record_size(const is_results *r)
 {
-    size_t bytes = 8;
+    size_t bytes = 8 + (is_results_has_reasons(r) ? 1 : 0);
     for (size_t v = 0; v < r->variable_count; v++)
         bytes += r->variables[v].element_size;
     return bytes;
@@ -484,6 +514,11 @@ size_t is_results_record_variable(const is_results *r, size_t bit)
     if (bit < at)
         return r->variable_count;
     for (size_t v = 0; v < r->variable_count; v++) {
+        if (v == r->variable_count - 1 && is_results_has_reasons(r)) { /* before status */
+            at += 8;
+            if (bit < at)
+                return r->variable_count + 1;
+        }
         at += 8 * r->variables[v].element_size;
         if (bit < at)
             return v;
@@ -515,9 +550,13 @@ static is_code check_room(is_results *r, uint64_t count, is_error *err)
     }
     if (count > r->check_capacity) {
         uint32_t *checks = realloc(r->checks, count * sizeof *checks);
-        if (!checks)
+        uint8_t *none = checks ? realloc(r->no_reasons, count) : NULL;
+        if (checks)
+            r->checks = checks;
+        if (!checks || !none)
             return is_error_set(err, IS_NOMEM, "out of memory");
-        r->checks = checks;
+        r->no_reasons = none;
+        memset(none, 0, count);
         r->check_capacity = count;
     }
     return IS_OK;
@@ -555,24 +594,31 @@ static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
 
 /* The checksums of the block write_outputs wrote, with its statuses, into r->checks: 0
  * for a pending point, which no checksum covers. One pass, each record in registers. */
-static void finish_checks(is_results *r, uint64_t first, uint64_t count, const uint8_t *status)
+static void finish_checks(is_results *r, uint64_t first, uint64_t count, const uint8_t *status,
+                          const uint8_t *reasons)
 {
-    r->columns[r->variable_count - 1] = status;
+    int with = is_results_has_reasons(r);
+    r->columns[r->variable_count - 1] = with ? (const void *)reasons : (const void *)status;
+    r->columns[r->variable_count] = status;
     is_crc32c_records(r->checks, r->first + first, (size_t)count, r->columns, r->sizes,
-                      r->variable_count);
+                      r->variable_count + (with ? 1 : 0));
     for (uint64_t i = 0; i < count; i++)
         r->checks[i] = status[i] == IS_POINT_PENDING ? 0 : r->checks[i];
 }
 
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
-                         size_t stride, const uint8_t *status, is_error *err)
+                         size_t stride, const uint8_t *status, const uint8_t *reasons,
+                         is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     if (count == 0)
         return IS_OK;
     is_code rc = write_outputs(r, first, count, outputs, stride, err);
+    reasons = reasons ? reasons : r->no_reasons;
+    if (rc == IS_OK)
+        rc = is_results_write_reasons(r, first, count, reasons, err);
     if (rc == IS_OK) { /* the checksums go with the outputs they vouch for */
-        finish_checks(r, first, count, status);
+        finish_checks(r, first, count, status, reasons);
         rc = transfer(r, r->variable_count, first, count, H5T_NATIVE_UINT32, r->checks, 1,
                       err);
     }
@@ -597,8 +643,10 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
  * points[i .. j - 1], gaps and all: their outputs and checksums. */
 static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint64_t i,
                                     uint64_t j, const double *outputs, size_t stride,
-                                    const uint8_t *status, double *block, uint8_t *block_status,
-                                    uint32_t *block_checks, is_error *err)
+                                    const uint8_t *status, const uint8_t *reasons,
+                                    double *block, uint8_t *block_status,
+                                    uint8_t *block_reasons, uint32_t *block_checks,
+                                    is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     uint64_t first = points[i], n = points[j - 1] - first + 1;
@@ -607,6 +655,13 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
         rc = is_results_read_doubles(r, o, first, n, block + o * SEGMENT_MAX, err);
     if (rc == IS_OK)
         rc = is_results_read_raw(r, r->variable_count, first, n, block_checks, err);
+    if (rc == IS_OK) /* the reasons' codes, gaps and all */
+        rc = is_results_read_reasons(r, first, n, block_reasons, err);
+    if (rc != IS_OK)
+        return rc;
+    for (uint64_t k = i; k < j; k++)
+        block_reasons[points[k] - first] = reasons ? reasons[k] : 0;
+    rc = is_results_write_reasons(r, first, n, block_reasons, err);
     if (rc != IS_OK)
         return rc;
     for (uint64_t k = i; k < j; k++)
@@ -618,7 +673,7 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
     memset(block_status, IS_POINT_PENDING, n);
     for (uint64_t k = i; k < j; k++)
         block_status[points[k] - first] = status[k];
-    finish_checks(r, first, n, block_status);
+    finish_checks(r, first, n, block_status, block_reasons);
     for (uint64_t k = i; k < j; k++) /* the gaps keep the checksums the file holds */
         block_checks[points[k] - first] = r->checks[points[k] - first];
     return transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, block_checks, 1, err);
@@ -626,11 +681,11 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
 
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
-                                is_error *err)
+                                const uint8_t *reasons, is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     double *block = NULL;
-    uint8_t *block_status = NULL;
+    uint8_t *block_status = NULL, *block_reasons = NULL;
     uint32_t *block_checks = NULL;
     is_code rc = IS_OK;
     for (int phase = 0; phase < 2 && rc == IS_OK; phase++) {
@@ -645,8 +700,11 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             uint64_t first = points[i], n = points[j - 1] - first + 1;
             if (consecutive && phase == 0) {
                 rc = write_outputs(r, first, n, outputs + i, stride, err);
+                const uint8_t *codes = reasons ? reasons + i : r->no_reasons;
+                if (rc == IS_OK)
+                    rc = is_results_write_reasons(r, first, n, codes, err);
                 if (rc == IS_OK) {
-                    finish_checks(r, first, n, status + i);
+                    finish_checks(r, first, n, status + i, codes);
                     rc = transfer(r, r->variable_count, first, n, H5T_NATIVE_UINT32, r->checks,
                                   1, err);
                 }
@@ -662,15 +720,17 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             if (!block) {
                 block = malloc(SEGMENT_MAX * (output_count ? output_count : 1) * sizeof *block);
                 block_status = malloc(SEGMENT_MAX);
+                block_reasons = malloc(SEGMENT_MAX);
                 block_checks = malloc(SEGMENT_MAX * sizeof *block_checks);
-                if (!block || !block_status || !block_checks) {
+                if (!block || !block_status || !block_reasons || !block_checks) {
                     rc = is_error_set(err, IS_NOMEM, "out of memory");
                     break;
                 }
             }
             if (phase == 0) {
-                rc = write_gapped_outputs(r, points, i, j, outputs, stride, status, block,
-                                          block_status, block_checks, err);
+                rc = write_gapped_outputs(r, points, i, j, outputs, stride, status, reasons,
+                                          block, block_status, block_reasons, block_checks,
+                                          err);
             } else {
                 rc = is_results_read_raw(r, output_count, first, n, block_status, err);
                 for (uint64_t k = i; k < j; k++)
@@ -687,15 +747,16 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
     }
     free(block);
     free(block_status);
+    free(block_reasons);
     free(block_checks);
     return rc;
 }
 
 /* Elements first .. first + count - 1 of a 1-D dataset (or its one element, if scalar),
  * read or written in memory type mem_type. */
-static is_code range_transfer(is_results *r, hid_t ds, const char *name, hsize_t first,
-                              hsize_t count, hid_t mem_type, void *buf, int writing,
-                              is_error *err)
+is_code is_layout_range_transfer(const is_results *r, hid_t ds, const char *name,
+                                 hsize_t first, hsize_t count, hid_t mem_type, void *buf,
+                                 int writing, is_error *err)
 {
     hid_t space = H5Dget_space(ds), mem = H5Screate_simple(1, &count, NULL);
     herr_t rc = space < 0 || mem < 0 ? -1 : 0;
@@ -720,7 +781,7 @@ is_code is_results_coordinates(is_results *r, size_t k, uint64_t first, uint64_t
 {
     if (count == 0)
         return IS_OK;
-    return range_transfer(r, r->coordinates[k], r->axis_names[k], first, count,
+    return is_layout_range_transfer(r, r->coordinates[k], r->axis_names[k], first, count,
                           H5T_NATIVE_DOUBLE, values, writing, err);
 }
 
@@ -802,6 +863,9 @@ size_t is_results_mutable_extents(const is_results *r, uint64_t (*extents)[2], s
             extent_of(r->run[d], extents[n++]);
     if (r->verification >= 0 && n < max)
         extent_of(r->verification, extents[n++]);
+    for (int t = 0; t < 2 && n < max; t++)
+        if (r->reasons[t] >= 0)
+            extent_of(r->reasons[t], extents[n++]);
     return n;
 }
 
@@ -845,154 +909,3 @@ is_code is_results_digest(is_results *r, uint64_t (*rows)[4], int writing, is_er
                   : IS_OK;
 }
 
-/* --- the run state -------------------------------------------------------------------- */
-
-/* Element `index` of a 1-D /run dataset (or the scalar one, index 0). */
-static is_code run_transfer(is_results *r, int which, hsize_t index, hid_t mem_type, void *buf,
-                            int writing, is_error *err)
-{
-    return range_transfer(r, r->run[which], is_layout_run_names[which], index, 1, mem_type,
-                          buf, writing, err);
-}
-
-/* Line `index` of a 2-D character array (the log: netCDF's char type, which netCDF-C
- * reads, where it crashes on arrays of fixed-length strings), `size` bytes. */
-static is_code char_row_transfer(is_results *r, int which, hsize_t index, char *text,
-                                 size_t size, int writing, is_error *err)
-{
-    hid_t ds = r->run[which], space = H5Dget_space(ds), type = H5Tcopy(H5T_C_S1);
-    hsize_t start[2] = {index, 0}, count[2] = {1, size};
-    hid_t mem = H5Screate_simple(2, count, NULL);
-    herr_t rc = space < 0 || mem < 0 || type < 0 ? -1 : 0;
-    if (rc == 0)
-        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL);
-    if (rc >= 0)
-        rc = writing ? H5Dwrite(ds, type, mem, space, H5P_DEFAULT, text)
-                     : H5Dread(ds, type, mem, space, H5P_DEFAULT, text);
-    is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
-                                              is_layout_run_names[which],
-                                              r->mode == IS_RESULTS_BUILD)
-                          : IS_OK;
-    if (mem >= 0)
-        H5Sclose(mem);
-    if (space >= 0)
-        H5Sclose(space);
-    if (type >= 0)
-        H5Tclose(type);
-    return code;
-}
-
-/* A fixed-length string of `size` bytes (NUL-padded) in a scratch buffer; a line of the log
- * (a row of characters; files of format 2 made before it held fixed-length strings). */
-static is_code text_transfer(is_results *r, int which, hsize_t index, char *text, size_t size,
-                             int writing, is_error *err)
-{
-    if (which == IS_LAYOUT_RUN_LOG) {
-        hid_t space = H5Dget_space(r->run[which]);
-        int rank = space < 0 ? -1 : H5Sget_simple_extent_ndims(space);
-        if (space >= 0)
-            H5Sclose(space);
-        if (rank == 2)
-            return char_row_transfer(r, which, index, text, size, writing, err);
-    }
-    hid_t type = is_layout_text_type(size);
-    is_code rc = run_transfer(r, which, index, type, text, writing, err);
-    H5Tclose(type);
-    return rc;
-}
-
-static is_code write_text(is_results *r, int which, hsize_t index, const char *value,
-                          size_t size, is_error *err)
-{
-    char *buf = calloc(1, size);
-    if (!buf)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    snprintf(buf, size, "%s", value);
-    is_code rc = text_transfer(r, which, index, buf, size, 1, err);
-    free(buf);
-    return rc;
-}
-
-static is_code read_text(is_results *r, int which, hsize_t index, char *out, size_t out_size,
-                         size_t size, is_error *err)
-{
-    char *buf = calloc(1, size + 1);
-    if (!buf)
-        return is_error_set(err, IS_NOMEM, "out of memory");
-    is_code rc = text_transfer(r, which, index, buf, size, 0, err);
-    snprintf(out, out_size, "%s", rc == IS_OK ? buf : "");
-    free(buf);
-    return rc;
-}
-
-is_code is_results_log(is_results *r, const char *line, is_error *err)
-{
-    uint64_t count = 0;
-    is_code rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 0, err);
-    if (rc != IS_OK)
-        return rc;
-    char text[IS_RESULTS_LOG_LINE];
-    if (count >= IS_RESULTS_LOG_CAPACITY)
-        snprintf(text, sizeof text, "(log full, %llu lines not kept) %s",
-                 (unsigned long long)(count - IS_RESULTS_LOG_CAPACITY + 1), line);
-    else
-        snprintf(text, sizeof text, "%s", line);
-    hsize_t slot = count < IS_RESULTS_LOG_CAPACITY ? count : IS_RESULTS_LOG_CAPACITY - 1;
-    /* the line first, then the count that makes it part of the log */
-    rc = write_text(r, IS_LAYOUT_RUN_LOG, slot, text, IS_RESULTS_LOG_LINE, err);
-    count++;
-    if (rc == IS_OK)
-        rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 1, err);
-    return rc;
-}
-
-is_code is_results_set_state(is_results *r, const char *state,
-                             const uint64_t tally[IS_POINT_STATUS_COUNT], int ended,
-                             is_error *err)
-{
-    char now[32] = "";
-    if (ended)
-        is_provenance_now(now, sizeof now);
-    is_code rc = IS_OK;
-    for (int s = 0; s < r->tally_length && rc == IS_OK && tally; s++) {
-        uint64_t n = tally[s];
-        rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &n, 1, err);
-    }
-    if (rc == IS_OK)
-        rc = write_text(r, IS_LAYOUT_RUN_END_TIME, 0, now, IS_LAYOUT_STATE_TEXT, err);
-    if (rc == IS_OK)
-        rc = write_text(r, IS_LAYOUT_RUN_STATE, 0, state, IS_LAYOUT_STATE_TEXT, err);
-    return rc;
-}
-
-is_code is_results_get_state(is_results *r, char *state, size_t state_size,
-                             uint64_t tally[IS_POINT_STATUS_COUNT], char *end_time,
-                             size_t end_size, is_error *err)
-{
-    is_code rc = read_text(r, IS_LAYOUT_RUN_STATE, 0, state, state_size, IS_LAYOUT_STATE_TEXT,
-                           err);
-    if (rc == IS_OK && end_time)
-        rc = read_text(r, IS_LAYOUT_RUN_END_TIME, 0, end_time, end_size, IS_LAYOUT_STATE_TEXT,
-                       err);
-    for (int s = 0; s < IS_POINT_STATUS_COUNT && tally; s++)
-        tally[s] = 0;
-    for (int s = 0; s < r->tally_length && rc == IS_OK && tally; s++)
-        rc = run_transfer(r, IS_LAYOUT_RUN_TALLY, (hsize_t)s, H5T_NATIVE_UINT64, &tally[s], 0,
-                          err);
-    return rc;
-}
-
-is_code is_results_read_log(is_results *r, void (*line)(const char *text, void *user),
-                            void *user, is_error *err)
-{
-    uint64_t count = 0;
-    is_code rc = run_transfer(r, IS_LAYOUT_RUN_LOG_COUNT, 0, H5T_NATIVE_UINT64, &count, 0, err);
-    uint64_t kept = count < IS_RESULTS_LOG_CAPACITY ? count : IS_RESULTS_LOG_CAPACITY;
-    for (uint64_t i = 0; rc == IS_OK && i < kept; i++) {
-        char text[IS_RESULTS_LOG_LINE + 1];
-        rc = read_text(r, IS_LAYOUT_RUN_LOG, i, text, sizeof text, IS_RESULTS_LOG_LINE, err);
-        if (rc == IS_OK)
-            line(text, user);
-    }
-    return rc;
-}

@@ -20,7 +20,8 @@
  *
  * Checksums (format 3): damage is detected, never resumed or merged. Each stored point has
  * a CRC-32C (crc32c.h) in /run/check, over its record: its grid index (8 bytes,
- * little-endian), each output's stored bytes in file order, its status byte; a pending
+ * little-endian), each output's stored bytes in file order, its reason code (in files
+ * that keep the failed points' reasons: /run/reason), its status byte; a pending
  * point has 0 there and is not covered. It is written with the outputs, before the flush
  * that precedes the status: a point's status and its checksum become valid together,
  * whatever a kill interrupts or tears (per point, since a block of points is shared by
@@ -43,8 +44,12 @@
 
 /* The root attribute that marks an impactsweep result file, and its layout version. */
 #define IS_RESULTS_FORMAT_ATTRIBUTE "impactsweep_format"
-#define IS_RESULTS_FORMAT_VERSION 3
-/* Files of format 2 (no checksums) are still read (info, trace), never written or merged. */
+#define IS_RESULTS_FORMAT_VERSION 4
+/* Format 3, the first with checksums, has no failed points' reasons (/run/reason): still
+ * read, resumed and merged (its records end with the status; a point failed in it has no
+ * stored text). Files of format 2 (no checksums) are still read (info, trace), never
+ * written or merged. */
+#define IS_RESULTS_FORMAT_CHECKSUMS 3
 #define IS_RESULTS_FORMAT_READABLE 2
 
 /* Room for the run log: lines of at most this many bytes (a Slurm node list can be
@@ -128,9 +133,11 @@ char *is_results_job_text(const is_results *r);
 
 /* Writes the results of points first .. first + count - 1: outputs[o * stride + i] as the
  * model's eval_batch lays them out (non-finite values of integer and categorical outputs
- * are stored as -1), flushes them to stable storage, and then writes status[i]. */
+ * are stored as -1) and reasons[i], the code of the reason the engine failed the point
+ * (NULL: 0 for all), flushes them to stable storage, and then writes status[i]. */
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
-                         size_t stride, const uint8_t *status, is_error *err);
+                         size_t stride, const uint8_t *status, const uint8_t *reasons,
+                         is_error *err);
 
 /* The same for points[0] < points[1] < ... (any gaps), with one flush before the
  * statuses (a pass of a refined sweep). Points a few apart are written as one block with
@@ -138,7 +145,7 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
  * between points[0] and points[count - 1] meanwhile. */
 is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t count,
                                 const double *outputs, size_t stride, const uint8_t *status,
-                                is_error *err);
+                                const uint8_t *reasons, is_error *err);
 
 /* Variable v of points first .. first + count - 1: as doubles, or as the stored bytes
  * (element_size each). */
@@ -170,10 +177,17 @@ void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count
                              uint32_t *states);
 void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
                            uint32_t *states);
+/* A file with the failed points' reasons (is_results_has_reasons) has each point's reason
+ * code in its record too, between the outputs and the status: add it after the outputs
+ * (no-op in a file without them). */
+void is_results_checks_add_reasons(const is_results *r, uint64_t count, const uint8_t *codes,
+                                   uint32_t *states);
 /* Which variable holds bit `bit` of a point's record (variable_count: the grid index,
- * which no dataset holds); for naming the dataset of a damaged point. */
+ * which no dataset holds; is_results_reason_variable: the reason's code, /run/reason);
+ * for naming the dataset of a damaged point (is_results_variable_at names each). */
 size_t is_results_record_variable(const is_results *r, size_t bit);
-/* Bytes of a point's record (index, outputs, status). */
+size_t is_results_reason_variable(const is_results *r);
+/* Bytes of a point's record (index, outputs, reason code where kept, status). */
 size_t is_results_record_size(const is_results *r);
 
 /* While building: allocates the storage of points first .. first + count - 1 of variable
@@ -211,5 +225,26 @@ is_code is_results_get_state(is_results *r, char *state, size_t state_size,
 /* Calls line() for each log line in order. */
 is_code is_results_read_log(is_results *r, void (*line)(const char *text, void *user),
                             void *user, is_error *err);
+
+/* --- the failed points' reasons (results_run.c) ---------------------------------------
+ * Every point the engine fails (a crash, a timeout, a breach of the contract) has a reason
+ * code in /run/reason, 0 for every other point; code c (1 .. IS_RESULTS_REASON_CAPACITY)
+ * names row c - 1 of /run/reasons, the text, stored once per distinct text. Rank 0 alone
+ * interns texts (run/sched.c); past the capacity a text gets IS_RESULTS_REASON_OTHER, whose
+ * row says so. A point's code is written with its outputs, before the flush that precedes
+ * its status, and a text's row is flushed before any point names it. */
+#define IS_RESULTS_REASON_TEXT 256
+#define IS_RESULTS_REASON_CAPACITY 255
+#define IS_RESULTS_REASON_OTHER IS_RESULTS_REASON_CAPACITY
+/* The file has the reasons (files made before them have not: every read gives 0). */
+int is_results_has_reasons(const is_results *r);
+/* Codes of points first .. first + count - 1 (raw data: any rank, any time). */
+is_code is_results_read_reasons(is_results *r, uint64_t first, uint64_t count, uint8_t *codes,
+                                is_error *err);
+is_code is_results_write_reasons(is_results *r, uint64_t first, uint64_t count,
+                                 const uint8_t *codes, is_error *err);
+/* The text of code (1 .. capacity), "" where the row is empty; writing it (rank 0). */
+is_code is_results_reason_text(is_results *r, unsigned code, char text[IS_RESULTS_REASON_TEXT],
+                               int writing, is_error *err);
 
 #endif

@@ -474,6 +474,8 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
         rc = is_h5_fail(err, path, "creating the checksums");
     if (rc == IS_OK && is_layout_verification_create(file, job) < 0)
         rc = is_h5_fail(err, path, "creating the verification records");
+    if (rc == IS_OK && is_layout_reasons_create(file, job->piece_last - job->piece_first) < 0)
+        rc = is_h5_fail(err, path, "creating the failed points' reasons");
     H5Sclose(space);
     if (rc == IS_OK && write_provenance(file, job, prov, first_line) < 0)
         rc = is_h5_fail(err, path, "writing the provenance attributes");
@@ -487,15 +489,16 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
 uint64_t is_results_size(const is_job *job)
 {
     const is_model *model = job->model;
-    uint64_t per_point = 1 + 4; /* status and checksum */
+    uint64_t per_point = 1 + 4 + 1; /* status, checksum and reason code */
     for (size_t o = 0; o < model->output_count; o++)
         per_point += model->outputs[o].type == IS_OUTPUT_REAL  ? 8
                      : model->outputs[o].type == IS_OUTPUT_INT ? 4
                                                                : 1;
     uint64_t points = job->piece_last - job->piece_first;
     /* metadata and the run log, and up to one alignment per large dataset */
-    uint64_t fixed = (UINT64_C(1) << 20) + (uint64_t)IS_RESULTS_LOG_CAPACITY * IS_RESULTS_LOG_LINE;
-    uint64_t padding = points * 8 >= ALIGNMENT ? (model->output_count + 2) * ALIGNMENT : 0;
+    uint64_t fixed = (UINT64_C(1) << 20) + (uint64_t)IS_RESULTS_LOG_CAPACITY * IS_RESULTS_LOG_LINE +
+                     (uint64_t)IS_RESULTS_REASON_CAPACITY * IS_RESULTS_REASON_TEXT;
+    uint64_t padding = points * 8 >= ALIGNMENT ? (model->output_count + 3) * ALIGNMENT : 0;
     uint64_t stride = is_verification_stride(job->verify_fraction); /* its records */
     uint64_t records = stride ? (points / stride + 2) * 8 * (model->output_count + 3) : 0;
     return points * per_point + fixed + padding + records;
@@ -561,6 +564,12 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_stop *stop, is_er
             uint64_t n = hi - at < block ? hi - at : block;
             rc = is_results_write_raw(r, v, at, n, buf, err);
         }
+    }
+    if (block) /* the reasons: 0, none (written: a byte a point, allocated blocks after) */
+        memset(buf, 0, block * sizeof *buf);
+    for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += block) {
+        uint64_t n = hi - at < block ? hi - at : block;
+        rc = is_results_write_reasons(r, at, n, (const uint8_t *)buf, err);
     }
     free(buf);
     return rc;
@@ -706,7 +715,7 @@ is_code is_results_check(const is_job *job, const char *path, is_error *err)
     is_code rc = is_results_open(path, MPI_COMM_NULL, IS_RESULTS_READ, &r, err);
     if (rc != IS_OK)
         return rc;
-    if (is_results_format(r) < IS_RESULTS_FORMAT_VERSION) /* it cannot be resumed */
+    if (is_results_format(r) < IS_RESULTS_FORMAT_CHECKSUMS) /* it cannot be resumed */
         rc = is_error_set(err, IS_NOT_RESULT,
                           "%s: written in result-file format %d, which has no checksums: this "
                           "impactsweep reads it but never writes into it (finish it with the "

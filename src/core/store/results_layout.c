@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 
 #include "h5attr.h"
+#include "results.h"
 
 const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT] = {
     "/run/state", "/run/end_time", "/run/tally", "/run/log", "/run/log_count", "/run/digest"};
@@ -91,4 +92,65 @@ is_code is_layout_io_fail(is_error *err, const char *path, const char *verb, con
                             path, verb, what);
     return is_error_set(err, IS_HDF5, "%s: %s %s failed: %s", path, verb, what,
                         *stack ? stack : "no detail from HDF5");
+}
+
+/* --- the failed points' reasons ------------------------------------------------------- */
+
+herr_t is_layout_reasons_create(hid_t file, uint64_t points)
+{
+    hsize_t code_dims = points, text_dims[2] = {IS_RESULTS_REASON_CAPACITY, IS_RESULTS_REASON_TEXT};
+    hid_t code_space = H5Screate_simple(1, &code_dims, NULL);
+    hid_t text_space = H5Screate_simple(2, text_dims, NULL);
+    hid_t text_type = H5Tcopy(H5T_C_S1); /* rows of characters (netCDF char), as the log */
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    herr_t rc = code_space < 0 || text_space < 0 || text_type < 0 || dcpl < 0 ? -1 : 0;
+    rc |= H5Pset_layout(dcpl, H5D_CONTIGUOUS) < 0 ? -1 : 0;
+    rc |= H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY) < 0 ? -1 : 0;
+    rc |= H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) < 0 ? -1 : 0;
+    hid_t codes = rc == 0 ? H5Dcreate2(file, IS_LAYOUT_REASON_NAME, H5T_STD_U8LE, code_space,
+                                       H5P_DEFAULT, dcpl, H5P_DEFAULT)
+                          : -1;
+    hid_t texts = rc == 0 ? H5Dcreate2(file, IS_LAYOUT_REASONS_NAME, text_type, text_space,
+                                       H5P_DEFAULT, dcpl, H5P_DEFAULT)
+                          : -1;
+    rc |= codes < 0 || texts < 0 ? -1 : 0;
+    char *empty = rc == 0 ? calloc(IS_RESULTS_REASON_CAPACITY, IS_RESULTS_REASON_TEXT) : NULL;
+    if (rc == 0 && empty) /* every byte of the table now: later rows overwrite allocated blocks */
+        rc |= H5Dwrite(texts, text_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, empty) < 0 ? -1 : 0;
+    else
+        rc = -1;
+    if (rc == 0) {
+        rc |= is_h5_attr_string(codes, "long_name",
+                                "the reason the engine failed each point: the row of "
+                                "/run/reasons (code - 1); 0 where it did not");
+        rc |= is_h5_attr_string(texts, "long_name",
+                                "the distinct reasons of failed points, row code - 1");
+    }
+    free(empty);
+    if (codes >= 0)
+        H5Dclose(codes);
+    if (texts >= 0)
+        H5Dclose(texts);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (text_type >= 0)
+        H5Tclose(text_type);
+    if (code_space >= 0)
+        H5Sclose(code_space);
+    if (text_space >= 0)
+        H5Sclose(text_space);
+    return rc;
+}
+
+void is_layout_reasons_open(hid_t file, hid_t reasons[2])
+{
+    reasons[0] = reasons[1] = -1;
+    if (H5Lexists(file, "/run", H5P_DEFAULT) <= 0 ||
+        H5Lexists(file, IS_LAYOUT_REASON_NAME, H5P_DEFAULT) <= 0 ||
+        H5Lexists(file, IS_LAYOUT_REASONS_NAME, H5P_DEFAULT) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return;
+    }
+    reasons[0] = H5Dopen2(file, IS_LAYOUT_REASON_NAME, H5P_DEFAULT);
+    reasons[1] = H5Dopen2(file, IS_LAYOUT_REASONS_NAME, H5P_DEFAULT);
 }

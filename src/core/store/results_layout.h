@@ -39,8 +39,9 @@ extern const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT];
 #define IS_LAYOUT_SEGMENT_METADATA 0
 /* Rows of a file with `outputs` outputs and `axes` axes: every mutable dataset cuts the
  * fixed bytes once more, every coordinate twice. */
-#define IS_LAYOUT_DIGEST_ROWS(outputs, axes) (2 + 2 * ((outputs) + 3 + IS_LAYOUT_RUN_COUNT + (axes)))
-/* (one more mutable dataset: the verification records, verification.h) */
+#define IS_LAYOUT_DIGEST_ROWS(outputs, axes) (2 + 2 * ((outputs) + 5 + IS_LAYOUT_RUN_COUNT + (axes)))
+/* (three more mutable datasets: the verification records, verification.h, and the
+ * failed points' reasons, /run/reason and /run/reasons) */
 
 /* Fixed-length, NUL-padded UTF-8 text of `size` bytes (caller closes). */
 hid_t is_layout_text_type(size_t size);
@@ -68,5 +69,26 @@ herr_t is_layout_verification_create(hid_t file, const struct is_job *job);
 hid_t is_layout_verification_open(hid_t file);
 struct is_results;
 hid_t is_layout_verification(const struct is_results *r);
+
+/* The failed points' reasons (results_run.c): /run/reason, a uint8 code per point of the
+ * file (1-D, in the file's point order; 0: none), and /run/reasons, the text of code c in
+ * row c - 1 (rows of characters, netCDF's char type). Created with the file's metadata;
+ * opened with it (-1 each where a file made before them has none). */
+#define IS_LAYOUT_REASON_NAME "/run/reason"
+#define IS_LAYOUT_REASONS_NAME "/run/reasons"
+herr_t is_layout_reasons_create(hid_t file, uint64_t points);
+void is_layout_reasons_open(hid_t file, hid_t reasons[2]);
+hid_t is_layout_reasons(const struct is_results *r, int texts);
+
+/* What results_run.c reads of an open file (results.c keeps it). */
+hid_t is_layout_run(const struct is_results *r, int which);
+int is_layout_building(const struct is_results *r);
+int is_layout_writable(const struct is_results *r);
+int is_layout_tally_length(const struct is_results *r);
+/* Elements first .. first + count - 1 of the 1-D dataset ds (or its one element, if
+ * scalar), read or written in memory type mem_type; `name` for the message. */
+is_code is_layout_range_transfer(const struct is_results *r, hid_t ds, const char *name,
+                                 hsize_t first, hsize_t count, hid_t mem_type, void *buf,
+                                 int writing, is_error *err);
 
 #endif

@@ -74,6 +74,10 @@ static is_code check_block(is_results *r, const scratch *s, uint64_t first, uint
         if (v < status_var) {
             rc = is_results_read_raw(r, v, first, n, s->values, err);
             raw = s->values;
+        } else { /* the reasons' codes come before the status (where the file keeps them) */
+            rc = is_results_read_reasons(r, first, n, (uint8_t *)s->values, err);
+            if (rc == IS_OK)
+                is_results_checks_add_reasons(r, n, (const uint8_t *)s->values, s->states);
         }
         if (rc == IS_OK)
             is_results_checks_add(r, v, n, raw, s->states);
@@ -163,8 +167,10 @@ static void locate(is_results *r, uint64_t point, char *buf, size_t size)
         if (record)
             record[k] = (unsigned char)(index >> (8 * k));
     for (size_t v = 0; ok && v <= status_var; v++) {
+        if (v == status_var && is_results_has_reasons(r)) /* its reason's code, then status */
+            ok = is_results_read_reasons(r, point, 1, record + at++, NULL) == IS_OK;
         size_t n = is_results_variable_at(r, v)->element_size;
-        ok = is_results_read_raw(r, v, point, 1, record + at, NULL) == IS_OK;
+        ok = ok && is_results_read_raw(r, v, point, 1, record + at, NULL) == IS_OK;
         at += n;
     }
     uint8_t status = ok ? record[bytes - 1] : 0;
@@ -192,8 +198,11 @@ static void locate(is_results *r, uint64_t point, char *buf, size_t size)
             if (s != syndrome)
                 continue;
             size_t v = is_results_record_variable(r, bit), start = 64;
-            for (size_t u = 0; u < v; u++)
+            size_t before = v == is_results_reason_variable(r) ? status_var : v;
+            for (size_t u = 0; u < before; u++)
                 start += 8 * is_results_variable_at(r, u)->element_size;
+            if (v == status_var && is_results_has_reasons(r))
+                start += 8; /* the reason's code precedes the status */
             snprintf(buf, size,
                      "its value of %s differs in one bit from its checksum (bit %zu of the "
                      "stored value)",
