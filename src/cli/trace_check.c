@@ -2,7 +2,8 @@
  * the trace of the model's default point, with the trace's default options, is run into a
  * sink that checks each sample and event as it comes (time finite and never running
  * backwards, an event at the time of the sample before it and of a declared kind, every
- * channel finite), then the run's end (a status, a sample at least) and its outputs
+ * channel finite, or NaN throughout: a channel that does not apply to the point, as a
+ * model may declare), then the run's end (a status, a sample at least) and its outputs
  * against eval_batch's for the same point (the contract: the same bits). A plug-in's trace
  * runs in a child process (its crash or hang is the model's failure, named, not the
  * command's). Nothing is written to disk. */
@@ -26,19 +27,25 @@ typedef struct checker {
     size_t channels, kinds, samples, events;
     double last_t, last_event_t;
     int full; /* CHECK_MAX_SAMPLES reached: the run was stopped there */
+    unsigned char *seen; /* per channel: 1 finite so far, 2 NaN so far (0: not yet) */
     is_error *err;
 } checker;
 
-/* Every channel finite, or IS_PLUGIN naming the first that is not. */
+/* Every channel finite, or NaN where it has always been (one that does not apply to the
+ * point); else IS_PLUGIN naming the first that breaks it. */
 static is_code check_values(checker *c, const char *what, size_t index, double t,
                             const double *values)
 {
-    for (size_t k = 0; k < c->channels; k++)
-        if (!isfinite(values[k]))
+    for (size_t k = 0; k < c->channels; k++) {
+        unsigned char kind = isfinite(values[k]) ? 1 : isnan(values[k]) ? 2 : 0;
+        if (kind && !c->seen[k])
+            c->seen[k] = kind;
+        if (kind != c->seen[k])
             return is_error_set(c->err, IS_PLUGIN,
-                                "model %s: its trace's %s %zu (t = %.17g) has channel %s = %g",
+                                "model %s: its trace's %s %zu (t = %.17g) has channel %s = %g%s",
                                 c->m->name, what, index, t, c->m->trace->channels[k].name,
-                                values[k]);
+                                values[k], kind == 2 ? " (finite before)" : "");
+    }
     return IS_OK;
 }
 
@@ -102,11 +109,14 @@ static void run_checked(const is_model *m, const double *point, double *outputs,
     double options[64]; /* (the contract's largest option count is smaller: PARAM_MAX) */
     for (size_t k = 0; k < trace->option_count && k < 64; k++)
         options[k] = trace->options[k].default_value;
-    checker c = {.m = m, .channels = trace->channel_count, .err = &err};
+    checker c = {.m = m, .channels = trace->channel_count, .err = &err,
+                 .seen = calloc(trace->channel_count + 1, 1)};
     while (trace->events[c.kinds])
         c.kinds++;
     void *ws = NULL;
-    is_code rc = m->workspace_create ? m->workspace_create(&ws, &err) : IS_OK;
+    is_code rc = !c.seen                ? is_error_set(&err, IS_NOMEM, "out of memory")
+                 : m->workspace_create ? m->workspace_create(&ws, &err)
+                                       : IS_OK;
     uint8_t status = IS_POINT_PENDING;
     if (rc == IS_OK) {
         is_trace_sink sink = {check_sample, check_event, &c};
@@ -114,6 +124,7 @@ static void run_checked(const is_model *m, const double *point, double *outputs,
     }
     if (ws && m->workspace_free)
         m->workspace_free(ws);
+    free(c.seen);
     if (c.full && rc == IS_INTERRUPTED)
         rc = IS_OK;
     else if (rc == IS_OK && c.samples == 0)
@@ -121,9 +132,11 @@ static void run_checked(const is_model *m, const double *point, double *outputs,
     else if (rc == IS_OK && (status == IS_POINT_PENDING || status >= IS_POINT_STATUS_COUNT))
         rc = is_error_set(&err, IS_PLUGIN, "model %s: its trace left the point's status %s",
                           m->name, is_point_status_name(status));
-    else if (rc != IS_OK && rc != IS_PLUGIN)
-        rc = is_error_set(&err, IS_PLUGIN, "model %s: its trace failed: %s", m->name,
-                          err.message);
+    else if (rc != IS_OK && rc != IS_PLUGIN) {
+        char why[sizeof err.message];
+        snprintf(why, sizeof why, "%s", err.message); /* (err is written next) */
+        rc = is_error_set(&err, IS_PLUGIN, "model %s: its trace failed: %s", m->name, why);
+    }
     *o = (trace_outcome){.code = rc, .full = c.full, .status = status, .samples = c.samples,
                          .events = c.events};
     snprintf(o->message, sizeof o->message, "%s", rc == IS_OK ? "" : err.message);

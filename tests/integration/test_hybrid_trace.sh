@@ -32,7 +32,24 @@ cp -r "$PLUGIN_DIR/../plugin-include/impactsweep" guide/include/
 cmp -s <(sed -n '/^```c$/,/^```$/p' "$DOC" | sed '1d;$d') "$TESTS/../examples/minimal/minimal.c" ||
     die "the guide's listing of minimal.c differs from examples/minimal/minimal.c"
 
+# every command the guide shows (indented lines as test_readme.sh reads them) is run here
+"$PYTHON" - "$DOC" >doc_commands.txt <<'EOF'
+import re, sys
+command = re.compile(r"^    (impactsweep |mpirun |slurm/submit|scripts/[a-z-]+\.sh|cmake |cc |"
+                     r"/usr/bin/python3 |[A-Z_]+=|\$)")
+for line in open(sys.argv[1]).read().split("\n"):
+    if command.match(line):
+        print(" ".join(re.sub(r"\s+#.*$", "", line).split()))
+EOF
+printf '%s\n' "impactsweep eval minimal-ball h=2 e=0.6" "impactsweep models --check minimal-ball" \
+    "impactsweep trace minimal-ball h=2 e=0.6 --output minimal.h5" >mirrored.txt
+grep -v '^cc .*minimal\.c' doc_commands.txt | LC_ALL=C sort -u | cmp -s - mirrored.txt ||
+    die "the guide's commands are not the ones this test runs: $(cat doc_commands.txt)"
+
 export IMPACTSWEEP_MODEL_PATH=$PWD/guide/minimal.so
+expect_status 0 "eval minimal-ball" "$IMPACTSWEEP" eval minimal-ball h=2 e=0.6
+shown=$(grep -o '`"t_rest": [^`]*`' "$DOC" | head -n 1 | tr -d '`')
+grep -qF "$shown" out.txt || die "eval does not print what the guide shows ($shown): $(cat out.txt)"
 expect_status 0 "models --check minimal-ball" "$IMPACTSWEEP" models --check minimal-ball
 grep -q "its trace of the defaults ([0-9]* samples, [0-9]* events) in time order, finite, with eval_batch's outputs" out.txt ||
     die "models --check does not report the trace: $(cat out.txt)"
@@ -135,7 +152,7 @@ for kind in 1 2 3 4; do
     expect_status 2 "models --check bad-trace-$kind" "$IMPACTSWEEP" models --check bad-trace-$kind
     case $kind in
     1) want="time runs backwards" ;;
-    2) want="has channel y = nan" ;;
+    2) want="has channel y = nan (finite before)" ;;
     3) want="its trace's output y_end is" ;;
     4) want="its trace failed: the trace gave up" ;;
     esac
