@@ -605,6 +605,9 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     for (int i = 0; i < sys->dimension; i++)
         y[i] = b->y[i];
     lv_mask ended = A & sys->on_event(&b->pub, fired, b->t, y), zeno = lv_mask_none();
+    lv_double accumulations = b->accumulations; /* (the trace's: the lanes that accumulate) */
+    if (tr) /* the state after on_event */
+        ish_trace_lanes(tr, A, b->t, y, 0, NULL, 0, -1);
     for (int i = 0; i < sys->dimension; i++)
         b->y[i] = lv_sel(A, y[i], b->y[i]);
     lv_double before[ISH_E];
@@ -618,9 +621,6 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
         lv_double side = sys->kind[e] == IS_HYBRID_RESET ? back : passed;
         b->pub.side[e] = lv_sel(fired[e], side, b->pub.side[e]);
     }
-    lv_double accumulations = b->accumulations;
-    if (tr)
-        ish_trace_lanes(tr, A, b->t, b->y, 0, NULL, 0, -1);
     ish_accumulate(sys, b, reset & lv_not(ended), fired, &ended, &zeno);
     if (trace && lv_any(reset))
         ish_sample(sys, b, A & lv_not(ended | zeno));
