@@ -154,7 +154,9 @@ static const is_hybrid_system ball = {
     .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
     .on_accumulate = stick, .start = start, .finish = finish, .invariants = 2,
     .invariant_name = {"the ball below the table", "the ball faster than its energy allows"},
-    .invariant_tolerance = {1e-8, 1e-8}, .invariant_values = invariants};
+    .invariant_tolerance = {1e-8, 1e-8}, .invariant_values = invariants,
+    /* the names `impactsweep trace` gives the state and the events (IS_HYBRID_PLUGIN) */
+    .state_name = {"x", "v", "stuck"}, .event_name = {"impact", "release"}};
 
 static is_code eval_batch(void *ws, const double *points, size_t n, double *out, uint8_t *status,
                           is_error *err)
@@ -173,4 +175,5 @@ const is_model bouncing_ball_model = {IS_MODEL_HEADER,
     .params = params, .param_count = PARAMS, .outputs = outputs, .output_count = OUTPUTS,
     .eval_batch = eval_batch};
 
-IS_MODEL_PLUGIN(bouncing_ball_model)
+/* IS_MODEL_PLUGIN, with a trace made by the integrator: `impactsweep trace bouncing-ball` */
+IS_HYBRID_PLUGIN(bouncing_ball_model, ball)

@@ -279,7 +279,9 @@ static const is_hybrid_system forced_stop = {
     .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
     .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish,
     .invariants = 1, .invariant_name = {"the mass beyond the stop"},
-    .invariant_tolerance = {1e-10}, .invariant_values = invariants};
+    .invariant_tolerance = {1e-10}, .invariant_values = invariants,
+    /* the names `impactsweep trace` gives the state and the events (IS_HYBRID_PLUGIN) */
+    .state_name = {"x", "v", "stuck", "impacts"}, .event_name = {"contact", "release"}};
 
 static is_code fs_workspace_create(void **workspace, is_error *err) /* the stop flag */
 {
@@ -313,4 +315,5 @@ const is_model forced_stop_model = {IS_MODEL_HEADER,
     .workspace_create = fs_workspace_create, .workspace_free = free,
     .workspace_watch = fs_workspace_watch, .eval_batch = fs_eval_batch, .version = "2.0.0"};
 
-IS_MODEL_PLUGIN(forced_stop_model)
+/* IS_MODEL_PLUGIN, with a trace made by the integrator: `impactsweep trace forced-stop` */
+IS_HYBRID_PLUGIN(forced_stop_model, forced_stop)

@@ -44,6 +44,7 @@
 #include "pieces_plan.h"
 #include "point.h"
 #include "trace.h"
+#include "trace_check.h"
 
 /* Started by an MPI launcher (mpirun, mpiexec, srun)? Then MPI must be initialised even
  * for commands that can do without it. */
@@ -197,14 +198,18 @@ static int cmd_models(int argc, char **argv)
         if (rc == IS_OK)
             rc = is_convergence_check(m, evaluate_for_check, &runner, converges,
                                       sizeof converges, &err);
+        char traced[160] = "";
+        if (rc == IS_OK) /* (its trace: trace_check.c) */
+            rc = is_cli_trace_check(m, is_models_library(models, m, NULL) != NULL, runner.timeout,
+                                    evaluate_for_check, &runner, traced, sizeof traced, &err);
         const char *built = is_models_contract(models, m);
         if (rc == IS_OK)
             printf("%s: keeps the model contract (version %d.%d%s%s%s): its table, and "
                    "eval_batch on admissible points alone, in a batch and twice, within its "
-                   "arrays%s\n",
+                   "arrays%s%s\n",
                    m->name, IS_MODEL_ABI_VERSION, IS_MODEL_ABI_MINOR,
                    built ? "; the plug-in was built against " : "", built ? built : "",
-                   built ? ", read as this one" : "", converges);
+                   built ? ", read as this one" : "", converges, traced);
     } else if (rc == IS_OK && m && json) {
         const char *sha256 = NULL;
         is_cli_describe_json(stdout, m, is_models_library(models, m, &sha256));

@@ -8,7 +8,9 @@
  * and with the closed-form flow. A ball under gravity x'' = -1 on a floor x = 0, dropped
  * from x0: impacts accumulate at t1 + 2 r u1 / (1 - r), t1 = u1 = sqrt(2 x0), which the
  * integrator's geometric prediction gives exactly. A grazing contact: x = sin t against a
- * wall just below 1, found inside a flow step whose ends are both clear of it. */
+ * wall just below 1, found inside a flow step whose ends are both clear of it. The trace
+ * the integrator makes (hybrid_trace.h) of the oscillator with a wall, minima and zeros:
+ * events of each kind where they are, samples in time order, eval_batch's output. */
 #include <CUnit/CUnit.h>
 #include <inttypes.h>
 #include <math.h>
@@ -459,6 +461,140 @@ static void test_forced_grazes(void)
 }
 
 
+/* --- the trace made by the integrator (hybrid_trace.h) ----------------------------------- */
+
+/* The wall with two more events: the oscillator's minimum (observe: v rising through 0)
+ * and x = 0 (a kink, harmless on a smooth field: first falling, then passed each way),
+ * with their rates. */
+static void traced_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                          const lv_double *f, lv_double *g, lv_double *dg)
+{
+    wall_events(b, t, y, f, g, dg);
+    g[1] = y[1];
+    g[2] = y[0];
+    if (dg) {
+        dg[1] = -y[0];
+        dg[2] = y[1];
+    }
+}
+
+static const is_hybrid_system wall_traced = {
+    .dimension = 2, .events = 3, .direction = {-1, 1, -1},
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_OBSERVE, IS_HYBRID_KINK}, .field = osc_field,
+    .event_values = traced_events, .rates = 1, .on_event = wall_impact, .start = wall_start,
+    .finish = wall_finish};
+
+/* eval_batch of a model of the point (a, r): the time of the last impact */
+static is_code traced_eval(void *ws, const double *points, size_t count, double *out,
+                           uint8_t *status, is_error *err)
+{
+    (void)ws, (void)err;
+    is_hybrid_end ends[4];
+    int finished[4] = {0};
+    CHECK(count <= 4, "a batch of %zu", count);
+    wall_batch w = {(const double(*)[2])points, ends, finished, 0.0};
+    if (is_hybrid_run(&wall_traced, &w, count, NULL, 0) != 0)
+        return IS_NOMEM;
+    for (size_t i = 0; i < count; i++) {
+        out[i] = ends[i].t;
+        status[i] = IS_POINT_DONE;
+    }
+    return IS_OK;
+}
+
+typedef struct trace_log {
+    double t[4096], y[4096][2], et[256], ey[256][2];
+    int kind[256];
+    size_t samples, events;
+} trace_log;
+
+static is_code log_sample(void *context, double t, const double *values)
+{
+    trace_log *g = context;
+    if (g->samples == 4096)
+        return IS_NOMEM;
+    g->t[g->samples] = t;
+    memcpy(g->y[g->samples++], values, 2 * sizeof *values);
+    return IS_OK;
+}
+
+static is_code log_event(void *context, double t, int kind, const double *values)
+{
+    trace_log *g = context;
+    if (g->events == 256)
+        return IS_NOMEM;
+    CHECK(g->samples > 0 && g->t[g->samples - 1] == t, "event %zu at %.17g off its sample",
+          g->events, t);
+    g->et[g->events] = t;
+    g->kind[g->events] = kind;
+    memcpy(g->ey[g->events++], values, 2 * sizeof *values);
+    return IS_OK;
+}
+
+static is_code traced_run(void *ws, const double *point, const double *options,
+                          const is_trace_sink *sink, double *outputs, uint8_t *status,
+                          is_error *err);
+static const is_output traced_output[] = {{"t_end", "1", "end", IS_OUTPUT_REAL, NULL, 0, NULL}};
+static const is_model traced_model = {IS_MODEL_HEADER, .name = "wall", .output_count = 1,
+                                      .outputs = traced_output, .eval_batch = traced_eval};
+
+static is_code traced_run(void *ws, const double *point, const double *options,
+                          const is_trace_sink *sink, double *outputs, uint8_t *status,
+                          is_error *err)
+{
+    return is_hybrid_trace_eval(&wall_traced, &traced_model, ws, point, options, sink, outputs,
+                                status, err);
+}
+
+static void test_trace(void)
+{
+    static is_hybrid_traced made;
+    const is_model *m = is_hybrid_trace_table(&made, &traced_model, &wall_traced, traced_run);
+    const is_model_trace *tr = m->trace;
+    const char *want[] = {"reset_0", "observe_1", "kink_2", "accumulation", NULL};
+    for (int k = 0; k < 5; k++)
+        CHECK(want[k] ? tr->events[k] && strcmp(tr->events[k], want[k]) == 0 : !tr->events[k],
+              "event kind %d is %s, not %s", k, tr->events[k] ? tr->events[k] : "(end)",
+              want[k] ? want[k] : "(end)");
+    CHECK(tr->channel_count == 2 && strcmp(tr->channels[1].name, "y1") == 0 &&
+              tr->option_count == 1 && strcmp(tr->options[0].name, "dt") == 0,
+          "the channels or the option");
+    static trace_log log;
+    double point[2] = {0.5, 0.8}, options[1] = {0.0}, out = NAN, plain = NAN;
+    uint8_t status = 255, plain_status = 255;
+    is_trace_sink sink = {log_sample, log_event, &log};
+    is_error err;
+    CHECK(tr->run(NULL, point, options, &sink, &out, &status, &err) == IS_OK, "trace failed");
+    CHECK(traced_eval(NULL, point, 1, &plain, &plain_status, &err) == IS_OK && plain == out &&
+              plain_status == status, "the trace's output %.17g, eval_batch's %.17g", out, plain);
+    double exact[IMPACTS], worst = 0.0;
+    wall_exact(0.5, 0.8, exact);
+    int count[3] = {0};
+    for (size_t i = 0; i < log.events; i++) {
+        int k = log.kind[i];
+        CHECK(k >= 0 && k < 3, "event %zu of kind %d", i, k);
+        if (k == 0) /* at the wall, at the exact time */
+            worst = fmax(worst, fmax(fabs(log.ey[i][0] - 0.5), fabs(log.et[i] - exact[count[0]])));
+        else /* the minimum: v = 0 and x < 0; the kink: x = 0 */
+            worst = fmax(worst, k == 1 ? fabs(log.ey[i][1]) + (log.ey[i][0] >= 0)
+                                       : fabs(log.ey[i][0]));
+        count[k]++;
+    }
+    for (size_t i = 1; i < log.samples; i++)
+        CHECK(log.t[i] >= log.t[i - 1], "sample %zu before the one before it", i);
+    printf("\n    trace: %zu samples; %d impacts, %d minima, %d zeros, within %.2g", log.samples,
+           count[0], count[1], count[2], worst);
+    CHECK(count[0] == IMPACTS && count[1] == IMPACTS - 1 && count[2] == 2 * (IMPACTS - 1) &&
+              worst < 1e-8, "events: %d %d %d, off by %.3g", count[0], count[1], count[2], worst);
+    CHECK(log.t[log.samples - 1] == out, "the last sample is not the end");
+    size_t every = log.samples; /* dt = 1: fewer samples, the same events */
+    log.samples = log.events = 0;
+    options[0] = 1.0;
+    CHECK(tr->run(NULL, point, options, &sink, &out, &status, &err) == IS_OK && out == plain &&
+              log.events == (size_t)(count[0] + count[1] + count[2]) && log.samples < every,
+          "dt = 1: %zu samples, %zu events", log.samples, log.events);
+}
+
 /* --- a soft floor without rates: kinks located to the asked tolerance --------------------- */
 
 /* A ball x'' = -1 on a Kelvin-Voigt floor without damping (x'' = -1 - k x below x = 0), so
@@ -535,6 +671,7 @@ static void test_soft_floor(void)
 void suite_hybrid(void)
 {
     CU_pSuite s = CU_add_suite("hybrid", NULL, NULL);
+    CU_add_test(s, "the integrator's trace: samples, events and their kinds", test_trace);
     CU_add_test(s, "oscillator and wall: exact impact times (DOPRI5)", test_wall_field);
     CU_add_test(s, "oscillator and wall: exact impact times (closed-form flow)", test_wall_flow);
     CU_add_test(s, "a point's bits whatever its lane and batch", test_wall_lanes);

@@ -245,11 +245,19 @@ typedef struct is_hybrid_system {
     double invariant_tolerance[IS_HYBRID_MAX_INVARIANTS];
     void (*invariant_values)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
                              lv_double *v);
+    /* optional, for the trace made without the model's code (IS_HYBRID_PLUGIN,
+     * hybrid_trace.h): the state's components' names and units (NULL: y0, y1, ... in
+     * "1"), the events' names (NULL: the kind and index, "reset_0"), the time's unit */
+    const char *state_name[IS_HYBRID_MAX_DIM], *state_unit[IS_HYBRID_MAX_DIM];
+    const char *event_name[IS_HYBRID_MAX_EVENTS];
+    const char *time_unit;
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1
  * when the stop flag ended the run (points not finished stay unfinished: no finish), -1
- * when there was no memory for the lanes (no point was run). `trace` calls sample.
+ * when there was no memory for the lanes (no point was run). `trace` calls sample. Inside
+ * a trace made by IS_HYBRID_PLUGIN (hybrid_trace.h) the run writes every sample and event
+ * into the engine's sink instead, whatever `trace` says.
  * It is inlined where it is called: call it with the address of a const system, in one
  * place per system (a function of the model's), so that the system's sizes, kinds and
  * callbacks are constants there (loops unrolled, callbacks inlined). */

@@ -47,6 +47,8 @@ static const double ish_d[7] = {-12715105075.0 / 11282082432.0, 0.0,
 #define ISH_D IS_HYBRID_MAX_DIM
 #define ISH_E IS_HYBRID_MAX_EVENTS
 
+#include "hybrid_trace.h" /* the trace without the model's code */
+
 /* One vector of lanes and what the integrator keeps of each: the state at t, f(t, y)
  * (field mode), the event values and rates there, the side of each event, the step, the
  * per-point settings, the counts, and the accumulation watch. */
@@ -324,6 +326,8 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
         memcpy(e.section_events, b->sec_events[l], sizeof e.section_events);
         memcpy(e.section_accumulations, b->sec_acc[l], sizeof e.section_accumulations);
     }
+    if (ish_tracing)
+        ish_trace_end(ish_tracing, e.t, e.y);
     sys->finish(b->pub.ctx, b->point[l], &e);
 }
 
@@ -499,6 +503,10 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
 
 ISH_INLINE void ish_sample(const is_hybrid_system *sys, const ish_block *b, lv_mask m)
 {
+    if (ish_tracing) { /* the start and the steps' ends */
+        ish_trace_lanes(ish_tracing, m, b->t, b->y, 1, NULL, 0, -1);
+        return;
+    }
     double y[ISH_D];
     for (int l = 0; l < LV_WIDTH; l++)
         if (lv_mask_lane(m, l)) {
@@ -587,13 +595,19 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
         b->f[i] = lv_sel(A, T->k[6][i], b->f[i]);
     }
     b->events = lv_add_where(A, b->events, lv_splat(1.0));
-    trace = trace && !sys->own_event_samples;
+    ish_tracer *tr = trace ? ish_tracing : NULL; /* the events with their kinds */
+    trace = trace && !tr && !sys->own_event_samples;
     if (trace)
         ish_sample(sys, b, A);
+    if (tr)
+        ish_trace_lanes(tr, A, b->t, b->y, 0, fired, sys->events, -1);
     lv_double y[ISH_D];
     for (int i = 0; i < sys->dimension; i++)
         y[i] = b->y[i];
     lv_mask ended = A & sys->on_event(&b->pub, fired, b->t, y), zeno = lv_mask_none();
+    lv_double accumulations = b->accumulations; /* (the trace's: the lanes that accumulate) */
+    if (tr) /* the state after on_event */
+        ish_trace_lanes(tr, A, b->t, y, 0, NULL, 0, -1);
     for (int i = 0; i < sys->dimension; i++)
         b->y[i] = lv_sel(A, y[i], b->y[i]);
     lv_double before[ISH_E];
@@ -610,6 +624,9 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     ish_accumulate(sys, b, reset & lv_not(ended), fired, &ended, &zeno);
     if (trace && lv_any(reset))
         ish_sample(sys, b, A & lv_not(ended | zeno));
+    if (tr)
+        ish_trace_lanes(tr, A & (lv_gt(b->accumulations, accumulations) | zeno), b->t, b->y, 0,
+                        NULL, 0, sys->events);
     b->h = lv_sel(A, b->h_resume, b->h);
     b->rough_next = (b->rough_next & lv_not(A)) | rough;
     b->landing = b->landing & lv_not(A);
@@ -628,7 +645,9 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
 {
     lv_double y[ISH_D], t = b->t + theta * T->h;
     ish_dense_at(sys, b, T, D, theta, y);
-    if (trace && !sys->own_event_samples) {
+    if (trace && ish_tracing)
+        ish_trace_lanes(ish_tracing, O, t, y, 0, fired, sys->events, -1);
+    else if (trace && !sys->own_event_samples) {
         double yl[ISH_D];
         for (int l = 0; l < LV_WIDTH; l++)
             if (lv_mask_lane(O, l)) {
@@ -910,7 +929,8 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
         blocks[j].pub.ctx = ctx;
         blocks[j].pub.slot = j * LV_WIDTH;
     }
-    trace = trace && sys->sample;
+    ish_tracer *tr = ish_tracing;
+    trace = (trace && sys->sample) || tr;
     size_t next = 0;
     int stopped = 0;
     for (uint64_t round = 0;; round++) {
@@ -921,7 +941,7 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
                 busy[nb++] = &blocks[j];
         if (nb == 0)
             break;
-        if (round % IS_HYBRID_POLL == 0 && stop && *stop) {
+        if ((round % IS_HYBRID_POLL == 0 && stop && *stop) || (tr && tr->code != IS_OK)) {
             stopped = 1;
             break;
         }
