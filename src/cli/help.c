@@ -124,9 +124,10 @@ static const char *const trace_options[] = {
 
 static const char *const models_options[] = {
     "--check",
-    "run the model contract's conformance checks on MODEL: its table, and "
+    "run the model contract's conformance checks on MODEL: its table, "
     "eval_batch (a plug-in's in a process of its own) on a few points, alone and "
-    "in a batch, within its arrays; exit 2 naming what broke",
+    "in a batch, within its arrays, and its trace of the defaults (time in order, "
+    "finite, eval_batch's outputs); exit 2 naming what broke",
     "--timeout SECONDS",
     "with --check: a point of a plug-in that takes longer is a breach "
     "(default 60)",

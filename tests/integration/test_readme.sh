@@ -200,6 +200,13 @@ mirror "cmake --install build --prefix \$HOME/opt/impactsweep"
 # (run by integration.install, into a temporary prefix: configure with
 # IMPACTSWEEP_NATIVE=OFF, build, install, and everything installed checked)
 
+# docs/writing-a-model.md's minimal model: built with the page's own compile line, and
+# its commands run, by integration.hybrid_trace (tests/integration/test_hybrid_trace.sh)
+mirror "cc -std=c11 -O2 -ffp-contract=off -fPIC -shared -fvisibility=hidden -Wl,-z,defs -I\$PREFIX/include examples/minimal/minimal.c -o minimal.so -lm"
+mirror "impactsweep models --check minimal-ball"
+mirror "impactsweep eval minimal-ball h=2 e=0.6"
+mirror "impactsweep trace minimal-ball h=2 e=0.6 --output minimal.h5"
+
 say "every command of the pages is mirrored here"
 # the pages' commands: indented lines of its code blocks, with their continuations
 # (a trailing backslash, or a synopsis's next line of [options]), comments cut, blanks
