@@ -610,26 +610,47 @@ static const is_hybrid_system land_system = {
     .field = land_field, .event_values = land_events, .rates = 1, .on_event = land_event,
     .start = land_start, .finish = land_finish};
 
+/* The same with the other event a kink too: both are predicted within the first step, the
+ * other first; only it is landed on (not the two together at the earlier's time). */
+static const is_hybrid_system land_kinks = {
+    .dimension = 3, .events = 2, .direction = {0, 0}, .kind = {IS_HYBRID_KINK, IS_HYBRID_KINK},
+    .field = land_field, .event_values = land_events, .rates = 1, .on_event = land_event,
+    .start = land_start, .finish = land_finish};
+
+/* A point of test_landing_crossings, (K, form, a, b), against its exact times. */
+static void check_landing(const double *point, const is_hybrid_end *end, int kinks)
+{
+    double K = point[0], form = point[1], a = point[2], d = point[3];
+    double t = form == 0 ? 1.0 - sqrt(1.0 - 2.0 * a) : form == 1 ? a - d : K;
+    const double *r = end->rec;
+    CHECK(end->status == IS_HYBRID_ENDED && fabs(r[0] - t) <= 1e-9 &&
+              fabs(r[1] - (t - 0.5 * t * t)) <= 1e-9 && fabs(r[2] - K) <= 1e-12 &&
+              (form == 2 ? r[4] <= 2.0 : r[3] == 0.0 && r[4] == (form == 1 ? 3.0 : 2.0)),
+          "%s, K %g, form %g, %g %g: status %d, event at t %.17g (exact %.17g), y %.17g (exact "
+          "%.17g), kink at %.17g; %g together of %g arrivals",
+          kinks ? "two kinks" : "kink and land", K, form, a, d, end->status, r[0], t, r[1],
+          t - 0.5 * t * t, r[2], r[3], r[4]);
+}
+
 static void test_landing_crossings(void)
 {
     static const double points[][4] = {
-        {0.6, 0, 0.3, 0},  {0.9, 0, 0.4948995, 0}, {0.75, 0, 0.46, 0}, {0.8, 0, 0.1, 0},
-        {0.6, 1, 0.4, 0.01}, {0.9, 1, 0.3, 0.05},   {0.75, 2, 0, 0}};
-    enum { N = sizeof points / sizeof *points };
-    is_hybrid_end ends[N];
-    memset(ends, 0, sizeof ends);
-    land_batch w = {points, ends};
-    CHECK(is_hybrid_run(&land_system, &w, N, NULL, 0) == 0, "run failed");
-    for (int i = 0; i < N; i++) {
-        double K = points[i][0], form = points[i][1], a = points[i][2], d = points[i][3];
-        double t = form == 0 ? 1.0 - sqrt(1.0 - 2.0 * a) : form == 1 ? a - d : K;
-        const double *r = ends[i].rec;
-        CHECK(ends[i].status == IS_HYBRID_ENDED && fabs(r[0] - t) <= 1e-9 &&
-                  fabs(r[1] - (t - 0.5 * t * t)) <= 1e-9 && fabs(r[2] - K) <= 1e-12 &&
-                  (form == 2 ? r[4] <= 2.0 : r[3] == 0.0 && r[4] == (form == 1 ? 3.0 : 2.0)),
-              "K %g, form %g, %g %g: status %d, event at t %.17g (exact %.17g), y %.17g (exact "
-              "%.17g), kink at %.17g; %g together of %g arrivals",
-              K, form, a, d, ends[i].status, r[0], t, r[1], t - 0.5 * t * t, r[2], r[3], r[4]);
+        {0.6, 0, 0.3, 0},    {0.9, 0, 0.4948995, 0}, {0.75, 0, 0.46, 0}, {0.8, 0, 0.1, 0},
+        {0.6, 1, 0.4, 0.01}, {0.9, 1, 0.3, 0.05},    {0.75, 2, 0, 0}};
+    /* the other kink's roots where its first-order prediction is a few Newton corrections
+     * from them (further, a landing may arrive before it has converged) */
+    static const double kink_points[][4] = {{0.6, 0, 0.3, 0}, {0.8, 0, 0.1, 0}, {0.75, 2, 0, 0}};
+    enum { N = sizeof points / sizeof *points, NK = sizeof kink_points / sizeof *kink_points };
+    for (int kinks = 0; kinks < 2; kinks++) {
+        const double(*p)[4] = kinks ? kink_points : points;
+        size_t n = kinks ? NK : N;
+        is_hybrid_end ends[N];
+        memset(ends, 0, sizeof ends);
+        land_batch w = {p, ends};
+        CHECK(is_hybrid_run(kinks ? &land_kinks : &land_system, &w, n, NULL, 0) == 0,
+              "run failed");
+        for (size_t i = 0; i < n; i++)
+            check_landing(p[i], &ends[i], kinks);
     }
 }
 

@@ -532,8 +532,8 @@ ISH_INLINE void ish_predict(const is_hybrid_system *sys, ish_block *b, lv_mask m
     }
     if (!lv_any(any))
         return;
-    for (int e = 0; e < sys->events; e++) { /* the earliest event only */
-        hit[e] &= lv_le(first, b->pub.side[e] * b->g[e] / -(b->pub.side[e] * b->dg[e]));
+    for (int e = 0; e < sys->events; e++) { /* the earliest event only (ties: all) */
+        hit[e] &= lv_le(b->pub.side[e] * b->g[e] / -(b->pub.side[e] * b->dg[e]), first);
         b->pend[e] = b->pend[e] | hit[e];
     }
     b->h_resume = lv_sel(any, first, b->h_resume); /* (h itself: e 1.5 times less accurate) */
