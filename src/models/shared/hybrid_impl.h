@@ -805,11 +805,13 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
             pend[e] = b->pend[e];
         lv_mask moved = ish_search(sys, b, T, todo, L, other, hi0, g_hi0, T->h, trace,
                                    ISH_SEARCH_UNPENDED);
-        lv_mask together = moved & lv_ge(b->h, T->h * (1.0 - ISH_REFINE_SHARE));
+        lv_mask together = moved & lv_ge(b->h, T->h * (1.0 - ISH_REFINE_SHARE)), now[ISH_E];
+        /* (the observe events reported have turned their sides; any other crossed at the
+         * end arrives with the pending ones) */
+        ish_crossings(sys, b->pub.side, T->g1, now);
         for (int e = 0; e < sys->events; e++) {
             b->pend[e] |= together & pend[e];
-            if (sys->kind[e] == IS_HYBRID_OBSERVE) /* reported */
-                cross[e] &= lv_not(other[e]);
+            cross[e] = (cross[e] & lv_not(other[e])) | (other[e] & now[e]);
         }
         b->h_resume = lv_sel(together, resume, b->h_resume);
         moved &= lv_not(together);
