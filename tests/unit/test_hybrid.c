@@ -668,6 +668,128 @@ static void test_soft_floor(void)
     }
 }
 
+/* --- events inside a predicted kink landing ------------------------------------------------- */
+
+/* A kink predicted from its rate turns the step into a landing on it; an event that crosses
+ * inside that landing step is located there, not reported at the kink. The system: x' = 1,
+ * y' = v, v' = -1 - max(x - K, 0) from (0, 0, 1): x = t and y = t - t^2 / 2 up to the kink
+ * at x = K (IS_HYBRID_KINK, rates given). The other event (IS_HYBRID_LAND, rates given) by
+ * LAND_FORM: 0, y - c (crosses at 1 - sqrt(1 - 2 c)); 1, (x - m)^2 - d^2 (a dip through
+ * zero and back inside the step: crosses at m - d, and back at m + d); 2, K - x (the kink
+ * itself: both at K, together or one just after the other, as the landing's rounding
+ * falls). The solution is a polynomial that DOPRI5 integrates exactly, so the first step
+ * (h = 1) is accepted, and it is predicted onto the kink with the crossing inside. The run
+ * ends once both have happened. rec: [0] the event's first time, [1] y there, [2] the
+ * kink's time, [3] arrivals with both events together, [4] arrivals with any. */
+enum { LAND_K, LAND_FORM, LAND_A, LAND_B };
+static void land_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    (void)t;
+    f[0] = lv_splat(1.0);
+    f[1] = y[2];
+    f[2] = -1.0 - lv_max_nanb(y[0] - b->par[LAND_K], lv_zero());
+}
+
+static void land_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                        const lv_double *f, lv_double *g, lv_double *dg)
+{
+    (void)t;
+    const lv_double *q = b->par;
+    lv_mask dip = lv_eq(q[LAND_FORM], lv_splat(1.0)), same = lv_eq(q[LAND_FORM], lv_splat(2.0));
+    lv_double off = y[0] - q[LAND_A];
+    g[0] = y[0] - q[LAND_K];
+    g[1] = lv_sel(dip, off * off - q[LAND_B] * q[LAND_B], lv_sel(same, -g[0], y[1] - q[LAND_A]));
+    if (dg) {
+        dg[0] = f[0];
+        dg[1] = lv_sel(dip, 2.0 * off * f[0], lv_sel(same, -f[0], f[1]));
+    }
+}
+
+static lv_mask land_event(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    lv_mask first = fired[1] & lv_eq(b->rec[0], lv_zero());
+    b->rec[0] = lv_sel(first, t, b->rec[0]);
+    b->rec[1] = lv_sel(first, y[1], b->rec[1]);
+    b->rec[2] = lv_sel(fired[0] & lv_eq(b->rec[2], lv_zero()), t, b->rec[2]);
+    b->rec[3] = lv_add_where(fired[0] & fired[1], b->rec[3], lv_splat(1.0));
+    b->rec[4] = lv_add_where(fired[0] | fired[1], b->rec[4], lv_splat(1.0));
+    return lv_gt(b->rec[0], lv_zero()) & lv_gt(b->rec[2], lv_zero());
+}
+
+/* points[i] = (K, form, a, b) */
+typedef struct land_batch {
+    const double (*points)[4];
+    is_hybrid_end *ends;
+} land_batch;
+
+static int land_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    const land_batch *w = ctx;
+    s->t_end = 10.0;
+    s->y[2] = 1.0;
+    for (int p = 0; p < 4; p++)
+        s->par[p] = w->points[i][p];
+    s->h = 1.0;
+    s->rtol = 1e-10;
+    s->atol = 1e-12;
+    return 1;
+}
+
+static void land_finish(void *ctx, size_t i, const is_hybrid_end *e)
+{
+    const land_batch *w = ctx;
+    w->ends[i] = *e;
+}
+
+static const is_hybrid_system land_system = {
+    .dimension = 3, .events = 2, .direction = {0, 0}, .kind = {IS_HYBRID_KINK, IS_HYBRID_LAND},
+    .field = land_field, .event_values = land_events, .rates = 1, .on_event = land_event,
+    .start = land_start, .finish = land_finish};
+
+/* The same with the other event a kink too: both are predicted within the first step, the
+ * other first; only it is landed on (not the two together at the earlier's time). */
+static const is_hybrid_system land_kinks = {
+    .dimension = 3, .events = 2, .direction = {0, 0}, .kind = {IS_HYBRID_KINK, IS_HYBRID_KINK},
+    .field = land_field, .event_values = land_events, .rates = 1, .on_event = land_event,
+    .start = land_start, .finish = land_finish};
+
+/* A point of test_landing_crossings, (K, form, a, b), against its exact times. */
+static void check_landing(const double *point, const is_hybrid_end *end, int kinks)
+{
+    double K = point[0], form = point[1], a = point[2], d = point[3];
+    double t = form == 0 ? 1.0 - sqrt(1.0 - 2.0 * a) : form == 1 ? a - d : K;
+    const double *r = end->rec;
+    CHECK(end->status == IS_HYBRID_ENDED && fabs(r[0] - t) <= 1e-9 &&
+              fabs(r[1] - (t - 0.5 * t * t)) <= 1e-9 && fabs(r[2] - K) <= 1e-12 &&
+              (form == 2 ? r[4] <= 2.0 : r[3] == 0.0 && r[4] == (form == 1 ? 3.0 : 2.0)),
+          "%s, K %g, form %g, %g %g: status %d, event at t %.17g (exact %.17g), y %.17g (exact "
+          "%.17g), kink at %.17g; %g together of %g arrivals",
+          kinks ? "two kinks" : "kink and land", K, form, a, d, end->status, r[0], t, r[1],
+          t - 0.5 * t * t, r[2], r[3], r[4]);
+}
+
+static void test_landing_crossings(void)
+{
+    static const double points[][4] = {
+        {0.6, 0, 0.3, 0},    {0.9, 0, 0.4948995, 0}, {0.75, 0, 0.46, 0}, {0.8, 0, 0.1, 0},
+        {0.6, 1, 0.4, 0.01}, {0.9, 1, 0.3, 0.05},    {0.75, 2, 0, 0}};
+    /* the other kink's roots where its first-order prediction is a few Newton corrections
+     * from them (further, a landing may arrive before it has converged) */
+    static const double kink_points[][4] = {{0.6, 0, 0.3, 0}, {0.8, 0, 0.1, 0}, {0.75, 2, 0, 0}};
+    enum { N = sizeof points / sizeof *points, NK = sizeof kink_points / sizeof *kink_points };
+    for (int kinks = 0; kinks < 2; kinks++) {
+        const double(*p)[4] = kinks ? kink_points : points;
+        size_t n = kinks ? NK : N;
+        is_hybrid_end ends[N];
+        memset(ends, 0, sizeof ends);
+        land_batch w = {p, ends};
+        CHECK(is_hybrid_run(kinks ? &land_kinks : &land_system, &w, n, NULL, 0) == 0,
+              "run failed");
+        for (size_t i = 0; i < n; i++)
+            check_landing(p[i], &ends[i], kinks);
+    }
+}
+
 void suite_hybrid(void)
 {
     CU_pSuite s = CU_add_suite("hybrid", NULL, NULL);
@@ -682,4 +804,6 @@ void suite_hybrid(void)
     CU_add_test(s, "grazes of a forced oscillator, without rates (flow and field)",
                 test_forced_grazes);
     CU_add_test(s, "a soft floor without rates: e = 1 to the asked tolerance", test_soft_floor);
+    CU_add_test(s, "events crossed inside a predicted kink landing: located, not at the kink",
+                test_landing_crossings);
 }

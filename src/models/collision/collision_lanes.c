@@ -338,48 +338,17 @@ static inline __attribute__((always_inline)) void roots(const lane_kind *k, cons
     *rate_out = rate;
 }
 
-
-/* A kink's landing predicted from its rate (the integrator's ish_predict) is a step to it
- * that no other event may straddle: an event crossed inside it is reported at the kink,
- * past where it happened (a separation at X = 0 instead of where F fell to 0: x_sep 0
- * instead of 0.0022, t_sep 2.4e-3 late; a force maximum read at V = 0). So the kinks go
- * without rates (their crossings are found on the trial step, and the first one is
- * landed on) where the force may fall to 0 within this many times the first kink's
- * predicted time, by F's own first-order prediction (which comes late only where F falls
- * ever faster), and, for bwshc, while F still rises (F' < 0 at V = 0, so its maximum
- * lies before the velocity kink). At a landing (the kink's value 0 up to
- * the location) the rates stay, for the integrator's Newton corrections. */
-#define PREDICT_MARGIN 8.0
-/* A kink this close in time (nondimensional; a landing's rest after the integrator's
- * corrections is below 1e-6 of a step) is one just landed on, or about to be. */
-#define NEAR_KINK 1e-6
-
-/* Event e is a kink of the law's right-hand side (collision_events). */
-static inline int is_kink(const lane_kind *k, int e)
-{
-    switch (e) {
-    case COLLISION_ROOT_VELOCITY: return k->law == LAW_BWSHC;
-    case COLLISION_ROOT_KINK_W: return k->law == LAW_BWM;
-    case COLLISION_ROOT_KINK_U: return k->p_kind != 1;
-    case COLLISION_ROOT_KINK_Z: return k->law == LAW_BWM || k->law == LAW_BWSHC;
-    default: return 0;
-    }
-}
-
 /* The roots' rates along the solution, where they are components of f (the kinks, V,
  * and -X for the laws whose force root it is), and for the force root F' scaled as the
  * root is (its Newton correction is then F's own, -F/F'): the integrator's Newton
  * corrections of landings and its predictions of kinks; NaN for the others (no
  * correction). */
-static inline __attribute__((always_inline)) void rates(const lane_kind *k, const is_hybrid_lanes *b,
-                                                        const lv_double *y,
-                                                        const lv_double *f, const lv_double *g,
-                                                        lv_double force, lv_double rate,
-                                                        lv_double *dg)
+static inline __attribute__((always_inline)) void rates(const lane_kind *k, const lv_double *f,
+                                                        const lv_double *g, lv_double force,
+                                                        lv_double rate, lv_double *dg)
 {
     lv_double none = lv_splat(__builtin_nan(""));
     int maxwell = k->dimension == 4;
-    (void)y;
     lv_double force_rate = g[COLLISION_ROOT_FORCE] * (rate / force); /* NaN at F = 0 */
     dg[COLLISION_ROOT_FORCE] = follows_x(k) ? -f[0] : force_rate;
     dg[COLLISION_ROOT_VELOCITY] = maxwell ? none : force; /* V' = F */
@@ -388,35 +357,6 @@ static inline __attribute__((always_inline)) void rates(const lane_kind *k, cons
     dg[COLLISION_ROOT_KINK_U] = k->p_kind != 1 ? (maxwell ? f[1] : f[0]) : none;
     dg[COLLISION_ROOT_KINK_Z] = k->law == LAW_BWM || k->law == LAW_BWSHC ? f[2] : none;
     dg[COLLISION_ROOT_REST] = none;
-    if (follows_x(k)) /* the force root is the only kink, X = 0 */
-        return;
-    /* The kinks ahead by the first-order prediction, beyond NEAR_KINK (closer is a landing
-     * just made, whose side the integrator turns after these rates: it predicts no step
-     * to it, and corrects the landing with the rate). F falls to 0 in F/-F' (the force is
-     * "early" against kink e where that is below PREDICT_MARGIN times e's value/speed:
-     * compared without dividing, as this runs at every step). */
-    lv_double reach = PREDICT_MARGIN * -rate; /* F/-F' < M value/speed: F speed < reach value */
-    lv_mask late = lv_mask_none(), any_ahead = lv_mask_none();
-    for (int e = COLLISION_ROOT_VELOCITY; e <= COLLISION_ROOT_KINK_Z; e++) {
-        if (!is_kink(k, e))
-            continue;
-        /* ahead: on its side before the crossing and moving towards it (NaN: no rate) */
-        lv_double value = b->side[e] * g[e], speed = -(b->side[e] * dg[e]);
-        lv_mask ahead = lv_gt(speed, lv_zero()) & lv_gt(value, NEAR_KINK * speed);
-        late |= ahead & lv_not(lv_lt(force * speed, reach * value));
-        any_ahead |= ahead;
-    }
-    lv_mask hidden = lv_gt(force, lv_zero()) & lv_lt(rate, lv_zero()) & lv_not(late);
-    if (k->law == LAW_BWSHC) /* V a kink */
-        hidden |= lv_gt(rate, lv_zero());
-    hidden &= any_ahead;
-    if (!lv_any(hidden))
-        return;
-    for (int e = COLLISION_ROOT_VELOCITY; e <= COLLISION_ROOT_KINK_Z; e++)
-        if (is_kink(k, e)) {
-            lv_mask near = lv_le(lv_abs(g[e]), NEAR_KINK * lv_abs(dg[e]));
-            dg[e] = lv_sel(hidden & lv_not(near), none, dg[e]);
-        }
 }
 
 /* The roots, and their rates where asked (then f is given: at landings and arrivals). */
@@ -428,7 +368,7 @@ static inline __attribute__((always_inline)) void events3(const is_hybrid_lanes 
     const group *gr = b->ctx;
     lv_double force, rate;
     SPECIALIZED(gr, 3, roots(k, b, y, f, g, &force, &rate);
-                if (dg) rates(k, b, y, f, g, force, rate, dg));
+                if (dg) rates(k, f, g, force, rate, dg));
 }
 
 static inline __attribute__((always_inline)) void events4(const is_hybrid_lanes *b, lv_double t,
@@ -439,7 +379,7 @@ static inline __attribute__((always_inline)) void events4(const is_hybrid_lanes 
     const group *gr = b->ctx;
     lv_double force, rate;
     SPECIALIZED(gr, 4, roots(k, b, y, f, g, &force, &rate);
-                if (dg) rates(k, b, y, f, g, force, rate, dg));
+                if (dg) rates(k, f, g, force, rate, dg));
 }
 
 /* collision_energy in lanes, from the powers pw at y. */

@@ -36,7 +36,12 @@
  *     the event's root than 1e-6 of the step is corrected and the step taken again:
  *     by Newton's method with the rates, by secants without (rates only make it cheaper:
  *     the location follows the asked tolerance either way); never by more than the step,
- *     nor from a start already past the event (a tangent at rounding level).
+ *     nor from a start already past the event (a tangent at rounding level). A step to
+ *     an event is searched like any other for the other events (crossings and grazes): one
+ *     that crossed inside it (e.g. inside a kink's predicted landing) is landed on instead,
+ *     at its own time, and the first event is found again after it; one within 1e-6 of
+ *     the step from its end, as near as the landing itself is corrected, happens together
+ *     with the event landed on. So no event is reported later than where it crossed.
  *   - Resets: on_event may change the state (an IS_HYBRID_RESET event returns the lane to
  *     the side it came from, as an impact does) and the lane's records, and end lanes.
  *   - Accumulation: at the arrivals of IS_HYBRID_RESET events the integrator watches the
@@ -177,8 +182,9 @@ typedef struct is_hybrid_end {
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
- * records, (in on_event) the side each event was on before it: -1, 1, or 0 (not known
- * yet), and aux: what the field chooses to leave there of its last evaluation, which
+ * records, the side each event is on: -1, 1, or 0 (not known yet); in on_event the side
+ * before it; in event_values at an arrival the fired events' sides already turned (the
+ * side the lane is on now; an IS_HYBRID_RESET event's the side it returned to); and aux: what the field chooses to leave there of its last evaluation, which
  * event_values may use when it is given dydt (then dydt is that evaluation's, at the same
  * t and y: e.g. powers of the state that the events need too). */
 typedef struct is_hybrid_lanes {

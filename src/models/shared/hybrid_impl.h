@@ -540,8 +540,8 @@ ISH_INLINE void ish_predict(const is_hybrid_system *sys, ish_block *b, lv_mask m
     }
     if (!lv_any(any))
         return;
-    for (int e = 0; e < sys->events; e++) { /* the earliest event only */
-        hit[e] &= lv_le(first, b->pub.side[e] * b->g[e] / -(b->pub.side[e] * b->dg[e]));
+    for (int e = 0; e < sys->events; e++) { /* the earliest event only (ties: all) */
+        hit[e] &= lv_le(b->pub.side[e] * b->g[e] / -(b->pub.side[e] * b->dg[e]), first);
         b->pend[e] = b->pend[e] | hit[e];
     }
     b->h_resume = lv_sel(any, first, b->h_resume); /* (h itself: e 1.5 times less accurate) */
@@ -610,17 +610,21 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
         ish_trace_lanes(tr, A, b->t, y, 0, NULL, 0, -1);
     for (int i = 0; i < sys->dimension; i++)
         b->y[i] = lv_sel(A, y[i], b->y[i]);
-    lv_double before[ISH_E];
-    for (int e = 0; e < sys->events; e++)
-        before[e] = b->pub.side[e];
-    ish_at_state(sys, b, A, 1);
+    /* the fired events' sides turn before their values and rates are computed here, so
+     * that event_values sees the side the lane is on now (0 where it is known only from
+     * the value: an event passed from a start on it) */
+    lv_double turned[ISH_E];
     for (int e = 0; e < sys->events; e++) {
-        lv_double old = before[e], back = lv_sel(lv_eq(old, lv_zero()),
-                                                 lv_splat(sys->direction[e] > 0 ? -1.0 : 1.0), old);
-        lv_double passed = lv_sel(lv_eq(old, lv_zero()), b->pub.side[e], -old);
-        lv_double side = sys->kind[e] == IS_HYBRID_RESET ? back : passed;
-        b->pub.side[e] = lv_sel(fired[e], side, b->pub.side[e]);
+        lv_double old = b->pub.side[e];
+        lv_mask none = lv_eq(old, lv_zero());
+        lv_double back = lv_sel(none, lv_splat(sys->direction[e] > 0 ? -1.0 : 1.0), old);
+        turned[e] = sys->kind[e] == IS_HYBRID_RESET ? back : lv_sel(none, old, -old);
+        b->pub.side[e] = lv_sel(fired[e], turned[e], b->pub.side[e]);
     }
+    ish_at_state(sys, b, A, 1); /* (every side from its value: the fired keep their turn) */
+    for (int e = 0; e < sys->events; e++)
+        b->pub.side[e] =
+            lv_sel(fired[e] & lv_ne(turned[e], lv_zero()), turned[e], b->pub.side[e]);
     ish_accumulate(sys, b, reset & lv_not(ended), fired, &ended, &zeno);
     if (trace && lv_any(reset))
         ish_sample(sys, b, A & lv_not(ended | zeno));
@@ -668,6 +672,12 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
     }
 }
 
+/* ish_search's events (`which`): all, the observe events only, all but the pending ones
+ * (a landing's step searched for what crossed before its end) */
+#define ISH_SEARCH_ALL 0
+#define ISH_SEARCH_OBSERVE 1
+#define ISH_SEARCH_UNPENDED 2
+
 /* The lanes of `todo` whose trial step crossed events (cross[]): the first crossing is
  * located (ish_locate, from the step's start, or beyond observe events already reported
  * in the step); observe events found first are reported and the search goes on past them;
@@ -676,7 +686,7 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
 ISH_INLINE lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                                  lv_mask todo, lv_mask accepted, const lv_mask *cross0,
                                  lv_double hi0, const lv_double *g_hi0, lv_double h_next,
-                                 int trace, int only_observe)
+                                 int trace, int which)
 {
     ish_dense D;
     ish_dense_init(sys, b, T, &D);
@@ -695,7 +705,8 @@ ISH_INLINE lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const i
         for (int e = 0; e < sys->events; e++) {
             /* a rejected step is searched for the events it must not straddle */
             lv_mask ok = sys->kind[e] == IS_HYBRID_OBSERVE ? accepted
-                         : only_observe                    ? lv_mask_none()
+                         : which == ISH_SEARCH_OBSERVE     ? lv_mask_none()
+                         : which == ISH_SEARCH_UNPENDED    ? todo & lv_not(b->pend[e])
                                                            : todo;
             search[e] = cross[e] & todo & ok;
             found |= search[e];
@@ -780,9 +791,15 @@ ISH_INLINE void ish_rough_penalty(const is_hybrid_system *sys, ish_block *b, ish
     T->err2 = lv_sel(m & b->active, T->err2 * (penalty * penalty), T->err2);
 }
 
-/* The lanes L whose step to an event was accepted, before they arrive: observe events
- * crossed inside the step (e.g. a maximum just before a kink, in a step that was
- * rejected across the kink) are reported on its dense output; then a correction of the
+/* The lanes L whose step to an event was accepted, before they arrive: the events other
+ * than the pending ones that crossed inside the step (cross[], with the grazes up to hi0,
+ * g_hi0 there) are searched on its dense output as a free step's are (ish_search):
+ * observe events found (e.g. a maximum just before a kink, in a step that was rejected
+ * across the kink) are reported, and a lane where another event crossed first (inside
+ * the landing of a kink predicted by ish_predict) goes there instead: the pending events
+ * are dropped (predicted again after it). One located within ISH_REFINE_SHARE of the
+ * step's end, as close as the landing itself is corrected, happens together with the
+ * pending ones. Then a correction of the
  * step's length towards the pending event's root where it is more than ISH_REFINE_SHARE
  * of the step (Newton's where the model gives the events' rates, a secant's where it
  * does not, ISH_SECANT_MAX times at most) (a landing located on
@@ -791,19 +808,34 @@ ISH_INLINE void ish_rough_penalty(const is_hybrid_system *sys, ish_block *b, ish
  * d^2, or d^(p+1) at a rough one): those lanes take the step again (ISH_REFINE_MAX times
  * at most), and the others arrive. Returns the lanes that arrive. */
 ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
-                              lv_mask L, lv_mask *cross, lv_double t1, int trace)
+                              lv_mask L, lv_mask *cross, lv_double hi0, const lv_double *g_hi0,
+                              lv_double t1, int trace)
 {
-    lv_mask observe[ISH_E], todo = lv_mask_none();
+    lv_mask other[ISH_E], pend[ISH_E], todo = lv_mask_none();
     for (int e = 0; e < sys->events; e++) {
-        observe[e] = sys->kind[e] == IS_HYBRID_OBSERVE ? cross[e] & L & lv_not(b->pend[e])
-                                                       : lv_mask_none();
-        todo |= observe[e];
+        /* (not one already at zero where the step began, its side just turned at an
+         * arrival: rounding, that the search would find at the start again and again) */
+        other[e] = cross[e] & L & lv_not(b->pend[e]) & lv_gt(b->pub.side[e] * b->g[e], lv_zero());
+        todo |= other[e];
     }
     if (lv_any(todo)) {
-        ish_search(sys, b, T, todo, todo, observe, lv_splat(1.0), T->g1, T->h, trace, 1);
-        L &= b->active;
+        lv_double resume = b->h_resume;
         for (int e = 0; e < sys->events; e++)
-            cross[e] &= lv_not(observe[e]);
+            pend[e] = b->pend[e];
+        lv_mask moved = ish_search(sys, b, T, todo, L, other, hi0, g_hi0, T->h, trace,
+                                   ISH_SEARCH_UNPENDED);
+        lv_mask together = moved & lv_ge(b->h, T->h * (1.0 - ISH_REFINE_SHARE)), now[ISH_E];
+        /* (the observe events reported have turned their sides; any other crossed at the
+         * end arrives with the pending ones) */
+        ish_crossings(sys, b->pub.side, T->g1, now);
+        for (int e = 0; e < sys->events; e++) {
+            b->pend[e] |= together & pend[e];
+            cross[e] = (cross[e] & lv_not(other[e])) | (other[e] & now[e]);
+        }
+        b->h_resume = lv_sel(together, resume, b->h_resume);
+        moved &= lv_not(together);
+        b->refined = lv_sel(moved, lv_zero(), b->refined);
+        L &= b->active & lv_not(moved);
     }
     if (!lv_any(L))
         return L;
@@ -885,14 +917,18 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     for (int e = 0; e < sys->events; e++)
         g_hi0[e] = T->g1[e];
     lv_mask free = act & lv_not(b->landing);
-    ish_grazes(sys, b, T, free & accepted, cross, &hi0, g_hi0);
+    /* a landing's pending events count as crossed at its end (they arrive there): its
+     * other events are searched like a free step's (ish_landed) */
+    for (int e = 0; e < sys->events; e++)
+        cross[e] |= b->landing & b->pend[e];
+    ish_grazes(sys, b, T, accepted, cross, &hi0, g_hi0);
     lv_mask todo = lv_mask_none();
     for (int e = 0; e < sys->events; e++)
         todo |= cross[e] & free;
     lv_mask landed = b->landing & accepted, missed = b->landing & rejected, to_event = lv_mask_none();
     if (lv_any(todo))
         to_event = ish_search(sys, b, T, todo, accepted, cross, hi0, g_hi0,
-                              lv_sel(accepted, h_next, T->h), trace, 0);
+                              lv_sel(accepted, h_next, T->h), trace, ISH_SEARCH_ALL);
     lv_mask plain = accepted & b->active & lv_not(b->landing | to_event);
     ish_advance(sys, b, T, plain, t1, h_next);
     ish_invariants(sys, b, plain);
@@ -909,7 +945,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
             b->pend[e] = b->pend[e] & lv_not(missed);
     b->landing = (b->landing & lv_not(missed)) | to_event;
     if (lv_any(landed))
-        landed = ish_landed(sys, b, T, landed, cross, t1, trace);
+        landed = ish_landed(sys, b, T, landed, cross, hi0, g_hi0, t1, trace);
     if (lv_any(landed))
         ish_arrive(sys, b, T, landed, cross, t1, trace);
     ish_end(sys, b, lv_not(b->landing) & lv_ge(b->t, b->t_end), IS_HYBRID_HORIZON);
