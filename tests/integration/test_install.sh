@@ -109,6 +109,13 @@ done
 echo "    impactsweep-job(5): $(echo $sweep_keys $axis_keys | wc -w) keys, each under its section"
 expect_status 0 "the installed impactsweep" "$PREFIX/bin/impactsweep" models
 grep -q "^chatter: " out.txt || die "the installed impactsweep lists no chatter model"
+say "the installed fit: impactsweep fit finds bin/impactfit, which finds the installed module"
+[ -x "$PREFIX/bin/impactfit" ] || die "bin/impactfit is not installed as a program"
+printf '%s\n' "[fit]" "model = collision" "data = e.csv" "outptu = cor" >badfit.ini
+printf '%s\n' "v0,cor" "1,0.5" >e.csv
+expect_status 2 "an installed fit of a bad FIT.ini" env -u IMPACTFIT "$PREFIX/bin/impactsweep" fit badfit.ini
+grep -q "badfit.ini:4" err.txt || die "the installed fit does not name the bad line: $(cat err.txt)"
+grep -q "outptu" err.txt || die "the installed fit does not name the bad key: $(cat err.txt)"
 
 say "the same bits from a build without -march=native (the installed one) as from this one"
 # A point's result may not depend on the build: the installed binary is built with
