@@ -85,6 +85,24 @@ release() {
     [ "$((t - pending_since[$id]))" -lt 2 ] || scontrol update JobId="$id" StartTime=now 2>/dev/null || true
 }
 
+# requeued_after ID SECONDS: true if a job seen in a final state (FAILED, ...) is requeued
+# within SECONDS. The batch script requeues its own job (scontrol requeue) and then exits
+# 75; slurmctld can record that exit as FAILED for a moment before the requeue turns the
+# job back to PENDING, and a poll in that moment must not take it for the job's end.
+requeued_after() {
+    local id=$1 limit=$2 waited=0 restarts
+    restarts=$(job_restarts "$id")
+    while [ "$waited" -lt "$limit" ]; do
+        sleep 1
+        waited=$((waited + 1))
+        case "$(job_state "$id")" in
+        PENDING | REQUEUED | REQUEUE_HOLD | REQUEUE_FED | CONFIGURING | RUNNING) return 0 ;;
+        esac
+        [ "$(job_restarts "$id")" = "$restarts" ] || return 0
+    done
+    return 1
+}
+
 # wait_job ID SECONDS: waits until the job has ended; fails on timeout. A requeued job is
 # released (see release).
 wait_job() {
@@ -94,7 +112,7 @@ wait_job() {
         case "$state" in
         COMPLETED) return 0 ;;
         FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
-            die "job $id ended $state" ;;
+            requeued_after "$id" 15 || die "job $id ended $state" ;;
         PENDING) release "$id" ;;
         "") return 0 ;;
         esac
