@@ -7,10 +7,24 @@ import os
 import shutil
 import subprocess
 
+import numpy as np
+
 
 class ImpactsweepError(RuntimeError):
     """impactsweep refused or failed; the message is its own (a refused point: its line
     and the command line's message)."""
+
+
+def rank_count(ranks: object) -> int:
+    """RANKS as a count of processes (a positive whole number, None for 1); anything else
+    is refused, as `-n` is on the command line, rather than rounded or ignored."""
+    if ranks is None:
+        return 1
+    if isinstance(ranks, bool) or not isinstance(ranks, (int, np.integer)):
+        raise TypeError(f"ranks={ranks!r}: give a whole number of processes (1 or more)")
+    if ranks < 1:
+        raise ValueError(f"ranks={ranks}: give a whole number of processes (1 or more)")
+    return int(ranks)
 
 
 def command() -> str:

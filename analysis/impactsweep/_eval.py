@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 import xarray as xr
 
-from ._command import ImpactsweepError, command, describe
+from ._command import ImpactsweepError, command, describe, rank_count
 from ._reading import decode
 from ._reasons import LONG_NAME as REASON_NAME
 
@@ -104,8 +104,8 @@ def _stream(model: str, lines: List[str], ranks: int, timeout: Optional[float]) 
     """The answers to LINES, in their order, from `impactsweep eval MODEL - -n RANKS` (the
     lines dealt to RANKS processes in blocks)."""
     args = [command(), "eval", model, "-"]
-    if ranks and int(ranks) > 1:
-        args += ["-n", str(int(ranks))]
+    if ranks > 1:
+        args += ["-n", str(ranks)]
     if timeout:
         args += ["--timeout", repr(float(timeout))]
     proc = subprocess.run(args, input="\n".join(lines) + "\n", capture_output=True, text=True)
@@ -199,7 +199,7 @@ def evaluate(model: str, params: Dict[str, object], ranks: Optional[int], errors
             "decode_categories, params)")
     arrays = _name_positional_dims({n: _as_array(n, v) for n, v in params.items()})
     lines, template = _points(arrays, kinds)
-    answers = _stream(model, lines, ranks or 1, timeout)
+    answers = _stream(model, lines, rank_count(ranks), timeout)
     refused = {i: a["error"] for i, a in enumerate(answers) if "line" in a}
     if refused and errors == "raise":
         first = min(refused)

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional
 import numpy as np
 import xarray as xr
 
-from ._command import ImpactsweepError, command
+from ._command import ImpactsweepError, command, rank_count
 from ._reading import open_dataset
 
 
@@ -42,6 +42,7 @@ def run(job: str, ranks: int = 1, output: Optional[str] = None, progress: bool =
     set={'model.n': 5} or model__n=5 (section__key), as `--set`; EXTRA: more options of
     `impactsweep run` (for example ['--resume']). Raises ImpactsweepError with the run's
     last lines when it does not complete."""
+    ranks = rank_count(ranks)
     scratch = None
     if output is None:
         scratch = tempfile.mkdtemp(prefix="impactsweep-")
@@ -50,7 +51,7 @@ def run(job: str, ranks: int = 1, output: Optional[str] = None, progress: bool =
         target = output
     args = [command(), "run", job, "--output", target]
     if ranks != 1:
-        args += ["-n", str(int(ranks))]
+        args += ["-n", str(ranks)]
     args += _set_arguments(dict(set or {}, **overrides)) + list(extra)
     args += ["--progress", "lines"]
     try:

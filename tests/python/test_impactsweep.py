@@ -293,3 +293,13 @@ def test_run_failure_raises(tmp_path):
     with pytest.raises(isw.ImpactsweepError, match="unknown"):
         isw.run(os.path.join(os.path.dirname(__file__), "..", "..", "jobs", "example.ini"),
                 output=str(tmp_path / "x.h5"), progress=False, model__no_such_key=1)
+
+
+@pytest.mark.parametrize("ranks", [0, -1, 2.5, "2", True, {"rho": [0.1]}])
+def test_ranks_must_be_a_count(tmp_path, ranks):
+    job = os.path.join(os.path.dirname(__file__), "..", "..", "jobs", "example.ini")
+    with pytest.raises((TypeError, ValueError), match="ranks="):
+        isw.run(job, ranks, output=str(tmp_path / "x.h5"), progress=False)
+    with pytest.raises((TypeError, ValueError), match="ranks="):
+        isw.eval("chatter", rho=0.2, gamma=0.1, ranks=ranks)
+    assert not os.path.exists(tmp_path / "x.h5")
