@@ -287,6 +287,60 @@ static void test_documented_defaults(void)
     CHECK(compared >= 9, "only %zu documented defaults compared", compared);
 }
 
+/* The ranges the reference states (the key tables' `values`: "from A to B", "above A",
+ * "at most B", "an integer") are the parser's: both ends taken when stated as taken, a
+ * value just beyond either end and a fraction of an integer key refused. */
+static int documented_value_taken(const char *key, double v)
+{
+    char text[768];
+    snprintf(text, sizeof text,
+             "[sweep]\nmodel = chatter\nrefine = regime\n%s = %.17g\n[axis.rho]\nfrom = 0.1\n"
+             "to = 1\ncount = 17\n[axis.gamma]\nfrom = 0.1\nto = 0.9\ncount = 17\n",
+             key, v);
+    is_job *job = NULL;
+    is_error err = {0};
+    if (is_job_parse("t.ini", text, NULL, 0, is_test_models(), &job, &err) == IS_OK) {
+        is_job_free(&job);
+        return 1;
+    }
+    /* refused for what the value is, not for what it asks of this small grid */
+    return strstr(err.message, "expected") == NULL;
+}
+
+static void test_documented_ranges(void)
+{
+    size_t ranges = 0;
+    is_job_key_doc key;
+    for (size_t i = 0; is_job_key_doc_at("sweep", i, &key); i++) {
+        double lo = NAN, hi = NAN;
+        const char *from = strstr(key.values, "from "), *above = strstr(key.values, "above ");
+        const char *most = strstr(key.values, "at most ");
+        int lo_open = above != NULL, integer = strstr(key.values, "an integer") != NULL;
+        if (from && sscanf(from, "from %lf to %lf", &lo, &hi) != 2)
+            lo = hi = NAN;
+        if (above)
+            sscanf(above, "above %lf", &lo);
+        if (most)
+            sscanf(most, "at most %lf", &hi);
+        if (isnan(lo) || isnan(hi))
+            continue;
+        ranges++;
+        double below = lo - (lo == 0 ? 1e-9 : fabs(lo) * 1e-9), beyond = hi * (1 + 1e-9);
+        CHECK(documented_value_taken(key.name, lo) == !lo_open, "[sweep] %s = %g (%s)",
+              key.name, lo, key.values);
+        CHECK(documented_value_taken(key.name, hi), "[sweep] %s = %g refused (%s)", key.name,
+              hi, key.values);
+        CHECK(!documented_value_taken(key.name, below), "[sweep] %s = %.17g taken (%s)",
+              key.name, below, key.values);
+        CHECK(!documented_value_taken(key.name, beyond), "[sweep] %s = %.17g taken (%s)",
+              key.name, beyond, key.values);
+        if (integer)
+            CHECK(!documented_value_taken(key.name, lo + 0.5), "[sweep] %s = %g taken (%s)",
+                  key.name, lo + 0.5, key.values);
+    }
+    CHECK(ranges >= 8, "only %zu documented ranges compared", ranges);
+}
+
 /* Axes keep the file's order (it is the C order of the result arrays), whatever the
  * parameters' order in the model; linear, log and explicit values; a swept
  * parameter's fixed value is its first axis value. */
@@ -1383,6 +1437,7 @@ void suite_job(void)
     CU_add_test(suite, "fixed values and defaults", test_good_fixed_values_and_defaults);
     CU_add_test(suite, "sweep keys", test_good_sweep_keys);
     CU_add_test(suite, "documented defaults are the parser's", test_documented_defaults);
+    CU_add_test(suite, "documented ranges are the parser's", test_documented_ranges);
     CU_add_test(suite, "axes in file order", test_good_axes_in_file_order);
     CU_add_test(suite, "single-value axis", test_good_single_value_axis);
     CU_add_test(suite, "values continued over lines", test_good_values_continuation);

@@ -147,6 +147,42 @@ is_code is_job_parse_param_value(const is_model *model, const char *origin, cons
 
 typedef is_code (*sweep_setter)(is_job *job, const entry *e, is_error *err);
 
+/* A numeric key's admissible values: the interpreter checks them (with the table's text
+ * of them in the message) before the setter runs, so a setter reads a valid number. */
+typedef struct number_rule {
+    int numeric;   /* 0: not a number key */
+    double lo, hi; /* admissible range, lo excluded when lo_open */
+    int lo_open, integer;
+    const char *word; /* a word taken instead of a number ("auto", "none"), or NULL */
+} number_rule;
+
+#define NUMBER(lo, hi, lo_open, integer, word)                                                     \
+    {                                                                                              \
+        1, lo, hi, lo_open, integer, word                                                          \
+    }
+#define NOT_A_NUMBER                                                                               \
+    {                                                                                              \
+        0, 0, 0, 0, 0, NULL                                                                        \
+    }
+
+static int number_admissible(const number_rule *r, const char *text)
+{
+    double v;
+    if (r->word && strcmp(text, r->word) == 0)
+        return 1;
+    if (!job_parse_real(text, &v) || !(r->lo_open ? v > r->lo : v >= r->lo) || !(v <= r->hi))
+        return 0;
+    return !r->integer || v == floor(v);
+}
+
+/* The value of a number key the interpreter has checked. */
+static double number_of(const entry *e)
+{
+    double v = 0;
+    job_parse_real(e->value, &v);
+    return v;
+}
+
 static is_code set_output(is_job *job, const entry *e, is_error *err)
 {
     if (!*e->value)
@@ -166,28 +202,15 @@ static is_code set_title(is_job *job, const entry *e, is_error *err)
 
 static is_code set_unit_size(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (strcmp(e->value, "auto") == 0) {
-        job->unit_size = 0;
-        return IS_OK;
-    }
-    if (!job_parse_real(e->value, &v) || v < 1 || v != floor(v) || v > 1e12)
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] unit_size = '%s': expected 'auto' or an integer >= 1",
-                            e->origin, e->value);
-    job->unit_size = (uint64_t)v;
+    (void)err;
+    job->unit_size = strcmp(e->value, "auto") == 0 ? 0 : (uint64_t)number_of(e);
     return IS_OK;
 }
 
 static is_code set_unit_seconds(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (!job_parse_real(e->value, &v) || !(v >= 0.01 && v <= 86400))
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] unit_seconds = '%s': expected seconds from 0.01 to "
-                            "86400",
-                            e->origin, e->value);
-    job->unit_seconds = v;
+    (void)err;
+    job->unit_seconds = number_of(e);
     return IS_OK;
 }
 
@@ -215,12 +238,8 @@ static is_code set_piece(is_job *job, const entry *e, is_error *err)
 
 static is_code set_progress_interval(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (!job_parse_real(e->value, &v) || !(v > 0))
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] progress_interval = '%s': expected seconds > 0", e->origin,
-                            e->value);
-    job->progress_interval = v;
+    (void)err;
+    job->progress_interval = number_of(e);
     return IS_OK;
 }
 
@@ -260,25 +279,16 @@ static is_code set_refine_axes(is_job *job, const entry *e, is_error *err)
 
 static is_code set_refine_levels(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (!job_parse_real(e->value, &v) || v < 1 || v > 30 || v != floor(v))
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine_levels = '%s': expected an integer from 1 to 30",
-                            e->origin, e->value);
-    job->refine_levels = (unsigned)v;
+    (void)err;
+    job->refine_levels = (unsigned)number_of(e);
     snprintf(job->refine_origin[3], sizeof job->refine_origin[3], "%s", e->origin);
     return IS_OK;
 }
 
 static is_code set_refine_margin(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (!job_parse_real(e->value, &v) || !(v >= 0) || v > 1e6)
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] refine_margin = '%s': expected a number from 0 to 1e6 "
-                            "(0: refine only cells whose classes differ)",
-                            e->origin, e->value);
-    job->refine_margin = v;
+    (void)err;
+    job->refine_margin = number_of(e);
     snprintf(job->refine_origin[4], sizeof job->refine_origin[4], "%s", e->origin);
     return IS_OK;
 }
@@ -298,17 +308,10 @@ static is_code set_containment(is_job *job, const entry *e, is_error *err)
 
 static is_code set_point_timeout(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (strcmp(e->value, "none") == 0) {
-        job->point_timeout = 0;
+    (void)err;
+    job->point_timeout = strcmp(e->value, "none") == 0 ? 0 : number_of(e);
+    if (job->point_timeout == 0)
         return IS_OK;
-    }
-    if (!job_parse_real(e->value, &v) || !(v >= 0.001 && v <= 1e7))
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] point_timeout = '%s': expected seconds from 0.001 to "
-                            "1e7, or none",
-                            e->origin, e->value);
-    job->point_timeout = v;
     snprintf(job->timeout_origin, sizeof job->timeout_origin, "%s", e->origin);
     return IS_OK;
 }
@@ -333,26 +336,16 @@ is_code job_check_containment(const is_job *job, is_error *err)
 
 static is_code set_verify(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (!job_parse_real(e->value, &v) || !(v >= 0 && v <= 1))
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] verify = '%s': expected the share of points to "
-                            "recompute, from 0 (none) to 1",
-                            e->origin, e->value);
-    job->verify_fraction = v;
+    (void)err;
+    job->verify_fraction = number_of(e);
     snprintf(job->verify_origin, sizeof job->verify_origin, "%s", e->origin);
     return IS_OK;
 }
 
 static is_code set_verify_tolerance(is_job *job, const entry *e, is_error *err)
 {
-    double v;
-    if (!job_parse_real(e->value, &v) || !(v > 0 && v <= 1e6))
-        return is_error_set(err, IS_JOB,
-                            "%s: [sweep] verify_tolerance = '%s': expected a discrepancy "
-                            "above 0 (at most 1e6)",
-                            e->origin, e->value);
-    job->verify_tolerance = v;
+    (void)err;
+    job->verify_tolerance = number_of(e);
     return IS_OK;
 }
 
@@ -367,53 +360,61 @@ static is_code set_model_checked(is_job *job, const entry *e, is_error *err)
 static const struct sweep_key {
     const char *name;
     sweep_setter set;
+    number_rule number;
     const char *values, *fallback, *help;
 } sweep_keys[] = {
-    {"model", set_model_checked, "a model's name, or a plug-in library's path", "required",
+    {"model", set_model_checked, NOT_A_NUMBER, "a model's name, or a plug-in library's path",
+     "required",
      "the model to run (`impactsweep models` lists them; a relative path is taken from the "
      "job file's directory)"},
-    {"output", set_output, "a file path", "the job file's name with .h5",
+    {"output", set_output, NOT_A_NUMBER, "a file path", "the job file's name with .h5",
      "the result file (`run --output FILE` sets it too)"},
-    {"title", set_title, "free text", "none", "a title stored with the results"},
-    {"unit_size", set_unit_size, "auto, or an integer >= 1", "auto",
+    {"title", set_title, NOT_A_NUMBER, "free text", "none", "a title stored with the results"},
+    {"unit_size", set_unit_size, NUMBER(1, 1e12, 0, 1, "auto"),
+     "auto, or an integer from 1 to 1e12", "auto",
      "points per work unit (auto: as many as take about unit_seconds)"},
-    {"unit_seconds", set_unit_seconds, "seconds from 0.01 to 86400", "30",
+    {"unit_seconds", set_unit_seconds, NUMBER(0.01, 86400, 0, 0, NULL),
+     "seconds from 0.01 to 86400", "30",
      "target duration of a work unit (at most a quarter of the batch system's grace period, "
      "IMPACTSWEEP_GRACE)"},
-    {"piece", set_piece, "I/N with 0 <= I < N, or I/N:FIRST-LAST", "none (the whole grid)",
+    {"piece", set_piece, NOT_A_NUMBER, "I/N with 0 <= I < N, or I/N:FIRST-LAST",
+     "none (the whole grid)",
      "compute only piece I of N of the grid: of equal size, or points FIRST to LAST (a box "
      "of the grid); `impactsweep merge` joins the pieces' files"},
-    {"progress_interval", set_progress_interval, "seconds > 0", "5",
+    {"progress_interval", set_progress_interval, NUMBER(0, 1e7, 1, 0, NULL),
+     "seconds above 0, at most 1e7", "5",
      "seconds between progress lines when stderr is not a terminal"},
-    {"master_computes", set_master_computes, "true or false (1/0, yes/no, on/off)", "true",
-     "rank 0 computes between serving work requests"},
-    {"containment", set_containment, "auto, process or none", "auto",
+    {"master_computes", set_master_computes, NOT_A_NUMBER, "true or false (1/0, yes/no, on/off)",
+     "true", "rank 0 computes between serving work requests"},
+    {"containment", set_containment, NOT_A_NUMBER, "auto, process or none", "auto",
      "where the model's code runs: auto puts a plug-in, or any model with a point_timeout, "
      "in an evaluator process (a crash or a hang costs only its point) and a built-in model "
      "in the engine; process: every model there; none: every model in the engine"},
-    {"point_timeout", set_point_timeout, "seconds from 0.001 to 1e7, or none", "none",
+    {"point_timeout", set_point_timeout, NUMBER(0.001, 1e7, 0, 0, "none"),
+     "seconds from 0.001 to 1e7, or none", "none",
      "seconds a point may take before it is killed and stored as failed_timeout (needs "
      "containment auto or process)"},
-    {"verify", set_verify, "a share from 0 to 1", "0",
+    {"verify", set_verify, NUMBER(0, 1, 0, 0, NULL), "a share from 0 to 1", "0",
      "the share of points recomputed with each tolerance parameter / 100 (and another "
      "method, where the model has a choice of them) to measure each output's discrepancy "
      "(`impactsweep info` reports it; 0.01 adds about 3 % to a collision sweep with CVODE)"},
-    {"verify_tolerance", set_verify_tolerance, "a number above 0, at most 1e6",
-     "1000 x the largest tolerance parameter's value",
+    {"verify_tolerance", set_verify_tolerance, NUMBER(0, 1e6, 1, 0, NULL),
+     "a number above 0, at most 1e6", "1000 x the largest tolerance parameter's value",
      "the discrepancy beyond which a verified point counts as beyond (`run --strict` then "
      "exits 3)"},
-    {"refine", set_refine, "OUTPUT or OUTPUT >= T, comma-separated", "none (every point)",
+    {"refine", set_refine, NOT_A_NUMBER, "OUTPUT or OUTPUT >= T, comma-separated",
+     "none (every point)",
      "the outputs whose classes decide a coarse-to-fine sweep: cells whose corners differ "
      "in class, or lie near a threshold, are refined, the other points are inferred"},
-    {"refine_levels", set_refine_levels, "an integer from 1 to 30", "4",
+    {"refine_levels", set_refine_levels, NUMBER(1, 30, 0, 1, NULL), "an integer from 1 to 30", "4",
      "levels of refinement L: the first pass computes every 2^L-th point"},
-    {"refine_threshold", set_refine_threshold, "a number", "none",
+    {"refine_threshold", set_refine_threshold, NOT_A_NUMBER, "a number", "none",
      "with refine naming one real or integer output: its class is value >= threshold (the "
      "same as refine = OUTPUT >= threshold)"},
-    {"refine_margin", set_refine_margin, "a number from 0 to 1e6", "2",
+    {"refine_margin", set_refine_margin, NUMBER(0, 1e6, 0, 0, NULL), "a number from 0 to 1e6", "2",
      "a thresholded output also refines cells whose corners lie within this many times "
      "their interpolation error of the threshold (0: only cells whose classes differ)"},
-    {"refine_axes", set_refine_axes, "axis names, comma-separated",
+    {"refine_axes", set_refine_axes, NOT_A_NUMBER, "axis names, comma-separated",
      "every axis that is not a choice", "the axes refined (the others are swept in full)"},
 };
 
@@ -498,13 +499,13 @@ is_code job_find_model(parse_state *ps, is_job *job)
     list_models(ps->models, known, sizeof known);
     if (rc == IS_USAGE) {
         char hint[96];
-        return is_error_set(ps->err, IS_JOB,
-                            "%s: [sweep] model = '%s': unknown model%s (known: %s; a plug-in is "
-                            "named by its path, or found through %s)",
-                            e->origin, e->value,
-                            is_suggest_text(hint, sizeof hint,
-                                            is_models_suggest(ps->models, e->value)),
-                            known, IS_MODEL_PATH_VARIABLE);
+        return is_error_set(
+            ps->err, IS_JOB,
+            "%s: [sweep] model = '%s': unknown model%s (known: %s; a plug-in is "
+            "named by its path, or found through %s)",
+            e->origin, e->value,
+            is_suggest_text(hint, sizeof hint, is_models_suggest(ps->models, e->value)), known,
+            IS_MODEL_PATH_VARIABLE);
     }
     if (rc != IS_OK)
         return is_error_set(ps->err, rc, "%s: [sweep] model: %s", e->origin, detail.message);
@@ -531,6 +532,9 @@ is_code job_interpret_sweep(parse_state *ps, is_job *job)
                 is_suggest_text(hint, sizeof hint, is_suggest(e->key, count, sweep_key_name, NULL)),
                 known);
         }
+        if (k->number.numeric && !number_admissible(&k->number, e->value))
+            return is_error_set(ps->err, IS_JOB, "%s: [sweep] %s = '%s': expected %s", e->origin,
+                                e->key, e->value, k->values);
         is_code rc = k->set(job, e, ps->err);
         if (rc != IS_OK)
             return rc;
