@@ -128,7 +128,11 @@ def read_fit_file(path: str) -> dict:
             raise FitFileError(f"{path}:{line}: [fit] diff = {value!r}: forward or central")
         args["diff"] = value
     if "x" in fitsec:
-        args["x"] = fitsec["x"][0]
+        value, line = fitsec["x"]
+        if value not in params:
+            raise FitFileError(f"{path}:{line}: [fit] x = {value!r}: not a parameter of model "
+                               f"{model} (the figure's abscissa: an input column of the data)")
+        args["x"] = value
     free = {}
     for key, (value, line) in sections["free"].items():
         if key not in params:
@@ -185,13 +189,9 @@ def main(argv: List[str] = None) -> int:
     except ImpactsweepError as e:
         print(f"impactfit: {e}", file=sys.stderr)
         return 2
-    x = args.pop("x", None)
-    figure = args.pop("figure", None)
+    figure = args.get("figure")
     try:
         result = fit(command_line=" ".join(["impactfit"] + argv), **args)
-        if figure:
-            from ._fitreport import plot_fit
-            plot_fit(result, output=figure, x=x, ranks=args.get("ranks"))
     except ImpactsweepError as e:
         print(f"impactfit: {argv[0]}: {e}", file=sys.stderr)
         return 2
