@@ -20,6 +20,16 @@ from ._fitresult import FitResult, diagnose
 FAILED_RESIDUAL = 1e3
 
 
+def bound_problem(start: float, lower: float, upper: float) -> Optional[str]:
+    """What is wrong with a free parameter's START and bounds, or None (the same rule for
+    fit()'s FREE and a FIT.ini's [free])."""
+    if not lower < upper:
+        return f"lower bound {lower!r} not below upper bound {upper!r}"
+    if not lower <= start <= upper:
+        return f"start {start!r} outside [{lower!r}, {upper!r}]"
+    return None
+
+
 def _free_table(free, table: dict) -> Dict[str, tuple]:
     """FREE as {name: (start, lower, upper)}: a triple, or a dict with start/min/max
     (lmfit's names) or start/lower/upper; checked against the model's parameters."""
@@ -45,12 +55,9 @@ def _free_table(free, table: dict) -> Dict[str, tuple]:
         start, lower, upper = float(start), float(lower), float(upper)
         lower = max(lower, float(params[name]["min"]))
         upper = min(upper, float(params[name]["max"]))
-        if not lower < upper:
-            raise ImpactsweepError(f"fit: free parameter {name}: lower bound {lower!r} not "
-                                   f"below upper bound {upper!r}")
-        if not lower <= start <= upper:
-            raise ImpactsweepError(f"fit: free parameter {name}: start {start!r} outside "
-                                   f"[{lower!r}, {upper!r}]")
+        problem = bound_problem(start, lower, upper)
+        if problem:
+            raise ImpactsweepError(f"fit: free parameter {name}: {problem}")
         out[name] = (start, lower, upper)
     if not out:
         raise ImpactsweepError("fit: no free parameter")

@@ -20,6 +20,7 @@ import sys
 from typing import Dict, List, Tuple
 
 from ._command import ImpactsweepError, describe
+from ._fit import bound_problem
 
 FIT_KEYS = {"model", "data", "output", "outputs", "report", "figure", "ranks", "n_starts",
             "seed", "diff", "rel_step", "max_nfev", "x"}
@@ -146,12 +147,9 @@ def read_fit_file(path: str) -> dict:
             raise FitFileError(f"{path}:{line}: [free] {key} = {value!r}: give start, lower, "
                                "upper")
         start, lower, upper = (_number(path, "free", key, s, line) for s in parts)
-        if not lower < upper:
-            raise FitFileError(f"{path}:{line}: [free] {key}: lower bound {lower:g} not below "
-                               f"upper bound {upper:g}")
-        if not lower <= start <= upper:
-            raise FitFileError(f"{path}:{line}: [free] {key}: start {start:g} outside "
-                               f"[{lower:g}, {upper:g}]")
+        problem = bound_problem(start, lower, upper)
+        if problem:
+            raise FitFileError(f"{path}:{line}: [free] {key}: {problem}")
         p = params[key]
         if upper <= float(p["min"]) or lower >= float(p["max"]):
             raise FitFileError(f"{path}:{line}: [free] {key}: bounds [{lower:g}, {upper:g}] "

@@ -278,6 +278,7 @@ def test_bar_on_a_hidden_set(impactsweep_binary):
         "bench_fit", os.path.join(ROOT, "tests", "bench", "bench_fit.py"))
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    assert bench.workers_for(1) == 0 and bench.workers_for(3) == 3  # the watch sees ranks
     m = bench.measure(0, ranks=2, n_starts=2)
     assert m["truth"] != bench.EXAMPLE
     assert bench.met(m), bench.line(m)
