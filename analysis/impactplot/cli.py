@@ -7,8 +7,10 @@
 
 Draws the figures of impactsweep result files (complete, interrupted or still running),
 trace files and fit reports (PREFIX_fit: the data, fitted curve and band the report holds),
-PREFIX_KIND.FORMAT for each figure kind of the model; the paths written are printed. Several files of one model go side by side into one figure (n = 3, 4, 5).
-A file that is not an impactsweep result file is refused with exit status 2.
+PREFIX_KIND.FORMAT for each figure kind of the model; the paths written are printed.
+Several files of one model go side by side into one figure (n = 3, 4, 5). A file that is
+not an impactsweep result file (nor a trace file, nor a fit report) is refused with exit
+status 2.
 """
 
 import argparse

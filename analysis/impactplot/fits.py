@@ -55,6 +55,10 @@ def check_report(doc, path: str = "report") -> dict:
                            "fit (a report of an older impactsweep fit? run the fit "
                            "again)") from None
     data, curve = doc["data"], doc["curve"]
+    for name in doc["free"]:
+        for table in ("params", "stderr"):
+            if name not in doc[table]:
+                raise BadInput(f"{path}: fit report without member {table}.{name}")
     if curve["x"] not in data["inputs"]:
         raise BadInput(f"{path}: curve.x {curve['x']!r} is not one of the data's inputs "
                        f"({', '.join(data['inputs']) or 'none'})")

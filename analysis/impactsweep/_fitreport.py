@@ -151,32 +151,35 @@ def predict(result, ranks: Optional[int] = None, rel_step: float = 1e-5, **input
 
 
 def plot_fit(result, output: Optional[str] = None, x: Optional[str] = None, ax=None,
-             ranks: Optional[int] = None, points: int = 121, dpi: int = 150):
+             ranks: Optional[int] = None, points: int = 121, dpi: int = 300):
     """The data (error bars: sigma where given) against input X, the fitted curve on
     POINTS values spanning the data and its 95% confidence band (delta method), and below
     the residuals, one pair of panels per output (on AX: the first output's data and fit
     alone); saved to OUTPUT if given. The curve is RESULT's (computed once, by fit_curve,
-    and kept in result.curve and the report); the drawing is impactplot's, the one
+    and kept in result.curve and the report); the drawing is impactplot's, the figure
     `impactplot REPORT` makes."""
     import matplotlib
-    from impactplot.fits import check_report, draw_fit, fit_panel
+    from impactplot import journal_style
+    from impactplot.fits import check_report, draw_fit, figure_height, fit_panel
+    from impactplot.style import SIZE_PRESETS
     curve = result.curve
     if curve is None or (x is not None and curve["x"] != x) or len(curve["grid"]) != points:
         result.curve = fit_curve(result, x=x, ranks=ranks, points=points)
     doc = check_report(report_dict(result, with_provenance=False))
     if ax is not None:
         fit_panel(ax, doc, next(iter(doc["data"]["outputs"])))
-        fig = ax.figure
-    else:
         if output:
-            matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
-        import matplotlib.pyplot as plt
-        fig = plt.figure(figsize=(5.5, 4.4 * len(result.data.outputs)))
-        draw_fit(fig, doc)
-        fig.tight_layout()
+            ax.figure.savefig(output, dpi=dpi)
+        return ax.figure
     if output:
-        fig.savefig(output, dpi=dpi)
-        if ax is None:
-            import matplotlib.pyplot as plt
+        matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
+    import matplotlib.pyplot as plt
+    width = SIZE_PRESETS["single"]
+    with journal_style():
+        fig = plt.figure(figsize=(width, figure_height(doc, width, None)),
+                         layout="constrained")
+        draw_fit(fig, doc)
+        if output:
+            fig.savefig(output, dpi=dpi)
             plt.close(fig)
     return fig
