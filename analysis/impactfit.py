@@ -11,19 +11,14 @@ converged, 1 when it did not, 2 for a bad FIT.ini or data file.
 """
 
 import os
+import runpy
 import sys
 
-# The module impactsweep beside this file (source tree: analysis/impactsweep/), else the
-# installed one (installed, the line after #! sets INSTALLED_PACKAGE_DIR, relative to bin/).
+# impactplot's launcher beside this file (impactplot.py in the source tree, impactplot
+# installed) finds the packages for both commands; here it runs the fitter's main.
 here = os.path.dirname(os.path.realpath(__file__))
-installed = globals().get("INSTALLED_PACKAGE_DIR", os.path.join("..", "share", "impactsweep",
-                                                                 "python"))
-for where in (here, os.path.join(here, installed)):
-    if os.path.isfile(os.path.join(where, "impactsweep", "__init__.py")):
-        sys.path.insert(0, os.path.normpath(where))
-        break
-
-from impactsweep._fitini import main  # noqa: E402
-
-if __name__ == "__main__":
-    sys.exit(main())
+for name in ("impactplot.py", "impactplot"):
+    if os.path.isfile(os.path.join(here, name)):
+        runpy.run_path(os.path.join(here, name), {"MAIN": "impactsweep._fitini"}, "__main__")
+sys.exit(f"impactfit: the launcher impactplot is not beside {here}: the packages cannot be "
+         "found")

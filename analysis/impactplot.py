@@ -11,10 +11,14 @@ analysis/impactplot/; installed, share/impactsweep/python/impactplot/), which is
 the library for notebooks. See `--help` and README "Figures".
 """
 
+import importlib
 import os
 import sys
 
-# Installed, the line after #! sets INSTALLED_PACKAGE_DIR (relative to this file).
+# The packages impactplot/ and impactsweep/ beside this file (source tree: analysis/), else
+# the installed ones (installed, the line after #! sets INSTALLED_PACKAGE_DIR, relative to
+# this file). impactfit runs this launcher too, with MAIN naming its own entry point, so
+# that both commands find the packages one way.
 here = os.path.dirname(os.path.realpath(__file__))
 installed = globals().get("INSTALLED_PACKAGE_DIR", os.path.join("..", "share", "impactsweep",
                                                                  "python"))
@@ -23,7 +27,7 @@ for where in (here, os.path.join(here, installed)):
         sys.path.insert(0, os.path.normpath(where))
         break
 
-from impactplot.cli import main  # noqa: E402
+main = importlib.import_module(globals().get("MAIN", "impactplot.cli")).main
 
 if __name__ == "__main__":
     sys.exit(main())

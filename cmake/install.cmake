@@ -6,8 +6,9 @@
 #   bin/impactplot                         analysis/impactplot.py, its #! line naming
 #                                          IMPACTSWEEP_PYTHON (below), and the line
 #                                          after it where its package is
-#   bin/impactfit                          analysis/impactfit.py likewise: the fitter that
-#                                          `impactsweep fit` runs (needs scipy, pandas)
+#   bin/impactfit                          analysis/impactfit.py, its #! line likewise: the
+#                                          fitter that `impactsweep fit` runs (needs scipy,
+#                                          pandas), through bin/impactplot's package search
 #   share/impactsweep/python/impactplot/   the package (also a library for notebooks)
 #   share/impactsweep/python/impactsweep/  the Python module (open_dataset, eval, run)
 #   lib/python3.X/site-packages/           both packages again, where that Python finds
@@ -181,10 +182,10 @@ file(RELATIVE_PATH impactplot_package_rel ${CMAKE_INSTALL_FULL_BINDIR}
 impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactplot.py
   ${CMAKE_INSTALL_BINDIR} impactplot "^#![^\n]*"
   "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
-# bin/impactfit, the fitter `impactsweep fit` runs (the module's impactsweep.fit), likewise
+# bin/impactfit, the fitter `impactsweep fit` runs (the module's impactsweep.fit): it runs
+# bin/impactplot beside it, which finds the packages, so only its #! line changes
 impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactfit.py
-  ${CMAKE_INSTALL_BINDIR} impactfit "^#![^\n]*"
-  "#!${impactplot_python}\nINSTALLED_PACKAGE_DIR = \"${impactplot_package_rel}\"")
+  ${CMAKE_INSTALL_BINDIR} impactfit "^#![^\n]*" "#!${impactplot_python}")
 
 # --- the model contract and the SDK ------------------------------------------------------
 # model.h and what it includes (error.h, by a relative #include "error.h"), under

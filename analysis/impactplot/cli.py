@@ -5,10 +5,12 @@
                [--sel AXIS=VALUE ...] [--facet AXIS ...] [--axes X[,Y]]
                [--title [TEXT]] [--footer] [--layout] [--source-path]
 
-Draws the figures of impactsweep result files (complete, interrupted or still running)
-and trace files, PREFIX_KIND.FORMAT for each figure kind of the model; the paths written
-are printed. Several files of one model go side by side into one figure (n = 3, 4, 5).
-A file that is not an impactsweep result file is refused with exit status 2.
+Draws the figures of impactsweep result files (complete, interrupted or still running),
+trace files and fit reports (PREFIX_fit: the data, fitted curve and band the report holds),
+PREFIX_KIND.FORMAT for each figure kind of the model; the paths written are printed.
+Several files of one model go side by side into one figure (n = 3, 4, 5). A file that is
+not an impactsweep result file (nor a trace file, nor a fit report) is refused with exit
+status 2.
 """
 
 import argparse
@@ -16,7 +18,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from . import chatter, collision, stop_oscillator
+from . import chatter, collision, fits, stop_oscillator
 from .drawing import (classes_panel, colour_panel, is_categorical, one_class, shared_norm,
                       variable_codes)
 from .figures import STRIP, Kind, auto_width, draw_kind
@@ -113,7 +115,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                     "provenance in the files' metadata.")
     p.add_argument("files", nargs="+", metavar="FILE",
                    help="impactsweep result file (.h5), complete or partial; several files "
-                        "of one model are drawn side by side in one figure")
+                        "of one model are drawn side by side in one figure; or a trace "
+                        "file, or a fit report (.json) of `impactsweep fit`")
     p.add_argument("--output", "-o", metavar="PREFIX",
                    help="write PREFIX_KIND.FORMAT (default: FILE without .h5; for several "
                         "files their common prefix)")
@@ -173,7 +176,7 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
         stems = []
         for f in args.files:
             root, ext = os.path.splitext(f)
-            stems.append(root if ext.lower() in (".h5", ".hdf5", ".nc") else f)
+            stems.append(root if ext.lower() in (".h5", ".hdf5", ".nc", ".json") else f)
         args.output = combined_prefix(stems)
     return args
 
@@ -212,6 +215,27 @@ def draw_trace_file(args: argparse.Namespace) -> int:
         for path in write_figure(kind, sized, prov, args.output, args.formats, args.dpi,
                                  args.layout, title=title, footer=args.footer):
             print(path)
+    return 0
+
+
+def draw_fit_report(args: argparse.Namespace) -> int:
+    """Draws the figure of the fit report args.files[0] (no engine run); the exit
+    status."""
+    doc = fits.open_report(args.files[0])
+    if args.fields or args.sel or args.facets or args.draw_axes:
+        raise BadInput(f"{args.files[0]}: a fit report is drawn whole (--field, --sel, "
+                       "--facet and --axes apply to result files)")
+    prov = fits.report_provenance(doc, args.files[0], args.source_path)
+    make_dirs(args.output)
+    width = args.width or SIZE_PRESETS["single"]
+    height = fits.figure_height(doc, width, args.height)
+
+    def draw(fig):
+        fig.set_size_inches(width, height)
+        return fits.draw_fit(fig, doc)
+    for path in write_figure("fit", draw, prov, args.output, args.formats, args.dpi,
+                             args.layout, title=args.title or "", footer=args.footer):
+        print(path)
     return 0
 
 
@@ -268,6 +292,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; the exit status."""
     args = parse_args(argv)
     try:
+        if fits.looks_like_report(args.files[0]):  # the JSON report of `impactsweep fit`
+            if len(args.files) > 1:
+                raise BadInput(f"{args.files[1]}: fit reports are drawn one at a time")
+            return draw_fit_report(args)
         if is_trace_file(args.files[0]):  # a trajectory of `impactsweep trace`
             if len(args.files) > 1:
                 raise BadInput(f"{args.files[1]}: trace files are drawn one at a time")

@@ -210,6 +210,9 @@ def layout_record(fig, drawns: List[Drawn], prov: Dict[str, str], kind: str,
             "legend": [h.get_label() for h in d.handles],
             "cap": d.cap,
             "curves": curve_records(d, height_px),
+            "lines": [{"label": a.get_label(), "x": [float(v) for v in a.get_xdata()],
+                       "y": [float(v) for v in a.get_ydata()]} for a in d.artists
+                      if getattr(a, "_impactplot_record", False)],
         })
     return {"figure": kind, "source_file": prov["source_file"], "model": prov["model"],
             "dpi": dpi, "size_inches": [float(width), float(height)],

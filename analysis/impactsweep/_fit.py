@@ -20,6 +20,16 @@ from ._fitresult import FitResult, diagnose
 FAILED_RESIDUAL = 1e3
 
 
+def bound_problem(start: float, lower: float, upper: float) -> Optional[str]:
+    """What is wrong with a free parameter's START and bounds, or None (the same rule for
+    fit()'s FREE and a FIT.ini's [free])."""
+    if not lower < upper:
+        return f"lower bound {lower!r} not below upper bound {upper!r}"
+    if not lower <= start <= upper:
+        return f"start {start!r} outside [{lower!r}, {upper!r}]"
+    return None
+
+
 def _free_table(free, table: dict) -> Dict[str, tuple]:
     """FREE as {name: (start, lower, upper)}: a triple, or a dict with start/min/max
     (lmfit's names) or start/lower/upper; checked against the model's parameters."""
@@ -45,12 +55,9 @@ def _free_table(free, table: dict) -> Dict[str, tuple]:
         start, lower, upper = float(start), float(lower), float(upper)
         lower = max(lower, float(params[name]["min"]))
         upper = min(upper, float(params[name]["max"]))
-        if not lower < upper:
-            raise ImpactsweepError(f"fit: free parameter {name}: lower bound {lower!r} not "
-                                   f"below upper bound {upper!r}")
-        if not lower <= start <= upper:
-            raise ImpactsweepError(f"fit: free parameter {name}: start {start!r} outside "
-                                   f"[{lower!r}, {upper!r}]")
+        problem = bound_problem(start, lower, upper)
+        if problem:
+            raise ImpactsweepError(f"fit: free parameter {name}: {problem}")
         out[name] = (start, lower, upper)
     if not out:
         raise ImpactsweepError("fit: no free parameter")
@@ -177,7 +184,8 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
         max_nfev: Optional[int] = None, ftol: float = 1e-8, xtol: float = 1e-8,
         gtol: float = 1e-8, scale_covar: Optional[bool] = None, profile: bool = True,
         timeout: Optional[float] = None, report: Optional[str] = None,
-        figure: Optional[str] = None, command_line: Optional[str] = None) -> FitResult:
+        figure: Optional[str] = None, x: Optional[str] = None,
+        command_line: Optional[str] = None) -> FitResult:
     """MODEL's FREE parameters fitted to DATA by bounded nonlinear least squares.
 
     DATA: a CSV file, a pandas DataFrame, a dict of arrays or an xarray Dataset, with
@@ -203,8 +211,9 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
     warning says so (stderr_linear keeps the Jacobian's); a lower minimum met on the way
     is moved to. SCALE_COVAR: scale the covariance by the reduced chi-square (lmfit's
     default); None: only when DATA gives no sigma (sigma given is taken as known).
-    REPORT: a JSON file with the result and its provenance; FIGURE: an image of the data,
-    fitted curve and 95% confidence band (see plot_fit)."""
+    REPORT: a JSON file with the result, its provenance, the data and the fitted curve
+    against input X with its 95% confidence band (enough for `impactplot REPORT`);
+    FIGURE: an image of the data, fitted curve and band (see plot_fit)."""
     from scipy.optimize import least_squares
     use_profile = profile
 
@@ -221,6 +230,9 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
         if name in spec:
             raise ImpactsweepError(f"fit {model}: parameter {name} both free and fixed")
     fd = read_data(data, table, set(spec), fixed, outputs)
+    if x is not None and x not in fd.inputs:
+        raise ImpactsweepError(f"fit: x = {x!r}: the data have no input column {x} (have: "
+                               f"{', '.join(fd.inputs) or 'none'})")
     names = list(spec)
     x0 = np.array([spec[n][0] for n in names])
     lower = np.array([spec[n][1] for n in names])
@@ -341,10 +353,12 @@ def fit(model: str, data, free, fixed: Optional[Dict[str, object]] = None, *,
     if result.nfailed:
         result.warnings.append(f"{result.nfailed} of {result.nfev} evaluated points "
                                "failed (counted as far off: steps into them rejected)")
-    if report:
-        from ._fitreport import write_report
-        write_report(result, report)
-    if figure:
-        from ._fitreport import plot_fit
-        plot_fit(result, output=figure, ranks=ranks)
+    if report or figure:
+        # one curve (one more batch) for both: the figure draws what the report holds
+        from ._fitreport import fit_curve, plot_fit, write_report
+        result.curve = fit_curve(result, x=x, ranks=ranks, rel_step=rel_step)
+        if report:
+            write_report(result, report)
+        if figure:
+            plot_fit(result, output=figure, x=x, ranks=ranks)
     return result

@@ -20,6 +20,7 @@ import sys
 from typing import Dict, List, Tuple
 
 from ._command import ImpactsweepError, describe
+from ._fit import bound_problem
 
 FIT_KEYS = {"model", "data", "output", "outputs", "report", "figure", "ranks", "n_starts",
             "seed", "diff", "rel_step", "max_nfev", "x"}
@@ -128,7 +129,11 @@ def read_fit_file(path: str) -> dict:
             raise FitFileError(f"{path}:{line}: [fit] diff = {value!r}: forward or central")
         args["diff"] = value
     if "x" in fitsec:
-        args["x"] = fitsec["x"][0]
+        value, line = fitsec["x"]
+        if value not in params:
+            raise FitFileError(f"{path}:{line}: [fit] x = {value!r}: not a parameter of model "
+                               f"{model} (the figure's abscissa: an input column of the data)")
+        args["x"] = value
     free = {}
     for key, (value, line) in sections["free"].items():
         if key not in params:
@@ -142,12 +147,9 @@ def read_fit_file(path: str) -> dict:
             raise FitFileError(f"{path}:{line}: [free] {key} = {value!r}: give start, lower, "
                                "upper")
         start, lower, upper = (_number(path, "free", key, s, line) for s in parts)
-        if not lower < upper:
-            raise FitFileError(f"{path}:{line}: [free] {key}: lower bound {lower:g} not below "
-                               f"upper bound {upper:g}")
-        if not lower <= start <= upper:
-            raise FitFileError(f"{path}:{line}: [free] {key}: start {start:g} outside "
-                               f"[{lower:g}, {upper:g}]")
+        problem = bound_problem(start, lower, upper)
+        if problem:
+            raise FitFileError(f"{path}:{line}: [free] {key}: {problem}")
         p = params[key]
         if upper <= float(p["min"]) or lower >= float(p["max"]):
             raise FitFileError(f"{path}:{line}: [free] {key}: bounds [{lower:g}, {upper:g}] "
@@ -185,13 +187,9 @@ def main(argv: List[str] = None) -> int:
     except ImpactsweepError as e:
         print(f"impactfit: {e}", file=sys.stderr)
         return 2
-    x = args.pop("x", None)
-    figure = args.pop("figure", None)
+    figure = args.get("figure")
     try:
         result = fit(command_line=" ".join(["impactfit"] + argv), **args)
-        if figure:
-            from ._fitreport import plot_fit
-            plot_fit(result, output=figure, x=x, ranks=args.get("ranks"))
     except ImpactsweepError as e:
         print(f"impactfit: {argv[0]}: {e}", file=sys.stderr)
         return 2

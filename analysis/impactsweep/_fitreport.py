@@ -1,6 +1,7 @@
 """_fitreport: what a fit leaves behind: a JSON report with its provenance (model, data
-file and its hash, versions of the engine and the libraries, the command), and a figure of
-the data with error bars, the fitted curve and its confidence band (delta method)."""
+file and its hash, versions of the engine and the libraries, the command), the data and
+the fitted curve with its confidence band (delta method) on a dense grid, so that the
+figure (impactplot's, drawn here or by `impactplot REPORT`) needs no engine run."""
 
 import datetime
 import json
@@ -13,7 +14,7 @@ from typing import Optional
 import numpy as np
 import xarray as xr
 
-from ._command import command
+from ._command import ImpactsweepError, command
 from ._eval import evaluate
 
 BAND_Z = 1.959964        # two-sided 95% of a normal distribution
@@ -44,18 +45,76 @@ def provenance(result) -> dict:
             "data": result.data.source, "versions": versions, "host": platform.node()}
 
 
+def _numbers(values) -> list:
+    """VALUES as a JSON list: numbers, non-finite ones as strings ("nan", "inf")."""
+    out = []
+    for v in np.asarray(values).reshape(-1).tolist():
+        out.append(v if not isinstance(v, float) or np.isfinite(v) else str(v))
+    return out
+
+
+def report_dict(result, with_provenance: bool = True) -> dict:
+    """RESULT as the report's document: the result, the data it was fitted to (inputs,
+    outputs, sigma), the fitted curve and its band (result.curve, see fit_curve) and, with
+    WITH_PROVENANCE, where it all came from; enough to draw the figure without the
+    engine (impactplot REPORT)."""
+    from impactplot.fits import REPORT_FORMAT
+    data = result.data
+    doc = {"format": REPORT_FORMAT, "format_version": 1}
+    doc.update(result.as_dict())
+    doc["data"] = {
+        "inputs": {n: _numbers(v) for n, v in data.inputs.items()},
+        "outputs": {o: _numbers(data.values[:, i]) for i, o in enumerate(data.outputs)},
+        "sigma": {o: _numbers(data.sigma[:, i]) for i, o in enumerate(data.outputs)},
+        "sigma_given": data.sigma_given, "rows": data.rows}
+    if result.curve is not None:
+        doc["curve"] = result.curve
+    if with_provenance:
+        doc["provenance"] = provenance(result)
+    return doc
+
+
 def write_report(result, path: str) -> None:
     """RESULT and its provenance as JSON at PATH (written whole, then renamed)."""
-    doc = result.as_dict()
-    doc["data_columns"] = {"inputs": list(result.data.inputs), "outputs": result.data.outputs,
-                           "sigma_given": result.data.sigma_given}
-    doc["provenance"] = provenance(result)
+    doc = report_dict(result)
     tmp = f"{path}.tmp"
     with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
+        json.dump(doc, f, indent=1, allow_nan=False)
         f.write("\n")
     os.replace(tmp, path)
     result.report = path
+
+
+def fit_curve(result, x: Optional[str] = None, ranks: Optional[int] = None,
+              points: int = 121, rel_step: float = 1e-5) -> dict:
+    """The fitted model on POINTS values of input X spanning the data (geometric where
+    they span more than a factor 30; default X: the numeric input with the most distinct
+    values; other inputs held at their first row's value) and its standard deviation by
+    the delta method (predict): one eval batch. The report's `curve` member."""
+    inputs = result.data.inputs
+    numeric = {n: v for n, v in inputs.items() if np.issubdtype(np.asarray(v).dtype, np.number)}
+    if not numeric:
+        raise ImpactsweepError("fit: the data have no numeric input column to draw the curve "
+                         "against")
+    if x is None:
+        x = max(numeric, key=lambda n: len(np.unique(numeric[n])))
+    elif x not in numeric:
+        raise ImpactsweepError(f"fit: x = {x!r} is not a numeric input column of the data "
+                         f"(have: {', '.join(numeric)})")
+    xs = np.asarray(inputs[x], dtype=float)
+    log = xs.min() > 0 and xs.max() / xs.min() > 30
+    grid = (np.geomspace(xs.min(), xs.max(), points) if log else
+            np.linspace(xs.min(), xs.max(), points))
+    held = {n: np.asarray(v)[0].item() for n, v in inputs.items() if n != x}
+    curve_inputs = {n: np.full(points, v) for n, v in held.items()}
+    curve_inputs[x] = grid
+    values, sd = predict(result, ranks=ranks, rel_step=rel_step, **curve_inputs)
+    return {"x": x, "xscale": "log" if log else "linear", "grid": _numbers(grid),
+            "held": held, "values": {o: _numbers(v) for o, v in values.items()},
+            "sd": {o: _numbers(v) for o, v in sd.items()},
+            "band_z": BAND_Z, "band_level": 0.95,
+            "method": "delta method: var y = g^T cov g, g = dy/dtheta by forward "
+                      f"differences of relative step {rel_step:g}"}
 
 
 def predict(result, ranks: Optional[int] = None, rel_step: float = 1e-5, **inputs):
@@ -92,71 +151,35 @@ def predict(result, ranks: Optional[int] = None, rel_step: float = 1e-5, **input
 
 
 def plot_fit(result, output: Optional[str] = None, x: Optional[str] = None, ax=None,
-             ranks: Optional[int] = None, points: int = 121, dpi: int = 150):
-    """The data (error bars: sigma where given) against input X (default: the input that
-    varies most), the fitted curve on POINTS values spanning the data and its 95%
-    confidence band from the covariance (delta method), one panel per output; saved to
-    OUTPUT if given. Other inputs, if any, are held at their first row's value."""
+             ranks: Optional[int] = None, points: int = 121, dpi: int = 300):
+    """The data (error bars: sigma where given) against input X, the fitted curve on
+    POINTS values spanning the data and its 95% confidence band (delta method), and below
+    the residuals, one pair of panels per output (on AX: the first output's data and fit
+    alone); saved to OUTPUT if given. The curve is RESULT's (computed once, by fit_curve,
+    and kept in result.curve and the report); the drawing is impactplot's, the figure
+    `impactplot REPORT` makes."""
     import matplotlib
-    if output and not ax:
+    from impactplot import journal_style
+    from impactplot.fits import check_report, draw_fit, figure_height, fit_panel
+    from impactplot.style import SIZE_PRESETS
+    curve = result.curve
+    if curve is None or (x is not None and curve["x"] != x) or len(curve["grid"]) != points:
+        result.curve = fit_curve(result, x=x, ranks=ranks, points=points)
+    doc = check_report(report_dict(result, with_provenance=False))
+    if ax is not None:
+        fit_panel(ax, doc, next(iter(doc["data"]["outputs"])))
+        if output:
+            ax.figure.savefig(output, dpi=dpi)
+        return ax.figure
+    if output:
         matplotlib.use(os.environ.get("MPLBACKEND", "Agg"))
     import matplotlib.pyplot as plt
-
-    inputs = result.data.inputs
-    if not inputs:
-        raise ValueError("plot_fit: the data have no input column to draw against")
-    numeric = {n: v for n, v in inputs.items() if np.issubdtype(np.asarray(v).dtype, np.number)}
-    if x is None:
-        x = max(numeric, key=lambda n: len(np.unique(numeric[n])))
-    xs = np.asarray(inputs[x], dtype=float)
-    log = xs.min() > 0 and xs.max() / xs.min() > 30
-    grid = (np.geomspace(xs.min(), xs.max(), points) if log else
-            np.linspace(xs.min(), xs.max(), points))
-    curve_inputs = {n: np.full(points, np.asarray(v)[0]) for n, v in inputs.items() if n != x}
-    curve_inputs[x] = grid
-    values, sd = predict(result, ranks=ranks, **curve_inputs)
-    outs = result.data.outputs
-    own = ax is None
-    if own:
-        # per output a panel of the data and fit, and below it one of data - fit, where a
-        # band a few thousandths wide is visible
-        fig, grid_axes = plt.subplots(2 * len(outs), 1, sharex=True, squeeze=False,
-                                      figsize=(5.5, 4.4 * len(outs)),
-                                      gridspec_kw={"height_ratios": [3, 1.3] * len(outs)})
-        axes, lower_axes = grid_axes[0::2, 0], grid_axes[1::2, 0]
-    else:
-        axes, lower_axes, fig = [ax], [None], ax.figure
-    for i, (out, a, r) in enumerate(zip(outs, axes, lower_axes)):
-        y = values[out]
-        band = BAND_Z * sd[out]
-        a.fill_between(grid, y - band, y + band, color="C0", alpha=0.25, lw=0,
-                       label="95% confidence band")
-        a.plot(grid, y, color="C0", lw=1.5, label="fit")
-        yerr = result.data.sigma[:, i] if result.data.sigma_given else None
-        a.errorbar(xs, result.data.values[:, i], yerr=yerr, fmt="o", ms=3.5, color="k",
-                   ecolor="0.4", capsize=2, lw=0.8, label="data")
-        if log:
-            a.set_xscale("log")
-        a.set_ylabel(out)
-        text = "\n".join(f"{n} = {result.params[n]:.4g} ± {result.stderr[n]:.2g}"
-                         for n in result.names)
-        a.text(0.98, 0.97, text, transform=a.transAxes, ha="right", va="top", fontsize=8,
-               bbox={"fc": "white", "ec": "0.7", "alpha": 0.8})
-        a.legend(loc="lower left", fontsize=8, frameon=False)
-        if r is None:
-            a.set_xlabel(x)
-            continue
-        r.fill_between(grid, -band, band, color="C0", alpha=0.25, lw=0)
-        r.axhline(0.0, color="C0", lw=1.0)
-        r.errorbar(xs, result.data.values[:, i] - result.fitted[:, i], yerr=yerr, fmt="o",
-                   ms=3, color="k", ecolor="0.4", capsize=2, lw=0.8)
-        r.set_ylabel(f"{out} − fit")
-        r.set_xlabel(x)
-    axes[0].set_title(f"{result.model}: fit of {', '.join(result.names)}", fontsize=10)
-    if own:
-        fig.tight_layout()
-    if output:
-        fig.savefig(output, dpi=dpi)
-        if own:
+    width = SIZE_PRESETS["single"]
+    with journal_style():
+        fig = plt.figure(figsize=(width, figure_height(doc, width, None)),
+                         layout="constrained")
+        draw_fit(fig, doc)
+        if output:
+            fig.savefig(output, dpi=dpi)
             plt.close(fig)
     return fig

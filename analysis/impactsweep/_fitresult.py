@@ -47,6 +47,7 @@ class FitResult:
     report: Optional[str] = None
     stderr_linear: Dict[str, float] = field(default_factory=dict)   # from the Jacobian
     profiles: Dict[str, dict] = field(default_factory=dict)
+    curve: Optional[dict] = None     # the fitted curve and its band (report, figure)
 
     def apply_profiles(self, profiles: Dict[str, dict]) -> None:
         """Standard errors from the profiles' 3-sigma intervals where those are wider than

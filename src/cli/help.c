@@ -227,8 +227,9 @@ static const command_help commands[] = {
      "measured outputs of its data file (columns named after parameters and outputs,\n"
      "sigma_OUTPUT optional) by bounded least squares from several starts, every\n"
      "iteration's evaluations one `eval` batch over the ranks; prints the parameters,\n"
-     "standard errors and warnings, writes a JSON report (and a figure). Runs the Python\n"
-     "fitter impactfit (needs scipy and pandas).",
+     "standard errors and warnings, writes a JSON report (with the data and the fitted\n"
+     "curve and its band: `impactplot REPORT` draws the figure from it) and a figure if\n"
+     "asked. Runs the Python fitter impactfit (needs scipy and pandas).",
      no_options, fit_exit},
     {"version", "version (or --version)", "print the version and what it was built with",
      "Prints impactsweep's version and git commit, the HDF5, SUNDIALS and inih versions and\n"

@@ -164,3 +164,121 @@ def test_bad_fit_file_exits_2(tmp_path, impactsweep_binary, text, where):
                           text=True, timeout=60)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert where in proc.stderr, proc.stderr
+
+
+# ------------------------------------------------------------------ the report's figure
+
+@pytest.fixture(scope="module")
+def report(fitted, tmp_path_factory):
+    """The fitted law's report, its curve and band computed as fit(report=...) does."""
+    from impactsweep._fitreport import fit_curve, write_report
+    fitted.curve = fit_curve(fitted)
+    path = str(tmp_path_factory.mktemp("report") / "fit.json")
+    write_report(fitted, path)
+    with open(path) as f:
+        return path, json.load(f)
+
+
+def test_report_embeds_the_data_and_the_curve(report, noisy, fitted):
+    import impactsweep as isw
+    _, doc = report
+    data, curve = doc["data"], doc["curve"]
+    assert data["inputs"]["v0"] == noisy["v0"].tolist()         # exact: JSON keeps doubles
+    assert data["outputs"]["cor"] == noisy["cor"].tolist()
+    assert data["sigma"]["cor"] == noisy["sigma_cor"].tolist() and data["sigma_given"]
+    grid = np.array(curve["grid"])
+    assert curve["x"] == "v0" and curve["xscale"] == "log" and grid.size >= 100
+    assert grid[0] == pytest.approx(noisy["v0"].min()) and grid[-1] == pytest.approx(
+        noisy["v0"].max())
+    # the curve is the model at the fitted parameters (evaluated here independently)
+    at = dict(FIXED, **fitted.params)
+    assert np.allclose(curve["values"]["cor"], isw.eval("collision", at, v0=grid).cor.values,
+                       rtol=0, atol=1e-12)
+    # the band: the delta method again, by central differences of another step
+    cov, names = np.array(doc["cov"]), doc["free"]
+    g = []
+    for j, name in enumerate(names):
+        h = 1e-4 * abs(fitted.params[name])
+        up = isw.eval("collision", dict(at, **{name: at[name] + h}), v0=grid).cor.values
+        dn = isw.eval("collision", dict(at, **{name: at[name] - h}), v0=grid).cor.values
+        g.append((up - dn) / (2 * h))
+    g = np.array(g)
+    sd = np.sqrt(np.einsum("ir,ij,jr->r", g, cov, g))
+    assert np.allclose(curve["sd"]["cor"], sd, rtol=0.02, atol=1e-6)
+    assert curve["band_z"] == pytest.approx(1.959964) and curve["band_level"] == 0.95
+
+
+def _impactplot(args, cwd):
+    # IMPACTSWEEP names a command that cannot run: the figure must come from the report
+    env = dict(os.environ, IMPACTSWEEP="/nonexistent/impactsweep", MPLBACKEND="Agg")
+    return subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "analysis", "impactplot.py")]
+                          + args, capture_output=True, text=True, timeout=120, cwd=cwd,
+                          env=env)
+
+
+def test_impactplot_draws_the_report_without_the_engine(report, tmp_path):
+    path, doc = report
+    proc = _impactplot([path, "--output", str(tmp_path / "f"), "--format", "png",
+                        "--layout"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "f_fit.png").stat().st_size > 10000
+    layout = json.loads((tmp_path / "f_fit.json").read_text())
+    panels = [p for p in layout["panels"] if p["kind"] == "fit"]
+    assert [p["field"] for p in panels] == ["cor"]
+    line = panels[0]["lines"][0]
+    assert line["x"] == doc["curve"]["grid"] and line["y"] == doc["curve"]["values"]["cor"]
+    assert panels[0]["xscale"] == "log"
+
+
+def test_impactplot_library_draws_the_same_curve(report):
+    import matplotlib.pyplot as plt
+    from impactplot.fits import draw_fit, open_report
+    path, doc = report
+    fig = plt.figure()
+    drawn = draw_fit(fig, open_report(path))
+    xy = drawn[0].artists[1].get_xydata()
+    assert np.array_equal(xy[:, 0], doc["curve"]["grid"])
+    assert np.array_equal(xy[:, 1], doc["curve"]["values"]["cor"])
+    # the band drawn is the report's sd times band_z around the curve
+    band = drawn[0].artists[0].get_paths()[0].vertices[:, 1]
+    half = doc["curve"]["band_z"] * np.array(doc["curve"]["sd"]["cor"])
+    assert band.max() == pytest.approx(max(np.array(doc["curve"]["values"]["cor"]) + half))
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("member", ["curve.sd", "curve", "data.sigma", "data.inputs",
+                                    "fitted", "format"])
+def test_impactplot_refuses_a_report_missing_a_member(report, tmp_path, member):
+    _, doc = report
+    doc = json.loads(json.dumps(doc))
+    *parents, last = member.split(".")
+    where = doc
+    for p in parents:
+        where = where[p]
+    del where[last]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(doc))
+    proc = _impactplot([str(bad), "--output", str(tmp_path / "f")], tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    expected = "not an impactsweep fit report" if member == "format" else \
+        f"without member '{member}'"
+    assert expected in proc.stderr and "bad.json" in proc.stderr, proc.stderr
+    assert not list(tmp_path.glob("f_*"))
+
+
+# ------------------------------------------------------------- the bar, on hidden data
+
+def test_bar_on_a_hidden_set(impactsweep_binary):
+    """tests/bench/bench_fit.py's first hidden set (its law drawn with a fixed seed, not
+    the example's): each base parameter within 3 reported standard errors of the truth,
+    the residual rms within a factor 2 of the noise, alpha and A free flagged, and the
+    batches run on 2 worker processes (watched in /proc) with ranks = 2."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "bench_fit", os.path.join(ROOT, "tests", "bench", "bench_fit.py"))
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.workers_for(1) == 0 and bench.workers_for(3) == 3  # the watch sees ranks
+    m = bench.measure(0, ranks=2, n_starts=2)
+    assert m["truth"] != bench.EXAMPLE
+    assert bench.met(m), bench.line(m)
