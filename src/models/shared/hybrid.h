@@ -132,6 +132,8 @@ typedef enum {
     IS_HYBRID_VIOLATED = 6   /* an invariant failed (is_hybrid_end.invariant) */
 } is_hybrid_status;
 
+#include "hybrid_sections.h" /* section recorders: the last N samples, their period */
+
 /* A point's start, filled in by the model's start (the integrator clears it first:
  * zeros, no budgets, no accumulation rules). */
 typedef struct is_hybrid_start {
@@ -156,6 +158,8 @@ typedef struct is_hybrid_start {
     int slot;                            /* set by the integrator: the lane slot the point
                                             runs in (for storage of the model's own, per
                                             slot: is_hybrid_lanes.slot) */
+    int section_samples[IS_HYBRID_MAX_RECORDERS]; /* recorder k's N for this point (0: its
+                                            capacity; above it: the capacity) */
 } is_hybrid_start;
 
 /* A point's end, for the model's finish. */
@@ -179,6 +183,8 @@ typedef struct is_hybrid_end {
      * y: the step's end or the event's state after its reset where it was found) */
     int invariant;
     double invariant_value;
+    /* the recorders' sections (hybrid_sections.h; n = 0: no recorder k) */
+    is_hybrid_section recorded[IS_HYBRID_MAX_RECORDERS];
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -209,6 +215,10 @@ typedef struct is_hybrid_system {
                              accumulation, a bit each (0: every IS_HYBRID_RESET event) */
     int sections;         /* Poincare sections are recorded (is_hybrid_start.section_period):
                              0 spares a system without them their bookkeeping */
+    /* optional: section recorders (hybrid_sections.h), stroboscopic (with `sections`)
+     * or at events, each keeping a point's last N samples */
+    int recorders;
+    is_hybrid_recorder recorder[IS_HYBRID_MAX_RECORDERS];
     /* y' = f(t, y) (NULL: flow mode) */
     void (*field)(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
     /* the state at t0 + dt of the solution through (t0, y0) (NULL: field mode) */
