@@ -24,7 +24,9 @@
  * distinct values, their spread, and a copy of the last n values into the caller's
  * buffer (an output). Tolerances are relative to the section's scale: component i of two
  * samples is the same when they differ by at most atol[i] + rtol max |y_i| (the maximum
- * over the samples kept), so one rtol serves a section whatever its units. */
+ * over the samples kept), so one rtol serves a section whatever its units; a component
+ * that is 0 on the section (to rounding: the event's function at an event section) has a
+ * scale of rounding too, and needs its atol. */
 #ifndef IMPACTSWEEP_HYBRID_SECTIONS_H
 #define IMPACTSWEEP_HYBRID_SECTIONS_H
 
