@@ -100,7 +100,8 @@
                               dependent stages, and a second vector's fills its waits */
 #define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
 #define IS_HYBRID_POLL 256 /* rounds between two looks at the stop flag */
-#define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section) */
+#define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section; more, and
+                              impact sections: the recorders, hybrid_sections.h) */
 #define IS_HYBRID_MAX_INVARIANTS 8 /* invariants (is_hybrid_system.invariants) */
 #define IS_HYBRID_DEFAULT_EVENTS 1e6 /* max_events when the model sets none */
 #define IS_HYBRID_DEFAULT_STEPS 1e8  /* max_steps when the model sets none */
