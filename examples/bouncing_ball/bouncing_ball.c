@@ -3,14 +3,16 @@
  * table is at Gamma sin t, the ball falls freely (x'' = -1, in closed form) and leaves an
  * impact with v - w = -r (v_in - w), w = Gamma cos t. Accumulating impacts (Zeno) end in
  * sticking while the contact force 1 - Gamma sin t is positive. The period-p locking is
- * read from the state at t = 2 pi k (the integrator's sections). State (x, v, stuck). */
+ * read from the state at t = 2 pi k (the integrator's sections). State (x, v, stuck).
+ * The section outputs: the last section_n (x, v) at t = 2 pi k or at impacts (before). */
 #include <impactsweep/hybrid.h>
 #include <impactsweep/model.h>
 #include <math.h>
 
-enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, PARAMS };
+enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, P_SECTION_N, P_SECTION_AT, PARAMS };
 enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, O_FAILURE, O_T_FAILURE,
-       OUTPUTS };
+       O_SECTION_PERIOD, O_SECTION_VALUES, O_SECTION_SPREAD, OUTPUTS };
+enum { S_STROBE, S_IMPACT, SECTION_MAX = 1024 }; /* the recorders, their capacity */
 enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, records */
 enum { L_GAMMA, L_R, L_BOUND };                                /* the lanes' parameters */
 enum { F_NONE, F_BELOW, F_SPEED, F_BUDGET, F_NONFINITE };     /* failures */
@@ -21,13 +23,18 @@ enum { F_NONE, F_BELOW, F_SPEED, F_BUDGET, F_NONFINITE };     /* failures */
 static const char *const regimes[] = {"periodic", "sticking", "undecided", "failed", NULL};
 static const char *const failures[] = {"none", "below_table", "speed_bound", "budget",
                                        "nonfinite", NULL};
+static const char *const sections[] = {"stroboscopic", "impact", NULL};
 static const is_param params[PARAMS] = {
     {"Gamma", "table amplitude over g/omega^2", "1", R, 1.0, 0.0, 1e3, IS_PARAM_MIN_OPEN, END,
      "$\\Gamma$"},
     {"r", "coefficient of restitution", "1", R, 0.5, 0.0, 1.0, IS_PARAM_MAX_OPEN, END, "$r$"},
     {"x0", "height above the table at t = 0, in g/omega^2", "1", R, 1.0, 0.0, 1e6, 0, END},
     {"v0", "velocity at t = 0, in g/omega", "1", R, 0.0, -1e6, 1e6, 0, END},
-    {"periods", "horizon, in forcing periods", "1", IS_PARAM_INT, 200, 16, 1e7, 0, END}};
+    {"periods", "horizon, in forcing periods", "1", IS_PARAM_INT, 200, 16, 1e7, 0, END},
+    {"section_n", "section samples kept, N (periods up to N/2)", "1", IS_PARAM_INT, 64, 2,
+     SECTION_MAX, 0, END},
+    {"section_at", "the section: (x, v) at t = 2 pi k, or at impacts (before the reset)", "1",
+     IS_PARAM_CHOICE, 0, 0, 1, 0, sections, NULL}};
 static const is_output outputs[OUTPUTS] = {
     {"regime", "1", "final motion: period-p locking (sticking in it: sticking), or none found",
      IS_OUTPUT_CATEGORY, regimes, 0, "final motion"},
@@ -44,7 +51,13 @@ static const is_output outputs[OUTPUTS] = {
      "energy allows (an invariant broken), the budget, a non-finite state (none: done)",
      IS_OUTPUT_CATEGORY, failures, 0, "failure"},
     {"t_failure", "1", "when the point failed, in forcing radians (NaN: it did not)",
-     IS_OUTPUT_REAL, NULL, NAN_OK, "time of failure"}};
+     IS_OUTPUT_REAL, NULL, NAN_OK, "time of failure"},
+    {"section_period", "1", "period of the last section_n section samples, up to section_n / 2, "
+     "in samples (missing: none)", IS_OUTPUT_INT, NULL, NAN_OK, "section period"},
+    {"section_values", "1", "distinct (x, v) among them (to 1e-7 of their largest |x|, |v|)",
+     IS_OUTPUT_INT, NULL, 0, "section values"},
+    {"section_spread", "1", "largest range of x or v among them (NaN: none)", IS_OUTPUT_REAL,
+     NULL, NAN_OK, "section spread"}};
 
 static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y)
@@ -123,6 +136,8 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     s->rec[R_SPEED] = s->rec[R_PHASE] = NAN;
     s->h_max = 0.25; /* the grazing checks' cubic is within 0.25^4 Gamma / 384 */
     s->max_events = 1e8, s->zeno_tail = 1e-9 * TWO_PI, s->stick_speed = 1e-12 * (1 + p[P_GAMMA]);
+    s->section_samples[S_STROBE] = s->section_samples[S_IMPACT] = 1; /* section_n in the one */
+    s->section_samples[(int)p[P_SECTION_AT]] = (int)p[P_SECTION_N];
     return 1;
 }
 
@@ -144,6 +159,13 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     o[O_STICKS * bt->count] = (double)e->accumulations;
     o[O_FAILURE * bt->count] = failure;
     o[O_T_FAILURE * bt->count] = ok ? NAN : e->t;
+    const double *q = bt->points + i * PARAMS, atol[2] = {1e-5 * tol, 1e-5 * tol}; /* rounding */
+    const is_hybrid_section *sec = &e->recorded[(int)q[P_SECTION_AT]];
+    int n = (int)q[P_SECTION_N], sp = is_hybrid_section_period(sec, 2, n / 2, 1e-7, atol);
+    o[O_SECTION_PERIOD * bt->count] = sp ? sp : NAN;
+    o[O_SECTION_VALUES * bt->count] = is_hybrid_section_distinct(sec, 2, n, 1e-7, atol);
+    o[O_SECTION_SPREAD * bt->count] = fmax(is_hybrid_section_spread(sec, 0, n),
+                                           is_hybrid_section_spread(sec, 1, n));
     bt->status[i] = ok ? IS_POINT_DONE : failure == F_BUDGET ? IS_POINT_FAILED_BUDGET
                     : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE : IS_POINT_FAILED_CHECK;
 }
@@ -155,6 +177,8 @@ static const is_hybrid_system ball = {
     .on_accumulate = stick, .start = start, .finish = finish, .invariants = 2,
     .invariant_name = {"the ball below the table", "the ball faster than its energy allows"},
     .invariant_tolerance = {1e-8, 1e-8}, .invariant_values = invariants,
+    .recorders = 2, .recorder = {{IS_HYBRID_SECTION_STROBE, 0, 0, 2, SECTION_MAX},
+                                 {IS_HYBRID_SECTION_EVENTS, 1u << E_IMPACT, 0, 2, SECTION_MAX}},
     /* the names `impactsweep trace` gives the state and the events (IS_HYBRID_PLUGIN) */
     .state_name = {"x", "v", "stuck"}, .event_name = {"impact", "release"}};
 

@@ -11,7 +11,9 @@
  * slowing down). Checked: started on that orbit the impacts come at phi + 2 pi k (the
  * event locator against exact event times), perturbed inside the band the run locks onto
  * it with that speed, just beyond the band it does not, below Gamma = 1 the ball sticks
- * for ever, and a point's result is the same bits alone and in a batch. */
+ * for ever, and a point's result is the same bits alone and in a batch. The sections
+ * (test_sections): on the orbit in the band one value, period 1; just past its flip,
+ * found from the exact impact map's Jacobian, two values, period 2. */
 #include <impactsweep/model.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,8 +21,9 @@
 
 extern const is_model bouncing_ball_model;
 
-enum { GAMMA, R, X0, V0, PERIODS, PARAMS };
-enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, FAILURE, T_FAILURE, OUTPUTS };
+enum { GAMMA, R, X0, V0, PERIODS, SECTION_N, SECTION_AT, PARAMS };
+enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, FAILURE, T_FAILURE, SECTION_PERIOD,
+       SECTION_VALUES, SECTION_SPREAD, OUTPUTS };
 #define COUNT 64
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -58,6 +61,8 @@ static void on_orbit(double *p, double gamma, double r, double dx)
     p[X0] = gamma * sin(phi) + M_PI * s - 0.5 * s * s + dx;
     p[V0] = M_PI - s;
     p[PERIODS] = 300;
+    p[SECTION_N] = 64;
+    p[SECTION_AT] = 0;
 }
 
 static void evaluate(const double *points, size_t n, double *out, uint8_t *status)
@@ -67,6 +72,113 @@ static void evaluate(const double *points, size_t n, double *out, uint8_t *statu
         printf("FAILED: eval_batch\n");
         failures++;
     }
+}
+
+/* The exact impact map, (phase, lift-off velocity) of one impact to the next: the flight
+ * Gamma sin(phi) + u s - s^2 / 2 meets the table Gamma sin(phi + s) first at s (scanned in
+ * steps of 1e-3, bisected to rounding), the ball arrives at u - s and leaves at
+ * w + r (w - u + s), w = Gamma cos(phi + s). */
+static void impact_map(double gamma, double r, double phi, double u, double *phi1, double *u1)
+{
+    double lo = 1e-3, hi = lo;
+    while (gamma * sin(phi) + u * hi - 0.5 * hi * hi - gamma * sin(phi + hi) > 0.0)
+        lo = hi, hi += 1e-3;
+    for (int k = 0; k < 200 && hi - lo > 4e-16 * hi; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (gamma * sin(phi) + u * mid - 0.5 * mid * mid - gamma * sin(phi + mid) > 0.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double s = 0.5 * (lo + hi), w = gamma * cos(phi + s);
+    *phi1 = phi + s - 2.0 * M_PI; /* (the period-1 orbit's phase again) */
+    *u1 = w + r * (w - u + s);
+}
+
+/* 1 + trace + det of the impact map's Jacobian at the period-1 orbit (phase phi with
+ * Gamma cos(phi) = pi (1 - r)/(1 + r), sin(phi) > 0; lift-off velocity pi), by central
+ * differences of the exact map: 0 where an eigenvalue is -1, the orbit's flip. */
+static double flip_margin(double gamma, double r)
+{
+    double phi = acos(band_low(r) / gamma), u = M_PI, h = 1e-6, J[2][2];
+    for (int j = 0; j < 2; j++) {
+        double a[2], b[2];
+        impact_map(gamma, r, phi + (j == 0) * h, u + (j == 1) * h, &a[0], &a[1]);
+        impact_map(gamma, r, phi - (j == 0) * h, u - (j == 1) * h, &b[0], &b[1]);
+        for (int i = 0; i < 2; i++)
+            J[i][j] = (a[i] - b[i]) / (2.0 * h);
+    }
+    return 1.0 + J[0][0] + J[1][1] + J[0][0] * J[1][1] - J[0][1] * J[1][0];
+}
+
+/* The flip's Gamma_c at r: bisection of flip_margin between the band's low end (the
+ * margin 2 (1 + r^2) > 0 there) and 10 (beyond it). */
+static double gamma_flip(double r)
+{
+    double lo = band_low(r) * (1.0 + 1e-9), hi = 10.0;
+    for (int k = 0; k < 100 && hi - lo > 1e-12; k++) {
+        double mid = 0.5 * (lo + hi);
+        if (flip_margin(mid, r) > 0.0)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* The sections (section_n = 64: periods up to 32): on the period-1 orbit at 4 values of
+ * Gamma in the band for r = 0.5 and 0.7, the stroboscopic and the impact section one value
+ * to 1e-7 (spread), period 1; at 1.02 Gamma_c, from near the orbit, period 2 and two
+ * values, both sections; the same with section_n = 2 finds no period (up to 1 only). */
+static void test_sections(void)
+{
+    static const double rs[] = {0.5, 0.7}, shares[] = {0.1, 0.35, 0.6, 0.85};
+    enum { STABLE = 2 * 4 * 2, N = STABLE + 2 * 3 };
+    double points[N * PARAMS], out[N * OUTPUTS], worst_flip = 0.0, worst_spread = 0.0;
+    double doubled_spread = INFINITY;
+    uint8_t status[N];
+    size_t n = 0;
+    for (size_t i = 0; i < 2; i++) {
+        double lo = band_low(rs[i]), gc = gamma_flip(rs[i]);
+        worst_flip = fmax(worst_flip, fabs(gc - band_high(rs[i])) / gc);
+        check(fabs(gc - band_high(rs[i])) <= 1e-7 * gc, "the flip from the map's Jacobian",
+              gc, band_high(rs[i]));
+        for (size_t j = 0; j < 4; j++)
+            for (int at = 0; at < 2; at++) {
+                double *p = points + n++ * PARAMS;
+                on_orbit(p, lo + shares[j] * (gc - lo), rs[i], 0.0);
+                p[SECTION_AT] = at;
+            }
+    }
+    for (size_t i = 0; i < 2; i++)
+        for (int k = 0; k < 3; k++) { /* stroboscopic, impact, stroboscopic with N = 2 */
+            double *p = points + n++ * PARAMS;
+            on_orbit(p, 1.02 * gamma_flip(rs[i]), rs[i], 1e-6);
+            p[PERIODS] = 2000;
+            p[SECTION_AT] = k == 1;
+            p[SECTION_N] = k == 2 ? 2 : 64;
+        }
+    evaluate(points, n, out, status);
+    for (size_t k = 0; k < n; k++) {
+        double period = out[SECTION_PERIOD * n + k], values = out[SECTION_VALUES * n + k];
+        double spread = out[SECTION_SPREAD * n + k];
+        check(status[k] == IS_POINT_DONE, "status", status[k], IS_POINT_DONE);
+        if (k < STABLE) {
+            worst_spread = fmax(worst_spread, spread);
+            check(period == 1 && values == 1, "one section value on the period-1 orbit", values, 1);
+            check(spread <= 1e-7, "the section's spread on the period-1 orbit", spread, 1e-7);
+        } else if ((k - STABLE) % 3 < 2) {
+            doubled_spread = fmin(doubled_spread, spread);
+            check(period == 2 && values == 2, "period 2 just past the flip", period, 2);
+            check(spread > 1e-3, "two distinct values past the flip", spread, 1e-3);
+        } else {
+            check(isnan(period) && values == 2, "no period above section_n / 2", period, NAN);
+        }
+    }
+    printf("sections: Gamma_c from the impact map's Jacobian within %.2g (relative) of the "
+           "closed form; %d points on the period-1 orbit: one section value, spread <= %.2g; "
+           "at 1.02 Gamma_c period 2, spread >= %.3g\n",
+           worst_flip, STABLE, worst_spread, doubled_spread);
 }
 
 int main(void)
@@ -93,6 +205,7 @@ int main(void)
     for (size_t i = 0; i < 3; i++) { /* below Gamma = 1: stuck for ever */
         double *p = points + n++ * PARAMS;
         p[GAMMA] = 0.3 + 0.3 * i, p[R] = 0.5, p[X0] = 1.0 + i, p[V0] = 0.0, p[PERIODS] = 50;
+        p[SECTION_N] = 64, p[SECTION_AT] = 0;
     }
     size_t below = n;
     /* long runs through many chatters ending in sticking (issue 30: the impacts' times
@@ -101,6 +214,7 @@ int main(void)
     for (size_t i = 0; i < 2; i++) {
         double *p = points + n++ * PARAMS;
         p[GAMMA] = i ? 3.9 : 2.65, p[R] = 0.5, p[X0] = 0.5, p[V0] = 3.0, p[PERIODS] = 3000;
+        p[SECTION_N] = 64, p[SECTION_AT] = 1;
     }
     evaluate(points, n, out, status);
     double worst_speed = 0.0, worst_phase = 0.0;
@@ -144,6 +258,7 @@ int main(void)
            "not locked on it; %zu below Gamma = 1 stuck; %zu long chatters within the speed bound\n",
            exact, worst_speed, exact - in_band, worst_phase, beyond - exact, below - beyond,
            n - below);
+    test_sections();
     if (failures)
         printf("%d checks FAILED\n", failures);
     return failures != 0;

@@ -5,6 +5,7 @@
 
 #define IS_TEST_SUITES(X)                                                                  \
     X(rng) X(grid) X(job) X(chatter) X(chatter_degenerate) X(collision) X(stop) X(hybrid)     \
+        X(sections)                                                                       \
         X(models) X(progress) X(trace) X(memo) X(integrity) X(boundary) X(verification)
 
 #define IS_TEST_DECLARE(name) void suite_##name(void);

@@ -100,7 +100,8 @@
                               dependent stages, and a second vector's fills its waits */
 #define IS_HYBRID_LANES (IS_HYBRID_BLOCKS * LV_WIDTH)
 #define IS_HYBRID_POLL 256 /* rounds between two looks at the stop flag */
-#define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section) */
+#define IS_HYBRID_RING 32  /* Poincare sections kept (is_hybrid_end.section; more, and
+                              impact sections: the recorders, hybrid_sections.h) */
 #define IS_HYBRID_MAX_INVARIANTS 8 /* invariants (is_hybrid_system.invariants) */
 #define IS_HYBRID_DEFAULT_EVENTS 1e6 /* max_events when the model sets none */
 #define IS_HYBRID_DEFAULT_STEPS 1e8  /* max_steps when the model sets none */
@@ -132,6 +133,8 @@ typedef enum {
     IS_HYBRID_VIOLATED = 6   /* an invariant failed (is_hybrid_end.invariant) */
 } is_hybrid_status;
 
+#include "hybrid_sections.h" /* section recorders: the last N samples, their period */
+
 /* A point's start, filled in by the model's start (the integrator clears it first:
  * zeros, no budgets, no accumulation rules). */
 typedef struct is_hybrid_start {
@@ -156,6 +159,8 @@ typedef struct is_hybrid_start {
     int slot;                            /* set by the integrator: the lane slot the point
                                             runs in (for storage of the model's own, per
                                             slot: is_hybrid_lanes.slot) */
+    int section_samples[IS_HYBRID_MAX_RECORDERS]; /* recorder k's N for this point (0: its
+                                            capacity; above it: the capacity) */
 } is_hybrid_start;
 
 /* A point's end, for the model's finish. */
@@ -179,6 +184,8 @@ typedef struct is_hybrid_end {
      * y: the step's end or the event's state after its reset where it was found) */
     int invariant;
     double invariant_value;
+    /* the recorders' sections (hybrid_sections.h; n = 0: no recorder k) */
+    is_hybrid_section recorded[IS_HYBRID_MAX_RECORDERS];
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -209,6 +216,10 @@ typedef struct is_hybrid_system {
                              accumulation, a bit each (0: every IS_HYBRID_RESET event) */
     int sections;         /* Poincare sections are recorded (is_hybrid_start.section_period):
                              0 spares a system without them their bookkeeping */
+    /* optional: section recorders (hybrid_sections.h), stroboscopic (with `sections`)
+     * or at events, each keeping a point's last N samples */
+    int recorders;
+    is_hybrid_recorder recorder[IS_HYBRID_MAX_RECORDERS];
     /* y' = f(t, y) (NULL: flow mode) */
     void (*field)(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *dydt);
     /* the state at t0 + dt of the solution through (t0, y0) (NULL: field mode) */

@@ -69,6 +69,7 @@ typedef struct ish_block {
     /* the invariant a lane violated, for its end */
     int invariant[LV_WIDTH];
     double invariant_value[LV_WIDTH];
+    ishs_store *store; /* the section recorders' rings (hybrid_sections.h; NULL: none) */
 } ish_block;
 
 /* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
@@ -154,6 +155,7 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
         e.reason = sys->invariant_name[e.invariant] ? sys->invariant_name[e.invariant]
                                                      : "an invariant failed";
     }
+    ishs_end(sys->recorders, b->store, b->pub.slot + l, e.recorded);
     if (e.sections > 0) { /* (a few kB, for the models that record sections) */
         memcpy(e.section, b->sec[l], sizeof e.section);
         memcpy(e.section_events, b->sec_events[l], sizeof e.section_events);
@@ -233,6 +235,9 @@ ISH_INLINE void ish_sections(const is_hybrid_system *sys, ish_block *b, lv_mask 
                 b->sec[l][k][i] = b->y[i][l];
             b->sec_events[l][k] = (int64_t)b->events[l];
             b->sec_acc[l][k] = (int64_t)b->accumulations[l];
+            if (sys->recorders)
+                ishs_strobe(sys->recorder, sys->recorders, b->store, b->pub.slot, l,
+                            b->t_section[l], b->y);
             b->sections[l] += 1.0;
             b->t_section[l] = b->t_start[l] + (b->sections[l] + 1.0) * b->section_period[l];
         }
@@ -310,6 +315,8 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
                 continue;
             s.slot = b->pub.slot + l;
             ish_lane_load(b, l, point, &s, sys->field != NULL);
+            if (sys->recorders)
+                ishs_load(sys->recorders, b->store, b->pub.slot + l, s.section_samples);
             loaded |= ish_lane_mask(l);
             b->rough_next = s.rough_start ? b->rough_next | ish_lane_mask(l)
                                           : b->rough_next & lv_not(ish_lane_mask(l));
@@ -437,7 +444,13 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     lv_double y[ISH_D];
     for (int i = 0; i < sys->dimension; i++)
         y[i] = b->y[i];
+    if (sys->recorders) /* the event sections before the reset */
+        ishs_events(sys->recorder, sys->recorders, sys->events, b->store, b->pub.slot, fired,
+                    A, b->t, y, 0);
     lv_mask ended = A & sys->on_event(&b->pub, fired, b->t, y), zeno = lv_mask_none();
+    if (sys->recorders) /* and after it */
+        ishs_events(sys->recorder, sys->recorders, sys->events, b->store, b->pub.slot, fired,
+                    A, b->t, y, 1);
     lv_double accumulations = b->accumulations; /* (the trace's: the lanes that accumulate) */
     if (tr) /* the state after on_event */
         ish_trace_lanes(tr, A, b->t, y, 0, NULL, 0, -1);
@@ -493,6 +506,10 @@ ISH_INLINE void ish_observe(const is_hybrid_system *sys, ish_block *b, const ish
                 sys->sample(b->pub.ctx, b->point[l], t[l], yl);
             }
     }
+    if (sys->recorders) /* (the step goes on from y: the same state after on_event) */
+        for (int after = 0; after < 2; after++)
+            ishs_events(sys->recorder, sys->recorders, sys->events, b->store, b->pub.slot,
+                        fired, O, t, y, after);
     lv_mask ended = O & sys->on_event(&b->pub, fired, t, y);
     for (int e = 0; e < sys->events; e++)
         b->pub.side[e] = lv_sel(fired[e], -b->pub.side[e], b->pub.side[e]);
@@ -794,9 +811,15 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
     if (!blocks)
         return -1;
     memset(blocks, 0, size); /* no lane active, no mask set */
+    ishs_store *store; /* the section recorders' rings, once per call */
+    if (ishs_open(sys->recorder, sys->recorders, sys->dimension, &store) < 0) {
+        free(blocks);
+        return -1;
+    }
     for (int j = 0; j < IS_HYBRID_BLOCKS; j++) {
         blocks[j].pub.ctx = ctx;
         blocks[j].pub.slot = j * LV_WIDTH;
+        blocks[j].store = store;
     }
     ish_tracer *tr = ish_tracing;
     trace = (trace && sys->sample) || tr;
@@ -827,6 +850,7 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
         for (int j = 0; j < nb; j++)
             ish_settle(sys, busy[j], &tr[j], trace);
     }
+    free(store);
     free(blocks);
     return stopped;
 }
