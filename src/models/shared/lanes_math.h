@@ -59,6 +59,13 @@ static inline void lv_two_product(lv_double a, lv_double b, lv_double *hi, lv_do
  * multiply-adds: where a product must be exact it is split into halves that are. */
 #include "lanes_tables.h"
 
+/* k 2^52 for signed k, shifted as unsigned (a negative k shifted left would be undefined) */
+typedef uint64_t lv_uint_bits_ __attribute__((vector_size(sizeof(lv_int))));
+static inline lv_int lv_shift_52(lv_int k)
+{
+    return (lv_int)((lv_uint_bits_)k << 52);
+}
+
 /* log x = hi + lo, |lo| <= ulp(hi)/2, for finite x > 0 (subnormals too; lv_log_bits takes
  * the bits of a normal x, or of a subnormal's x 2^52 less 52 in the exponent): x = 2^k z with z
  * in [OFF, 2 OFF), OFF ~ 0.708, z in piece i of 128 with 1/c_i of 8 bits, so that
@@ -131,11 +138,11 @@ static inline lv_double lv_exp_dd(lv_double hi, lv_double lo)
     /* 2^k in s's exponent where every lane's result is above 2^-960 and finite (the same
      * bits as the two factors: s 2^k q, if subnormal, is below 2^-8 ulp of the sum) */
     if (lv_all(lv_gt(hi, lv_splat(-665.0)) & lv_lt(hi, lv_splat(709.0)))) {
-        lv_double scale = lv_as_double(lv_as_int(s) + (k << 52));
+        lv_double scale = lv_as_double(lv_as_int(s) + lv_shift_52(k));
         return scale + scale * q;
     }
     lv_int k1 = k >> 1, k2 = k - k1;
-    lv_double s1 = lv_as_double(lv_as_int(s) + (k1 << 52)); /* s in [1, 2): stays normal */
+    lv_double s1 = lv_as_double(lv_as_int(s) + lv_shift_52(k1)); /* s in [1, 2): stays normal */
     lv_double s2 = lv_as_double((k2 + 1023) << 52);
     return (s1 + s1 * q) * s2;
 }
