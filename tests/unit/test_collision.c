@@ -735,6 +735,12 @@ static void test_properties(void)
 
 /* --- 8. the integrators agree ------------------------------------------------------- */
 
+/* CVODE's global error in e is not bounded by its rtol: over points one ulp of pi1 apart
+ * (bwshc, n 1.23, p 2.67, rtol 1e-10) it ranged from 1e-13 to 1.9e-10 as its step sequence
+ * changed with the last bits of the right-hand side, where DOPRI5's stayed below 5e-12;
+ * so CVODE is held to 3 rtol, DOPRI5 to rtol. */
+#define CVODE_SLACK 3.0
+
 static void test_integrators_agree(void)
 {
     const double rtols[] = {1e-6, 1e-8, 1e-10};
@@ -786,7 +792,8 @@ static void test_integrators_agree(void)
                 snprintf(label, sizeof label, "%s %s rtol %g: e against the reference", what,
                          integrator_label[integ], rtol);
                 CHECK(r[integ].status == IS_POINT_DONE, "%s: status %d", label, r[integ].status);
-                NEAR(r[integ].out[COLLISION_COR], e_ref, rtol, label);
+                NEAR(r[integ].out[COLLISION_COR], e_ref, integ == 0 ? CVODE_SLACK * rtol : rtol,
+                     label);
                 if (separated) {
                     snprintf(label, sizeof label, "%s %s rtol %g: t_sep against the reference",
                              what, integrator_label[integ], rtol);
@@ -794,7 +801,7 @@ static void test_integrators_agree(void)
                 }
             }
             snprintf(label, sizeof label, "%s rtol %g: e cvode - dopri5", what, rtol);
-            NEAR(r[0].out[COLLISION_COR], r[1].out[COLLISION_COR], rtol, label);
+            NEAR(r[0].out[COLLISION_COR], r[1].out[COLLISION_COR], CVODE_SLACK * rtol, label);
             if (separated) {
                 snprintf(label, sizeof label, "%s rtol %g: t_sep cvode - dopri5", what, rtol);
                 NEAR(r[0].out[COLLISION_T_SEP], r[1].out[COLLISION_T_SEP], 10.0 * rtol, label);

@@ -45,6 +45,7 @@
  *   lv_keep(m, a), lv_drop(m, a)   m ? a : +0, m ? +0 : a
  *   lv_add_where(m, a, b)    m ? a + b : a, for a not -0 (a masked term, not a select)
  *   lv_imax(a, b)            the larger of two int lanes
+ *   lv_gather(table, idx)    table[idx[l]] in lane l (a gather where there is one)
  *   lv_lookup(table, key)    table[j] in each lane where key = LV_LOOKUP_KEY0 +
  *                            j LV_LOOKUP_KEY1 (j < LV_WIDTH), where LV_HAS_LOOKUP is 1
  *
@@ -61,9 +62,14 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+/* IMPACTSWEEP_LANES_GENERIC, _SSE2 or _AVX2 defined before this header picks a narrower
+ * set than the compiler's (the unit tests compare the widths' bits in one build). */
+#if defined(IMPACTSWEEP_LANES_GENERIC)
+#include "lanes_generic.h"
+#elif defined(__AVX512F__) && defined(__AVX512DQ__) && !defined(IMPACTSWEEP_LANES_AVX2) &&  \
+    !defined(IMPACTSWEEP_LANES_SSE2)
 #include "lanes_avx512.h"
-#elif defined(__AVX2__)
+#elif defined(__AVX2__) && !defined(IMPACTSWEEP_LANES_SSE2)
 #include "lanes_avx2.h"
 #elif defined(__SSE2__)
 #include "lanes_sse2.h"

@@ -105,4 +105,10 @@ static inline lv_double lv_lookup(lv_double table, lv_double key)
     return (lv_double)_mm256_permutevar8x32_ps((__m256)table, (__m256i)key);
 }
 
+/* table[idx[l]] in each lane (0 <= idx < the table's length): one VGATHERQPD. */
+static inline lv_double lv_gather(const double *table, lv_int idx)
+{
+    return (lv_double)_mm256_i64gather_pd(table, (__m256i)idx, 8);
+}
+
 #endif

@@ -120,4 +120,10 @@ static inline lv_double lv_lookup(lv_double table, lv_double key)
     return (lv_double)_mm512_permutexvar_pd(_mm512_cvttpd_epi64((__m512d)key), (__m512d)table);
 }
 
+/* table[idx[l]] in each lane (0 <= idx < the table's length): one VGATHERQPD. */
+static inline lv_double lv_gather(const double *table, lv_int idx)
+{
+    return (lv_double)_mm512_i64gather_pd((__m512i)idx, table, 8);
+}
+
 #endif

@@ -101,4 +101,14 @@ static inline lv_double lv_lookup(lv_double table, lv_double key) /* not there: 
     return table;
 }
 
+/* table[idx[l]] in each lane (0 <= idx < the table's length): a load a lane, which the
+ * compiler may turn into a gather; a table's entries are the same bits in every width. */
+static inline lv_double lv_gather(const double *table, lv_int idx)
+{
+    lv_double v;
+    for (int l = 0; l < LV_WIDTH; l++)
+        v[l] = table[idx[l]];
+    return v;
+}
+
 #endif
