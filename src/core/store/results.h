@@ -101,6 +101,10 @@ typedef struct is_results_variable {
     size_t element_size;     /* bytes per point in the file */
     const char *flag_meanings; /* categories and status: "icc cc pcc"; else "" */
     double fill;             /* "not computed" (NaN for reals) */
+    size_t length;           /* values per point: 1, or an array output's length (its
+                                dataset has one more dimension, the last) */
+    size_t value_size;       /* bytes per value (element_size = length * value_size) */
+    const char *dimension;   /* an array output's last dimension's name; else "" */
 } is_results_variable;
 
 /* Opens an existing result file. comm: collective over it, through MPI-IO; MPI_COMM_NULL:
@@ -116,6 +120,7 @@ int is_results_format(const is_results *r);            /* 2: no checksums; 3 */
 uint64_t is_results_point_count(const is_results *r);   /* points in this file */
 uint64_t is_results_first_point(const is_results *r);   /* grid index of its point 0 */
 size_t is_results_variable_count(const is_results *r);  /* outputs + status */
+size_t is_results_value_count(const is_results *r);     /* the outputs' lengths summed */
 const is_results_variable *is_results_variable_at(const is_results *r, size_t v);
 size_t is_results_axis_count(const is_results *r);
 const char *is_results_axis_name(const is_results *r, size_t k);
@@ -132,7 +137,9 @@ char *is_results_job_text(const is_results *r);
  * Points are this file's own indices 0 .. is_results_point_count() - 1, in C order. */
 
 /* Writes the results of points first .. first + count - 1: outputs[o * stride + i] as the
- * model's eval_batch lays them out (non-finite values of integer and categorical outputs
+ * model's eval_batch lays them out with stride points (an array output's values of point
+ * i at outputs[S_o * stride + i * L_o ..], model.h; is_results_value_count() doubles per
+ * point in all) (non-finite values of integer and categorical outputs
  * are stored as -1) and reasons[i], the code of the reason the engine failed the point
  * (NULL: 0 for all), flushes them to stable storage, and then writes status[i]. */
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
@@ -147,8 +154,8 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
                                 const double *outputs, size_t stride, const uint8_t *status,
                                 const uint8_t *reasons, is_error *err);
 
-/* Variable v of points first .. first + count - 1: as doubles, or as the stored bytes
- * (element_size each). */
+/* Variable v of points first .. first + count - 1: as doubles (length each), or as the
+ * stored bytes (element_size each). */
 is_code is_results_read_doubles(is_results *r, size_t v, uint64_t first, uint64_t count,
                                 double *values, is_error *err);
 is_code is_results_read_raw(is_results *r, size_t v, uint64_t first, uint64_t count,
