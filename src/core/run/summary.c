@@ -117,9 +117,10 @@ static is_code refinement_of(is_summary *s, is_results *r, is_error *err)
 /* This rank's share of the points, read block by block. */
 static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_error *err)
 {
-    uint64_t block = hi - lo < SUMMARY_BLOCK ? hi - lo : SUMMARY_BLOCK;
+    uint64_t most = is_results_block_points(r, SUMMARY_BLOCK); /* (8 bytes a value) */
+    uint64_t block = hi - lo < most ? hi - lo : most;
     double *status = malloc((block ? block : 1) * sizeof *status);
-    double *values = malloc((block ? block : 1) * sizeof *values);
+    double *values = malloc((block ? block : 1) * (SUMMARY_BLOCK / most + 1) * sizeof *values);
     is_code rc = status && values ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
     size_t status_var = s->variable_count;
     for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
@@ -130,9 +131,11 @@ static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_e
                 s->tally[(int)status[i]]++;
         for (size_t v = 0; v < s->variable_count && rc == IS_OK; v++) {
             variable_stats *st = &s->vars[v];
+            size_t length = is_results_variable_at(r, v)->length; /* (an array: all values) */
             rc = is_results_read_doubles(r, v, at, n, values, err);
-            for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
-                double x = values[i];
+            for (uint64_t e = 0; rc == IS_OK && e < n * length; e++) {
+                uint64_t i = e / length;
+                double x = values[e];
                 if (status[i] == IS_POINT_INFERRED && st->categorical && x >= 0 &&
                     x < MAX_CATEGORIES)
                     st->inferred[(int)x]++;

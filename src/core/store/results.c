@@ -382,6 +382,14 @@ uint64_t is_results_point_count(const is_results *r) { return r->points; }
 uint64_t is_results_first_point(const is_results *r) { return r->first; }
 size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
 
+uint64_t is_results_block_points(const is_results *r, uint64_t points)
+{
+    size_t longest = 1; /* (as raw bytes or as doubles: 8 bytes a value at most) */
+    for (size_t v = 0; v < r->variable_count; v++)
+        longest = r->variables[v].length > longest ? r->variables[v].length : longest;
+    return points / longest ? points / longest : 1;
+}
+
 size_t is_results_value_count(const is_results *r)
 {
     size_t n = 0;

@@ -121,6 +121,10 @@ uint64_t is_results_point_count(const is_results *r);   /* points in this file *
 uint64_t is_results_first_point(const is_results *r);   /* grid index of its point 0 */
 size_t is_results_variable_count(const is_results *r);  /* outputs + status */
 size_t is_results_value_count(const is_results *r);     /* the outputs' lengths summed */
+/* Points a block of `points` points may hold where its buffers hold 8 bytes (a double) a
+ * point and variable: as many, or fewer (at least 1) where an array output's point has
+ * more values. */
+uint64_t is_results_block_points(const is_results *r, uint64_t points);
 const is_results_variable *is_results_variable_at(const is_results *r, size_t v);
 size_t is_results_axis_count(const is_results *r);
 const char *is_results_axis_name(const is_results *r, size_t k);
