@@ -23,6 +23,7 @@
 typedef struct variable_stats {
     char name[64];
     char meanings[TEXT];
+    char shape[96];                      /* an array output's " [k: 5]"; else "" */
     int categorical;
     double fill;
     double min, max, sum, used;          /* reals and integers */
@@ -93,6 +94,8 @@ static void describe(is_summary *s, is_results *r)
         snprintf(st->name, sizeof st->name, "%s", var->name);
         snprintf(st->meanings, sizeof st->meanings, "%s", var->flag_meanings);
         st->categorical = var->type == IS_OUTPUT_CATEGORY;
+        if (var->length > 1)
+            snprintf(st->shape, sizeof st->shape, " [%s: %zu]", var->dimension, var->length);
         st->fill = var->fill;
         st->min = INFINITY;
         st->max = -INFINITY;
@@ -369,8 +372,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
             fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
     if (s->refinement.levels)
         print_refinement(s, out);
-    fprintf(out, "fields (over computed points):\n  %-14s %14s %14s %14s\n", "name", "min",
-            "mean", "max");
+    int arrays = 0;
+    for (size_t v = 0; v < s->variable_count; v++)
+        arrays |= s->vars[v].shape[0] != '\0';
+    fprintf(out, "fields (over computed points%s):\n  %-14s %14s %14s %14s\n",
+            arrays ? "; an array output [dimension: length] over all its values" : "", "name",
+            "min", "mean", "max");
     for (size_t v = 0; v < s->variable_count; v++) {
         const variable_stats *st = &s->vars[v];
         if (st->categorical) {
@@ -385,12 +392,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
                 if (in && st->inferred[index] > 0)
                     fprintf(out, " (+%.0f inferred)", st->inferred[index]);
             }
-            fprintf(out, "\n");
+            fprintf(out, "%s\n", st->shape);
         } else if (st->used > 0) {
-            fprintf(out, "  %-14s %14.6g %14.6g %14.6g\n", st->name, st->min, st->sum / st->used,
-                    st->max);
+            fprintf(out, "  %-14s %14.6g %14.6g %14.6g%s\n", st->name, st->min,
+                    st->sum / st->used, st->max, st->shape);
         } else {
-            fprintf(out, "  %-14s %14s %14s %14s\n", st->name, "-", "-", "-");
+            fprintf(out, "  %-14s %14s %14s %14s%s\n", st->name, "-", "-", "-", st->shape);
         }
     }
     if (log)
