@@ -203,10 +203,19 @@ static void locate(is_results *r, uint64_t point, char *buf, size_t size)
                 start += 8 * is_results_variable_at(r, u)->element_size;
             if (v == status_var && is_results_has_reasons(r))
                 start += 8; /* the reason's code precedes the status */
-            snprintf(buf, size,
-                     "its value of %s differs in one bit from its checksum (bit %zu of the "
-                     "stored value)",
-                     is_results_variable_at(r, v)->name, bit - start);
+            const is_results_variable *var = is_results_variable_at(r, v);
+            size_t value_bits = 8 * (var->value_size ? var->value_size : var->element_size);
+            if (var->length > 1) /* an array output: which of its values */
+                snprintf(buf, size,
+                         "its value %zu of %s (along %s) differs in one bit from its checksum "
+                         "(bit %zu of the stored value)",
+                         (bit - start) / value_bits, var->name, var->dimension,
+                         (bit - start) % value_bits);
+            else
+                snprintf(buf, size,
+                         "its value of %s differs in one bit from its checksum (bit %zu of the "
+                         "stored value)",
+                         var->name, bit - start);
             break;
         }
     }
