@@ -2,8 +2,9 @@
 arrays.c) in result file FILE equal their exact functions of the point at every done point,
 read three ways: h5py (the stored bytes: ramp float64, counts int32, an array's dimension
 last with its coordinate), xarray's h5netcdf engine, and impactsweep.open_dataset (a
-DataArray with that dimension, NaN and dtype as the file's). With EVAL_JSON (`impactsweep
-eval` lines), each line's lists equal the same functions. Exit status 1 on a difference."""
+DataArray with that dimension, NaN and dtype as the file's), and impactsweep.eval at some
+of its points gives the same DataArrays. With EVAL_JSON (`impactsweep eval` lines), each
+line's lists equal the same functions. Exit status 1 on a difference."""
 
 import json
 import os
@@ -67,6 +68,17 @@ def main():
           "open_dataset: ramp differs")
     check(bool((ds["kind"].where(sel, "high") == xr.where(ds["rho"] > 1, "high", "low")
                 .where(sel, "high")).all()), "open_dataset: kind differs")
+    # impactsweep.eval (IMPACTSWEEP, IMPACTSWEEP_MODEL_PATH): the Dataset the file holds
+    part = ds.isel(rho=slice(0, 3), gamma=slice(0, 4))
+    computed = bool((part["status"] == "done").all())  # (a killed run's file: not all)
+    e = impactsweep.eval("arrays", rho=part["rho"].values, gamma=part["gamma"].values,
+                         delay=float(ds.attrs["parameter_delay"])) if computed else {}
+    for name in ("peak", "ramp", "counts", "kind") if computed else ():
+        got, want = e[name].transpose(*part[name].dims), part[name]
+        check(got.dims == want.dims and got.dtype == want.dtype and
+              np.array_equal(got.values, want.values,
+                             equal_nan=want.dtype.kind == "f"),
+              f"impactsweep.eval: {name} {got.dims} {got.dtype} differs from the file's")
     if len(sys.argv) > 2:
         for line in open(sys.argv[2]):
             a = json.loads(line)

@@ -2,7 +2,8 @@
 # plug-in (tests/models/plugins/arrays.c), whose every value is an exact function of its
 # point (check_arrays.py reads the files with h5py, xarray and impactsweep.open_dataset):
 #  - a 2-rank run stores ramp and counts with one more dimension, named and with its
-#    coordinate; info shows it; info --verify passes;
+#    coordinate; info shows it; info --verify passes; the checksums are those checksums.py
+#    computes independently over every value;
 #  - kill -9 mid-run, then --resume: the file equals the uninterrupted run's;
 #  - two pieces merged equal the whole run;
 #  - a flipped bit in an array's value is found by info --verify, naming the value;
@@ -12,7 +13,7 @@
 source "$TESTS/integration/lib.sh"
 [ -n "${PLUGIN_DIR:-}" ] || die "PLUGIN_DIR is not set (run the test through ctest)"
 export IMPACTSWEEP_MODEL_PATH=$PLUGIN_DIR
-CHECK="$PYTHON $TESTS/integration/check_arrays.py"
+CHECK="$PYTHON $TESTS/integration/check_arrays.py" # (impactsweep.eval runs $IMPACTSWEEP)
 
 cat >a.ini <<'INI'
 [sweep]
@@ -38,6 +39,8 @@ expect_status 0 "info --verify" "$IMPACTSWEEP" info full.h5 --verify
 grep -Eq "^  ramp .*\[k: 5\]$" out.txt || die "info does not show ramp's dimension: $(grep ramp out.txt)"
 grep -Eq "^  counts .*\[counts_index: 3\]$" out.txt || die "info does not show counts' dimension"
 grep -q "the 400 stored points of 400, match their checksums" out.txt || die "info --verify: $(tail -n 1 out.txt)"
+"$PYTHON" "$TESTS/integration/checksums.py" verify full.h5 >/dev/null ||
+    die "the checksums differ from their definition, computed independently (checksums.py)"
 
 say "kill -9 mid-run, --resume: the same file as the uninterrupted run"
 start_mpi2 killed.h5 a.ini
