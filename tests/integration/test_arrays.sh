@@ -7,7 +7,8 @@
 #  - kill -9 mid-run, then --resume: the file equals the uninterrupted run's;
 #  - two pieces merged equal the whole run;
 #  - a flipped bit in an array's value is found by info --verify, naming the value;
-#  - eval prints an array as a JSON list of the same values;
+#  - eval prints an array as a JSON list of the same values; trace gives the file's values;
+#  - self-verification ([sweep] verify) compares every value;
 #  - refine = an array output is refused (exit 2, file, line and key).
 # shellcheck source=lib.sh
 source "$TESTS/integration/lib.sh"
@@ -19,6 +20,8 @@ cat >a.ini <<'INI'
 [sweep]
 model = arrays
 output = a.h5
+; every 4th point recomputed with rtol / 100: every value compared
+verify = 0.25
 [model]
 ; 10 ms a point: about 2 s on 2 ranks, long enough to kill
 delay = 0.01
@@ -39,6 +42,7 @@ expect_status 0 "info --verify" "$IMPACTSWEEP" info full.h5 --verify
 grep -Eq "^  ramp .*\[k: 5\]$" out.txt || die "info does not show ramp's dimension: $(grep ramp out.txt)"
 grep -Eq "^  counts .*\[counts_index: 3\]$" out.txt || die "info does not show counts' dimension"
 grep -q "the 400 stored points of 400, match their checksums" out.txt || die "info --verify: $(tail -n 1 out.txt)"
+grep -Eq "^verification: .*: [0-9]+ checked, 0 beyond" out.txt || die "self-verification: $(grep verification out.txt)"
 "$PYTHON" "$TESTS/integration/checksums.py" verify full.h5 >/dev/null ||
     die "the checksums differ from their definition, computed independently (checksums.py)"
 
@@ -86,6 +90,13 @@ expect_status 0 "eval -" "$IMPACTSWEEP" eval arrays - <points.txt
 cp out.txt eval.json
 grep -q '"ramp": \[0.5, 1.0, 1.5, null, null\]' eval.json || die "eval's list: $(head -n 1 eval.json)"
 $CHECK full.h5 eval.json || die "eval's values"
+
+say "trace: a point of the file, its array outputs as the file's"
+expect_status 0 "trace" "$IMPACTSWEEP" trace full.h5 rho=1.5 gamma=0.6 --output t.h5
+grep -q "full.h5 stores the same result for this point" err.txt || die "trace: $(cat err.txt)"
+"$PYTHON" -c 'import h5py, sys, numpy as np; a = h5py.File(sys.argv[1], "r").attrs
+assert np.array_equal(a["output_ramp"], [0.6, 2.1, 3.6, 5.1, np.nan], equal_nan=True), a["output_ramp"]
+assert list(a["output_counts"]) == [15, 16, 17], a["output_counts"]' t.h5 || die "the trace file's outputs"
 
 say "refine = an array output is refused"
 printf '[sweep]\nmodel = arrays\nrefine = ramp\noutput = r.h5\n[axis.rho]\nfrom = 0\nto = 1\ncount = 5\n' >r.ini
