@@ -3,7 +3,9 @@
  *
  * Layout (netCDF-4 compatible, opens with xarray's h5netcdf engine): each axis is a 1-D
  * coordinate variable named after its parameter (an HDF5 dimension scale); each model
- * output and `status` is a variable over the axes, in job-file axis order. A job-array
+ * output and `status` is a variable over the axes, in job-file axis order; an array output
+ * (model.h: is_output.length L > 1) has one more dimension, the last, whose coordinate
+ * (0 .. L - 1, int32, written at creation) is named after the output's dimension. A job-array
  * piece's file holds exactly its box of the grid (its coordinates are those of the box).
  * The root attributes record the job and the provenance of the file's creation. The
  * group `/run` holds what changes from run to run (state, status tally, end time, a log
@@ -20,7 +22,8 @@
  *
  * Checksums (format 3): damage is detected, never resumed or merged. Each stored point has
  * a CRC-32C (crc32c.h) in /run/check, over its record: its grid index (8 bytes,
- * little-endian), each output's stored bytes in file order, its reason code (in files
+ * little-endian), each output's stored bytes in file order (an array output's values of
+ * the point in order), its reason code (in files
  * that keep the failed points' reasons: /run/reason), its status byte; a pending
  * point has 0 there and is not covered. It is written with the outputs, before the flush
  * that precedes the status: a point's status and its checksum become valid together,
