@@ -121,11 +121,17 @@ def _raw_dataset(model: dict, answers: list, template: xr.DataArray,
                  refused: Dict[int, str]) -> xr.Dataset:
     """The Dataset as xarray reads a result file of these points: reals float64, integers
     float64 with NaN (the file's int32 and fill value -1 in the encoding), categories and
-    status float32 codes with their CF flags; the attributes a file gives them."""
+    status float32 codes with their CF flags; the attributes a file gives them. An array
+    output (its JSON a list) has its dimension last, with the coordinate 0 .. length - 1
+    (int32) a file gives it."""
     dims, shape = list(template.dims), template.shape
-    data = {}
+    data, index_coords = {}, {}
     for out in model["outputs"]:
+        length = int(out.get("length", 1))
         column = [a["outputs"].get(out["name"]) if "outputs" in a else None for a in answers]
+        if length > 1:  # every value of every point in a row, as the file's C order has them
+            column = [v for c in column
+                      for v in (c if isinstance(c, list) else [None] * length)]
         attrs = {"units": out["units"], "long_name": out["long_name"]}
         if out.get("label"):
             attrs["label"] = out["label"]
@@ -143,7 +149,13 @@ def _raw_dataset(model: dict, answers: list, template: xr.DataArray,
             encoding = ({"dtype": np.dtype("int32"), "_FillValue": np.int32(-1)}
                         if out["type"] == "integer" else
                         {"dtype": np.dtype("float64"), "_FillValue": np.nan})
-        var = xr.Variable(dims, values.reshape(shape), attrs)
+        if length > 1:
+            dim = out["dimension"]
+            var = xr.Variable(dims + [dim], values.reshape(tuple(shape) + (length,)), attrs)
+            index_coords[dim] = xr.Variable([dim], np.arange(length, dtype=np.int32),
+                                            {"long_name": "index of the value", "units": "1"})
+        else:
+            var = xr.Variable(dims, values.reshape(shape), attrs)
         var.encoding = encoding
         data[out["name"]] = var
     codes = {name: int(c) for c, name in model["status"]["codes"].items()}
@@ -161,7 +173,7 @@ def _raw_dataset(model: dict, answers: list, template: xr.DataArray,
         messages = np.array([refused.get(i, "") for i in range(len(answers))], dtype=object)
         data["error"] = xr.Variable(dims, messages.reshape(shape).astype(str),
                                     {"long_name": "why the engine refused the point"})
-    coords = {}
+    coords = dict(index_coords)
     params = {p["name"]: p for p in model["parameters"]}
     for name, coord in template.coords.items():
         attrs = dict(coord.attrs)

@@ -115,6 +115,12 @@ static void describe_output(FILE *out, const is_output *o)
     field_flag(out, "work", o->flags, IS_OUTPUT_WORK);
     if (o->type == IS_OUTPUT_CATEGORY)
         field_names(out, "categories", o->categories);
+    fprintf(out, ", \"length\": %zu", is_output_length(o)); /* values a point */
+    if (o->length > 1) { /* an array output: its dimension, the file's last */
+        char dim[160];
+        is_output_dimension(o, dim, sizeof dim);
+        field_text(out, "dimension", dim);
+    }
     fputc('}', out);
 }
 
@@ -201,6 +207,11 @@ void is_cli_describe_text(const is_models *models, const is_model *m)
             for (int c = 0; out->categories[c]; c++)
                 printf("%s%d=%s", c ? ", " : "", c, out->categories[c]);
             printf(")");
+        }
+        if (out->length > 1) {
+            char dim[160];
+            is_output_dimension(out, dim, sizeof dim);
+            printf(" (array: %zu values a point, dimension %s)", out->length, dim);
         }
         printf("\n");
     }

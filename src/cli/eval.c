@@ -47,11 +47,22 @@ static void print_json_number(FILE *out, double v, int integer)
 /* Bytes of a failed point's reason kept for its line (the evaluator's are shorter). */
 #define REASON_TEXT 256
 
+/* One value of output desc. */
+static void print_value(FILE *out, const is_output *desc, double v)
+{
+    if (desc->type == IS_OUTPUT_CATEGORY && isfinite(v) && v >= 0 &&
+        v < is_output_category_count(desc))
+        is_cli_json_string(out, desc->categories[(int)v]);
+    else
+        print_json_number(out, v, desc->type != IS_OUTPUT_REAL);
+}
+
 /* One point's line: {"model": .., "parameters": {..}, "status": .., "outputs": {..}}
  * (and "reason" after the status where the engine failed the point: its reason, as a
- * sweep's file keeps it); output o of the point at outputs[o * stride]. */
+ * sweep's file keeps it), an array output's values as a JSON list; the outputs of point i
+ * of a batch of `stride` points, as eval_batch lays them out (model.h). */
 static void print_point(FILE *out, const is_model *m, const double *point,
-                        const double *outputs, size_t stride, uint8_t status,
+                        const double *outputs, size_t stride, size_t i, uint8_t status,
                         const char *reason)
 {
     fputs("{\"model\": ", out);
@@ -73,17 +84,23 @@ static void print_point(FILE *out, const is_model *m, const double *point,
         is_cli_json_string(out, reason);
     }
     fputs(", \"outputs\": {", out);
-    for (size_t o = 0; o < m->output_count; o++) {
+    for (size_t o = 0, at = 0; o < m->output_count; o++) {
         const is_output *desc = &m->outputs[o];
-        double v = outputs[o * stride];
+        size_t length = is_output_length(desc);
+        const double *v = outputs + at * stride + i * length;
+        at += length;
         fputs(o ? ", " : "", out);
         is_cli_json_string(out, desc->name);
         fputs(": ", out);
-        if (desc->type == IS_OUTPUT_CATEGORY && isfinite(v) && v >= 0 &&
-            v < is_output_category_count(desc))
-            is_cli_json_string(out, desc->categories[(int)v]);
-        else
-            print_json_number(out, v, desc->type != IS_OUTPUT_REAL);
+        if (desc->length <= 1) {
+            print_value(out, desc, v[0]);
+            continue;
+        }
+        for (size_t j = 0; j < length; j++) {
+            fputs(j ? ", " : "[", out);
+            print_value(out, desc, v[j]);
+        }
+        fputs("]", out);
     }
     fputs("}}\n", out);
 }
@@ -166,7 +183,7 @@ static is_code evaluator_flush(evaluator *ev, FILE *out, is_error *err)
     if (rc != IS_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {
-        print_point(out, m, ev->points + i * m->param_count, outputs + i, n, st[i],
+        print_point(out, m, ev->points + i * m->param_count, outputs, n, i, st[i],
                     ev->reasons[i]);
         /* a point left pending was stopped by a signal: the run's "interrupted" */
         int status = st[i] == IS_POINT_DONE      ? 0

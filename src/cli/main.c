@@ -148,7 +148,7 @@ static is_code evaluate_for_check(void *context, const is_model *m, const double
         const uint8_t *st;
         rc = is_evaluator_eval(ev, count, &out, &st, err);
         if (rc == IS_OK) {
-            memcpy(outputs, out, count * m->output_count * sizeof *out);
+            memcpy(outputs, out, count * is_model_value_count(m) * sizeof *out);
             memcpy(status, st, count);
         }
     }

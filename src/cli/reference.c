@@ -222,6 +222,11 @@ static void md_model(FILE *out, const is_model *m)
         md_text(out, output->long_name, 1);
         for (int c = 0; output->type == IS_OUTPUT_CATEGORY && output->categories[c]; c++)
             fprintf(out, "%s%d = %s", c ? ", " : ": ", c, output->categories[c]);
+        if (output->length > 1) {
+            char dim[160];
+            is_output_dimension(output, dim, sizeof dim);
+            fprintf(out, " (array: %zu values a point, dimension `%s`)", output->length, dim);
+        }
         fputs(" |\n", out);
     }
     fputc('\n', out);

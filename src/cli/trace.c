@@ -460,12 +460,13 @@ static void read_stored(is_results *r, const is_model *m, uint64_t index, stored
                         is_error *err)
 {
     size_t variables = is_results_variable_count(r);
-    stored->have = variables == m->output_count + 1;
+    stored->have = variables == m->output_count + 1 &&
+                   is_results_value_count(r) == is_model_value_count(m);
     for (size_t v = 0; v < variables && stored->have; v++) {
         const is_results_variable *var = is_results_variable_at(r, v);
-        is_code read = var->is_status
-                           ? is_results_read_raw(r, v, index, 1, &stored->status, err)
-                           : is_results_read_doubles(r, v, index, 1, &stored->outputs[v], err);
+        double *at = stored->outputs + is_model_output_offset(m, v); /* (count 1: in a row) */
+        is_code read = var->is_status ? is_results_read_raw(r, v, index, 1, &stored->status, err)
+                                      : is_results_read_doubles(r, v, index, 1, at, err);
         stored->have = read == IS_OK;
     }
 }
@@ -480,7 +481,8 @@ static is_code point_of_file(const char *path, trace_args *a, const is_model *m,
     if (rc != IS_OK)
         return rc;
     double *p = *point = malloc(m->param_count * sizeof *p);
-    stored->outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *stored->outputs);
+    size_t values = is_model_value_count(m);
+    stored->outputs = malloc((values ? values : 1) * sizeof *stored->outputs);
     file_place *place = calloc(1, sizeof *place);
     if (!p || !stored->outputs || !place) {
         free(place);
@@ -530,16 +532,18 @@ static void compare_stored(const is_model *m, const char *path, const stored_poi
         fprintf(stderr, "impactsweep: %s has not computed this point yet\n", path);
         return;
     }
-    for (size_t o = 0; o < m->output_count; o++) {
-        double s = stored->outputs[o], t = outputs[o];
+    for (size_t e = 0, o = 0, end = 0; e < is_model_value_count(m); e++) { /* every value */
+        while (e >= end)
+            end += is_output_length(&m->outputs[o++]);
+        double s = stored->outputs[e], t = outputs[e];
         int same = s == t || (isnan(s) && isnan(t)) ||
                    /* integer and categorical outputs are stored as -1 where not finite */
-                   (m->outputs[o].type != IS_OUTPUT_REAL && s == -1 && !isfinite(t));
+                   (m->outputs[o - 1].type != IS_OUTPUT_REAL && s == -1 && !isfinite(t));
         if (!same) {
             fprintf(stderr,
                     "impactsweep: warning: %s stores another result for this point (%s = "
                     "%s there, %s now): made by another version or build?\n",
-                    path, m->outputs[o].name, IS_NUM(s), IS_NUM(t));
+                    path, m->outputs[o - 1].name, IS_NUM(s), IS_NUM(t));
             return;
         }
     }
@@ -843,7 +847,8 @@ int is_cli_trace(int argc, char **argv, is_cli_model_finder find, void *context)
     if (rc == IS_OK) {
         t.options = malloc((m->trace->option_count ? m->trace->option_count : 1) *
                            sizeof *t.options);
-        t.outputs = malloc((m->output_count ? m->output_count : 1) * sizeof *t.outputs);
+        t.outputs = malloc((is_model_value_count(m) ? is_model_value_count(m) : 1) *
+                           sizeof *t.outputs);
         rc = t.options && t.outputs ? take_options(a, m->trace, t.options, &err)
                                     : is_error_set(&err, IS_NOMEM, "out of memory");
     }

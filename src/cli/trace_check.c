@@ -18,6 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../core/contract/engine.h"
+
 /* Samples looked at at most: a longer trace is checked this far (a run to its end would
  * only cost time), its outputs then not compared. */
 #define CHECK_MAX_SAMPLES 1000000
@@ -161,7 +163,7 @@ static int read_all(int fd, void *buffer, size_t size)
 static void run_contained(const is_model *m, const double *point, double *outputs,
                           double timeout, trace_outcome *o)
 {
-    size_t bytes = m->output_count * sizeof *outputs;
+    size_t bytes = is_model_value_count(m) * sizeof *outputs;
     int pipefd[2];
     if (pipe(pipefd) != 0) {
         run_checked(m, point, outputs, o);
@@ -207,18 +209,21 @@ static is_code compare_eval(const is_model *m, const double *point, const double
                             uint8_t traced_status, is_conformance_evaluate evaluate,
                             void *context, is_error *err)
 {
-    double *outputs = malloc(m->output_count * sizeof *outputs);
+    double *outputs = malloc(is_model_value_count(m) * sizeof *outputs);
     if (!outputs)
         return is_error_set(err, IS_NOMEM, "out of memory");
     uint8_t status = 255;
     is_code rc = evaluate(context, m, point, 1, outputs, &status, err);
-    for (size_t o = 0; rc == IS_OK && o < m->output_count; o++)
-        if (memcmp(&outputs[o], &traced[o], sizeof *outputs) != 0 &&
-            !(isnan(outputs[o]) && isnan(traced[o])))
+    for (size_t e = 0, o = 0, end = 0; rc == IS_OK && e < is_model_value_count(m); e++) {
+        while (e >= end) /* (count 1: every output's values in a row) */
+            end += is_output_length(&m->outputs[o++]);
+        if (memcmp(&outputs[e], &traced[e], sizeof *outputs) != 0 &&
+            !(isnan(outputs[e]) && isnan(traced[e])))
             rc = is_error_set(err, IS_PLUGIN,
                               "model %s: its trace's output %s is %.17g, eval_batch's %.17g "
                               "for the same point (a trace runs eval_batch's code)",
-                              m->name, m->outputs[o].name, traced[o], outputs[o]);
+                              m->name, m->outputs[o - 1].name, traced[e], outputs[e]);
+    }
     if (rc == IS_OK && status != traced_status)
         rc = is_error_set(err, IS_PLUGIN,
                           "model %s: its trace leaves the point %s, eval_batch %s", m->name,
@@ -235,7 +240,7 @@ is_code is_cli_trace_check(const is_model *m, int contained, double timeout,
     if (!m->trace)
         return IS_OK;
     double *point = malloc(m->param_count * sizeof *point);
-    double *outputs = malloc(m->output_count * sizeof *outputs);
+    double *outputs = malloc(is_model_value_count(m) * sizeof *outputs);
     is_code rc = point && outputs ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
     trace_outcome o = {.code = IS_OK};
     if (rc == IS_OK) {

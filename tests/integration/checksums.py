@@ -1,7 +1,8 @@
 """checksums.py: impactsweep's per-point checksums, computed independently of the engine
 (src/core/store/results.h): the CRC-32C of a point's record, its grid index as 8 bytes
 little-endian, each output's stored bytes in the order of the file's `outputs`
-attribute, its status byte; 0 where the point is pending. Used by the integration tests
+attribute (an array output's values of the point in order), its status byte; 0 where
+the point is pending. Used by the integration tests
 to check the definition, and to alter a file "consistently" (a value changed with its
 checksum recomputed), which only the data's meaning can then tell from the truth.
 
@@ -37,8 +38,9 @@ def record_check(f, i):
     first = int(np.asarray(f.attrs["piece_first"]).item())
     names = str(np.asarray(f.attrs["outputs"]).astype(str)).split()
     record = struct.pack("<Q", first + i)
-    for name in names:
-        record += f[name][()].ravel()[i:i + 1].tobytes()
+    points = f["status"].size
+    for name in names:  # (an array output: its values of the point, in order)
+        record += f[name][()].reshape(points, -1)[i].tobytes()
     if "run/reason" in f:
         record += bytes([int(f["run/reason"][i])])
     record += bytes([status])

@@ -2,7 +2,7 @@
  * model returns (is_conformance_results), the tables of older contracts read in the
  * engine's layout (model_abi.h), a model's table as text and back (model_text.h), and the
  * evaluator, in process and contained (the same bits; a point past point_timeout failed
- * alone; a write past the outputs caught). */
+ * alone; a write past the outputs caught); array outputs (contract 3.4) through them. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -361,6 +361,110 @@ static void test_guards(void)
     is_evaluator_free(&ev);
 }
 
+/* --- array outputs (3.4) ------------------------------------------------------------------ */
+
+static const is_output array_outputs[] = {
+    {.name = "peak", .unit = "1", .long_name = "a scalar", .type = IS_OUTPUT_REAL},
+    {.name = "ramp", .unit = "1", .long_name = "an array", .type = IS_OUTPUT_REAL, .length = 3,
+     .length_name = "k"},
+    {.name = "kinds", .unit = "1", .long_name = "categories", .type = IS_OUTPUT_CATEGORY,
+     .categories = two, .length = 2},
+    {.name = "scalar_one", .unit = "1", .long_name = "length 1", .type = IS_OUTPUT_INT,
+     .length = 1}};
+
+static void test_array_outputs(void)
+{
+    is_output o[4];
+    memcpy(o, array_outputs, sizeof o);
+    is_model m = checked;
+    m.outputs = o, m.output_count = 4;
+    is_error err;
+    CHECK(is_conformance_table(&m, &err) == IS_OK, "an array table refused: %s", err.message);
+    /* eval_batch's layout: each output's block after the lengths before it */
+    CHECK(is_model_value_count(&m) == 7 && is_model_output_offset(&m, 1) == 1 &&
+              is_model_output_offset(&m, 2) == 4 && is_model_output_offset(&m, 3) == 6,
+          "value count %zu, offsets %zu %zu %zu", is_model_value_count(&m),
+          is_model_output_offset(&m, 1), is_model_output_offset(&m, 2),
+          is_model_output_offset(&m, 3));
+    char dim[64];
+    is_output_dimension(&o[2], dim, sizeof dim);
+    CHECK(strcmp(dim, "kinds_index") == 0, "the default dimension: %s", dim);
+    /* refused: too long, a scalar naming a dimension, a parameter's or an output's name,
+     * one dimension with two lengths */
+    struct {
+        size_t output, length;
+        const char *name, *why;
+    } bad[] = {{1, IS_OUTPUT_LENGTH_MAX + 1, "k", "length"}, {0, 0, "k", "scalar"},
+               {1, 3, "x", "variable name"}, {1, 3, "peak", "variable name"},
+               {1, 3, "1k", "variable name"}, {1, 3, "kinds_index", "share the dimension"}};
+    for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+        memcpy(o, array_outputs, sizeof o);
+        o[bad[b].output].length = bad[b].length;
+        o[bad[b].output].length_name = bad[b].name;
+        CHECK(is_conformance_table(&m, &err) == IS_PLUGIN && strstr(err.message, bad[b].why),
+              "case %zu accepted or another message: %s", b, err.message);
+    }
+    memcpy(o, array_outputs, sizeof o);
+
+    /* every value is checked: ramp's NaN (not allowed) fails its point only; a category
+     * out of range in point 0's second value is failed and stored as no value */
+    enum { N = 2 };
+    double out[7 * N];
+    for (size_t i = 0; i < 7 * N; i++)
+        out[i] = 0.0;
+    out[1 * N + 1 * 3 + 2] = NAN; /* ramp, point 1, value 2 */
+    out[4 * N + 0 * 2 + 1] = 5;   /* kinds, point 0, value 1 */
+    uint8_t status[N] = {IS_POINT_DONE, IS_POINT_DONE};
+    reports r = {0};
+    size_t failed = is_conformance_results(&m, out, status, N, 0, collect, &r);
+    CHECK(failed == 2 && status[0] == IS_POINT_FAILED_CHECK &&
+              status[1] == IS_POINT_FAILED_CHECK && r.count == 2 && isnan(out[4 * N + 1]) &&
+              out[4 * N] == 0 && out[1 * N + 3] == 0,
+          "array values checked wrong: %zu failed (%s; %s)", failed, r.reason[0], r.reason[1]);
+
+    /* the table's text: an array's length and dimension read back and change the digest */
+    char base[65], other[65];
+    char *text = is_model_text(&m, "1.0", base);
+    is_model_described *d = NULL;
+    CHECK(text && is_model_describe(text, &d, &err) == IS_OK &&
+              is_model_described_model(d)->outputs[1].length == 3 &&
+              strcmp(is_model_described_model(d)->outputs[1].length_name, "k") == 0 &&
+              is_model_described_model(d)->outputs[2].length == 2 &&
+              is_model_described_model(d)->outputs[2].length_name == NULL &&
+              is_model_described_model(d)->outputs[0].length == 0,
+          "the array outputs did not read back from the table's text");
+    is_model_described_free(&d);
+    free(text);
+    o[1].length = 4;
+    free(is_model_text(&m, "1.0", other));
+    CHECK(strcmp(base, other) != 0, "a length did not change the digest");
+    o[1].length = 3;
+    o[3].length = 0; /* a scalar of length 1 or 0: the same table */
+    free(is_model_text(&m, "1.0", other));
+    CHECK(strcmp(base, other) == 0, "length 0 and 1 differ in the digest");
+
+    /* a 3.3 table: its outputs end before `length`; what lies beyond is not read */
+    size_t size33 = offsetof(is_output, length);
+    unsigned char *old = malloc(4 * size33 + 64);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(old);
+    memset(old, 0xA5, 4 * size33 + 64);
+    for (size_t k = 0; k < 4; k++)
+        memcpy(old + k * size33, &four_outputs[k], size33);
+    is_model v33 = checked;
+    v33.abi_minor = 3, v33.output_size = (uint32_t)size33;
+    v33.outputs = (const is_output *)(const void *)old;
+    is_model_copy *copy = NULL;
+    CU_ASSERT_EQUAL_FATAL(is_model_abi_read(&v33, IS_MODEL_ABI_VERSION, "v3_3.so", &copy, &err),
+                          IS_OK);
+    const is_model *read = is_model_abi_model(copy);
+    CHECK(read->outputs[3].length == 0 && read->outputs[3].length_name == NULL &&
+              read->outputs[3].categories == two && is_model_value_count(read) == 4 &&
+              is_conformance_table(read, &err) == IS_OK,
+          "a 3.3 table read with length %zu", read->outputs[3].length);
+    is_model_abi_free(&copy);
+    free(old);
+}
+
 void suite_boundary(void)
 {
     CU_pSuite s = CU_add_suite("boundary", NULL, NULL);
@@ -372,4 +476,6 @@ void suite_boundary(void)
     CU_add_test(s, "contained and in process: the same bits; a timeout fails one point",
                 test_evaluator);
     CU_add_test(s, "a write past the outputs is caught", test_guards);
+    CU_add_test(s, "array outputs: the table, every value checked, the text, a 3.3 table",
+                test_array_outputs);
 }

@@ -115,6 +115,48 @@ static is_code check_param(const is_model *m, size_t p, is_error *err)
     return IS_OK;
 }
 
+/* An array output's length and dimension: a variable name of its own (no parameter's,
+ * output's or status), shared only by outputs of the same length. */
+static is_code check_length(const is_model *m, size_t o, is_error *err)
+{
+    const is_output *out = &m->outputs[o];
+    if (out->length > IS_OUTPUT_LENGTH_MAX)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: output %s has length %zu (0 or 1: a scalar; an array "
+                            "output has 2 to %d values)",
+                            m->name, out->name, out->length, IS_OUTPUT_LENGTH_MAX);
+    if (out->length <= 1) {
+        if (out->length_name)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: output %s is a scalar (length %zu) but names a "
+                                "dimension (length_name %s)",
+                                m->name, out->name, out->length, out->length_name);
+        return IS_OK;
+    }
+    char dim[2 * NAME_MAX_LENGTH];
+    is_output_dimension(out, dim, sizeof dim);
+    if (!is_name(dim, 1) || strcmp(dim, "status") == 0 || is_model_param_index(m, dim) >= 0 ||
+        is_model_output_index(m, dim) >= 0)
+        return is_error_set(err, IS_PLUGIN,
+                            "model %s: array output %s's dimension '%s' is not a variable name "
+                            "of its own (a letter, then letters, digits and '_', at most %d; "
+                            "no parameter's or output's name, not status): set length_name",
+                            m->name, out->name, dim, NAME_MAX_LENGTH);
+    for (size_t k = 0; k < o; k++) {
+        char other[2 * NAME_MAX_LENGTH];
+        if (m->outputs[k].length <= 1)
+            continue;
+        is_output_dimension(&m->outputs[k], other, sizeof other);
+        if (strcmp(dim, other) == 0 && m->outputs[k].length != out->length)
+            return is_error_set(err, IS_PLUGIN,
+                                "model %s: outputs %s and %s share the dimension %s with "
+                                "lengths %zu and %zu",
+                                m->name, m->outputs[k].name, out->name, dim,
+                                m->outputs[k].length, out->length);
+    }
+    return IS_OK;
+}
+
 static is_code check_output(const is_model *m, size_t o, is_error *err)
 {
     const is_output *out = &m->outputs[o];
@@ -152,7 +194,7 @@ static is_code check_output(const is_model *m, size_t o, is_error *err)
         return is_error_set(err, IS_PLUGIN,
                             "model %s: output %s has an empty label (NULL: its long_name)",
                             m->name, out->name);
-    return IS_OK;
+    return check_length(m, o, err);
 }
 
 /* The optional trace table: what `impactsweep trace` reads, all of it given and named. */
@@ -312,12 +354,15 @@ size_t is_conformance_results(const is_model *m, double *outputs, uint8_t *statu
                      "the engine sets or which does not exist", s, is_point_status_name(s));
         failed += fail_point(status, i, report, context, why);
     }
-    for (size_t o = 0; o < m->output_count; o++) { /* output by output: as they lie */
+    for (size_t o = 0, at = 0; o < m->output_count; o++) { /* output by output: as they lie */
         const is_output *out = &m->outputs[o];
-        double *column = outputs + o * count;
+        size_t length = is_output_length(out);
+        double *column = outputs + at * count;
+        at += length;
         int categories = out->type == IS_OUTPUT_CATEGORY ? is_output_category_count(out) : 0;
-        for (size_t i = 0; i < count; i++) {
-            double v = column[i];
+        for (size_t e = 0; e < count * length; e++) {
+            size_t i = e / length;
+            double v = column[e];
             if (out->type == IS_OUTPUT_REAL ? isfinite(v)
                 : out->type == IS_OUTPUT_INT
                     ? v >= -2147483648.0 && v <= 2147483647.0 && v == (double)(int64_t)v
@@ -328,7 +373,7 @@ size_t is_conformance_results(const is_model *m, double *outputs, uint8_t *statu
                                                             : NULL;
             if (reason)
                 failed += fail_point(status, i, report, context, reason);
-            storable(out, &column[i], categories);
+            storable(out, &column[e], categories);
         }
     }
     return failed;
@@ -373,7 +418,7 @@ static is_code evaluate_here(void *context, const is_model *m, const double *poi
                             err->message);
     for (size_t i = 0; i < count; i++)
         status[i] = 255;
-    for (size_t i = 0; i < count * m->output_count; i++)
+    for (size_t i = 0; i < count * is_model_value_count(m); i++)
         out[i] = NAN;
     rc = m->eval_batch(ws, points, count, out, status, err);
     if (m->workspace_free)
@@ -411,7 +456,7 @@ is_code is_conformance_behaviour(const is_model *m, is_conformance_evaluate eval
     is_code rc = is_conformance_table(m, err);
     if (rc != IS_OK)
         return rc;
-    size_t np = m->param_count, no = m->output_count;
+    size_t np = m->param_count, no = is_model_value_count(m);
     enum { COUNT = 3 };
     double *points = malloc(COUNT * np * sizeof *points);
     double *together = malloc(COUNT * no * sizeof *together);
@@ -456,22 +501,31 @@ is_code is_conformance_behaviour(const is_model *m, is_conformance_evaluate eval
             rc = is_error_set(err, IS_PLUGIN,
                               "model %s: point %zu has status %d alone and %d in a batch",
                               m->name, i, single, status[i]);
-        for (size_t o = 0; rc == IS_OK && o < no; o++) {
-            double a = alone[o], b = together[o * COUNT + i];
-            if (!(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b))))
-                rc = is_error_set(err, IS_PLUGIN,
-                                  "model %s: output %s of point %zu is %s alone and %s "
-                                  "in a batch: a result must depend only on its own point",
-                                  m->name, m->outputs[o].name, i, IS_NUM(a), IS_NUM(b));
+        for (size_t o = 0, at = 0; rc == IS_OK && o < m->output_count; o++) {
+            size_t length = is_output_length(&m->outputs[o]);
+            for (size_t j = 0; rc == IS_OK && j < length; j++) {
+                double a = alone[at + j], b = together[at * COUNT + i * length + j];
+                if (!(memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b))))
+                    rc = is_error_set(err, IS_PLUGIN,
+                                      "model %s: output %s[%zu] of point %zu is %s alone and "
+                                      "%s in a batch: a result must depend only on its own "
+                                      "point",
+                                      m->name, m->outputs[o].name, j, i, IS_NUM(a), IS_NUM(b));
+            }
+            at += length;
         }
     }
-    for (size_t o = 0; rc == IS_OK && o < no; o++) {
-        double a = together[o * COUNT], c = together[o * COUNT + 2];
-        if (!(memcmp(&a, &c, sizeof a) == 0 || (isnan(a) && isnan(c))))
-            rc = is_error_set(err, IS_PLUGIN,
-                              "model %s: output %s differs between two evaluations of the "
-                              "same point (%s, %s)",
-                              m->name, m->outputs[o].name, IS_NUM(a), IS_NUM(c));
+    for (size_t o = 0, at = 0; rc == IS_OK && o < m->output_count; o++) {
+        size_t length = is_output_length(&m->outputs[o]);
+        for (size_t j = 0; rc == IS_OK && j < length; j++) {
+            double a = together[at * COUNT + j], c = together[at * COUNT + 2 * length + j];
+            if (!(memcmp(&a, &c, sizeof a) == 0 || (isnan(a) && isnan(c))))
+                rc = is_error_set(err, IS_PLUGIN,
+                                  "model %s: output %s differs between two evaluations of "
+                                  "the same point (%s, %s)",
+                                  m->name, m->outputs[o].name, IS_NUM(a), IS_NUM(c));
+        }
+        at += length;
     }
     free(points);
     free(together);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine.h"
 #include "numtext.h"
 #include "tolerance.h"
 
@@ -70,8 +71,15 @@ static is_code judge(const is_model *m, const double *points, size_t count, cons
         if (!done || t1 <= 0)
             continue;
         tested++;
-        for (size_t o = 0; o < m->output_count; o++) {
-            const double *v = out + o * n + i * LEVELS;
+        for (size_t e = 0; e < is_model_value_count(m); e++) { /* each value of each output */
+            size_t o = 0, at = 0, length = 1;
+            while (o < m->output_count &&
+                   e >= at + (length = is_output_length(&m->outputs[o])))
+                at += length, o++;
+            const double *w = out + at * n + i * LEVELS * length + (e - at);
+            double v[LEVELS];
+            for (int l = 0; l < LEVELS; l++)
+                v[l] = w[(size_t)l * length];
             double d01 = is_tolerance_discrepancy(&m->outputs[o], v[0], v[1]);
             double d12 = is_tolerance_discrepancy(&m->outputs[o], v[1], v[2]);
             if (m->outputs[o].type != IS_OUTPUT_REAL ? d01 == 0 || d12 == 0
@@ -112,7 +120,7 @@ is_code is_convergence_check(const is_model *m, is_conformance_evaluate evaluate
                                   "convergence not tested, its points cannot be verified");
         return IS_OK;
     }
-    size_t np = m->param_count, no = m->output_count;
+    size_t np = m->param_count, no = is_model_value_count(m);
     double *base = malloc(SAMPLE * np * sizeof *base);
     double *points = malloc(SAMPLE * LEVELS * np * sizeof *points);
     double *out = malloc(SAMPLE * LEVELS * (no ? no : 1) * sizeof *out);

@@ -33,6 +33,23 @@ int is_param_choice_count(const is_param *param);
 /* Number of categories of a categorical output. */
 int is_output_category_count(const is_output *output);
 
+/* Values per point of an output: its length, 1 for a scalar (length 0 or 1). */
+static inline size_t is_output_length(const is_output *output)
+{
+    return output->length > 1 ? output->length : 1;
+}
+
+/* Values per point of all a model's outputs (their lengths' sum): eval_batch's outputs
+ * hold count times as many doubles. */
+size_t is_model_value_count(const is_model *model);
+
+/* Where output o's block starts in eval_batch's outputs, in units of count (model.h):
+ * the lengths of the outputs before it summed. */
+size_t is_model_output_offset(const is_model *model, size_t o);
+
+/* An array output's dimension name (length_name, or "<name>_index") into buf. */
+void is_output_dimension(const is_output *output, char *buf, size_t size);
+
 /* Is status s a failure (a model's, or one the engine found: crash, timeout)? */
 static inline int is_point_failed(int s)
 {

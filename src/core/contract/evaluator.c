@@ -729,10 +729,12 @@ static run_result run_once(is_evaluator *ev, size_t first, size_t count, bad_run
 /* Points first .. first + count - 1 of a bisected batch: all with `status`, no outputs. */
 static void fill(is_evaluator *ev, size_t first, size_t count, uint8_t status)
 {
-    for (size_t i = first; i < first + count; i++) {
-        ev->merged_status[i] = status;
-        for (size_t o = 0; o < ev->no; o++)
-            ev->merged[o * ev->merged_count + i] = NAN;
+    memset(ev->merged_status + first, status, count);
+    for (size_t o = 0, at = 0; o < ev->model->output_count; o++) {
+        size_t length = is_output_length(&ev->model->outputs[o]);
+        for (size_t e = first * length; e < (first + count) * length; e++)
+            ev->merged[at * ev->merged_count + e] = NAN;
+        at += length;
     }
 }
 
@@ -740,9 +742,12 @@ static void fill(is_evaluator *ev, size_t first, size_t count, uint8_t status)
 static void keep(is_evaluator *ev, size_t first, size_t count)
 {
     memcpy(ev->merged_status + first, ev->status, count);
-    for (size_t o = 0; o < ev->no; o++)
-        memcpy(ev->merged + o * ev->merged_count + first, ev->outputs + o * count,
-               count * sizeof *ev->merged);
+    for (size_t o = 0, at = 0; o < ev->model->output_count; o++) { /* (model.h's layout) */
+        size_t length = is_output_length(&ev->model->outputs[o]);
+        memcpy(ev->merged + at * ev->merged_count + first * length, ev->outputs + at * count,
+               count * length * sizeof *ev->merged);
+        at += length;
+    }
 }
 
 /* A bad call of `count` points is split into single points when they are few
@@ -875,7 +880,7 @@ is_code is_evaluator_create(is_evaluator **out, const is_evaluator_config *confi
         ev->config.capacity = 1;
     ev->model = config->model;
     ev->np = ev->model->param_count;
-    ev->no = ev->model->output_count;
+    ev->no = is_model_value_count(ev->model); /* doubles per point */
     ev->memory = ev->socket = ev->points_memory = ev->pipe_fd = -1;
     is_code rc = config->contained ? contained_create(ev, err) : direct_create(ev, err);
     if (rc != IS_OK) {

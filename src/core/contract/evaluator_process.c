@@ -283,7 +283,8 @@ static is_code find_model(const process_args *a, const is_model *const *builtin,
         rc = is_error_set(err, IS_PLUGIN,
                           "model plug-in %s changed since the run loaded it (sha256 %s, now %s)",
                           a->library, a->sha256, sha);
-    if (rc == IS_OK && ((*model)->param_count != a->params || (*model)->output_count != a->outputs))
+    if (rc == IS_OK &&
+        ((*model)->param_count != a->params || is_model_value_count(*model) != a->outputs))
         rc = is_error_set(err, IS_PLUGIN, "model plug-in %s is not the model %s loaded", a->library,
                           a->model);
     return rc;

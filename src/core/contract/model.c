@@ -150,3 +150,24 @@ int is_output_category_count(const is_output *output)
         count++;
     return count;
 }
+
+size_t is_model_value_count(const is_model *model)
+{
+    return is_model_output_offset(model, model->output_count);
+}
+
+size_t is_model_output_offset(const is_model *model, size_t o)
+{
+    size_t at = 0;
+    for (size_t k = 0; k < o && k < model->output_count; k++)
+        at += is_output_length(&model->outputs[k]);
+    return at;
+}
+
+void is_output_dimension(const is_output *output, char *buf, size_t size)
+{
+    if (output->length_name)
+        snprintf(buf, size, "%s", output->length_name);
+    else
+        snprintf(buf, size, "%s_index", output->name);
+}

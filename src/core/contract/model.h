@@ -105,7 +105,21 @@ typedef struct is_output {
     const char *label;           /* short label for figures (a colour bar, a legend): a few
                                     words or a symbol, plain text or mathtext, without the
                                     unit; NULL: long_name */
+    /* since 3.4 */
+    size_t length;               /* values per point: 0 or 1, a scalar (as before); L > 1 (at
+                                    most IS_OUTPUT_LENGTH_MAX), an array output of L values,
+                                    each one under the type and flags above (a section: the
+                                    last L samples, NaN where fewer). eval_batch lays them out
+                                    as its comment says; the result file stores it with one
+                                    more dimension, the last, of length L */
+    const char *length_name;     /* an array output's dimension in the result file (a
+                                    variable name, e.g. "sample"; outputs may share one if
+                                    their lengths agree), with coordinate 0 .. L - 1; NULL:
+                                    "<name>_index". Unused for a scalar */
 } is_output;
+
+/* The longest array output (values per point): a point's record stays a few pages. */
+#define IS_OUTPUT_LENGTH_MAX 65536
 
 /* Per-point status, stored in the result file's `status` variable. A failed point is a
  * value here, never an abort. X(name, value, meaning). */
@@ -157,8 +171,11 @@ typedef enum {
  * removing, reordering or retyping a member, a member a model must fill, a new meaning
  * of a value (a flag, a status, NaN), changing is_error, is_param_when, the is_trace_*
  * structs or eval_batch's layout, removing an SDK function or changing its signature. */
+/* Minors: 3.1 references; 3.2 IS_PARAM_TOLERANCE, IS_PARAM_METHOD, IS_OUTPUT_WORK; 3.3
+ * trace_samples; 3.4 array outputs (is_output.length, length_name: a table of 3.3 or
+ * before has only scalars, its outputs' smaller size says so). */
 #define IS_MODEL_ABI_VERSION 3
-#define IS_MODEL_ABI_MINOR 3
+#define IS_MODEL_ABI_MINOR 4
 
 /* The first members of every table: `IS_MODEL_HEADER, .name = ..., ...`. */
 #define IS_MODEL_HEADER                                                                     \
@@ -248,6 +265,9 @@ typedef struct is_model {
 
     /* Evaluates count points, points[i * param_count + p], all already validated.
      * Writes outputs[o * count + i] for every output o and status[i] for every point
+     * (with array outputs, since 3.4: output o's block starts at S_o * count, S_o the sum
+     * of the lengths of the outputs before it (a scalar counts 1), and holds value j of
+     * point i at S_o * count + i * L_o + j; without array outputs S_o = o, as before)
      * (outputs come filled with NaN: a failed point may leave them). Nothing else: no
      * byte outside those arrays, no write to points. A point's result depends only on its
      * own parameter values: never on its neighbours in the batch, the batch size or the

@@ -6,11 +6,12 @@
  *     name     NAME
  *     version  VERSION
  *     param    NAME MEANING UNIT real|int|choice DEFAULT MIN MAX FLAGS CHOICES WHEN LABEL
- *     output   NAME UNIT LONG_NAME real|int|category CATEGORIES FLAGS LABEL
+ *     output   NAME UNIT LONG_NAME real|int|category CATEGORIES FLAGS LABEL [LENGTH DIMENSION]
  *     description TEXT
  *     references TEXT                  (only when the model names its papers)
  * CHOICES and CATEGORIES are names joined by '|', WHEN is "choice=bits" joined by ',',
- * numbers are %.17g (inf, nan as printf writes them), an absent label is empty. The
+ * numbers are %.17g (inf, nan as printf writes them), an absent label is empty; LENGTH and
+ * DIMENSION (its name, empty: the default) only for an array output. The
  * digest covers every line but the description and the references, with the labels left
  * empty: none of them changes a result. */
 #include "model_text.h"
@@ -135,6 +136,10 @@ static void put_output(text *t, const is_output *o, int labels)
     put_list(t, o->categories);
     put_number(t, (double)o->flags);
     put_field(t, labels ? o->label : NULL);
+    if (o->length > 1) { /* (a scalar's line is as before arrays) */
+        put_number(t, (double)o->length);
+        put_field(t, o->length_name);
+    }
     put(t, "\n", 1);
 }
 
@@ -325,7 +330,7 @@ static void read_param(is_model_described *d, const char **at, const char **to, 
 static void read_output(is_model_described *d, const char **at, const char **to, size_t n)
 {
     static const char *const types[] = {"real", "int", "category", NULL};
-    if (n != 8 || d->model.output_count >= ITEMS_MAX) {
+    if ((n != 8 && n != 10) || d->model.output_count >= ITEMS_MAX) {
         d->failed = 1;
         return;
     }
@@ -339,6 +344,12 @@ static void read_output(is_model_described *d, const char **at, const char **to,
     o->categories = decode_list(d, at[5], to[5]);
     o->flags = (unsigned)number(d, at[6], to[6]);
     o->label = at[7] == to[7] ? NULL : decode(d, at[7], to[7]);
+    if (n == 10) {
+        double length = number(d, at[8], to[8]);
+        d->failed |= !(length >= 2 && length <= IS_OUTPUT_LENGTH_MAX);
+        o->length = d->failed ? 0 : (size_t)length;
+        o->length_name = at[9] == to[9] ? NULL : decode(d, at[9], to[9]);
+    }
 }
 
 static void read_line(is_model_described *d, const char *line, const char *end)

@@ -106,6 +106,11 @@ static is_code resolve_output(is_job *job, char *item, const char *spec, int sin
         return is_error_set(err, IS_JOB, "%s: [sweep] refine = '%s': at most %d outputs", origin,
                             spec, IS_REFINE_MAX_OUTPUTS);
     const is_output *out = &model->outputs[o];
+    if (out->length > 1) /* (a class is one value's) */
+        return is_error_set(err, IS_JOB,
+                            "%s: [sweep] refine = '%s': %s is an array output (%zu values a "
+                            "point); refinement classifies points by scalar outputs only",
+                            origin, spec, name, out->length);
     double threshold = NAN;
     if (number && !job_parse_real(number, &threshold))
         return is_error_set(err, IS_JOB,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "engine.h"
 #include "evaluator.h"
 #include "numtext.h"
 #include "signals.h"
@@ -119,6 +120,14 @@ static void given_at(const is_job *job, const char *message, char *out, size_t s
  * points in calls of 4096 cost the cheap sweep of bench_containment.sh 10 % more). */
 #define VALIDATE_BATCH IS_EVALUATOR_RUN_CAPACITY
 
+/* ... fewer for a model of long array outputs, whose outputs' room (which the run may
+ * borrow) grows with the values a point: no more than 16 values' worth a point. */
+static size_t validate_batch(const is_model *model)
+{
+    size_t values = is_model_value_count(model);
+    return values <= 16 ? VALIDATE_BATCH : VALIDATE_BATCH * 16 / values + 1;
+}
+
 /* The message of a point validate refused: where it is, and where its values were given. */
 static void refusal(const is_job *job, uint64_t i, const double *point, const is_error *detail,
                     is_error *err)
@@ -158,7 +167,7 @@ static is_code check_points(is_job *job, MPI_Comm comm, is_stop *stop, uint64_t 
                                   .sha256 = job->model_sha256,
                                   .contained = is_job_contained(job),
                                   .point_timeout = job->point_timeout,
-                                  .capacity = VALIDATE_BATCH,
+                                  .capacity = validate_batch(model),
                                   .stop = is_signals_flag()};
     is_evaluator *ev = job->evaluator;
     is_code rc = ev ? IS_OK : is_evaluator_create(&ev, &config, err);
@@ -174,7 +183,8 @@ static is_code check_points(is_job *job, MPI_Comm comm, is_stop *stop, uint64_t 
     for (uint64_t k = lo; k < hi && mine == NONE;) {
         if (is_stop_poll(stop)) /* a batch between polls: well under a second */
             break;
-        size_t n = hi - k < VALIDATE_BATCH ? (size_t)(hi - k) : VALIDATE_BATCH;
+        size_t batch = is_evaluator_capacity(ev);
+        size_t n = hi - k < batch ? (size_t)(hi - k) : batch;
         for (size_t i = 0; i < n; i++)
             is_grid_point(&job->grid, spread_index(job, k + i, checked, total),
                           points + i * model->param_count);

@@ -346,8 +346,9 @@ static is_code copy_input(copier *c, const char *path, input *in, MPI_Comm comm,
         rc = map_reasons(c, comm, err);
     uint64_t n = in->count, p = (uint64_t)size, k = (uint64_t)rank;
     uint64_t lo = n / p * k + n % p * k / p, hi = n / p * (k + 1) + n % p * (k + 1) / p;
-    for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(c->stop); at += MERGE_BLOCK)
-        rc = copy_block(c, at, hi - at < MERGE_BLOCK ? hi - at : MERGE_BLOCK, (int)in->overlaps,
+    uint64_t most = is_results_block_points(c->out, MERGE_BLOCK); /* (8 bytes a point) */
+    for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(c->stop); at += most)
+        rc = copy_block(c, at, hi - at < most ? hi - at : most, (int)in->overlaps,
                         err);
     rc = is_collective_agree(rc, comm, err);
     if (rc == IS_OK) /* its self-verification records */

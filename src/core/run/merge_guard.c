@@ -186,8 +186,9 @@ is_code is_merge_guard(const char *output, is_results *merged, MPI_Comm comm, is
     rc = is_collective_agree(rc, comm, err);
     uint64_t n = is_results_point_count(g.old), p = (uint64_t)size, k = (uint64_t)rank;
     uint64_t lo = n / p * k + n % p * k / p, hi = n / p * (k + 1) + n % p * (k + 1) / p;
-    for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += GUARD_BLOCK)
-        rc = compare_block(&g, at, hi - at < GUARD_BLOCK ? hi - at : GUARD_BLOCK, err);
+    uint64_t most = is_results_block_points(g.old, GUARD_BLOCK); /* (8 bytes a point) */
+    for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += most)
+        rc = compare_block(&g, at, hi - at < most ? hi - at : most, err);
     rc = is_collective_agree(rc, comm, err);
     uint64_t mine[2] = {g.lost ? g.first_lost : NONE, g.differ ? g.first_differ : NONE};
     uint64_t counts[2] = {g.lost, g.differ}, first[2], total[2];

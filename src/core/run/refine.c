@@ -42,7 +42,8 @@ static int variable_named(is_results *results, const char *name)
 {
     for (size_t v = 0; v + 1 < is_results_variable_count(results); v++)
         if (strcmp(is_results_variable_at(results, v)->name, name) == 0)
-            return (int)v;
+            return is_results_variable_at(results, v)->length == 1 ? (int)v : -1; /* (scalars
+                                                                                   only) */
     return -1;
 }
 
@@ -519,19 +520,34 @@ static double interpolate(refiner *r, const refine_output *o, uint64_t p, const 
     return sum;
 }
 
+/* Where variable v's values start in a block of model.h's layout (in units of stride):
+ * the lengths of the variables before it (an array output's is its values'). */
+static size_t offset_of(const refiner *r, size_t v)
+{
+    size_t at = 0;
+    for (size_t u = 0; u < v; u++)
+        at += is_results_variable_at(r->results, u)->length;
+    return at;
+}
+
 /* The inferred outputs of point p in the agreeing cell c of spacing S (classes `key`):
- * outputs[v * stride] for each variable v. */
+ * point `slot` of outputs, a block of stride points in model.h's layout (every array
+ * output not computed: NaN; refinement outputs are scalars). */
 static void fill_inferred(refiner *r, uint64_t p, const uint64_t *i, const uint64_t *c,
-                          uint64_t S, int64_t key, double *outputs, size_t stride)
+                          uint64_t S, int64_t key, double *outputs, size_t stride, size_t slot)
 {
     uint64_t a[MAX_REFINED], b[MAX_REFINED];
     cell_bounds(r, c, S, a, b);
-    for (size_t v = 0; v < r->variables; v++)
-        outputs[v * stride] = NAN;
+    for (size_t v = 0, at = 0; v < r->variables; v++) {
+        size_t length = is_results_variable_at(r->results, v)->length;
+        for (size_t e = 0; e < length; e++)
+            outputs[at * stride + slot * length + e] = NAN;
+        at += length;
+    }
     for (size_t j = 0; j < r->output_count; j++) {
         const refine_output *o = &r->outputs[j];
         int64_t class = class_of(key, j);
-        double *out = &outputs[o->variable * stride];
+        double *out = &outputs[offset_of(r, o->variable) * stride + slot];
         if (o->category)
             *out = class > 0 ? (double)(class - 1) : NAN;
         else if (o->real && class > 0) /* an integer output: not computed (-1) */
@@ -539,9 +555,9 @@ static void fill_inferred(refiner *r, uint64_t p, const uint64_t *i, const uint6
     }
 }
 
-/* The inferred results of pending point p: outputs[v * stride]; 0 when no cell around it
- * has all its corners stored in agreement (then p stays pending). */
-static int infer(refiner *r, uint64_t p, double *outputs, size_t stride)
+/* The inferred results of pending point p: point `slot` of outputs (fill_inferred); 0 when
+ * no cell around it has all its corners stored in agreement (then p stays pending). */
+static int infer(refiner *r, uint64_t p, double *outputs, size_t stride, size_t slot)
 {
     uint64_t i[MAX_REFINED];
     unravel(r, p, i);
@@ -555,7 +571,7 @@ static int infer(refiner *r, uint64_t p, double *outputs, size_t stride)
         do {
             int64_t key;
             if (cell_state(r, p, i, c, S, 0, &key) == CELL_AGREES) {
-                fill_inferred(r, p, i, c, S, key, outputs, stride);
+                fill_inferred(r, p, i, c, S, key, outputs, stride, slot);
                 return 1;
             }
         } while (next_cell(r->d, c, lo, hi));
@@ -583,9 +599,13 @@ static is_code infer_pass(refiner *r, MPI_Comm comm, uint64_t *inferred, int *si
 {
     uint64_t lo, hi;
     share(comm, r->points, &lo, &hi);
-    size_t outputs = r->variables;
+    size_t outputs = offset_of(r, r->variables); /* values a point */
+    /* (array outputs: fewer points a block, no more values) */
+    uint64_t block = outputs <= r->variables ? INFER_BLOCK
+                     : INFER_BLOCK * r->variables / outputs ? INFER_BLOCK * r->variables / outputs
+                                                            : 1;
     uint8_t *status = malloc(INFER_BLOCK), *out_status = malloc(INFER_BLOCK);
-    double *values = malloc(INFER_BLOCK * (outputs ? outputs : 1) * sizeof *values);
+    double *values = malloc(block * (outputs ? outputs : 1) * sizeof *values);
     uint64_t *index = malloc(INFER_BLOCK * sizeof *index);
     is_code rc = status && out_status && values && index
                      ? IS_OK
@@ -593,23 +613,23 @@ static is_code infer_pass(refiner *r, MPI_Comm comm, uint64_t *inferred, int *si
     size_t status_var = r->variables;
     *inferred = 0;
     *signal = 0;
-    for (uint64_t at = lo; at < hi && rc == IS_OK; at += INFER_BLOCK) {
+    for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
         if ((*signal = is_signals_pending()))
             break;
-        uint64_t m = hi - at < INFER_BLOCK ? hi - at : INFER_BLOCK;
+        uint64_t m = hi - at < block ? hi - at : block;
         rc = is_results_read_raw(r->results, status_var, at, m, status, err);
         uint64_t found = 0;
         for (uint64_t i = 0; i < m && rc == IS_OK; i++) {
             if (status[i] != IS_POINT_PENDING)
                 continue;
-            if (infer(r, at + i, values + found, INFER_BLOCK)) {
+            if (infer(r, at + i, values, block, (size_t)found)) {
                 out_status[found] = IS_POINT_INFERRED;
                 index[found++] = at + i;
             }
             rc = r->rc;
         }
         if (rc == IS_OK)
-            rc = is_results_write_points(r->results, index, found, values, INFER_BLOCK,
+            rc = is_results_write_points(r->results, index, found, values, block,
                                          out_status, NULL, err);
         *inferred += rc == IS_OK ? found : 0;
     }

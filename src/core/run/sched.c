@@ -97,7 +97,7 @@ typedef struct compute {
     int rank, resumed;
     is_evaluator *evaluator;   /* runs the model (contained or not) and checks its results */
     int borrowed;              /* it is the job's (job->evaluator), not this run's */
-    size_t param_count, output_count;
+    size_t param_count, output_count, value_count; /* value_count: doubles per point */
     double *points;            /* one batch's parameters (the evaluator's room) */
     uint64_t batch_at;         /* the batch being evaluated: its points at .. (or ...) */
     const uint64_t *batch_points; /* ... these, with a filter */
@@ -110,7 +110,7 @@ typedef struct compute {
     uint64_t batch_max, batch;  /* the batch size, adapted to batch_seconds */
     double batch_seconds;
     double *buffer;             /* results of points buffer_first .. + buffered - 1,
-                                   outputs[o * buffer_max + i] */
+                                   model.h's layout with buffer_max points */
     uint8_t *buffer_status;
     uint64_t buffer_max, buffer_first, buffered;
     uint8_t *status;            /* resumed: status of points status_first .. + status_count - 1 */
@@ -219,14 +219,16 @@ static is_code compute_init(compute *c, const is_job *job, is_results *results, 
     c->resumed = resumed;
     c->param_count = model->param_count;
     c->output_count = model->output_count;
-    uint64_t per_point = 8 * (uint64_t)c->output_count + 1;
+    c->value_count = is_model_value_count(model);
+    uint64_t per_point = 8 * (uint64_t)c->value_count + 1;
     c->buffer_max = FLUSH_BYTES / per_point / QUANTUM * QUANTUM;
-    if (c->buffer_max < QUANTUM)
-        c->buffer_max = QUANTUM;
+    if (c->buffer_max < QUANTUM) /* (long array outputs: fewer points, no more bytes) */
+        c->buffer_max = per_point * QUANTUM <= 4 * FLUSH_BYTES ? QUANTUM
+                        : FLUSH_BYTES / per_point ? FLUSH_BYTES / per_point : 1;
     c->batch_max = c->buffer_max < BATCH_MAX ? c->buffer_max : BATCH_MAX;
     c->batch = 1; /* the first batch measures the cost of a point */
     c->batch_seconds = batch_seconds;
-    size_t outputs = c->output_count ? c->output_count : 1;
+    size_t outputs = c->value_count ? c->value_count : 1;
     c->buffer = malloc(c->buffer_max * outputs * sizeof *c->buffer);
     c->buffer_status = malloc(c->buffer_max);
     c->buffer_reason = calloc(c->buffer_max, 1);
@@ -309,8 +311,8 @@ static is_code verify_batch(compute *c, uint64_t at, uint64_t n, const uint64_t 
 {
     uint64_t from = c->buffered - n;
     is_evaluator_bind(c->evaluator, is_signals_flag(), NULL, NULL);
-    is_code rc = is_verify_run_batch(c->verify, c->evaluator, at, n, index, c->buffer + from,
-                                     c->buffer_max, c->buffer_status + from, err);
+    is_code rc = is_verify_run_batch(c->verify, c->evaluator, at, n, index, c->buffer,
+                                     c->buffer_max, from, c->buffer_status + from, err);
     is_evaluator_bind(c->evaluator, is_signals_flag(), on_failure, c);
     return rc;
 }
@@ -337,9 +339,12 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *ind
         return rc;
     if (c->buffered == 0)
         c->buffer_first = at;
-    for (size_t o = 0; o < c->output_count; o++)
-        memcpy(c->buffer + o * c->buffer_max + c->buffered, outputs + o * n,
-               n * sizeof *outputs);
+    for (size_t o = 0, s = 0; o < c->output_count; o++) { /* (model.h's layout) */
+        size_t length = is_output_length(&c->job->model->outputs[o]);
+        memcpy(c->buffer + s * c->buffer_max + c->buffered * length, outputs + s * n,
+               n * length * sizeof *outputs);
+        s += length;
+    }
     memcpy(c->buffer_status + c->buffered, status, n);
     if (index)
         memcpy(c->buffer_index + c->buffered, index, n * sizeof *index);

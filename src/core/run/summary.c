@@ -23,6 +23,7 @@
 typedef struct variable_stats {
     char name[64];
     char meanings[TEXT];
+    char shape[96];                      /* an array output's " [k: 5]"; else "" */
     int categorical;
     double fill;
     double min, max, sum, used;          /* reals and integers */
@@ -93,6 +94,8 @@ static void describe(is_summary *s, is_results *r)
         snprintf(st->name, sizeof st->name, "%s", var->name);
         snprintf(st->meanings, sizeof st->meanings, "%s", var->flag_meanings);
         st->categorical = var->type == IS_OUTPUT_CATEGORY;
+        if (var->length > 1)
+            snprintf(st->shape, sizeof st->shape, " [%s: %zu]", var->dimension, var->length);
         st->fill = var->fill;
         st->min = INFINITY;
         st->max = -INFINITY;
@@ -117,9 +120,10 @@ static is_code refinement_of(is_summary *s, is_results *r, is_error *err)
 /* This rank's share of the points, read block by block. */
 static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_error *err)
 {
-    uint64_t block = hi - lo < SUMMARY_BLOCK ? hi - lo : SUMMARY_BLOCK;
+    uint64_t most = is_results_block_points(r, SUMMARY_BLOCK); /* (8 bytes a value) */
+    uint64_t block = hi - lo < most ? hi - lo : most;
     double *status = malloc((block ? block : 1) * sizeof *status);
-    double *values = malloc((block ? block : 1) * sizeof *values);
+    double *values = malloc((block ? block : 1) * (SUMMARY_BLOCK / most + 1) * sizeof *values);
     is_code rc = status && values ? IS_OK : is_error_set(err, IS_NOMEM, "out of memory");
     size_t status_var = s->variable_count;
     for (uint64_t at = lo; at < hi && rc == IS_OK; at += block) {
@@ -130,9 +134,11 @@ static is_code scan(is_summary *s, is_results *r, uint64_t lo, uint64_t hi, is_e
                 s->tally[(int)status[i]]++;
         for (size_t v = 0; v < s->variable_count && rc == IS_OK; v++) {
             variable_stats *st = &s->vars[v];
+            size_t length = is_results_variable_at(r, v)->length; /* (an array: all values) */
             rc = is_results_read_doubles(r, v, at, n, values, err);
-            for (uint64_t i = 0; rc == IS_OK && i < n; i++) {
-                double x = values[i];
+            for (uint64_t e = 0; rc == IS_OK && e < n * length; e++) {
+                uint64_t i = e / length;
+                double x = values[e];
                 if (status[i] == IS_POINT_INFERRED && st->categorical && x >= 0 &&
                     x < MAX_CATEGORIES)
                     st->inferred[(int)x]++;
@@ -366,8 +372,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
             fprintf(out, "  %.0f %s\n", s->tally[st], is_point_status_name(st));
     if (s->refinement.levels)
         print_refinement(s, out);
-    fprintf(out, "fields (over computed points):\n  %-14s %14s %14s %14s\n", "name", "min",
-            "mean", "max");
+    int arrays = 0;
+    for (size_t v = 0; v < s->variable_count; v++)
+        arrays |= s->vars[v].shape[0] != '\0';
+    fprintf(out, "fields (over computed points%s):\n  %-14s %14s %14s %14s\n",
+            arrays ? "; an array output [dimension: length] over all its values" : "", "name",
+            "min", "mean", "max");
     for (size_t v = 0; v < s->variable_count; v++) {
         const variable_stats *st = &s->vars[v];
         if (st->categorical) {
@@ -382,12 +392,12 @@ void is_summary_print(const is_summary *s, int log, FILE *out)
                 if (in && st->inferred[index] > 0)
                     fprintf(out, " (+%.0f inferred)", st->inferred[index]);
             }
-            fprintf(out, "\n");
+            fprintf(out, "%s\n", st->shape);
         } else if (st->used > 0) {
-            fprintf(out, "  %-14s %14.6g %14.6g %14.6g\n", st->name, st->min, st->sum / st->used,
-                    st->max);
+            fprintf(out, "  %-14s %14.6g %14.6g %14.6g%s\n", st->name, st->min,
+                    st->sum / st->used, st->max, st->shape);
         } else {
-            fprintf(out, "  %-14s %14s %14s %14s\n", st->name, "-", "-", "-");
+            fprintf(out, "  %-14s %14s %14s %14s%s\n", st->name, "-", "-", "-", st->shape);
         }
     }
     if (log)

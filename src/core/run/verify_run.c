@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "engine.h"
 #include "numtext.h"
 #include "tolerance.h"
 
@@ -15,11 +16,11 @@ struct is_verify_run {
     const is_job *job;
     is_verification *file;
     uint64_t stride, seed, first; /* first: the file's first grid index */
-    size_t width, np, no;
+    size_t width, np, no, nv;     /* nv: values per point (array outputs: their lengths) */
     double *rows;                 /* records kept, in slot order */
     uint64_t *slots;
     size_t count, capacity;
-    double *main;                 /* a batch's sampled points: their results, n x no */
+    double *main;                 /* a batch's sampled points: their results, n x nv */
     uint64_t *pending;            /* ... their rows */
     uint64_t *grid;               /* ... their grid indices */
 };
@@ -41,6 +42,7 @@ is_code is_verify_run_create(is_verify_run **out, const is_job *job, is_verifica
     v->width = is_verification_width(file);
     v->np = job->model->param_count;
     v->no = job->model->output_count;
+    v->nv = is_model_value_count(job->model);
     *out = v;
     return IS_OK;
 }
@@ -70,7 +72,7 @@ static is_code reserve(is_verify_run *v, size_t more, is_error *err)
     uint64_t *slots = realloc(v->slots, want * sizeof *slots);
     if (slots)
         v->slots = slots;
-    double *main = realloc(v->main, want * (v->no ? v->no : 1) * sizeof *main);
+    double *main = realloc(v->main, want * (v->nv ? v->nv : 1) * sizeof *main);
     if (main)
         v->main = main;
     uint64_t *pending = realloc(v->pending, want * sizeof *pending);
@@ -127,7 +129,8 @@ static is_code validate(is_evaluator *ev, size_t count, uint8_t *ok, uint8_t whi
 }
 
 /* The records of the m_count recomputed points, into their placeholders: ok[j] says
- * whether point j was admitted (its results out[o * tight + k], st[k], in order). */
+ * whether point j was admitted (its results in out, model.h's layout for tight points,
+ * st[k], in order). An array output's discrepancy is its largest element's. */
 static is_code record(is_verify_run *v, size_t m_count, const uint8_t *ok, const double *out,
                       const uint8_t *st, size_t tight, is_error *err)
 {
@@ -142,9 +145,15 @@ static is_code record(is_verify_run *v, size_t m_count, const uint8_t *ok, const
             continue;
         }
         uint8_t got = st[k];
-        for (size_t o = 0; o < v->no; o++)
-            d[o] = is_tolerance_discrepancy(&m->outputs[o], v->main[j * v->no + o],
-                                            out[o * tight + k]);
+        for (size_t o = 0, at = 0; o < v->no; o++) {
+            size_t length = is_output_length(&m->outputs[o]);
+            d[o] = 0.0;
+            for (size_t e = 0; e < length; e++)
+                d[o] = fmax(d[o], is_tolerance_discrepancy(&m->outputs[o],
+                                                           v->main[j * v->nv + at + e],
+                                                           out[at * tight + k * length + e]));
+            at += length;
+        }
         k++;
         if (got == IS_POINT_PENDING) /* stopped: no record */
             fill(v, r, UINT64_MAX, 0, NULL);
@@ -157,7 +166,7 @@ static is_code record(is_verify_run *v, size_t m_count, const uint8_t *ok, const
 
 is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uint64_t n,
                             const uint64_t *index, const double *outputs, size_t stride,
-                            const uint8_t *status, is_error *err)
+                            size_t from, const uint8_t *status, is_error *err)
 {
     const is_model *m = v->job->model;
     double *room = is_evaluator_points(ev), *point = malloc(v->np * sizeof *point);
@@ -181,8 +190,12 @@ is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uin
             keep(v, g, slot, IS_VERIFICATION_UNVERIFIABLE, NULL);
             continue;
         }
-        for (size_t o = 0; o < v->no; o++)
-            v->main[m_count * v->no + o] = outputs[o * stride + i];
+        for (size_t o = 0, at = 0; o < v->no; o++) {
+            size_t length = is_output_length(&m->outputs[o]);
+            memcpy(v->main + m_count * v->nv + at, outputs + at * stride + (from + i) * length,
+                   length * sizeof *outputs);
+            at += length;
+        }
         v->grid[m_count] = g;
         v->pending[m_count++] = keep(v, UINT64_MAX, slot, 0, NULL); /* filled below */
     }

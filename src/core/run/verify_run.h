@@ -21,11 +21,13 @@ is_code is_verify_run_create(is_verify_run **out, const is_job *job, is_verifica
 void is_verify_run_free(is_verify_run **v);
 
 /* After a batch of n points (this file's indices at .. at + n - 1, or index[0 .. n - 1])
- * whose results are outputs[o * stride + i], status[i]: recomputes its sampled done points
- * with `ev` (whose points room it overwrites) and keeps their records. */
+ * whose results are those of points from .. from + n - 1 of outputs (model.h's layout with
+ * stride points: output o's value e of point i at outputs[S_o * stride + i * L_o + e]),
+ * status[i]: recomputes its sampled done points with `ev` (whose points room it
+ * overwrites) and keeps their records. */
 is_code is_verify_run_batch(is_verify_run *v, is_evaluator *ev, uint64_t at, uint64_t n,
                             const uint64_t *index, const double *outputs, size_t stride,
-                            const uint8_t *status, is_error *err);
+                            size_t from, const uint8_t *status, is_error *err);
 
 /* Writes the records kept so far (call before the block's outputs are written). */
 is_code is_verify_run_flush(is_verify_run *v, is_error *err);

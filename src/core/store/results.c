@@ -34,6 +34,8 @@ struct is_results {
     char (*names)[IS_LAYOUT_NAME_MAX];
     char (*meanings)[IS_LAYOUT_MEANINGS_MAX];
     hid_t *datasets;
+    hid_t *spaces;                /* an array output's dataspace (-1: file_space's shape) */
+    char (*dimensions)[IS_LAYOUT_NAME_MAX]; /* an array output's last dimension */
     hid_t coordinates[IS_GRID_MAX_AXES];
     hid_t file_space;             /* the variables' dataspace, reused for every selection */
     hid_t run[IS_LAYOUT_RUN_COUNT]; /* the /run datasets */
@@ -107,11 +109,24 @@ static void describe(is_results *r, size_t v, int is_status)
     hid_t ds = r->datasets[v], type = H5Dget_type(ds);
     var->name = r->names[v];
     var->is_status = is_status;
-    var->element_size = H5Tget_size(type);
+    var->value_size = H5Tget_size(type);
     var->type = H5Tget_class(type) == H5T_FLOAT ? IS_OUTPUT_REAL
-                : var->element_size == 4        ? IS_OUTPUT_INT
+                : var->value_size == 4          ? IS_OUTPUT_INT
                                                 : IS_OUTPUT_CATEGORY;
     H5Tclose(type);
+    var->length = 1;
+    var->dimension = r->dimensions[v];
+    hid_t space = H5Dget_space(ds);
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
+    if (!is_status && rank == (int)r->axis_count + 1) { /* an array output */
+        var->length = (size_t)dims[rank - 1];
+        r->spaces[v] = space;
+        is_layout_dimension_name(ds, rank - 1, r->dimensions[v], IS_LAYOUT_NAME_MAX);
+    } else if (space >= 0) {
+        H5Sclose(space);
+    }
+    var->element_size = var->length * var->value_size;
     is_h5_attr_read_string(ds, "flag_meanings", r->meanings[v], IS_LAYOUT_MEANINGS_MAX);
     var->flag_meanings = r->meanings[v];
     var->fill = is_status ? (double)IS_POINT_PENDING : var->type == IS_OUTPUT_REAL ? NAN : -1.0;
@@ -140,10 +155,13 @@ static is_code open_variables(is_results *r, is_error *err)
     r->names = calloc(n, sizeof *r->names);
     r->meanings = calloc(n, sizeof *r->meanings);
     r->datasets = malloc(n * sizeof *r->datasets);
-    if (!r->variables || !r->names || !r->meanings || !r->datasets)
+    r->spaces = malloc(n * sizeof *r->spaces);
+    r->dimensions = calloc(n, sizeof *r->dimensions);
+    if (!r->variables || !r->names || !r->meanings || !r->datasets || !r->spaces ||
+        !r->dimensions)
         return is_error_set(err, IS_NOMEM, "out of memory");
     for (size_t v = 0; v < n; v++)
-        r->datasets[v] = -1;
+        r->datasets[v] = r->spaces[v] = -1;
     split_names(outputs, r->names, output_count);
     snprintf(r->names[output_count], IS_LAYOUT_NAME_MAX, "status");
     snprintf(r->names[r->variable_count], IS_LAYOUT_NAME_MAX, "%s", IS_LAYOUT_CHECK_NAME);
@@ -160,9 +178,10 @@ static is_code open_variables(is_results *r, is_error *err)
             describe(r, v, v == output_count);
     }
     is_results_variable *check = &r->variables[r->variable_count];
-    *check = (is_results_variable){r->names[r->variable_count], IS_OUTPUT_INT, 0, 4, "", 0.0};
+    *check = (is_results_variable){r->names[r->variable_count], IS_OUTPUT_INT, 0, 4, "", 0.0,
+                                   1, 4, ""};
     r->variables[r->variable_count + 1] = (is_results_variable){
-        r->names[r->variable_count + 1], IS_OUTPUT_CATEGORY, 0, 1, "", 0.0};
+        r->names[r->variable_count + 1], IS_OUTPUT_CATEGORY, 0, 1, "", 0.0, 1, 1, ""};
     /* a record's columns: the outputs, the reason's code (where the file has them), status */
     r->columns = calloc(r->variable_count + 1, sizeof *r->columns);
     r->sizes = calloc(r->variable_count + 1, sizeof *r->sizes);
@@ -171,7 +190,7 @@ static is_code open_variables(is_results *r, is_error *err)
     for (size_t v = 0; v + 1 < r->variable_count; v++)
         r->sizes[v] = r->variables[v].element_size;
     r->sizes[r->variable_count - 1] = r->sizes[r->variable_count] = 1;
-    /* the variables' shape: that of status */
+    /* the variables' shape: that of status (described first: the outputs' is one longer) */
     hid_t space = H5Dget_space(r->datasets[output_count]);
     hsize_t dims[H5S_MAX_RANK];
     int rank = space < 0 ? -1 : H5Sget_simple_extent_dims(space, dims, NULL);
@@ -316,6 +335,9 @@ is_code is_results_close(is_results **results, is_error *err)
     for (size_t v = 0; r->datasets && v <= r->variable_count; v++)
         if (r->datasets[v] >= 0)
             bad |= H5Dclose(r->datasets[v]);
+    for (size_t v = 0; r->spaces && v <= r->variable_count; v++)
+        if (r->spaces[v] >= 0)
+            H5Sclose(r->spaces[v]);
     for (int d = 0; d < IS_LAYOUT_RUN_COUNT; d++)
         if (r->run[d] >= 0)
             bad |= H5Dclose(r->run[d]);
@@ -336,6 +358,8 @@ is_code is_results_close(is_results **results, is_error *err)
     free(r->names);
     free(r->meanings);
     free(r->datasets);
+    free(r->spaces);
+    free(r->dimensions);
     free(r->convert);
     free(r->checks);
     free(r->no_reasons);
@@ -357,6 +381,22 @@ int is_layout_tally_length(const is_results *r) { return r->tally_length; }
 uint64_t is_results_point_count(const is_results *r) { return r->points; }
 uint64_t is_results_first_point(const is_results *r) { return r->first; }
 size_t is_results_variable_count(const is_results *r) { return r->variable_count; }
+
+uint64_t is_results_block_points(const is_results *r, uint64_t points)
+{
+    size_t longest = 1; /* (as raw bytes or as doubles: 8 bytes a value at most) */
+    for (size_t v = 0; v < r->variable_count; v++)
+        longest = r->variables[v].length > longest ? r->variables[v].length : longest;
+    return points / longest ? points / longest : 1;
+}
+
+size_t is_results_value_count(const is_results *r)
+{
+    size_t n = 0;
+    for (size_t v = 0; v + 1 < r->variable_count; v++)
+        n += r->variables[v].length;
+    return n;
+}
 size_t is_results_axis_count(const is_results *r) { return r->axis_count; }
 const char *is_results_axis_name(const is_results *r, size_t k) { return r->axis_names[k]; }
 uint64_t is_results_axis_length(const is_results *r, size_t k) { return r->dims[k]; }
@@ -384,23 +424,28 @@ char *is_results_job_text(const is_results *r)
 
 /* --- raw data ------------------------------------------------------------------------- */
 
-/* Selects points first .. first + count - 1 of the file space (a union of boxes). */
-static is_code select_block(is_results *r, uint64_t first, uint64_t count)
+/* Selects points first .. first + count - 1 of `space` (a union of boxes; an array
+ * output's boxes span its last dimension, of `length`: in C order, point by point). */
+static is_code select_block(is_results *r, hid_t space, size_t length, uint64_t first,
+                            uint64_t count)
 {
     if (first + count > r->points || count == 0)
         return IS_INTERNAL;
-    if (r->axis_count == 0)
-        return H5Sselect_all(r->file_space) < 0 ? IS_HDF5 : IS_OK;
+    if (r->axis_count == 0 && length == 1)
+        return H5Sselect_all(space) < 0 ? IS_HDF5 : IS_OK;
     is_grid_box boxes[2 * IS_GRID_MAX_AXES];
-    size_t n = is_shape_block_boxes(r->axis_count, r->dims, first, count, boxes);
+    size_t n = r->axis_count ? is_shape_block_boxes(r->axis_count, r->dims, first, count, boxes)
+                             : 1;
     for (size_t b = 0; b < n; b++) {
-        hsize_t start[IS_GRID_MAX_AXES], extent[IS_GRID_MAX_AXES];
+        hsize_t start[IS_GRID_MAX_AXES + 1], extent[IS_GRID_MAX_AXES + 1];
         for (size_t k = 0; k < r->axis_count; k++) {
             start[k] = boxes[b].start[k];
             extent[k] = boxes[b].count[k];
         }
-        if (H5Sselect_hyperslab(r->file_space, b == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start,
-                                NULL, extent, NULL) < 0)
+        start[r->axis_count] = 0;
+        extent[r->axis_count] = length;
+        if (H5Sselect_hyperslab(space, b == 0 ? H5S_SELECT_SET : H5S_SELECT_OR, start, NULL,
+                                extent, NULL) < 0)
             return IS_HDF5;
     }
     return IS_OK;
@@ -418,14 +463,14 @@ static is_code transfer(is_results *r, size_t v, uint64_t first, uint64_t count,
         return is_error_set(err, IS_NOT_RESULT,
                             "%s: written in result-file format %d, which has no checksums",
                             r->path, r->format);
-    if (select_block(r, first, count) != IS_OK)
+    size_t length = r->variables[v].length;
+    hid_t space = r->spaces[v] >= 0 ? r->spaces[v] : r->file_space;
+    if (select_block(r, space, length, first, count) != IS_OK)
         return is_h5_fail(err, r->path, "selecting a block");
-    hsize_t mem_dims[1] = {count};
+    hsize_t mem_dims[1] = {count * length};
     hid_t mem_space = H5Screate_simple(1, mem_dims, NULL);
-    herr_t rc = writing ? H5Dwrite(r->datasets[v], mem_type, mem_space, r->file_space,
-                                   H5P_DEFAULT, buf)
-                        : H5Dread(r->datasets[v], mem_type, mem_space, r->file_space,
-                                  H5P_DEFAULT, buf);
+    herr_t rc = writing ? H5Dwrite(r->datasets[v], mem_type, mem_space, space, H5P_DEFAULT, buf)
+                        : H5Dread(r->datasets[v], mem_type, mem_space, space, H5P_DEFAULT, buf);
     /* read HDF5's error stack before the next call clears it */
     is_code code = rc < 0 ? is_layout_io_fail(err, r->path, writing ? "writing" : "reading",
                                               r->names[v], r->mode == IS_RESULTS_BUILD)
@@ -483,10 +528,24 @@ void is_results_checks_begin(const is_results *r, uint64_t first, uint64_t count
     is_crc32c_start(states, r->first + first, (size_t)count);
 }
 
+/* An array output's values, point by point, each little-endian in turn. */
+static void checks_add_array(const is_results_variable *var, uint64_t count, const void *raw,
+                             uint32_t *states)
+{
+    const unsigned char *bytes = raw;
+    for (uint64_t i = 0; i < count; i++)
+        for (size_t j = 0; j < var->length; j++)
+            is_crc32c_numbers(states + i, bytes + (i * var->length + j) * var->value_size,
+                              var->value_size, 1);
+}
+
 void is_results_checks_add(const is_results *r, size_t v, uint64_t count, const void *raw,
                            uint32_t *states)
 {
-    is_crc32c_numbers(states, raw, r->variables[v].element_size, (size_t)count);
+    if (r->variables[v].length > 1)
+        checks_add_array(&r->variables[v], count, raw, states);
+    else
+        is_crc32c_numbers(states, raw, r->variables[v].element_size, (size_t)count);
     if (v == r->variable_count - 1) /* the status ends a record */
         is_crc32c_finish(states, (size_t)count);
 }
@@ -562,23 +621,25 @@ static is_code check_room(is_results *r, uint64_t count, is_error *err)
     return IS_OK;
 }
 
-/* The outputs of points first .. first + count - 1 (as is_results_write), not flushed;
- * r->columns then points at each output's stored values (for their checksums). */
+/* The outputs of points first .. first + count - 1 (as is_results_write, from point `from`
+ * of outputs on), not flushed; r->columns then points at each output's stored values (for
+ * their checksums). */
 static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
-                             const double *outputs, size_t stride, is_error *err)
+                             const double *outputs, size_t stride, uint64_t from, is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     is_code rc = check_room(r, count, err);
     unsigned char *converted = r->convert;
-    for (size_t o = 0; o < output_count && rc == IS_OK; o++) {
-        const double *src = outputs + o * stride;
+    for (size_t o = 0, at = 0; o < output_count && rc == IS_OK; o++) {
         const is_results_variable *var = &r->variables[o];
+        const double *src = outputs + at * stride + from * var->length;
+        at += var->length;
         if (var->type == IS_OUTPUT_REAL) {
             r->columns[o] = src;
             rc = transfer(r, o, first, count, H5T_NATIVE_DOUBLE, (void *)src, 1, err);
             continue;
         }
-        for (uint64_t i = 0; i < count; i++) {
+        for (uint64_t i = 0; i < count * var->length; i++) {
             double v = isfinite(src[i]) ? src[i] : -1.0;
             if (var->type == IS_OUTPUT_INT)
                 ((int32_t *)converted)[i] = (int32_t)v;
@@ -593,15 +654,25 @@ static is_code write_outputs(is_results *r, uint64_t first, uint64_t count,
 }
 
 /* The checksums of the block write_outputs wrote, with its statuses, into r->checks: 0
- * for a pending point, which no checksum covers. One pass, each record in registers. */
+ * for a pending point, which no checksum covers. One pass, each record in registers (with
+ * array outputs: variable by variable). */
 static void finish_checks(is_results *r, uint64_t first, uint64_t count, const uint8_t *status,
                           const uint8_t *reasons)
 {
     int with = is_results_has_reasons(r);
-    r->columns[r->variable_count - 1] = with ? (const void *)reasons : (const void *)status;
+    size_t status_var = r->variable_count - 1;
+    r->columns[status_var] = with ? (const void *)reasons : (const void *)status;
     r->columns[r->variable_count] = status;
-    is_crc32c_records(r->checks, r->first + first, (size_t)count, r->columns, r->sizes,
-                      r->variable_count + (with ? 1 : 0));
+    if (is_results_value_count(r) == status_var) {
+        is_crc32c_records(r->checks, r->first + first, (size_t)count, r->columns, r->sizes,
+                          r->variable_count + (with ? 1 : 0));
+    } else {
+        is_results_checks_begin(r, first, count, r->checks);
+        for (size_t v = 0; v < status_var; v++)
+            is_results_checks_add(r, v, count, r->columns[v], r->checks);
+        is_results_checks_add_reasons(r, count, reasons, r->checks);
+        is_results_checks_add(r, status_var, count, status, r->checks);
+    }
     for (uint64_t i = 0; i < count; i++)
         r->checks[i] = status[i] == IS_POINT_PENDING ? 0 : r->checks[i];
 }
@@ -613,7 +684,7 @@ is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const do
     size_t output_count = r->variable_count - 1;
     if (count == 0)
         return IS_OK;
-    is_code rc = write_outputs(r, first, count, outputs, stride, err);
+    is_code rc = write_outputs(r, first, count, outputs, stride, 0, err);
     reasons = reasons ? reasons : r->no_reasons;
     if (rc == IS_OK)
         rc = is_results_write_reasons(r, first, count, reasons, err);
@@ -646,13 +717,13 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
                                     const uint8_t *status, const uint8_t *reasons,
                                     double *block, uint8_t *block_status,
                                     uint8_t *block_reasons, uint32_t *block_checks,
-                                    is_error *err)
+                                    uint64_t segment, is_error *err)
 {
     size_t output_count = r->variable_count - 1;
     uint64_t first = points[i], n = points[j - 1] - first + 1;
     is_code rc = IS_OK;
-    for (size_t o = 0; o < output_count && rc == IS_OK; o++)
-        rc = is_results_read_doubles(r, o, first, n, block + o * SEGMENT_MAX, err);
+    for (size_t o = 0, at = 0; o < output_count && rc == IS_OK; at += r->variables[o++].length)
+        rc = is_results_read_doubles(r, o, first, n, block + at * segment, err);
     if (rc == IS_OK)
         rc = is_results_read_raw(r, r->variable_count, first, n, block_checks, err);
     if (rc == IS_OK) /* the reasons' codes, gaps and all */
@@ -664,10 +735,13 @@ static is_code write_gapped_outputs(is_results *r, const uint64_t *points, uint6
     rc = is_results_write_reasons(r, first, n, block_reasons, err);
     if (rc != IS_OK)
         return rc;
-    for (uint64_t k = i; k < j; k++)
-        for (size_t o = 0; o < output_count; o++)
-            block[o * SEGMENT_MAX + points[k] - first] = outputs[o * stride + k];
-    rc = write_outputs(r, first, n, block, SEGMENT_MAX, err);
+    for (size_t o = 0, at = 0; o < output_count; at += r->variables[o++].length) {
+        size_t length = r->variables[o].length;
+        for (uint64_t k = i; k < j; k++)
+            memcpy(block + at * segment + (points[k] - first) * length,
+                   outputs + at * stride + k * length, length * sizeof *block);
+    }
+    rc = write_outputs(r, first, n, block, segment, 0, err);
     if (rc != IS_OK)
         return rc;
     memset(block_status, IS_POINT_PENDING, n);
@@ -683,7 +757,9 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
                                 const double *outputs, size_t stride, const uint8_t *status,
                                 const uint8_t *reasons, is_error *err)
 {
-    size_t output_count = r->variable_count - 1;
+    size_t output_count = r->variable_count - 1, values = is_results_value_count(r);
+    /* (long array outputs: fewer points a block, no more bytes) */
+    uint64_t segment = values <= 8 ? SEGMENT_MAX : 8 * SEGMENT_MAX / values + 1;
     double *block = NULL;
     uint8_t *block_status = NULL, *block_reasons = NULL;
     uint32_t *block_checks = NULL;
@@ -693,13 +769,13 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             uint64_t j = i + 1;
             int consecutive = 1;
             while (j < count && points[j] - points[j - 1] <= GAP_MAX + 1 &&
-                   points[j] - points[i] < SEGMENT_MAX) {
+                   points[j] - points[i] < segment) {
                 consecutive &= points[j] == points[j - 1] + 1;
                 j++;
             }
             uint64_t first = points[i], n = points[j - 1] - first + 1;
             if (consecutive && phase == 0) {
-                rc = write_outputs(r, first, n, outputs + i, stride, err);
+                rc = write_outputs(r, first, n, outputs, stride, i, err);
                 const uint8_t *codes = reasons ? reasons + i : r->no_reasons;
                 if (rc == IS_OK)
                     rc = is_results_write_reasons(r, first, n, codes, err);
@@ -718,10 +794,10 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
                 continue;
             }
             if (!block) {
-                block = malloc(SEGMENT_MAX * (output_count ? output_count : 1) * sizeof *block);
-                block_status = malloc(SEGMENT_MAX);
-                block_reasons = malloc(SEGMENT_MAX);
-                block_checks = malloc(SEGMENT_MAX * sizeof *block_checks);
+                block = malloc(segment * (values ? values : 1) * sizeof *block);
+                block_status = malloc(segment);
+                block_reasons = malloc(segment);
+                block_checks = malloc(segment * sizeof *block_checks);
                 if (!block || !block_status || !block_reasons || !block_checks) {
                     rc = is_error_set(err, IS_NOMEM, "out of memory");
                     break;
@@ -730,7 +806,7 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
             if (phase == 0) {
                 rc = write_gapped_outputs(r, points, i, j, outputs, stride, status, reasons,
                                           block, block_status, block_reasons, block_checks,
-                                          err);
+                                          segment, err);
             } else {
                 rc = is_results_read_raw(r, output_count, first, n, block_status, err);
                 for (uint64_t k = i; k < j; k++)

@@ -3,7 +3,9 @@
  *
  * Layout (netCDF-4 compatible, opens with xarray's h5netcdf engine): each axis is a 1-D
  * coordinate variable named after its parameter (an HDF5 dimension scale); each model
- * output and `status` is a variable over the axes, in job-file axis order. A job-array
+ * output and `status` is a variable over the axes, in job-file axis order; an array output
+ * (model.h: is_output.length L > 1) has one more dimension, the last, whose coordinate
+ * (0 .. L - 1, int32, written at creation) is named after the output's dimension. A job-array
  * piece's file holds exactly its box of the grid (its coordinates are those of the box).
  * The root attributes record the job and the provenance of the file's creation. The
  * group `/run` holds what changes from run to run (state, status tally, end time, a log
@@ -20,7 +22,8 @@
  *
  * Checksums (format 3): damage is detected, never resumed or merged. Each stored point has
  * a CRC-32C (crc32c.h) in /run/check, over its record: its grid index (8 bytes,
- * little-endian), each output's stored bytes in file order, its reason code (in files
+ * little-endian), each output's stored bytes in file order (an array output's values of
+ * the point in order), its reason code (in files
  * that keep the failed points' reasons: /run/reason), its status byte; a pending
  * point has 0 there and is not covered. It is written with the outputs, before the flush
  * that precedes the status: a point's status and its checksum become valid together,
@@ -101,6 +104,10 @@ typedef struct is_results_variable {
     size_t element_size;     /* bytes per point in the file */
     const char *flag_meanings; /* categories and status: "icc cc pcc"; else "" */
     double fill;             /* "not computed" (NaN for reals) */
+    size_t length;           /* values per point: 1, or an array output's length (its
+                                dataset has one more dimension, the last) */
+    size_t value_size;       /* bytes per value (element_size = length * value_size) */
+    const char *dimension;   /* an array output's last dimension's name; else "" */
 } is_results_variable;
 
 /* Opens an existing result file. comm: collective over it, through MPI-IO; MPI_COMM_NULL:
@@ -116,6 +123,11 @@ int is_results_format(const is_results *r);            /* 2: no checksums; 3 */
 uint64_t is_results_point_count(const is_results *r);   /* points in this file */
 uint64_t is_results_first_point(const is_results *r);   /* grid index of its point 0 */
 size_t is_results_variable_count(const is_results *r);  /* outputs + status */
+size_t is_results_value_count(const is_results *r);     /* the outputs' lengths summed */
+/* Points a block of `points` points may hold where its buffers hold 8 bytes (a double) a
+ * point and variable: as many, or fewer (at least 1) where an array output's point has
+ * more values. */
+uint64_t is_results_block_points(const is_results *r, uint64_t points);
 const is_results_variable *is_results_variable_at(const is_results *r, size_t v);
 size_t is_results_axis_count(const is_results *r);
 const char *is_results_axis_name(const is_results *r, size_t k);
@@ -132,7 +144,9 @@ char *is_results_job_text(const is_results *r);
  * Points are this file's own indices 0 .. is_results_point_count() - 1, in C order. */
 
 /* Writes the results of points first .. first + count - 1: outputs[o * stride + i] as the
- * model's eval_batch lays them out (non-finite values of integer and categorical outputs
+ * model's eval_batch lays them out with stride points (an array output's values of point
+ * i at outputs[S_o * stride + i * L_o ..], model.h; is_results_value_count() doubles per
+ * point in all) (non-finite values of integer and categorical outputs
  * are stored as -1) and reasons[i], the code of the reason the engine failed the point
  * (NULL: 0 for all), flushes them to stable storage, and then writes status[i]. */
 is_code is_results_write(is_results *r, uint64_t first, uint64_t count, const double *outputs,
@@ -147,8 +161,8 @@ is_code is_results_write_points(is_results *r, const uint64_t *points, uint64_t 
                                 const double *outputs, size_t stride, const uint8_t *status,
                                 const uint8_t *reasons, is_error *err);
 
-/* Variable v of points first .. first + count - 1: as doubles, or as the stored bytes
- * (element_size each). */
+/* Variable v of points first .. first + count - 1: as doubles (length each), or as the
+ * stored bytes (element_size each). */
 is_code is_results_read_doubles(is_results *r, size_t v, uint64_t first, uint64_t count,
                                 double *values, is_error *err);
 is_code is_results_read_raw(is_results *r, size_t v, uint64_t first, uint64_t count,

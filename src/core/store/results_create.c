@@ -405,6 +405,50 @@ static hid_t create_choice_coordinate(hid_t file, const is_job *job, size_t k, h
     return ds;
 }
 
+/* The space of output `out`: the piece's box, and an array output's values last. */
+static hid_t output_space(const is_job *job, const is_output *out)
+{
+    if (is_output_length(out) == 1)
+        return box_space(job);
+    hsize_t dims[IS_GRID_MAX_AXES + 1];
+    size_t axes = job->grid.axis_count;
+    for (size_t k = 0; k < axes; k++)
+        dims[k] = job->piece_box.count[k];
+    dims[axes] = is_output_length(out);
+    return H5Screate_simple((int)axes + 1, dims, NULL);
+}
+
+/* An array output's last dimension: its coordinate 0 .. L - 1 (int32, a dimension scale
+ * named after it, written now: fixed bytes, which the digest covers), made by the first
+ * output that names it and attached to each. */
+static herr_t attach_dimension(hid_t file, hid_t ds, const is_output *out, size_t axes)
+{
+    char name[2 * IS_LAYOUT_NAME_MAX];
+    is_output_dimension(out, name, sizeof name);
+    hid_t scale = H5Lexists(file, name, H5P_DEFAULT) > 0 ? H5Dopen2(file, name, H5P_DEFAULT)
+                                                          : -1;
+    herr_t rc = 0;
+    if (scale < 0) {
+        hsize_t length = is_output_length(out);
+        hid_t space = H5Screate_simple(1, &length, NULL);
+        int32_t *index = malloc(length * sizeof *index);
+        scale = index ? create_dataset(file, name, H5T_STD_I32LE, space, NULL) : -1;
+        for (hsize_t j = 0; index && j < length; j++)
+            index[j] = (int32_t)j;
+        rc = scale < 0 ? -1
+                       : H5Dwrite(scale, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, index);
+        free(index);
+        H5Sclose(space);
+        rc |= scale < 0 ? -1 : H5DSset_scale(scale, name);
+        rc |= scale < 0 ? -1 : is_h5_attr_string(scale, "long_name", "index of the value");
+        rc |= scale < 0 ? -1 : is_h5_attr_string(scale, "units", "1");
+    }
+    rc |= scale < 0 ? -1 : H5DSattach_scale(ds, scale, (unsigned)axes);
+    if (scale >= 0)
+        H5Dclose(scale);
+    return rc;
+}
+
 static is_code create_metadata(const is_job *job, const is_provenance *prov, const char *path,
                                const char *first_line, is_error *err)
 {
@@ -453,11 +497,17 @@ static is_code create_metadata(const is_job *job, const is_provenance *prov, con
                            : out->type == IS_OUTPUT_REAL ? (const void *)&fill_real
                            : out->type == IS_OUTPUT_INT  ? (const void *)&fill_int
                                                          : (const void *)&fill_category;
+        hid_t own = is_status ? -1 : output_space(job, out);
         hid_t ds = create_dataset(file, is_status ? "status" : out->name,
-                                  is_status ? H5T_STD_U8LE : stored_type(out->type), space, fill);
+                                  is_status ? H5T_STD_U8LE : stored_type(out->type),
+                                  is_status ? space : own, fill);
+        if (own >= 0)
+            H5Sclose(own);
         herr_t bad = ds < 0 ? -1 : is_status ? describe_status(ds, job) : describe_output(ds, out);
         for (size_t k = 0; !bad && k < grid->axis_count; k++)
             bad = H5DSattach_scale(ds, scales[k], (unsigned)k);
+        if (!bad && !is_status && is_output_length(out) > 1)
+            bad = attach_dimension(file, ds, out, grid->axis_count);
         if (ds >= 0)
             H5Dclose(ds);
         if (bad)
@@ -491,9 +541,10 @@ uint64_t is_results_size(const is_job *job)
     const is_model *model = job->model;
     uint64_t per_point = 1 + 4 + 1; /* status, checksum and reason code */
     for (size_t o = 0; o < model->output_count; o++)
-        per_point += model->outputs[o].type == IS_OUTPUT_REAL  ? 8
-                     : model->outputs[o].type == IS_OUTPUT_INT ? 4
-                                                               : 1;
+        per_point += is_output_length(&model->outputs[o]) *
+                     (model->outputs[o].type == IS_OUTPUT_REAL  ? 8
+                      : model->outputs[o].type == IS_OUTPUT_INT ? 4
+                                                                : 1);
     uint64_t points = job->piece_last - job->piece_first;
     /* metadata and the run log, and up to one alignment per large dataset */
     uint64_t fixed = (UINT64_C(1) << 20) + (uint64_t)IS_RESULTS_LOG_CAPACITY * IS_RESULTS_LOG_LINE +
@@ -540,6 +591,12 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_stop *stop, is_er
     uint64_t lo, hi;
     share(is_results_point_count(r), comm, &lo, &hi);
     uint64_t block = hi - lo < BUILD_BLOCK ? hi - lo : BUILD_BLOCK;
+    size_t longest = 1; /* values per point of the longest array output */
+    for (size_t v = 0; v < is_results_variable_count(r); v++)
+        if (is_results_variable_at(r, v)->length > longest)
+            longest = is_results_variable_at(r, v)->length;
+    if (block && block < longest)
+        block = longest; /* (room for one point of it) */
     double *buf = malloc((block ? block : 1) * sizeof *buf);
     if (!buf)
         return is_error_set(err, IS_NOMEM, "out of memory");
@@ -553,15 +610,17 @@ static is_code fill_variables(is_results *r, MPI_Comm comm, is_stop *stop, is_er
         if (allocated || rc != IS_OK)
             continue;
         for (uint64_t i = 0; i < block; i++) {
-            if (var->element_size == 8)
+            if (var->value_size == 8)
                 buf[i] = var->fill;
-            else if (var->element_size == 4)
+            else if (var->value_size == 4)
                 ((int32_t *)buf)[i] = (int32_t)var->fill;
             else
                 ((int8_t *)buf)[i] = (int8_t)var->fill;
         }
-        for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += block) {
-            uint64_t n = hi - at < block ? hi - at : block;
+        /* (an array output: fewer points a write, as many values) */
+        uint64_t step = block / var->length ? block / var->length : 1;
+        for (uint64_t at = lo; at < hi && rc == IS_OK && !is_stop_poll(stop); at += step) {
+            uint64_t n = hi - at < step ? hi - at : step;
             rc = is_results_write_raw(r, v, at, n, buf, err);
         }
     }

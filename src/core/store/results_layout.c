@@ -3,6 +3,7 @@
 #include "results_layout.h"
 
 #include <errno.h>
+#include <hdf5_hl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,4 +154,29 @@ void is_layout_reasons_open(hid_t file, hid_t reasons[2])
     }
     reasons[0] = H5Dopen2(file, IS_LAYOUT_REASON_NAME, H5P_DEFAULT);
     reasons[1] = H5Dopen2(file, IS_LAYOUT_REASONS_NAME, H5P_DEFAULT);
+}
+
+typedef struct name_room {
+    char *buf;
+    size_t size;
+} name_room;
+
+static herr_t scale_name(hid_t ds, unsigned dim, hid_t scale, void *data)
+{
+    (void)ds;
+    (void)dim;
+    name_room *room = data;
+    char name[256];
+    ssize_t n = H5Iget_name(scale, name, sizeof name);
+    if (n > 0) /* "/name": the scale lives in the root group */
+        snprintf(room->buf, room->size, "%s", name[0] == '/' ? name + 1 : name);
+    return 1;
+}
+
+void is_layout_dimension_name(hid_t ds, int dim, char *buf, size_t size)
+{
+    name_room room = {buf, size};
+    buf[0] = '\0';
+    if (H5DSiterate_scales(ds, (unsigned)dim, NULL, scale_name, &room) < 0)
+        H5Eclear2(H5E_DEFAULT);
 }

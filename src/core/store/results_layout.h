@@ -43,6 +43,10 @@ extern const char *const is_layout_run_names[IS_LAYOUT_RUN_COUNT];
 /* (three more mutable datasets: the verification records, verification.h, and the
  * failed points' reasons, /run/reason and /run/reasons) */
 
+/* The name of the dimension scale attached to dimension `dim` of dataset ds (an array
+ * output's last: its dimension's name), or "" where none is. */
+void is_layout_dimension_name(hid_t ds, int dim, char *buf, size_t size);
+
 /* Fixed-length, NUL-padded UTF-8 text of `size` bytes (caller closes). */
 hid_t is_layout_text_type(size_t size);
 

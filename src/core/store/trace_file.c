@@ -161,11 +161,14 @@ static herr_t write_attributes(hid_t file, const is_trace_data *d)
     for (char *c = status; *c; c++)
         *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
     rc |= is_h5_attr_string(file, "status", status);
-    for (size_t o = 0; o < m->output_count; o++) {
+    for (size_t o = 0, at = 0; o < m->output_count; at += is_output_length(&m->outputs[o++])) {
         const is_output *out = &m->outputs[o];
-        double v = d->outputs[o];
+        double v = d->outputs[at];
         snprintf(name, sizeof name, "output_%s", out->name);
-        if (out->type == IS_OUTPUT_CATEGORY && isfinite(v) && v >= 0 &&
+        if (is_output_length(out) > 1) /* an array output: its values (categories' indices) */
+            rc |= is_h5_attr_array(file, name, H5T_NATIVE_DOUBLE, is_output_length(out),
+                                   d->outputs + at);
+        else if (out->type == IS_OUTPUT_CATEGORY && isfinite(v) && v >= 0 &&
             v < is_output_category_count(out))
             rc |= is_h5_attr_string(file, name, out->categories[(int)v]);
         else

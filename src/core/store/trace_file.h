@@ -36,7 +36,8 @@ typedef struct is_trace_data {
     const is_model *model;       /* has a trace (model->trace != NULL) */
     const double *point;         /* model->param_count values */
     const double *options;       /* model->trace->option_count values */
-    const double *outputs;       /* model->output_count values, as eval gives them */
+    const double *outputs;       /* every output's values (an array output's all), as eval
+                                    gives them for one point */
     uint8_t status;              /* is_point_status */
     size_t sample_count;
     const double *sample_t;      /* sample_count times */

@@ -203,10 +203,19 @@ static void locate(is_results *r, uint64_t point, char *buf, size_t size)
                 start += 8 * is_results_variable_at(r, u)->element_size;
             if (v == status_var && is_results_has_reasons(r))
                 start += 8; /* the reason's code precedes the status */
-            snprintf(buf, size,
-                     "its value of %s differs in one bit from its checksum (bit %zu of the "
-                     "stored value)",
-                     is_results_variable_at(r, v)->name, bit - start);
+            const is_results_variable *var = is_results_variable_at(r, v);
+            size_t value_bits = 8 * (var->value_size ? var->value_size : var->element_size);
+            if (var->length > 1) /* an array output: which of its values */
+                snprintf(buf, size,
+                         "its value %zu of %s (along %s) differs in one bit from its checksum "
+                         "(bit %zu of the stored value)",
+                         (bit - start) / value_bits, var->name, var->dimension,
+                         (bit - start) % value_bits);
+            else
+                snprintf(buf, size,
+                         "its value of %s differs in one bit from its checksum (bit %zu of the "
+                         "stored value)",
+                         var->name, bit - start);
             break;
         }
     }
@@ -219,9 +228,10 @@ is_code is_verify_damaged_point(is_results *r, uint64_t point, uint64_t count, i
     char where[1024], what[512];
     is_verify_point_coordinates(r, point, where, sizeof where);
     locate(r, point, what, sizeof what);
-    uint64_t block = point / VERIFY_BLOCK * VERIFY_BLOCK;
-    uint64_t end = block + VERIFY_BLOCK < is_results_point_count(r) ? block + VERIFY_BLOCK
-                                                                    : is_results_point_count(r);
+    uint64_t most = is_results_block_points(r, VERIFY_BLOCK);
+    uint64_t block = point / most * most;
+    uint64_t end = block + most < is_results_point_count(r) ? block + most
+                                                            : is_results_point_count(r);
     return is_error_set(err, IS_DAMAGED,
                         "%s is damaged: point %llu (%s), in the block of points %llu to %llu: "
                         "%s (%llu damaged point%s in the file). Nothing was written: "
@@ -254,9 +264,10 @@ is_code is_verify_points(is_results *r, MPI_Comm comm, is_stop *stop, uint64_t *
     uint64_t lo, hi;
     finding mine = {NONE, 0, {0}, NONE}, all = mine;
     share(is_results_point_count(r), comm, &lo, &hi);
-    uint64_t block = hi - lo < VERIFY_BLOCK ? hi - lo : VERIFY_BLOCK;
+    uint64_t most = is_results_block_points(r, VERIFY_BLOCK); /* (8 bytes a point) */
+    uint64_t block = hi - lo < most ? hi - lo : most;
     block = block ? block : 1;
-    scratch s = {malloc(block * 8), malloc(block * sizeof *s.states),
+    scratch s = {malloc(block * 8 * (VERIFY_BLOCK / most + 1)), malloc(block * sizeof *s.states),
                  malloc(block * sizeof *s.checks), malloc(block)};
     is_code rc = s.values && s.states && s.checks && s.status
                      ? IS_OK
