@@ -14,18 +14,19 @@ or to pyplot's current Axes):
 Modules: reading (files, planes, facets), drawing (generic panels, legends, colour bars),
 contours (level curves and their labels), labels (short labels: symbols, typeset units),
 ticks (one number format per axis), figures (a figure kind over facets), chatter,
-collision, stop_oscillator (one module of figures per model), traces, output (metadata,
+collision, stop_oscillator (one module of figures per model), orbit (orbit diagrams of an
+array output, exponent maps: orbit.figure(ds, "section")), traces, output (metadata,
 writing), cli (the command: `python3 -m impactplot`, or the impactplot script).
 """
 
 import contextlib
 
-from . import (chatter, collision, contours, drawing, figures, labels, reading,
+from . import (chatter, collision, contours, drawing, figures, labels, orbit, reading,
                stop_oscillator, style, ticks)
 from .drawing import Drawn
 from .reading import BadInput, Result, open_result
 
-__all__ = ["chatter", "collision", "stop_oscillator", "drawing", "contours", "figures",
+__all__ = ["chatter", "collision", "stop_oscillator", "orbit", "drawing", "contours", "figures",
            "labels", "reading", "style", "ticks", "Drawn", "BadInput", "Result",
            "open_result", "open_dataset", "journal_style", "classes", "colour"]
 

@@ -16,7 +16,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from . import chatter, collision, stop_oscillator
+from . import chatter, collision, orbit, stop_oscillator
 from .drawing import (classes_panel, colour_panel, is_categorical, one_class, shared_norm,
                       variable_codes)
 from .figures import STRIP, Kind, auto_width, draw_kind
@@ -43,7 +43,19 @@ MODEL_CAPS = {"chatter": chatter.CAPPED_BY}
 
 def generic_kind(result: Result, name: str) -> Kind:
     """The figure of any variable NAME: a categorical map (not made by default when one
-    class fills it) or a colour map (lines on one axis), panels sharing one scale."""
+    class fills it), an exponent's map centred on zero (a line over one axis), an array
+    output's orbit diagram, or a colour map (lines on one axis), panels sharing one
+    scale."""
+    if orbit.is_array(result, name):
+        return Kind(name, lambda ax, f, s, sub: orbit.orbit_panel(ax, f.result, f.plane, name),
+                    draw=lambda fig, plan, *rest: orbit.draw_orbit(fig, plan, name, *rest))
+    if orbit.is_exponent(result, name):
+        def centred(facets):
+            return {"norm": orbit.centred_norm([f.plane.take(f.result.ds[name])
+                                                for f in facets])}
+        return Kind(name, lambda ax, f, s, sub: orbit.exponent_panel(ax, f.result, f.plane,
+                                                                     name, norm=s.get("norm")),
+                    prepare=centred, colourbar=True)
     if is_categorical(result, name):
         return Kind(name, lambda ax, f, s, sub: classes_panel(ax, f.result, f.plane, name),
                     one_axis_aspect=STRIP,
@@ -82,7 +94,12 @@ def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
         note(f"{result.path}: model {result.model!r} has no figure set; drawing its "
              "categorical outputs and its first output")
         cats = [o for o in result.outputs if is_categorical(result, o)]
-        kinds = [generic_kind(result, o) for o in dict.fromkeys(cats + result.outputs[:1])]
+        first = [o for o in result.outputs if not orbit.is_array(result, o)][:1]
+        # an array output's orbit diagram where one line is drawn, exponents' maps
+        arrays = [o for o in result.outputs if orbit.is_array(result, o)] \
+            if len(plan.plane_axes) == 1 and len(plan.facets) == 1 else []
+        exps = [o for o in result.outputs if orbit.is_exponent(result, o)]
+        kinds = [generic_kind(result, o) for o in dict.fromkeys(cats + arrays + exps + first)]
     if not fields:
         return made_by_default(plan, kinds)
     by_name = {k.name: k for k in kinds}
@@ -91,6 +108,15 @@ def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
         if name in by_name:
             out.append(by_name[name])
         elif name in result.ds.data_vars and set(result.ds[name].dims) & set(plan.plane_axes):
+            if orbit.is_array(result, name) and (len(plan.plane_axes) != 1
+                                                 or len(plan.facets) != 1):
+                dim = orbit.array_dims(result, name)[0]
+                others = [a for a in plan.plane_axes[1:]] or \
+                    [a for a in result.axes if a not in plan.plane_axes]
+                raise BadInput(f"{result.path}: {name} is an array output ({dim}: "
+                               f"{result.ds.sizes[dim]} values a point): its orbit diagram "
+                               "is drawn over one axis; select one line of the grid, e.g. "
+                               f"--sel {others[0]}={float(result.ds[others[0]].values[0]):g}")
             out.append(generic_kind(result, name))
         else:
             choices = sorted(set(by_name) | set(result.outputs) | {"status"})
