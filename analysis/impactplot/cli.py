@@ -8,7 +8,9 @@
 Draws the figures of impactsweep result files (complete, interrupted or still running)
 and trace files, PREFIX_KIND.FORMAT for each figure kind of the model; the paths written
 are printed. Several files of one model go side by side into one figure (n = 3, 4, 5).
-A file that is not an impactsweep result file is refused with exit status 2.
+A file that is not an impactsweep result file is refused with exit status 2. An array
+output over one axis is drawn as an orbit diagram, with the file's exponent output under
+it; an exponent over two axes as a map centred on zero with its zero level (orbit.py).
 """
 
 import argparse
@@ -92,12 +94,16 @@ def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
     kinds = planner(result, plan.plane_axes) if planner else []
     if planner is None:
         note(f"{result.path}: model {result.model!r} has no figure set; drawing its "
-             "categorical outputs and its first output")
+             "categorical outputs, its exponents, its array outputs' orbit diagrams (over "
+             "one axis) and its first output")
         cats = [o for o in result.outputs if is_categorical(result, o)]
         first = [o for o in result.outputs if not orbit.is_array(result, o)][:1]
         # an array output's orbit diagram where one line is drawn, exponents' maps
-        arrays = [o for o in result.outputs if orbit.is_array(result, o)] \
-            if len(plan.plane_axes) == 1 and len(plan.facets) == 1 else []
+        arrays = [o for o in result.outputs if orbit.is_array(result, o)]
+        if arrays and (len(plan.plane_axes) != 1 or len(plan.facets) != 1):
+            note(f"{result.path}: the orbit diagrams of {', '.join(arrays)} not made: one "
+                 "is drawn over one axis (select one line of the grid with --sel)")
+            arrays = []
         exps = [o for o in result.outputs if orbit.is_exponent(result, o)]
         kinds = [generic_kind(result, o) for o in dict.fromkeys(cats + arrays + exps + first)]
     if not fields:
@@ -153,7 +159,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                    help="resolution of PNG files and of rasterized maps (default 300)")
     p.add_argument("--field", metavar="NAME[,NAME]", action="append",
                    help="draw only these figures (a figure kind of the model, e.g. regime, "
-                        "or any output variable)")
+                        "or any output variable; an array output over one axis: its orbit "
+                        "diagram, with the file's Lyapunov exponent under it)")
     p.add_argument("--sel", metavar="AXIS=VALUE", action="append",
                    help="draw the slice at this value of an axis (the nearest grid value; "
                         "a choice by name); repeatable")
