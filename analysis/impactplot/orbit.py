@@ -23,11 +23,13 @@ from typing import List, Optional
 
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, LogNorm, Normalize
+from matplotlib.lines import Line2D
 
 from .drawing import (Drawn, axis_label, colour_panel, field_label, level_handles,
                       lines_panel, panel_note, point_status, status_rug)
 from .contours import level_curves
 from .reading import BadInput, Facet, FigurePlan, Plane, Result, cell_edges
+from .style import NO_VALUE_COLOUR, NO_VALUE_LABEL
 from .ticks import log_ticks
 
 DIVERGING_CMAP = "PuOr_r"  # purple below zero, orange above; neither is the failed red
@@ -103,7 +105,7 @@ def density(column: np.ndarray, y: np.ndarray) -> np.ndarray:
 def orbit_panel(ax, result: Result, plane: Plane, name: str) -> Drawn:
     """The orbit diagram of array output NAME over the plane's one axis: every finite
     value a dot at its point's axis value, shaded by density; points not computed or
-    failed marked along the bottom."""
+    failed, and done points without a value, marked along the bottom."""
     if len(plane.axes) != 1:
         raise BadInput(f"{result.path}: {name}: an orbit diagram is drawn over one axis "
                        f"(the plane has {', '.join(plane.axes)})")
@@ -129,6 +131,14 @@ def orbit_panel(ax, result: Result, plane: Plane, name: str) -> Drawn:
     first = plane.take(result.ds[name])  # the first value of each point: its status
     status = point_status(result, plane, first)
     d.handles = status_rug(ax, coords[0], status)
+    empty = (status == 1) & ~np.isin(np.arange(coords[0].size), column)
+    if empty.any():  # done, but not one value: marked, else read as not computed
+        ax.plot(coords[0][empty], np.full(int(empty.sum()), 0.02), linestyle="none",
+                marker="|", markersize=8, markeredgewidth=1.5, color=NO_VALUE_COLOUR,
+                transform=ax.get_xaxis_transform())
+        d.handles.append(Line2D([], [], linestyle="none", marker="|", markersize=8,
+                                markeredgewidth=1.5, color=NO_VALUE_COLOUR,
+                                label=NO_VALUE_LABEL))
     if x.size == 0:
         d.notes.append(panel_note(ax, "no point computed yet" if (status == 0).all()
                                   else "no computed point has a value"))

@@ -162,10 +162,11 @@ def test_library_functions_draw_into_the_axes_given(map_file, tmp_path):
 def test_density_shading_is_the_share_of_a_points_values_near_each_dot():
     import xarray as xr
     # point 0: its four values on one spot (a fixed point); point 1: four apart; point 2:
-    # two and two, the rest NaN
-    values = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 2.0, 3.0], [2.0, 2.0, 0.0, np.nan]])
-    ds = xr.Dataset({"s": (("x", "s_index"), values)},
-                    coords={"x": [0.0, 1.0, 2.0], "s_index": np.arange(4)},
+    # two and one, the rest NaN; point 3: done, no value at all (marked "no value")
+    values = np.array([[1.0, 1.0, 1.0, 1.0], [0.0, 1.0, 2.0, 3.0], [2.0, 2.0, 0.0, np.nan],
+                       [np.nan] * 4])
+    ds = xr.Dataset({"s": (("x", "s_index"), values), "status": (("x",), [1, 1, 1, 1])},
+                    coords={"x": [0.0, 1.0, 2.0, 3.0], "s_index": np.arange(4)},
                     attrs={"model": "plug", "axes": "x", "outputs": "s"})
     fig, ax = plt.subplots()
     d = impactplot.orbit.diagram(ds, "s", ax)
@@ -175,4 +176,5 @@ def test_density_shading_is_the_share_of_a_points_values_near_each_dot():
                   + [((2.0, 2.0), 2 / 3)] * 2 + [((2.0, 0.0), 1 / 3)])
     assert [p for p, _ in got] == [p for p, _ in want]
     assert np.allclose([s for _, s in got], [s for _, s in want])
+    assert [h.get_label() for h in d.handles] == ["no value"]
     plt.close(fig)
