@@ -15,18 +15,20 @@ Modules: reading (files, planes, facets), drawing (generic panels, legends, colo
 contours (level curves and their labels), labels (short labels: symbols, typeset units),
 ticks (one number format per axis), figures (a figure kind over facets), chatter,
 collision, stop_oscillator (one module of figures per model), fits (a fit report's
-figure: data, fitted curve and band, residuals), traces, output (metadata,
+figure: data, fitted curve and band, residuals), orbit (orbit diagrams of an array output,
+exponent maps: orbit.figure(ds, "section")), traces, output (metadata,
 writing), cli (the command: `python3 -m impactplot`, or the impactplot script).
 """
 
 import contextlib
 
-from . import (chatter, collision, contours, drawing, figures, fits, labels, reading,
+from . import (chatter, collision, contours, drawing, figures, fits, labels, orbit, reading,
                stop_oscillator, style, ticks)
 from .drawing import Drawn
 from .reading import BadInput, Result, open_result
 
-__all__ = ["chatter", "collision", "stop_oscillator", "fits", "drawing", "contours", "figures",
+__all__ = ["chatter", "collision", "stop_oscillator", "fits", "orbit", "drawing", "contours",
+           "figures",
            "labels", "reading", "style", "ticks", "Drawn", "BadInput", "Result",
            "open_result", "open_dataset", "journal_style", "classes", "colour"]
 

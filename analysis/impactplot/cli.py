@@ -10,7 +10,9 @@ trace files and fit reports (PREFIX_fit: the data, fitted curve and band the rep
 PREFIX_KIND.FORMAT for each figure kind of the model; the paths written are printed.
 Several files of one model go side by side into one figure (n = 3, 4, 5). A file that is
 not an impactsweep result file (nor a trace file, nor a fit report) is refused with exit
-status 2.
+status 2. An array
+output over one axis is drawn as an orbit diagram, with the file's exponent output under
+it; an exponent over two axes as a map centred on zero with its zero level (orbit.py).
 """
 
 import argparse
@@ -18,7 +20,7 @@ import os
 import sys
 from typing import List, Optional, Sequence
 
-from . import chatter, collision, fits, stop_oscillator
+from . import chatter, collision, fits, orbit, stop_oscillator
 from .drawing import (classes_panel, colour_panel, is_categorical, one_class, shared_norm,
                       variable_codes)
 from .figures import STRIP, Kind, auto_width, draw_kind
@@ -45,7 +47,19 @@ MODEL_CAPS = {"chatter": chatter.CAPPED_BY}
 
 def generic_kind(result: Result, name: str) -> Kind:
     """The figure of any variable NAME: a categorical map (not made by default when one
-    class fills it) or a colour map (lines on one axis), panels sharing one scale."""
+    class fills it), an exponent's map centred on zero (a line over one axis), an array
+    output's orbit diagram, or a colour map (lines on one axis), panels sharing one
+    scale."""
+    if orbit.is_array(result, name):
+        return Kind(name, lambda ax, f, s, sub: orbit.orbit_panel(ax, f.result, f.plane, name),
+                    draw=lambda fig, plan, *rest: orbit.draw_orbit(fig, plan, name, *rest))
+    if orbit.is_exponent(result, name):
+        def centred(facets):
+            return {"norm": orbit.centred_norm([f.plane.take(f.result.ds[name])
+                                                for f in facets])}
+        return Kind(name, lambda ax, f, s, sub: orbit.exponent_panel(ax, f.result, f.plane,
+                                                                     name, norm=s.get("norm")),
+                    prepare=centred, colourbar=True)
     if is_categorical(result, name):
         return Kind(name, lambda ax, f, s, sub: classes_panel(ax, f.result, f.plane, name),
                     one_axis_aspect=STRIP,
@@ -82,9 +96,18 @@ def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
     kinds = planner(result, plan.plane_axes) if planner else []
     if planner is None:
         note(f"{result.path}: model {result.model!r} has no figure set; drawing its "
-             "categorical outputs and its first output")
+             "categorical outputs, its exponents, its array outputs' orbit diagrams (over "
+             "one axis) and its first output")
         cats = [o for o in result.outputs if is_categorical(result, o)]
-        kinds = [generic_kind(result, o) for o in dict.fromkeys(cats + result.outputs[:1])]
+        first = [o for o in result.outputs if not orbit.is_array(result, o)][:1]
+        # an array output's orbit diagram where one line is drawn, exponents' maps
+        arrays = [o for o in result.outputs if orbit.is_array(result, o)]
+        if arrays and (len(plan.plane_axes) != 1 or len(plan.facets) != 1):
+            note(f"{result.path}: the orbit diagrams of {', '.join(arrays)} not made: one "
+                 "is drawn over one axis (select one line of the grid with --sel)")
+            arrays = []
+        exps = [o for o in result.outputs if orbit.is_exponent(result, o)]
+        kinds = [generic_kind(result, o) for o in dict.fromkeys(cats + arrays + exps + first)]
     if not fields:
         return made_by_default(plan, kinds)
     by_name = {k.name: k for k in kinds}
@@ -93,6 +116,15 @@ def kinds_for(plan: FigurePlan, fields: Optional[List[str]]) -> List[Kind]:
         if name in by_name:
             out.append(by_name[name])
         elif name in result.ds.data_vars and set(result.ds[name].dims) & set(plan.plane_axes):
+            if orbit.is_array(result, name) and (len(plan.plane_axes) != 1
+                                                 or len(plan.facets) != 1):
+                dim = orbit.array_dims(result, name)[0]
+                others = [a for a in plan.plane_axes[1:]] or \
+                    [a for a in result.axes if a not in plan.plane_axes]
+                raise BadInput(f"{result.path}: {name} is an array output ({dim}: "
+                               f"{result.ds.sizes[dim]} values a point): its orbit diagram "
+                               "is drawn over one axis; select one line of the grid, e.g. "
+                               f"--sel {others[0]}={float(result.ds[others[0]].values[0]):g}")
             out.append(generic_kind(result, name))
         else:
             choices = sorted(set(by_name) | set(result.outputs) | {"status"})
@@ -130,7 +162,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
                    help="resolution of PNG files and of rasterized maps (default 300)")
     p.add_argument("--field", metavar="NAME[,NAME]", action="append",
                    help="draw only these figures (a figure kind of the model, e.g. regime, "
-                        "or any output variable)")
+                        "or any output variable; an array output over one axis: its orbit "
+                        "diagram, with the file's Lyapunov exponent under it)")
     p.add_argument("--sel", metavar="AXIS=VALUE", action="append",
                    help="draw the slice at this value of an axis (the nearest grid value; "
                         "a choice by name); repeatable")

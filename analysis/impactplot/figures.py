@@ -32,6 +32,9 @@ class Kind:
     colourbar_label: str = ""
     one_axis_aspect: float = 0.62  # the same over one axis (lines, strips)
     degenerate: Callable[[List[Facet]], str] = lambda facets: ""
+    # a figure of its own layout (an orbit diagram and the exponent under it):
+    # DRAW(fig, plan, width, height, titled, footer) -> the panels drawn
+    draw: Optional[Callable[..., List[Drawn]]] = None
 
 
 def panel_grid_shape(kind: Kind, plan: FigurePlan):
@@ -52,6 +55,8 @@ def draw_kind(fig, kind: Kind, plan: FigurePlan, width: float, height: Optional[
               titled: bool, footer: bool) -> List[Drawn]:
     """Draw KIND over PLAN's facets into FIG (its size set here: WIDTH, and HEIGHT or the
     height that fits); the panels drawn, their contour labels placed after the layout."""
+    if kind.draw is not None:
+        return kind.draw(fig, plan, width, height, titled, footer)
     rows, cols = panel_grid_shape(kind, plan)
     one_axis = len(plan.plane_axes) == 1
     aspect = kind.one_axis_aspect if one_axis else kind.aspect

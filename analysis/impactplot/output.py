@@ -10,6 +10,7 @@ import os
 from typing import Callable, Dict, List, Sequence
 
 import matplotlib
+import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
@@ -172,6 +173,21 @@ def curve_records(d: Drawn, height_px: float) -> List[dict]:
     return out
 
 
+def point_records(d: Drawn) -> List[List[float]]:
+    """The dots of an orbit diagram, [x, y] in data coordinates, read from the artist
+    drawn (its offsets), in the file's order of the points and values; [] elsewhere."""
+    out = []
+    for a in d.artists:
+        if getattr(a, "_impactplot_points", None) is None:
+            continue
+        order = a._impactplot_order
+        offsets = a.get_offsets()
+        xy = np.empty_like(offsets)
+        xy[order] = offsets  # drawn densest last: back to the file's order
+        out += [[float(x), float(y)] for x, y in xy]
+    return out
+
+
 def box_px(t, renderer, height_px: float) -> List[float]:
     """The pixel box of text T (origin top left)."""
     b = t.get_window_extent(renderer)
@@ -213,6 +229,7 @@ def layout_record(fig, drawns: List[Drawn], prov: Dict[str, str], kind: str,
             "lines": [{"label": a.get_label(), "x": [float(v) for v in a.get_xdata()],
                        "y": [float(v) for v in a.get_ydata()]} for a in d.artists
                       if getattr(a, "_impactplot_record", False)],
+            "points": point_records(d),
         })
     return {"figure": kind, "source_file": prov["source_file"], "model": prov["model"],
             "dpi": dpi, "size_inches": [float(width), float(height)],

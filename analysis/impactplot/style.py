@@ -197,7 +197,7 @@ def model_scale(model: str, name: str) -> str:
 # ---------------------------------------------------------------------------- symbols
 # Parameter symbols that the generic rule (a greek name or one letter, then digits and
 # _parts as subscripts; labels.symbol) would not produce.
-SYMBOLS = {"t_end": r"$t_{\mathrm{end}}$"}
+SYMBOLS = {"t_end": r"$t_{\mathrm{end}}$", "lyapunov": r"$\lambda_{\max}$"}
 # Short labels of outputs (and trace channels) in the papers' notation, per model: a
 # symbol, or a few words where the paper has none. Colour bars, line plots and legends
 # show these with the units (labels.py); an output of another model, or one not listed,
