@@ -193,8 +193,8 @@ impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactfit.py
 # SDK, headers only (a plug-in compiles them with its own flags and links nothing of the
 # engine's): lanes.h (the lane layer, with its header per instruction set), lanes_math.h
 # (sin, cos, log, exp, pow in lanes) and hybrid.h (the hybrid-system integrator, with
-# hybrid_impl.h, hybrid_events.h, hybrid_steps.h and hybrid_trace.h), which include each
-# other relatively.
+# hybrid_impl.h, hybrid_events.h, hybrid_steps.h, hybrid_trace.h and hybrid_lyapunov.h),
+# which include each other relatively.
 install(FILES src/core/contract/model.h src/core/base/error.h src/core/contract/memo.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
 install(FILES src/models/shared/lanes.h src/models/shared/lanes_avx512.h
@@ -202,7 +202,7 @@ install(FILES src/models/shared/lanes.h src/models/shared/lanes_avx512.h
               src/models/shared/lanes_generic.h src/models/shared/lanes_math.h
               src/models/shared/hybrid.h src/models/shared/hybrid_impl.h
               src/models/shared/hybrid_events.h src/models/shared/hybrid_steps.h
-              src/models/shared/hybrid_trace.h
+              src/models/shared/hybrid_trace.h src/models/shared/hybrid_lyapunov.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)
 
 configure_package_config_file(cmake/impactsweepConfig.cmake.in

@@ -156,6 +156,10 @@ typedef struct is_hybrid_start {
     int slot;                            /* set by the integrator: the lane slot the point
                                             runs in (for storage of the model's own, per
                                             slot: is_hybrid_lanes.slot) */
+    double lyapunov_interval;            /* the system's `lyapunov` set: the tangents are
+                                            renormalised every this much time (0: every
+                                            step; hybrid_lyapunov.h) */
+    double lyapunov_transient;           /* and their growth counted from t + this */
 } is_hybrid_start;
 
 /* A point's end, for the model's finish. */
@@ -179,6 +183,10 @@ typedef struct is_hybrid_end {
      * y: the step's end or the event's state after its reset where it was found) */
     int invariant;
     double invariant_value;
+    /* the system's `lyapunov` set: the largest exponents (as many as its `vectors`; the
+     * rest NaN), in 1 / (the time's unit), and the convergence measure of the largest
+     * (hybrid_lyapunov.h); NaN without */
+    double lyapunov[IS_HYBRID_MAX_DIM], lyapunov_error;
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -257,6 +265,9 @@ typedef struct is_hybrid_system {
     const char *state_name[IS_HYBRID_MAX_DIM], *state_unit[IS_HYBRID_MAX_DIM];
     const char *event_name[IS_HYBRID_MAX_EVENTS];
     const char *time_unit;
+    /* optional: Lyapunov exponents (the tangents' derivatives: hybrid_lyapunov.h; NULL:
+     * none, and no cost) */
+    const struct is_hybrid_lyapunov *lyapunov;
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1
