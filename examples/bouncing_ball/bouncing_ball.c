@@ -3,14 +3,15 @@
  * table is at Gamma sin t, the ball falls freely (x'' = -1, in closed form) and leaves an
  * impact with v - w = -r (v_in - w), w = Gamma cos t. Accumulating impacts (Zeno) end in
  * sticking while the contact force 1 - Gamma sin t is positive. The period-p locking is
- * read from the state at t = 2 pi k (the integrator's sections). State (x, v, stuck). */
+ * read from the state at t = 2 pi k (the integrator's sections); the largest Lyapunov exponent
+ * from the flow's derivative and the impacts' saltation matrices. State (x, v, stuck). */
 #include <impactsweep/hybrid.h>
 #include <impactsweep/model.h>
 #include <math.h>
 
 enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, PARAMS };
 enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, O_FAILURE, O_T_FAILURE,
-       OUTPUTS };
+       O_LYAPUNOV, O_LYAPUNOV_ERROR, OUTPUTS };
 enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, records */
 enum { L_GAMMA, L_R, L_BOUND };                                /* the lanes' parameters */
 enum { F_NONE, F_BELOW, F_SPEED, F_BUDGET, F_NONFINITE };     /* failures */
@@ -44,7 +45,12 @@ static const is_output outputs[OUTPUTS] = {
      "energy allows (an invariant broken), the budget, a non-finite state (none: done)",
      IS_OUTPUT_CATEGORY, failures, 0, "failure"},
     {"t_failure", "1", "when the point failed, in forcing radians (NaN: it did not)",
-     IS_OUTPUT_REAL, NULL, NAN_OK, "time of failure"}};
+     IS_OUTPUT_REAL, NULL, NAN_OK, "time of failure"},
+    {"lyapunov", "1", "largest Lyapunov exponent of (x, v), per forcing radian, over the last "
+     "3/4 of the run (-inf: caught by sticking, where nearby motions merge; NaN: failed)",
+     IS_OUTPUT_REAL, NULL, NAN_OK | IS_OUTPUT_MAY_BE_INF, "Lyapunov exponent"},
+    {"lyapunov_error", "1", "spread of the exponent's running estimate over the run's last "
+     "quarter (NaN: none)", IS_OUTPUT_REAL, NULL, NAN_OK, "exponent's spread"}};
 
 static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y)
@@ -107,6 +113,53 @@ static lv_mask stick(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_sta
     return lv_mask_none();
 }
 
+/* For the Lyapunov exponent (<impactsweep/hybrid_lyapunov.h>), in (x, v): the flow's
+ * derivative (a flight's; none stuck, where the table carries the ball), the field, the
+ * events' gradients and the impact law's derivative: the saltation matrices. */
+static void flow_jacobian(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
+                          lv_double dt, lv_double (*P)[IS_HYBRID_MAX_DIM])
+{
+    lv_mask free = lv_not(lv_gt(y0[2], lv_zero()));
+    (void)b, (void)t0;
+    P[0][0] = P[1][1] = lv_keep(free, lv_splat(1.0));
+    P[0][1] = lv_keep(free, dt);
+}
+
+static void field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    lv_double s, c, G = b->par[P_GAMMA];
+    lv_mask stuck = lv_gt(y[2], lv_zero());
+    lv_sincos(t, &s, &c);
+    f[0] = lv_sel(stuck, G * c, y[1]);
+    f[1] = lv_sel(stuck, -(G * s), lv_splat(-1.0));
+}
+
+static void gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                     lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
+{
+    lv_double s, c, G = b->par[P_GAMMA];
+    lv_mask stuck = lv_gt(y[2], lv_zero());
+    lv_sincos(t, &s, &c);
+    n[E_IMPACT][0] = lv_drop(stuck, lv_splat(1.0));
+    g_t[E_IMPACT] = lv_drop(stuck, -(G * c));
+    g_t[E_RELEASE] = lv_keep(stuck, -(G * c));
+}
+
+/* v+ = (1 + r) Gamma cos t - r v */
+static void impact_jacobian(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
+                            const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM],
+                            lv_double *R_t)
+{
+    lv_double s, c, r = b->par[P_R];
+    (void)y, lv_sincos(t, &s, &c);
+    R[1][1] = lv_sel(fired[E_IMPACT], -r, R[1][1]);
+    R_t[1] = lv_keep(fired[E_IMPACT], -((1.0 + r) * b->par[P_GAMMA] * s));
+}
+
+static const is_hybrid_lyapunov lyapunov = {
+    .dimension = 2, .flow_jacobian = flow_jacobian, .field = field,
+    .event_gradient = gradient, .reset_jacobian = impact_jacobian};
+
 typedef struct batch { const double *points; double *out; uint8_t *status; size_t count; } batch;
 
 static int start(void *ctx, size_t i, is_hybrid_start *s)
@@ -114,6 +167,7 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     const double *p = ((batch *)ctx)->points + i * PARAMS;
     s->t_end = TWO_PI * p[P_PERIODS];
     s->section_period = TWO_PI;
+    s->lyapunov_interval = TWO_PI, s->lyapunov_transient = 0.25 * s->t_end;
     s->y[0] = p[P_X0], s->y[1] = p[P_V0];
     /* |v| <= U, U^2 = (Gamma (1 + r) + r U)^2 + 4 Gamma, or the start's (README) */
     double G = p[P_GAMMA], r = p[P_R], a = 1.0 - r * r, bq = G * (1.0 + r) * r;
@@ -144,6 +198,8 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     o[O_STICKS * bt->count] = (double)e->accumulations;
     o[O_FAILURE * bt->count] = failure;
     o[O_T_FAILURE * bt->count] = ok ? NAN : e->t;
+    o[O_LYAPUNOV * bt->count] = ok ? e->lyapunov[0] : NAN;
+    o[O_LYAPUNOV_ERROR * bt->count] = ok ? e->lyapunov_error : NAN;
     bt->status[i] = ok ? IS_POINT_DONE : failure == F_BUDGET ? IS_POINT_FAILED_BUDGET
                     : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE : IS_POINT_FAILED_CHECK;
 }
@@ -155,6 +211,7 @@ static const is_hybrid_system ball = {
     .on_accumulate = stick, .start = start, .finish = finish, .invariants = 2,
     .invariant_name = {"the ball below the table", "the ball faster than its energy allows"},
     .invariant_tolerance = {1e-8, 1e-8}, .invariant_values = invariants,
+    .lyapunov = &lyapunov,
     /* the names `impactsweep trace` gives the state and the events (IS_HYBRID_PLUGIN) */
     .state_name = {"x", "v", "stuck"}, .event_name = {"impact", "release"}};
 

@@ -350,9 +350,13 @@ ISH_INLINE void ish_lyap_arrived(const is_hybrid_system *sys, ish_block *b, lv_m
         if (ISH_LY(sys)->accumulate_jacobian)
             ISH_LY(sys)->accumulate_jacobian(&b->pub, acc, b->t, b->y, M);
         for (int k = 0; k < nv; k++) {
-            ish_lyap_apply(d, M, ly->v[k], w);
+            /* (zero without the model's map: not 0 times a tangent that a chatter's
+             * grazing impacts may have made infinite) */
+            if (ISH_LY(sys)->accumulate_jacobian)
+                ish_lyap_apply(d, M, ly->v[k], w);
             for (int i = 0; i < d; i++)
-                ly->v[k][i] = lv_sel(acc, w[i], ly->v[k][i]);
+                ly->v[k][i] = lv_sel(acc, ISH_LY(sys)->accumulate_jacobian ? w[i] : lv_zero(),
+                                     ly->v[k][i]);
         }
     }
     ish_lyap_due(sys, b, A & b->active);
