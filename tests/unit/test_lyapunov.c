@@ -300,8 +300,9 @@ static void test_wall(void)
         for (int i = 0; i < N; i++) {
             double r = par[4 * i + P_R], exact = log(r) / M_PI;
             double l0 = ends[i].lyapunov[0], l1 = ends[i].lyapunov[1];
-            printf("  wall r %.2f (%s): exponents %.12f %.12f, exact %.12f, %lld impacts\n", r,
-                   flow ? "flow" : "field", l0, l1, exact, (long long)ends[i].events);
+            printf("  wall r %.2f (%s): exponents %.12f %.12f, exact %.12f (off by %.2g), %lld "
+                   "impacts\n", r, flow ? "flow" : "field", l0, l1, exact,
+                   fmax(fabs(l0 - exact), fabs(l1 - exact)), (long long)ends[i].events);
             CHECK(ends[i].status == IS_HYBRID_HORIZON && ends[i].events == 100, "status %d, %lld",
                   ends[i].status, (long long)ends[i].events);
             CHECK(fabs(l0 - exact) <= 1e-6 * (1e-3 + fabs(exact)), "r %g: largest %.15g, exact %.15g",

@@ -65,6 +65,9 @@
  *     naming the invariant (invariant, reason) and the time and state where it was found:
  *     a model makes it a failed point (IS_POINT_FAILED_CHECK) with that reason and time
  *     among its outputs, never a done one.
+ *   - Lyapunov exponents (optional: is_hybrid_system.lyapunov, hybrid_lyapunov.h): tangent
+ *     vectors carried by the variational equations (field) or the flow's derivative,
+ *     mapped by saltation matrices at events, renormalised by Benettin's method.
  *   - Ends: the model's (on_event, on_accumulate), the horizon t_end, the budgets
  *     max_steps (every trial step counts) and max_events (by default 1e8 and 1e6: a
  *     point never grinds for ever), a non-finite state or error, a step below rounding, an
