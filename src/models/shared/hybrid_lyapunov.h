@@ -47,7 +47,8 @@ typedef struct is_hybrid_lyapunov {
     void (*flow_jacobian)(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
                           lv_double dt, lv_double (*P)[IS_HYBRID_MAX_DIM]);
     /* flow mode: the vector field f(t, y) (for the saltation matrices; field mode uses the
-     * system's field) */
+     * system's field); without it, or without event_gradient, the exponents of a point
+     * that meets an event are NaN */
     void (*field)(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f);
     /* n[e][i] = dg_e/dy_i and g_t[e] = dg_e/dt (partial) at (t, y), every event; in the
      * mode of y (the state before the event) */
@@ -77,7 +78,9 @@ typedef struct ish_lyap {
 
 #define ISH_LY(sys) ((const is_hybrid_lyapunov *)(sys)->lyapunov)
 #define ISH_LY_DIM(sys) (ISH_LY(sys)->dimension > 0 ? ISH_LY(sys)->dimension : (sys)->dimension)
-#define ISH_LY_VEC(sys) (ISH_LY(sys)->vectors > 0 ? ISH_LY(sys)->vectors : 1)
+#define ISH_LY_VEC(sys)                                                                    \
+    (ISH_LY(sys)->vectors <= 0 ? 1 : ISH_LY(sys)->vectors < ISH_LY_DIM(sys) ? ISH_LY(sys)->vectors \
+                                                                             : ISH_LY_DIM(sys))
 
 /* The blocks' tangents (one allocation, freed by ish_lyap_free): 0, or -1 without
  * memory. */
@@ -293,6 +296,12 @@ ISH_INLINE void ish_lyap_jump(const is_hybrid_system *sys, ish_block *b, const i
     }
     if (!lv_any(done))
         return;
+    if (!L->event_gradient || (!sys->field && !L->field)) { /* (not given: no exponent) */
+        for (int k = 0; k < nv; k++)
+            for (int i = 0; i < d; i++)
+                ly->v[k][i] = lv_sel(done, lv_splat(__builtin_nan("")), ly->v[k][i]);
+        return;
+    }
     for (int e = 0; e < sys->events; e++) {
         g_t[e] = lv_zero();
         for (int i = 0; i < d; i++)
