@@ -113,16 +113,15 @@ static lv_mask stick(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_sta
     return lv_mask_none();
 }
 
-/* For the Lyapunov exponent (<impactsweep/hybrid_lyapunov.h>), in (x, v): the flow's
- * derivative (a flight's; none stuck, where the table carries the ball), the field, the
- * events' gradients and the impact law's derivative: the saltation matrices. */
+/* The Lyapunov exponent's derivatives in (x, v) (<impactsweep/hybrid_lyapunov.h>): the
+ * flight's (none stuck: the table carries the ball), the field and the impact's gradient
+ * and law, v+ = (1 + r) Gamma cos t - r v, for its saltation matrix */
 static void flow_jacobian(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
                           lv_double dt, lv_double (*P)[IS_HYBRID_MAX_DIM])
 {
     lv_mask free = lv_not(lv_gt(y0[2], lv_zero()));
-    (void)b, (void)t0;
+    (void)b, (void)t0, P[0][1] = lv_keep(free, dt);
     P[0][0] = P[1][1] = lv_keep(free, lv_splat(1.0));
-    P[0][1] = lv_keep(free, dt);
 }
 
 static void field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
@@ -130,25 +129,11 @@ static void field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_
     lv_double s, c, G = b->par[P_GAMMA];
     lv_mask stuck = lv_gt(y[2], lv_zero());
     lv_sincos(t, &s, &c);
-    f[0] = lv_sel(stuck, G * c, y[1]);
-    f[1] = lv_sel(stuck, -(G * s), lv_splat(-1.0));
+    f[0] = lv_sel(stuck, G * c, y[1]), f[1] = lv_sel(stuck, -(G * s), lv_splat(-1.0));
 }
 
-static void gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
-                     lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
-{
-    lv_double s, c, G = b->par[P_GAMMA];
-    lv_mask stuck = lv_gt(y[2], lv_zero());
-    lv_sincos(t, &s, &c);
-    n[E_IMPACT][0] = lv_drop(stuck, lv_splat(1.0));
-    g_t[E_IMPACT] = lv_drop(stuck, -(G * c));
-    g_t[E_RELEASE] = lv_keep(stuck, -(G * c));
-}
-
-/* v+ = (1 + r) Gamma cos t - r v */
-static void impact_jacobian(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
-                            const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM],
-                            lv_double *R_t)
+static void impact_jacobians(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
+                             const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM], lv_double *R_t)
 {
     lv_double s, c, r = b->par[P_R];
     (void)y, lv_sincos(t, &s, &c);
@@ -156,9 +141,14 @@ static void impact_jacobian(const is_hybrid_lanes *b, const lv_mask *fired, lv_d
     R_t[1] = lv_keep(fired[E_IMPACT], -((1.0 + r) * b->par[P_GAMMA] * s));
 }
 
-static const is_hybrid_lyapunov lyapunov = {
-    .dimension = 2, .flow_jacobian = flow_jacobian, .field = field,
-    .event_gradient = gradient, .reset_jacobian = impact_jacobian};
+static void gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                     lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
+{
+    (void)b, (void)t, (void)y, (void)g_t, n[E_IMPACT][0] = lv_splat(1.0); /* (rates: no g_t) */
+}
+
+static const is_hybrid_lyapunov lyapunov = {.dimension = 2, .flow_jacobian = flow_jacobian,
+    .field = field, .event_gradient = gradient, .reset_jacobian = impact_jacobians};
 
 typedef struct batch { const double *points; double *out; uint8_t *status; size_t count; } batch;
 

@@ -380,9 +380,10 @@ PY
 
 say "the examples on the SDK: their size, no fused multiply-add, the same bits with AVX2 as SSE2"
 # Issue 26's budgets for the model code (tests not counted; issue 30 added the invariants and
-# the failure outputs: 300 and 150 before): the SDK's integrator is what
-# keeps a hybrid model this short; a model that outgrows them says the SDK lacks something.
-for budget in forced_stop:320 bouncing_ball:180; do
+# the failure outputs: 300 and 150 before; the ball's Lyapunov exponent its derivatives for
+# the tangent and the saltation matrix, and two outputs: 180 before): the SDK's integrator is
+# what keeps a hybrid model this short; a model that outgrows them says the SDK lacks something.
+for budget in forced_stop:320 bouncing_ball:230; do
     name=${budget%%:*}
     lines=$(wc -l <"$SOURCE/examples/$name/$name.c")
     [ "$lines" -le "${budget#*:}" ] ||

@@ -279,9 +279,11 @@ static const is_hybrid_lyapunov wall_field_ly = {
 static const is_hybrid_lyapunov wall_flow_ly = {
     .vectors = 2, .flow_jacobian = osc_flow_jacobian, .field = osc_field_c,
     .event_gradient = wall_gradient, .reset_jacobian = wall_reset};
+/* (field mode without rates: the saltation's denominator n^T f- + g_t; flow mode with
+ * them: the rate the model gives) */
 static const is_hybrid_system wall_field_sys = {
     .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},
-    .field = osc_field, .event_values = wall_events, .rates = 1, .on_event = wall_impact,
+    .field = osc_field, .event_values = wall_events, .on_event = wall_impact,
     .start = ly_start, .finish = ly_finish, .lyapunov = &wall_field_ly};
 static const is_hybrid_system wall_flow_sys = {
     .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_RESET},

@@ -13,9 +13,10 @@
  *     the saltation matrix (Mueller 1995; di Bernardo et al. 2008)
  *         S = R_x + (f+ - R_x f- - R_t) n^T / (n^T f- + g_t)
  *     maps them: n and g_t the event function's gradient in y and its partial derivative
- *     in t, f- and f+ the fields before and after (at the state before and after the
- *     reset), R_x and R_t the reset's derivatives in y and t (identity and zero where the
- *     state does not jump). Events that happen together: the first fired (lowest index).
+ *     in t (n^T f- + g_t: the event's rate, the model's own where it gives rates), f- and
+ *     f+ the fields before and after (at the state before and after the reset), R_x and
+ *     R_t the reset's derivatives in y and t (identity and zero where the state does not
+ *     jump). Events that happen together: the first fired (lowest index).
  *     An accumulation (Zeno) maps them by accumulate_jacobian, or to zero without it:
  *     nearby motions that accumulate onto a constraint reach the same state there.
  *   - Benettin's renormalisation: every `interval` of time (at the first step end on or
@@ -50,7 +51,8 @@ typedef struct is_hybrid_lyapunov {
      * system's field); without it, or without event_gradient, the exponents of a point
      * that meets an event are NaN */
     void (*field)(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f);
-    /* n[e][i] = dg_e/dy_i and g_t[e] = dg_e/dt (partial) at (t, y), every event; in the
+    /* n[e][i] = dg_e/dy_i and g_t[e] = dg_e/dt (partial) at (t, y), every event (g_t only
+     * without the system's rates: with them, n^T f + g_t is the rate it gives); in the
      * mode of y (the state before the event) */
     void (*event_gradient)(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
                            lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t);
@@ -329,17 +331,24 @@ ISH_INLINE void ish_lyap_jump(const is_hybrid_system *sys, ish_block *b, const i
         L->field(&b->pub, t1, T->y1, fm);
         L->field(&b->pub, t1, b->y, fp);
     }
-    /* S = R + (f+ - R f- - R_t) n^T / (n^T f- + g_t) */
-    lv_double rate = nt, c[ISH_D], Rf[ISH_D], w[ISH_D];
+    /* S = R + (f+ - R f- - R_t) n^T / (n^T f- + g_t), the denominator the event's rate
+     * along the solution: the model's where it gives them (and they are known) */
+    lv_double rate = nt, given = lv_splat(__builtin_nan("")), c[ISH_D], Rf[ISH_D], w[ISH_D];
     for (int i = 0; i < d; i++)
         rate = rate + nn[i] * fm[i];
+    if (sys->rates)
+        for (int e = 0; e < sys->events; e++)
+            given = lv_sel(which[e], T->dg1[e], given);
+    rate = lv_sel(lv_eq(given, given), given, rate);
     ish_lyap_apply(d, R, fm, Rf);
     for (int i = 0; i < d; i++)
-        c[i] = (fp[i] - Rf[i] - R_t[i]) / rate;
+        c[i] = fp[i] - Rf[i] - R_t[i];
     for (int k = 0; k < nv; k++) {
         lv_double along = lv_zero();
         for (int j = 0; j < d; j++)
             along = along + nn[j] * ly->v[k][j];
+        /* (none where n^T v is 0: an event of time alone, whose rate may be 0 too) */
+        along = lv_sel(lv_eq(along, lv_zero()), lv_zero(), along / rate);
         ish_lyap_apply(d, R, ly->v[k], w);
         for (int i = 0; i < d; i++)
             ly->v[k][i] = lv_sel(done, w[i] + c[i] * along, ly->v[k][i]);
