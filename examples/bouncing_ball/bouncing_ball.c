@@ -3,7 +3,8 @@
  * table is at Gamma sin t, the ball falls freely (x'' = -1, in closed form) and leaves an
  * impact with v - w = -r (v_in - w), w = Gamma cos t. Accumulating impacts (Zeno) end in
  * sticking while the contact force 1 - Gamma sin t is positive. The period-p locking is
- * read from the state at t = 2 pi k (the integrator's sections). State (x, v, stuck).
+ * read from the state at t = 2 pi k (the integrator's sections); the largest Lyapunov exponent
+ * from the flow's derivative and the impacts' saltation matrices. State (x, v, stuck).
  * The section outputs: the last section_n (x, v) at t = 2 pi k or at impacts (before). */
 #include <impactsweep/hybrid.h>
 #include <impactsweep/model.h>
@@ -11,7 +12,8 @@
 
 enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, P_SECTION_N, P_SECTION_AT, PARAMS };
 enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, O_FAILURE, O_T_FAILURE,
-       O_SECTION_PERIOD, O_SECTION_VALUES, O_SECTION_SPREAD, OUTPUTS };
+       O_SECTION_PERIOD, O_SECTION_VALUES, O_SECTION_SPREAD, O_LYAPUNOV, O_LYAPUNOV_ERROR,
+       OUTPUTS };
 enum { S_STROBE, S_IMPACT, SECTION_MAX = 1024 }; /* the recorders, their capacity */
 enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, records */
 enum { L_GAMMA, L_R, L_BOUND };                                /* the lanes' parameters */
@@ -57,7 +59,12 @@ static const is_output outputs[OUTPUTS] = {
     {"section_values", "1", "distinct (x, v) among them (to 1e-7 of their largest |x|, |v|)",
      IS_OUTPUT_INT, NULL, 0, "section values"},
     {"section_spread", "1", "largest range of x or v among them (NaN: none)", IS_OUTPUT_REAL,
-     NULL, NAN_OK, "section spread"}};
+     NULL, NAN_OK, "section spread"},
+    {"lyapunov", "1", "largest Lyapunov exponent of (x, v), per forcing radian, over the last "
+     "3/4 of the run (-inf: caught by sticking, where nearby motions merge; NaN: failed)",
+     IS_OUTPUT_REAL, NULL, NAN_OK | IS_OUTPUT_MAY_BE_INF, "Lyapunov exponent"},
+    {"lyapunov_error", "1", "spread of the exponent's running estimate over the run's last "
+     "quarter (NaN: none)", IS_OUTPUT_REAL, NULL, NAN_OK, "exponent's spread"}};
 
 static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y)
@@ -120,6 +127,43 @@ static lv_mask stick(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_sta
     return lv_mask_none();
 }
 
+/* The Lyapunov exponent's derivatives in (x, v) (<impactsweep/hybrid_lyapunov.h>): the
+ * flight's (none stuck: the table carries the ball), the field and the impact's gradient
+ * and law, v+ = (1 + r) Gamma cos t - r v, for its saltation matrix */
+static void flow_jacobian(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
+                          lv_double dt, lv_double (*P)[IS_HYBRID_MAX_DIM])
+{
+    lv_mask free = lv_not(lv_gt(y0[2], lv_zero()));
+    (void)b, (void)t0, P[0][1] = lv_keep(free, dt);
+    P[0][0] = P[1][1] = lv_keep(free, lv_splat(1.0));
+}
+
+static void field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    lv_double s, c, G = b->par[P_GAMMA];
+    lv_mask stuck = lv_gt(y[2], lv_zero());
+    lv_sincos(t, &s, &c);
+    f[0] = lv_sel(stuck, G * c, y[1]), f[1] = lv_sel(stuck, -(G * s), lv_splat(-1.0));
+}
+
+static void impact_jacobians(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
+                             const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM], lv_double *R_t)
+{
+    lv_double s, c, r = b->par[P_R];
+    (void)y, lv_sincos(t, &s, &c);
+    R[1][1] = lv_sel(fired[E_IMPACT], -r, R[1][1]);
+    R_t[1] = lv_keep(fired[E_IMPACT], -((1.0 + r) * b->par[P_GAMMA] * s));
+}
+
+static void gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                     lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
+{
+    (void)b, (void)t, (void)y, (void)g_t, n[E_IMPACT][0] = lv_splat(1.0); /* (rates: no g_t) */
+}
+
+static const is_hybrid_lyapunov lyapunov = {.dimension = 2, .flow_jacobian = flow_jacobian,
+    .field = field, .event_gradient = gradient, .reset_jacobian = impact_jacobians};
+
 typedef struct batch { const double *points; double *out; uint8_t *status; size_t count; } batch;
 
 static int start(void *ctx, size_t i, is_hybrid_start *s)
@@ -127,6 +171,7 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     const double *p = ((batch *)ctx)->points + i * PARAMS;
     s->t_end = TWO_PI * p[P_PERIODS];
     s->section_period = TWO_PI;
+    s->lyapunov_interval = TWO_PI, s->lyapunov_transient = 0.25 * s->t_end;
     s->y[0] = p[P_X0], s->y[1] = p[P_V0];
     /* |v| <= U, U^2 = (Gamma (1 + r) + r U)^2 + 4 Gamma, or the start's (README) */
     double G = p[P_GAMMA], r = p[P_R], a = 1.0 - r * r, bq = G * (1.0 + r) * r;
@@ -166,6 +211,8 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     o[O_SECTION_VALUES * bt->count] = is_hybrid_section_distinct(sec, 2, n, 1e-7, atol);
     o[O_SECTION_SPREAD * bt->count] = fmax(is_hybrid_section_spread(sec, 0, n),
                                            is_hybrid_section_spread(sec, 1, n));
+    o[O_LYAPUNOV * bt->count] = ok ? e->lyapunov[0] : NAN;
+    o[O_LYAPUNOV_ERROR * bt->count] = ok ? e->lyapunov_error : NAN;
     bt->status[i] = ok ? IS_POINT_DONE : failure == F_BUDGET ? IS_POINT_FAILED_BUDGET
                     : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE : IS_POINT_FAILED_CHECK;
 }
@@ -179,6 +226,7 @@ static const is_hybrid_system ball = {
     .invariant_tolerance = {1e-8, 1e-8}, .invariant_values = invariants,
     .recorders = 2, .recorder = {{IS_HYBRID_SECTION_STROBE, 0, 0, 2, SECTION_MAX},
                                  {IS_HYBRID_SECTION_EVENTS, 1u << E_IMPACT, 0, 2, SECTION_MAX}},
+    .lyapunov = &lyapunov,
     /* the names `impactsweep trace` gives the state and the events (IS_HYBRID_PLUGIN) */
     .state_name = {"x", "v", "stuck"}, .event_name = {"impact", "release"}};
 

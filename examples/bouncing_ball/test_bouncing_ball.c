@@ -23,7 +23,7 @@ extern const is_model bouncing_ball_model;
 
 enum { GAMMA, R, X0, V0, PERIODS, SECTION_N, SECTION_AT, PARAMS };
 enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, FAILURE, T_FAILURE, SECTION_PERIOD,
-       SECTION_VALUES, SECTION_SPREAD, OUTPUTS };
+       SECTION_VALUES, SECTION_SPREAD, LYAPUNOV, LYAPUNOV_ERROR, OUTPUTS };
 #define COUNT 64
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -183,6 +183,11 @@ static void test_sections(void)
 
 int main(void)
 {
+    if (bouncing_ball_model.param_count != PARAMS || bouncing_ball_model.output_count != OUTPUTS) {
+        printf("FAILED: the test's tables (%d parameters, %d outputs) are not the model's\n",
+               (int)PARAMS, (int)OUTPUTS);
+        return 1;
+    }
     static const double rs[] = {0.2, 0.35, 0.5, 0.65, 0.8, 0.9};
     static const double shares[] = {0.05, 0.3, 0.6, 0.9};
     double points[COUNT * PARAMS], out[COUNT * OUTPUTS], alone[OUTPUTS];

@@ -40,7 +40,7 @@ for m in __init__ cli drawing contours labels ticks figures reading chatter coll
         die "impactplot's package is not installed (share/impactsweep/python/impactplot/$m.py)"
 done
 headers=$(cd "$PREFIX/include/impactsweep" && ls | tr '\n' ' ')
-want="error.h hybrid.h hybrid_events.h hybrid_impl.h hybrid_sections.h hybrid_steps.h hybrid_trace.h lanes.h lanes_avx2.h lanes_avx512.h lanes_generic.h lanes_math.h lanes_sse2.h lanes_tables.h memo.h model.h "
+want="error.h hybrid.h hybrid_events.h hybrid_impl.h hybrid_lyapunov.h hybrid_sections.h hybrid_steps.h hybrid_trace.h lanes.h lanes_avx2.h lanes_avx512.h lanes_generic.h lanes_math.h lanes_sse2.h lanes_tables.h memo.h model.h "
 [ "$headers" = "$want" ] || die "include/impactsweep holds: $headers (want $want)"
 config=$(find "$PREFIX" -path "*/cmake/impactsweep/impactsweepConfig.cmake")
 if [ -z "$config" ] || [ ! -f "$(dirname "$config")/impactsweepConfigVersion.cmake" ]; then
@@ -380,10 +380,11 @@ PY
 
 say "the examples on the SDK: their size, no fused multiply-add, the same bits with AVX2 as SSE2"
 # Issue 26's budgets for the model code (tests not counted; issue 30 added the invariants and
-# the failure outputs: 300 and 150 before; the ball's section outputs, 180 before): the SDK's
-# integrator is what keeps a hybrid model this short; a model that outgrows them says the SDK
-# lacks something.
-for budget in forced_stop:320 bouncing_ball:205; do
+# the failure outputs: 300 and 150 before; the ball's section outputs and its Lyapunov
+# exponent (its derivatives for the tangent and the saltation matrix, and two outputs): 180
+# before): the SDK's integrator is what keeps a hybrid model this short; a model that
+# outgrows them says the SDK lacks something.
+for budget in forced_stop:320 bouncing_ball:260; do
     name=${budget%%:*}
     lines=$(wc -l <"$SOURCE/examples/$name/$name.c")
     [ "$lines" -le "${budget#*:}" ] ||

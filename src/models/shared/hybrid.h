@@ -65,6 +65,9 @@
  *     naming the invariant (invariant, reason) and the time and state where it was found:
  *     a model makes it a failed point (IS_POINT_FAILED_CHECK) with that reason and time
  *     among its outputs, never a done one.
+ *   - Lyapunov exponents (optional: is_hybrid_system.lyapunov, hybrid_lyapunov.h): tangent
+ *     vectors carried by the variational equations (field) or the flow's derivative,
+ *     mapped by saltation matrices at events, renormalised by Benettin's method.
  *   - Ends: the model's (on_event, on_accumulate), the horizon t_end, the budgets
  *     max_steps (every trial step counts) and max_events (by default 1e8 and 1e6: a
  *     point never grinds for ever), a non-finite state or error, a step below rounding, an
@@ -161,6 +164,10 @@ typedef struct is_hybrid_start {
                                             slot: is_hybrid_lanes.slot) */
     int section_samples[IS_HYBRID_MAX_RECORDERS]; /* recorder k's N for this point (0: its
                                             capacity; above it: the capacity) */
+    double lyapunov_interval;            /* the system's `lyapunov` set: the tangents are
+                                            renormalised every this much time (0: every
+                                            step; hybrid_lyapunov.h) */
+    double lyapunov_transient;           /* and their growth counted from t + this */
 } is_hybrid_start;
 
 /* A point's end, for the model's finish. */
@@ -186,6 +193,10 @@ typedef struct is_hybrid_end {
     double invariant_value;
     /* the recorders' sections (hybrid_sections.h; n = 0: no recorder k) */
     is_hybrid_section recorded[IS_HYBRID_MAX_RECORDERS];
+    /* the system's `lyapunov` set: the largest exponents (as many as its `vectors`; the
+     * rest NaN), in 1 / (the time's unit), and the convergence measure of the largest
+     * (hybrid_lyapunov.h); NaN without */
+    double lyapunov[IS_HYBRID_MAX_DIM], lyapunov_error;
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
@@ -268,6 +279,9 @@ typedef struct is_hybrid_system {
     const char *state_name[IS_HYBRID_MAX_DIM], *state_unit[IS_HYBRID_MAX_DIM];
     const char *event_name[IS_HYBRID_MAX_EVENTS];
     const char *time_unit;
+    /* optional: Lyapunov exponents (the tangents' derivatives: hybrid_lyapunov.h; NULL:
+     * none, and no cost) */
+    const struct is_hybrid_lyapunov *lyapunov;
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1

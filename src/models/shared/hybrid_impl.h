@@ -70,6 +70,7 @@ typedef struct ish_block {
     int invariant[LV_WIDTH];
     double invariant_value[LV_WIDTH];
     ishs_store *store; /* the section recorders' rings (hybrid_sections.h; NULL: none) */
+    struct ish_lyap *ly; /* the tangents (hybrid_lyapunov.h), where the system has them */
 } ish_block;
 
 /* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
@@ -121,6 +122,7 @@ ISH_INLINE lv_double ish_factor(lv_double err2)
 }
 
 #include "hybrid_steps.h" /* trial steps, dense output, crossings */
+#include "hybrid_lyapunov.h" /* tangents, saltation matrices, renormalisation */
 
 /* --- lanes in and out --------------------------------------------------------------- */
 
@@ -161,6 +163,11 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
         memcpy(e.section_events, b->sec_events[l], sizeof e.section_events);
         memcpy(e.section_accumulations, b->sec_acc[l], sizeof e.section_accumulations);
     }
+    for (int k = 0; k < ISH_D; k++)
+        e.lyapunov[k] = NAN;
+    e.lyapunov_error = NAN;
+    if (sys->lyapunov)
+        ish_lyap_end(sys, b, l, &e);
     if (ish_tracing)
         ish_trace_end(ish_tracing, e.t, e.y);
     sys->finish(b->pub.ctx, b->point[l], &e);
@@ -317,6 +324,8 @@ ISH_INLINE int ish_refill(const is_hybrid_system *sys, ish_block *b, size_t coun
             ish_lane_load(b, l, point, &s, sys->field != NULL);
             if (sys->recorders)
                 ishs_load(sys->recorders, b->store, b->pub.slot + l, s.section_samples);
+            if (sys->lyapunov)
+                ish_lyap_load(sys, b, l, &s);
             loaded |= ish_lane_mask(l);
             b->rough_next = s.rough_start ? b->rough_next | ish_lane_mask(l)
                                           : b->rough_next & lv_not(ish_lane_mask(l));
@@ -429,6 +438,8 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
             rough |= fired[e];
         b->pend[e] = b->pend[e] & lv_not(A);
     }
+    if (sys->lyapunov)
+        ish_lyap_step(sys, b, T, A);
     b->t = lv_sel(A, t1, b->t);
     for (int i = 0; i < sys->dimension; i++) {
         b->y[i] = lv_sel(A, T->y1[i], b->y[i]);
@@ -471,7 +482,11 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     for (int e = 0; e < sys->events; e++)
         b->pub.side[e] =
             lv_sel(fired[e] & lv_ne(turned[e], lv_zero()), turned[e], b->pub.side[e]);
+    if (sys->lyapunov)
+        ish_lyap_jump(sys, b, T, A, fired, t1);
     ish_accumulate(sys, b, reset & lv_not(ended), fired, &ended, &zeno);
+    if (sys->lyapunov)
+        ish_lyap_arrived(sys, b, A, lv_gt(b->accumulations, accumulations));
     if (trace && lv_any(reset))
         ish_sample(sys, b, A & lv_not(ended | zeno));
     if (tr)
@@ -608,6 +623,8 @@ ISH_INLINE lv_mask ish_search(const is_hybrid_system *sys, ish_block *b, const i
 ISH_INLINE void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                                lv_mask m, lv_double t1, lv_double h_next)
 {
+    if (sys->lyapunov)
+        ish_lyap_step(sys, b, T, m);
     b->t = lv_sel(m, t1, b->t);
     for (int i = 0; i < sys->dimension; i++) {
         b->y[i] = lv_sel(m, T->y1[i], b->y[i]);
@@ -622,6 +639,8 @@ ISH_INLINE void ish_advance(const is_hybrid_system *sys, ish_block *b, const ish
     }
     b->h = lv_sel(m, h_next, b->h);
     b->was_rejected = b->was_rejected & lv_not(m);
+    if (sys->lyapunov)
+        ish_lyap_due(sys, b, m);
 }
 
 /* The steps that end or begin at a rough point (IS_HYBRID_ROUGH): their error estimate
@@ -816,6 +835,11 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
         free(blocks);
         return -1;
     }
+    if (sys->lyapunov && ish_lyap_alloc(sys, blocks) < 0) {
+        free(store);
+        free(blocks);
+        return -1;
+    }
     for (int j = 0; j < IS_HYBRID_BLOCKS; j++) {
         blocks[j].pub.ctx = ctx;
         blocks[j].pub.slot = j * LV_WIDTH;
@@ -851,6 +875,8 @@ ISH_INLINE int is_hybrid_run(const is_hybrid_system *sys, void *ctx, size_t coun
             ish_settle(sys, busy[j], &tr[j], trace);
     }
     free(store);
+    if (sys->lyapunov)
+        ish_lyap_free(blocks);
     free(blocks);
     return stopped;
 }
