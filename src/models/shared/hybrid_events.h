@@ -16,10 +16,12 @@
  *     interpolation and golden sections), all flagged lanes of a vector at once;
  *   - a minimum at or below zero is a crossing bracket [0, x] for ish_locate.
  *
- * The cost: arithmetic on every step with rates (a few operations an event), one more
- * evaluation of the events (and, in flow mode, of the flow) without; the minimiser only
- * on the rare flagged steps. A dip shallower than the rounding of g stays unseen: there
- * is nothing to see. Rates that are NaN (not known) skip the check where they are. */
+ * The cost: with rates, two bit operations an event on every step (a dip needs a rate that
+ * changes sign within the step) and the estimate's arithmetic (a few operations an event)
+ * only for the events whose rate does; without rates, one more evaluation of the events
+ * (and, in flow mode, of the flow); the minimiser only on the rare flagged steps. A dip
+ * shallower than the rounding of g stays unseen: there is nothing to see. Rates that are
+ * NaN (not known) skip the check where they are. */
 #ifndef IMPACTSWEEP_HYBRID_EVENTS_H
 #define IMPACTSWEEP_HYBRID_EVENTS_H
 

@@ -766,7 +766,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     const lv_double *g_hi0 = T->g1; /* the events at hi0: the step's end, or a graze's */
     ish_crossings(sys, b->pub.side, T->g1, cross);
     lv_mask free = act & lv_not(b->landing);
-    /* a landing's pending events arrive at its end (ish_arrive fires them with cross[]):
+    /* a landing's pending events arrive at its end (ish_arrive fires pend and cross[]):
      * its other events are searched like a free step's (ish_landed) */
     if (ish_grazes(sys, b, T, accepted, cross, &hi0, g_graze))
         g_hi0 = g_graze;
