@@ -16,10 +16,12 @@
  *     interpolation and golden sections), all flagged lanes of a vector at once;
  *   - a minimum at or below zero is a crossing bracket [0, x] for ish_locate.
  *
- * The cost: arithmetic on every step with rates (a few operations an event), one more
- * evaluation of the events (and, in flow mode, of the flow) without; the minimiser only
- * on the rare flagged steps. A dip shallower than the rounding of g stays unseen: there
- * is nothing to see. Rates that are NaN (not known) skip the check where they are. */
+ * The cost: with rates, two bit operations an event on every step (a dip needs a rate that
+ * changes sign within the step) and the estimate's arithmetic (a few operations an event)
+ * only for the events whose rate does; without rates, one more evaluation of the events
+ * (and, in flow mode, of the flow); the minimiser only on the rare flagged steps. A dip
+ * shallower than the rounding of g stays unseen: there is nothing to see. Rates that are
+ * NaN (not known) skip the check where they are. */
 #ifndef IMPACTSWEEP_HYBRID_EVENTS_H
 #define IMPACTSWEEP_HYBRID_EVENTS_H
 
@@ -102,10 +104,11 @@ ISH_INLINE lv_double ish_minimise(const is_hybrid_system *sys, const ish_block *
 
 /* The lanes flag[e] whose estimate flagged a dip of event e near zero, from x0[e]: the
  * minimiser on the step's continuous extension; where it finds side * g <= 0, cross[e] is
- * set and *hi is the earliest such share, with the events' values there in g_hi. Out of
+ * set and *hi is the earliest such share, with the events' values there in g_hi (the
+ * step's end's elsewhere); returns 1 if it found any (else g_hi is not written). Out of
  * line: rare, and not worth its code in every unrolled place (the callbacks are called
  * through the system's pointers here). */
-static __attribute__((noinline)) void ish_graze_search(const is_hybrid_system *sys,
+static __attribute__((noinline)) int ish_graze_search(const is_hybrid_system *sys,
                                                        const ish_block *b, const ish_trial *T,
                                                        const lv_mask *flag, const lv_double *x0,
                                                        lv_mask *cross, lv_double *hi,
@@ -131,19 +134,43 @@ static __attribute__((noinline)) void ish_graze_search(const is_hybrid_system *s
             g[k] = lv_sel(watch, g_at[k], g[k]);
     }
     if (!lv_any(found))
-        return;
+        return 0;
     for (int k = 0; k < sys->events; k++)
-        g_hi[k] = lv_sel(found, g[k], g_hi[k]);
+        g_hi[k] = lv_sel(found, g[k], T->g1[k]);
     *hi = lv_sel(found, at, *hi);
+    return 1;
 }
 
-/* The free lanes m of an accepted trial step: events on their side at both ends whose
- * estimate flags a dip near zero are searched (ish_graze_search). */
-ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+/* Event e's rates at the step's two ends, their bits compared: the sign bit is set where
+ * the signs differ (or a zero or a NaN says so). */
+ISH_INLINE lv_int ish_turn_bits(const ish_block *b, const ish_trial *T, int e)
+{
+    return lv_as_int(b->dg[e]) ^ lv_as_int(T->dg1[e]);
+}
+
+/* The lanes where some event's rate may turn within the step: a dip with rates needs one,
+ * falling at the start and rising at the end, so the lanes of no other step can flag one.
+ * Two bit operations an event, where the test itself takes about ten: most steps stop
+ * here. */
+ISH_INLINE lv_mask ish_rates_turn(const is_hybrid_system *sys, const ish_block *b,
+                                  const ish_trial *T)
+{
+    lv_int bits = lv_isplat(0);
+    for (int e = 0; e < sys->events; e++)
+        bits = bits | ish_turn_bits(b, T, e);
+    return lv_igt(lv_isplat(0), bits);
+}
+
+/* The lanes m of an accepted trial step: events on their side at both ends whose estimate
+ * flags a dip near zero are searched (ish_graze_search); not a landing's pending events
+ * (they arrive at its end). Returns 1 where a graze was found (g_hi written). */
+ISH_INLINE int ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
                            lv_mask m, lv_mask *cross, lv_double *hi, lv_double *g_hi)
 {
+    if (sys->rates)
+        m &= ish_rates_turn(sys, b, T);
     if (!lv_any(m))
-        return;
+        return 0;
     lv_double g_mid[ISH_E];
     if (!sys->rates) { /* the sample at the step's middle */
         ish_dense D;
@@ -153,13 +180,18 @@ ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_
         sys->event_values(&b->pub, b->t + 0.5 * T->h, y, NULL, g_mid, NULL);
     }
     /* first the lanes that may graze, without a branch: both ends on the side, and with
-     * rates the function falling at the start and rising at the end */
+     * rates the function falling at the start and rising at the end (not an event whose
+     * rate does not turn in any lane: most) */
     lv_mask flag[ISH_E], maybe[ISH_E], any = lv_mask_none();
     lv_double x0[ISH_E];
     for (int e = 0; e < sys->events; e++) {
+        maybe[e] = lv_mask_none();
+        if (sys->rates && !lv_any(m & lv_igt(lv_isplat(0), ish_turn_bits(b, T, e))))
+            continue;
         lv_double s = b->pub.side[e];
         int d = sys->direction[e];
-        maybe[e] = m & lv_not(cross[e]) & lv_gt(s * b->g[e], lv_zero()) &
+        maybe[e] = m & lv_not(cross[e] | (b->landing & b->pend[e])) &
+                   lv_gt(s * b->g[e], lv_zero()) &
                    lv_gt(s * T->g1[e], lv_zero()) &
                    (d == 0 ? lv_ne(s, lv_zero()) : lv_eq(s, lv_splat(-d)));
         if (sys->rates)
@@ -167,7 +199,7 @@ ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_
         any |= maybe[e];
     }
     if (!lv_any(any))
-        return;
+        return 0;
     any = lv_mask_none();
     for (int e = 0; e < sys->events; e++) {
         lv_double s = b->pub.side[e], p0 = s * b->g[e], p1 = s * T->g1[e], x, px;
@@ -207,8 +239,7 @@ ISH_INLINE void ish_grazes(const is_hybrid_system *sys, ish_block *b, const ish_
         x0[e] = lv_min_nanb(lv_max_nanb(x, lv_splat(0.01)), lv_splat(0.99));
         any |= flag[e];
     }
-    if (lv_any(any))
-        ish_graze_search(sys, b, T, flag, x0, cross, hi, g_hi);
+    return lv_any(any) && ish_graze_search(sys, b, T, flag, x0, cross, hi, g_hi);
 }
 
 /* --- accumulation ------------------------------------------------------------------- */

@@ -680,46 +680,63 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
                               lv_mask L, lv_mask *cross, lv_double hi0, const lv_double *g_hi0,
                               lv_double t1, int trace)
 {
-    lv_mask other[ISH_E], pend[ISH_E], todo = lv_mask_none();
-    for (int e = 0; e < sys->events; e++) {
-        /* (not one already at zero where the step began, its side just turned at an
-         * arrival: rounding, that the search would find at the start again and again) */
-        other[e] = cross[e] & L & lv_not(b->pend[e]) & lv_gt(b->pub.side[e] * b->g[e], lv_zero());
-        todo |= other[e];
-    }
+    /* first whether any other event crossed at all: two operations an event, and most
+     * landings cross none */
+    lv_mask todo = lv_mask_none();
+    for (int e = 0; e < sys->events; e++)
+        todo |= cross[e] & lv_not(b->pend[e]);
+    todo &= L;
     if (lv_any(todo)) {
-        lv_double resume = b->h_resume;
-        for (int e = 0; e < sys->events; e++)
-            pend[e] = b->pend[e];
-        lv_mask moved = ish_search(sys, b, T, todo, L, other, hi0, g_hi0, T->h, trace,
-                                   ISH_SEARCH_UNPENDED);
-        lv_mask together = moved & lv_ge(b->h, T->h * (1.0 - ISH_REFINE_SHARE)), now[ISH_E];
-        /* (the observe events reported have turned their sides; any other crossed at the
-         * end arrives with the pending ones) */
-        ish_crossings(sys, b->pub.side, T->g1, now);
+        lv_mask other[ISH_E], pend[ISH_E];
+        todo = lv_mask_none();
         for (int e = 0; e < sys->events; e++) {
-            b->pend[e] |= together & pend[e];
-            cross[e] = (cross[e] & lv_not(other[e])) | (other[e] & now[e]);
+            /* (not one already at zero where the step began, its side just turned at an
+             * arrival: rounding, that the search would find at the start again and again) */
+            other[e] = cross[e] & L & lv_not(b->pend[e]) &
+                       lv_gt(b->pub.side[e] * b->g[e], lv_zero());
+            todo |= other[e];
         }
-        b->h_resume = lv_sel(together, resume, b->h_resume);
-        moved &= lv_not(together);
-        b->refined = lv_sel(moved, lv_zero(), b->refined);
-        L &= b->active & lv_not(moved);
+        if (lv_any(todo)) {
+            lv_double resume = b->h_resume;
+            for (int e = 0; e < sys->events; e++)
+                pend[e] = b->pend[e];
+            lv_mask moved = ish_search(sys, b, T, todo, L, other, hi0, g_hi0, T->h, trace,
+                                       ISH_SEARCH_UNPENDED);
+            lv_mask together = moved & lv_ge(b->h, T->h * (1.0 - ISH_REFINE_SHARE)),
+                    now[ISH_E];
+            /* (the observe events reported have turned their sides; any other crossed at
+             * the end arrives with the pending ones) */
+            ish_crossings(sys, b->pub.side, T->g1, now);
+            for (int e = 0; e < sys->events; e++) {
+                b->pend[e] |= together & pend[e];
+                cross[e] = (cross[e] & lv_not(other[e])) | (other[e] & now[e]);
+            }
+            b->h_resume = lv_sel(together, resume, b->h_resume);
+            moved &= lv_not(together);
+            b->refined = lv_sel(moved, lv_zero(), b->refined);
+            L &= b->active & lv_not(moved);
+        }
     }
     if (!lv_any(L))
         return L;
     /* the step to the root: Newton's from the rates; without them the secant's through
-     * this try's end and the last try's (the step's start first) */
-    lv_double g[ISH_E], dg[ISH_E], step = lv_zero(), at_root = lv_zero();
+     * this try's end and the last try's (the step's start first). The events and rates at
+     * the step's end are the trial's (ish_events_at: the same t, y and field, whose aux
+     * event_values may read), computed again only where a search above may have turned
+     * the lanes' sides, which event_values may read too. */
+    const lv_double *g = T->g1, *dg = sys->rates ? T->dg1 : T->g1;
+    lv_double g_now[ISH_E], dg_now[ISH_E], step = lv_zero(), at_root = lv_zero();
     lv_mask found = lv_mask_none(), newton = lv_mask_none();
-    if (sys->rates)
-        sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g, dg);
-    else
-        for (int e = 0; e < sys->events; e++)
-            g[e] = T->g1[e];
+    if (sys->rates && lv_any(todo & L)) {
+        sys->event_values(&b->pub, t1, T->y1, sys->field ? T->k[6] : NULL, g_now, dg_now);
+        g = g_now;
+        dg = dg_now;
+    }
     lv_mask again_before = lv_gt(b->refined, lv_zero());
     lv_double h_prev = lv_sel(again_before, b->refine_h, lv_zero());
     for (int e = 0; e < sys->events; e++) {
+        if (!lv_any(L & b->pend[e])) /* (most events are not pending: their divisions saved) */
+            continue;
         lv_double g_prev = lv_sel(again_before, b->refine_g, b->g[e]);
         lv_double secant = -g[e] * (T->h - h_prev) / (g[e] - g_prev);
         /* (rates given but not finite there: no correction; secants there failed the
@@ -781,16 +798,14 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     if (!sys->field)
         h_next = b->h_max;
     lv_mask cross[ISH_E];
-    lv_double hi0 = lv_splat(1.0), g_hi0[ISH_E];
+    lv_double hi0 = lv_splat(1.0), g_graze[ISH_E];
+    const lv_double *g_hi0 = T->g1; /* the events at hi0: the step's end, or a graze's */
     ish_crossings(sys, b->pub.side, T->g1, cross);
-    for (int e = 0; e < sys->events; e++)
-        g_hi0[e] = T->g1[e];
     lv_mask free = act & lv_not(b->landing);
-    /* a landing's pending events count as crossed at its end (they arrive there): its
-     * other events are searched like a free step's (ish_landed) */
-    for (int e = 0; e < sys->events; e++)
-        cross[e] |= b->landing & b->pend[e];
-    ish_grazes(sys, b, T, accepted, cross, &hi0, g_hi0);
+    /* a landing's pending events arrive at its end (ish_arrive fires pend and cross[]):
+     * its other events are searched like a free step's (ish_landed) */
+    if (ish_grazes(sys, b, T, accepted, cross, &hi0, g_graze))
+        g_hi0 = g_graze;
     lv_mask todo = lv_mask_none();
     for (int e = 0; e < sys->events; e++)
         todo |= cross[e] & free;
