@@ -13,8 +13,9 @@
 enum { P_GAMMA, P_R, P_X0, P_V0, P_PERIODS, P_SECTION_N, P_SECTION_AT, PARAMS };
 enum { O_REGIME, O_PERIOD, O_SPEED, O_PHASE, O_IMPACTS, O_STICKS, O_FAILURE, O_T_FAILURE,
        O_SECTION_PERIOD, O_SECTION_VALUES, O_SECTION_SPREAD, O_LYAPUNOV, O_LYAPUNOV_ERROR,
-       OUTPUTS };
-enum { S_STROBE, S_IMPACT, SECTION_MAX = 1024 }; /* the recorders, their capacity */
+       O_SECTION, OUTPUTS };
+/* the recorders, their capacity, and the values a point of the array output `section` */
+enum { S_STROBE, S_IMPACT, SECTION_MAX = 1024, SECTION_LENGTH = 64 };
 enum { E_IMPACT, E_RELEASE, R_IMPACTS = 0, R_SPEED, R_PHASE }; /* events, records */
 enum { L_GAMMA, L_R, L_BOUND };                                /* the lanes' parameters */
 enum { F_NONE, F_BELOW, F_SPEED, F_BUDGET, F_NONFINITE };     /* failures */
@@ -64,7 +65,10 @@ static const is_output outputs[OUTPUTS] = {
      "3/4 of the run (-inf: caught by sticking, where nearby motions merge; NaN: failed)",
      IS_OUTPUT_REAL, NULL, NAN_OK | IS_OUTPUT_MAY_BE_INF, "Lyapunov exponent"},
     {"lyapunov_error", "1", "spread of the exponent's running estimate over the run's last "
-     "quarter (NaN: none)", IS_OUTPUT_REAL, NULL, NAN_OK, "exponent's spread"}};
+     "quarter (NaN: none)", IS_OUTPUT_REAL, NULL, NAN_OK, "exponent's spread"},
+    {"section", "1", "v at the last 64 section samples, oldest first (NaN before the first "
+     "taken, or beyond section_n): the orbit diagram's points", IS_OUTPUT_REAL, NULL, NAN_OK,
+     "section $v$", SECTION_LENGTH, "sample"}};
 
 static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
                  lv_double *y)
@@ -213,6 +217,12 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
                                            is_hybrid_section_spread(sec, 1, n));
     o[O_LYAPUNOV * bt->count] = ok ? e->lyapunov[0] : NAN;
     o[O_LYAPUNOV_ERROR * bt->count] = ok ? e->lyapunov_error : NAN;
+    /* the array after the scalars, a point's values together (the contract's layout) */
+    double *values = bt->out + O_SECTION * bt->count + i * SECTION_LENGTH;
+    for (int j = 0; j < SECTION_LENGTH && !ok; j++)
+        values[j] = NAN;
+    if (ok)
+        is_hybrid_section_copy(sec, 1, SECTION_LENGTH, values, 1);
     bt->status[i] = ok ? IS_POINT_DONE : failure == F_BUDGET ? IS_POINT_FAILED_BUDGET
                     : failure == F_NONFINITE ? IS_POINT_FAILED_NONFINITE : IS_POINT_FAILED_CHECK;
 }

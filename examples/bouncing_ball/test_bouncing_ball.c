@@ -23,7 +23,8 @@ extern const is_model bouncing_ball_model;
 
 enum { GAMMA, R, X0, V0, PERIODS, SECTION_N, SECTION_AT, PARAMS };
 enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, FAILURE, T_FAILURE, SECTION_PERIOD,
-       SECTION_VALUES, SECTION_SPREAD, LYAPUNOV, LYAPUNOV_ERROR, OUTPUTS };
+       SECTION_VALUES, SECTION_SPREAD, LYAPUNOV, LYAPUNOV_ERROR, SECTION, OUTPUTS };
+enum { VALUES = OUTPUTS - 1 + 64 }; /* a point's: the scalars, then the array `section` */
 #define COUNT 64
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -130,11 +131,32 @@ static double gamma_flip(double r)
  * Gamma in the band for r = 0.5 and 0.7, the stroboscopic and the impact section one value
  * to 1e-7 (spread), period 1; at 1.02 Gamma_c, from near the orbit, period 2 and two
  * values, both sections; the same with section_n = 2 finds no period (up to 1 only). */
+/* The distinct values among an array output's finite ones (to tol of the largest), and how
+ * many are finite, NaN ones all before them (-1 if not). */
+static int distinct_values(const double *v, int length, double tol, int *finite)
+{
+    int distinct = 0, first = length;
+    double scale = 0.0;
+    for (int j = length - 1; j >= 0 && !isnan(v[j]); j--)
+        first = j, scale = fmax(scale, fabs(v[j]));
+    for (int j = 0; j < first; j++)
+        if (!isnan(v[j]))
+            return -1;
+    for (int j = first; j < length; j++) {
+        int seen = 0;
+        for (int q = first; q < j; q++)
+            seen |= fabs(v[q] - v[j]) <= tol * scale;
+        distinct += !seen;
+    }
+    *finite = length - first;
+    return distinct;
+}
+
 static void test_sections(void)
 {
     static const double rs[] = {0.5, 0.7}, shares[] = {0.1, 0.35, 0.6, 0.85};
     enum { STABLE = 2 * 4 * 2, N = STABLE + 2 * 3 };
-    double points[N * PARAMS], out[N * OUTPUTS], worst_flip = 0.0, worst_spread = 0.0;
+    double points[N * PARAMS], out[N * VALUES], worst_flip = 0.0, worst_spread = 0.0;
     double doubled_spread = INFINITY;
     uint8_t status[N];
     size_t n = 0;
@@ -162,7 +184,11 @@ static void test_sections(void)
     for (size_t k = 0; k < n; k++) {
         double period = out[SECTION_PERIOD * n + k], values = out[SECTION_VALUES * n + k];
         double spread = out[SECTION_SPREAD * n + k];
+        int finite = 0, kept = k >= STABLE && (k - STABLE) % 3 == 2 ? 2 : 64;
+        int array = distinct_values(out + SECTION * n + k * 64, 64, 1e-7, &finite);
         check(status[k] == IS_POINT_DONE, "status", status[k], IS_POINT_DONE);
+        check(finite == kept, "the array section's last section_n samples kept", finite, kept);
+        check(array == (int)values, "the array section's distinct values", array, values);
         if (k < STABLE) {
             worst_spread = fmax(worst_spread, spread);
             check(period == 1 && values == 1, "one section value on the period-1 orbit", values, 1);
@@ -190,7 +216,7 @@ int main(void)
     }
     static const double rs[] = {0.2, 0.35, 0.5, 0.65, 0.8, 0.9};
     static const double shares[] = {0.05, 0.3, 0.6, 0.9};
-    double points[COUNT * PARAMS], out[COUNT * OUTPUTS], alone[OUTPUTS];
+    double points[COUNT * PARAMS], out[COUNT * VALUES], alone[VALUES];
     uint8_t status[COUNT], st;
     size_t n = 0;
     for (size_t i = 0; i < sizeof rs / sizeof *rs; i++)
@@ -252,8 +278,9 @@ int main(void)
         }
         evaluate(p, 1, alone, &st);
         int same = st == status[k];
-        for (int o = 0; o < OUTPUTS; o++) {
-            double a = alone[o], b = out[o * n + k];
+        for (int o = 0; o < VALUES; o++) { /* the scalars, then the array's 64 values */
+            double a = alone[o];
+            double b = o < SECTION ? out[o * n + k] : out[SECTION * n + k * 64 + (o - SECTION)];
             same &= (isnan(a) && isnan(b)) || !memcmp(&a, &b, sizeof a);
         }
         check(same, "the same bits alone and in the batch", (double)k, (double)k);

@@ -25,7 +25,8 @@ extern const is_model bouncing_ball_model;
 
 enum { GAMMA, R, X0, V0, PERIODS, SECTION_N, SECTION_AT, PARAMS };
 enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, FAILURE, T_FAILURE, SECTION_PERIOD,
-       SECTION_VALUES, SECTION_SPREAD, LYAPUNOV, LYAPUNOV_ERROR, OUTPUTS };
+       SECTION_VALUES, SECTION_SPREAD, LYAPUNOV, LYAPUNOV_ERROR, SECTION, OUTPUTS };
+enum { VALUES = OUTPUTS - 1 + 64 }; /* a point's: the scalars, then the array `section` */
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif
@@ -90,7 +91,7 @@ int main(void)
      * from about 1.705; from about 1.762 the ball is caught by sticking at times: -inf) */
     static const double chaotic[] = {1.72, 1.735, 1.75};
     enum { NS = 8, NC = 3, N = NS + NC };
-    double points[N * PARAMS], out[N * OUTPUTS], expected[NS];
+    double points[N * PARAMS], out[N * VALUES], expected[NS];
     uint8_t status[N];
     double worst = 0.0, worst_fd = 0.0;
     if (bouncing_ball_model.param_count != PARAMS || bouncing_ball_model.output_count != OUTPUTS) {

@@ -194,7 +194,9 @@ cat >tiny.c <<'EOF'
 #include <impactsweep/model.h>
 #include <math.h>
 static const is_param params[] = {{"a", "a number", "1", IS_PARAM_REAL, 1.0, 0.0, 10.0, 0, NULL, NULL, "$a$"}};
-static const is_output outputs[] = {{"twice", "1", "twice a", IS_OUTPUT_REAL, NULL, 0, "2a"}};
+/* designated: the members the contract appends later stay zero (absent) without a warning */
+static const is_output outputs[] = {
+    {.name = "twice", .unit = "1", .long_name = "twice a", .type = IS_OUTPUT_REAL, .label = "2a"}};
 static is_code create(void **ws, is_error *err)
 {
     (void)err;
@@ -378,13 +380,51 @@ assert (one & band).sum() >= 5 and not (one & ~band).any(), (one & band).sum()
 assert err[one].max() < 1e-9, err[one].max()
 PY
 
+# the orbit diagram's job over Gamma at r = 0.5 (fewer points): the array output `section`
+# stored with its dimension, the section on the period-1 orbit one value, two past the
+# flip; on the orbit the return map's multipliers have the product r^2 (each impact
+# shrinks areas by r^2), so the exponent log(max |mu|) / (2 pi) is log(r) / (2 pi) where
+# they are a complex pair and above it where real; and the installed impactplot's diagram
+expect_status 0 "the ball's orbit job" "$PREFIX/bin/impactsweep" run \
+    "$BALL/bouncing_ball_orbit.ini" --set axis.Gamma.from=1.2 --set axis.Gamma.to=1.8 \
+    --set axis.Gamma.count=31 --set model.periods=1000 --output orbit.h5
+"$PYTHON" - orbit.h5 <<'PY' || die "the ball's orbit file is not an orbit diagram"
+import sys
+import h5py
+import numpy as np
+
+f = h5py.File(sys.argv[1], "r")
+section, gamma = f["section"], f["Gamma"][:]
+assert section.shape == (31, 64) and list(f["sample"][:]) == list(range(64)), section.shape
+v = section[:]
+lyapunov = f["lyapunov"][:]
+gamma_c = np.sqrt((np.pi / 3) ** 2 + (2 * 1.25 / 2.25) ** 2)  # the flip of r = 0.5
+spread = np.nanmax(v, axis=1) - np.nanmin(v, axis=1)
+one = (gamma > 1.25) & (gamma < 0.97 * gamma_c) & (spread < 1e-6)
+two = (gamma > 1.02 * gamma_c) & (gamma < 1.06 * gamma_c)
+print(f"    orbit job: {one.sum()} points on one section value below the flip, "
+      f"{two.sum()} just past it, exponents {np.nanmin(lyapunov[one]):.3g} .. "
+      f"{np.nanmax(lyapunov[one]):.3g} on period 1")
+assert one.sum() >= 5, one.sum()
+for row in v[two]:
+    values = np.unique(np.round(row / 1e-6))
+    assert len(values) == 2, values
+floor = np.log(0.5) / (2 * np.pi)
+assert (lyapunov[one] >= floor * (1 + 5e-3)).all() and (lyapunov[one] < 0).all(), lyapunov[one]
+assert (np.abs(lyapunov[one] / floor - 1) < 5e-3).sum() >= 3  # 1000 periods: the tangent's wobble, lyapunov[one]
+PY
+expect_status 0 "the installed impactplot's orbit diagram" "$PREFIX/bin/impactplot" orbit.h5 \
+    --field section --output fig/orbit
+[ -s fig/orbit_section.png ] || die "impactplot drew no orbit diagram (fig/orbit_section.png)"
+
 say "the examples on the SDK: their size, no fused multiply-add, the same bits with AVX2 as SSE2"
 # Issue 26's budgets for the model code (tests not counted; issue 30 added the invariants and
 # the failure outputs: 300 and 150 before; the ball's section outputs and its Lyapunov
-# exponent (its derivatives for the tangent and the saltation matrix, and two outputs): 180
+# exponent (its derivatives for the tangent and the saltation matrix, and two outputs), and
+# the array output of its section: 180
 # before): the SDK's integrator is what keeps a hybrid model this short; a model that
 # outgrows them says the SDK lacks something.
-for budget in forced_stop:320 bouncing_ball:260; do
+for budget in forced_stop:320 bouncing_ball:270; do
     name=${budget%%:*}
     lines=$(wc -l <"$SOURCE/examples/$name/$name.c")
     [ "$lines" -le "${budget#*:}" ] ||
