@@ -110,7 +110,7 @@ requeued_logged() {
     restarts=$(job_restarts "$id")
     [ -n "$restarts" ] || die "job $id is no longer known to Slurm"
     [ "$restarts" -ge 1 ] || die "job $id was never requeued (Slurm's restart count is 0)"
-    awk -v id="$id" -v n="$restarts" '
+    awk -v id="$id" -v n="$restarts" 'BEGIN { k = 0 }
         index($0, "impactsweep.sbatch: job " id " restart " k " on") == 1 {
             if (k > 0 && !asked) bad = 1
             k++; asked = 0; next }
