@@ -28,7 +28,8 @@
 # or /etc/munge, nor touches a cluster, munged or network it did not make; stop ends
 # only the processes inside its own namespaces and the daemons it started, by pid.
 #
-# The test cluster's timeouts are short (a lost node is DOWN after about 15 s), and its
+# The test cluster's timeouts are short (a lost node is DOWN after about 15 s), a
+# requeued job starts again about 6 s after its requeue (see write_conf), and its
 # partition `norequeue` is a Slurm that forbids requeueing (a job_submit.lua makes
 # every job submitted there non-requeueable), for the tests of that failure path.
 set -euo pipefail
@@ -58,6 +59,12 @@ write_conf() {
     # the nodes share the memory: each is given its share, so that Slurm never packs
     # more on the machine than it has
     memory=$(awk -v n="$nodes" '/MemTotal/ { printf "%d", $2 / 1024 * 0.9 / n }' /proc/meminfo)
+    # A requeued job: slurmd refuses ("Job credential revoked") a credential made within
+    # the second its job was ended in, and slurmctld holds a requeued job back for
+    # cred_expire seconds (default 120) so that none is. 5 s (the least Slurm takes) keeps
+    # that guard and the credential's lifetime ample for a step started on this machine;
+    # a scheduler that looks every second starts the job once it may. (Starting it early,
+    # by `scontrol update StartTime=now`, is what runs into the refusal.)
     cat >"$conf" <<CONF
 # written by impactsweep's slurm/local-cluster.sh: $nodes node(s), everything as root
 ClusterName=impactsweep
@@ -65,7 +72,7 @@ SlurmctldHost=$controller($(address_of ctl))
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
-AuthInfo=socket=$munge_dir/munge.socket
+AuthInfo=socket=$munge_dir/munge.socket,cred_expire=5
 CredType=cred/munge
 StateSaveLocation=$dir/ctld
 SlurmdSpoolDir=$dir/spool/%n
@@ -81,6 +88,7 @@ TaskPlugin=task/none
 MpiDefault=none
 SwitchType=switch/none
 SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,sched_interval=1
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 JobSubmitPlugins=lua

@@ -52,14 +52,12 @@ wait_running() {
 }
 
 # wait_end ID SECONDS: until the job has ended, whatever the end; prints its state
-# (requeued jobs are released at once, as wait_job does)
 wait_end() {
     local id=$1 limit=$2 waited=0 state
     while :; do
         state=$(job_state "$id")
         case "$state" in
-        PENDING) release "$id" ;;
-        RUNNING | CONFIGURING | COMPLETING | REQUEUED | RESIZING | SUSPENDED) ;;
+        PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED | RESIZING | SUSPENDED) ;;
         "") echo GONE; return 0 ;;
         *) echo "$state"; return 0 ;;
         esac
@@ -73,49 +71,19 @@ wait_end() {
 job_state() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
 job_restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p'; }
 
-# release ID: a requeued job waiting (Slurm holds one for a while before it may start
-# again) is let go, 2 s after it was first seen waiting: one started in the second of
-# its requeue is refused by slurmd ("Job credential revoked")
-declare -A pending_since=()
-release() {
-    local id=$1 t
-    t=$(date +%s)
-    [ "$(job_state "$id")" = PENDING ] && [ "$(job_restarts "$id")" != 0 ] || { unset "pending_since[$id]"; return 0; }
-    [ -n "${pending_since[$id]:-}" ] || pending_since[$id]=$t
-    [ "$((t - pending_since[$id]))" -lt 2 ] || scontrol update JobId="$id" StartTime=now 2>/dev/null || true
+# slurm_diagnosis ID: why a job ended as it did: its reason and, on the local cluster,
+# its slurmd's errors (e.g. "Job credential revoked")
+slurm_diagnosis() {
+    local id=$1
+    echo "job $id: $(scontrol show job "$1" 2>/dev/null | grep -oE '(JobState|Reason|ExitCode|Restarts)=[^ ]*' | tr '\n' ' ')"
+    [ -z "${IMPACTSWEEP_SLURM_DIR:-}" ] ||
+        grep -hw "$id" "$IMPACTSWEEP_SLURM_DIR"/log/slurm*.log 2>/dev/null |
+        grep -iE 'error|revoked|fail' | tail -5
 }
 
-# requeued_after ID SECONDS: true if a job seen in a final state (FAILED, ...) is requeued
-# within SECONDS. The batch script requeues its own job (scontrol requeue); on this
-# simulated cluster (every node on one host) a requeued job that Slurm starts again within
-# the second of its requeue is refused by slurmd ("Job credential revoked") and ends FAILED
-# without running (see release). Where the job's log ends with the script's own
-# "requeued job ID" line (the requeue was asked for, no run began after it), the job is
-# requeued again here, once per restart, as a site's retry would.
-declare -A retried=()
-requeued_after() {
-    local id=$1 limit=$2 waited=0 restarts log
-    restarts=$(job_restarts "$id")
-    log=$(scontrol show job "$id" 2>/dev/null | sed -n 's/.*StdOut=\([^ ]*\).*/\1/p')
-    if [ -n "$log" ] && [ -f "$log" ] && [ "${retried[$id]:-}" != "$restarts" ] &&
-        tail -n 1 "$log" | grep "requeued job $id (restart" >/dev/null; then
-        retried[$id]=$restarts
-        echo "   (job $id: $(job_state "$id") after its own requeue, without a run: requeued again)"
-        scontrol requeue "$id" 2>/dev/null || true
-    fi
-    while [ "$waited" -lt "$limit" ]; do
-        sleep 1
-        waited=$((waited + 1))
-        case "$(job_state "$id")" in
-        PENDING | REQUEUED | REQUEUE_HOLD | REQUEUE_FED | CONFIGURING | RUNNING) return 0 ;;
-        esac
-        [ "$(job_restarts "$id")" = "$restarts" ] || return 0
-    done
-    return 1
-}
-
-# wait_job ID SECONDS: waits until the job has ended; fails on timeout. A requeued job is
-# released (see release).
+# wait_job ID SECONDS: waits until the job has ended; fails on timeout or an end other
+# than COMPLETED. A requeued job is waited for like any other: Slurm holds it back for
+# the cluster's cred_expire (see slurm/local-cluster.sh), never hurried here.
 wait_job() {
     local id=$1 limit=$2 waited=0 state
     while :; do
@@ -123,14 +91,32 @@ wait_job() {
         case "$state" in
         COMPLETED) return 0 ;;
         FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY | BOOT_FAIL | DEADLINE)
-            requeued_after "$id" 15 || die "job $id ended $state" ;;
-        PENDING) release "$id" ;;
+            die "job $id ended $state; $(slurm_diagnosis "$id")" ;;
         "") return 0 ;;
         esac
         [ "$waited" -lt "$limit" ] || die "job $id not done after ${limit}s (state $state)"
         sleep 2
         waited=$((waited + 2))
     done
+}
+
+# requeued_logged ID LOG: the job was requeued (Slurm's restart count, at least 1; the
+# job must still be known) and its log kept every incarnation, as the batch script asks
+# (--open-mode=append; Slurm's default would truncate it at each restart): the lines
+# "restart K on" for K from 0 to that count, in order, each but the last followed by
+# the script's "requeued job ID (restart K+1" line.
+requeued_logged() {
+    local id=$1 log=$2 restarts
+    restarts=$(job_restarts "$id")
+    [ -n "$restarts" ] || die "job $id is no longer known to Slurm"
+    [ "$restarts" -ge 1 ] || die "job $id was never requeued (Slurm's restart count is 0)"
+    awk -v id="$id" -v n="$restarts" 'BEGIN { k = 0 }
+        index($0, "impactsweep.sbatch: job " id " restart " k " on") == 1 {
+            if (k > 0 && !asked) bad = 1
+            k++; asked = 0; next }
+        index($0, "requeued job " id " (restart " k " of") { asked = 1 }
+        END { exit !(k == n + 1 && !bad) }' "$log" ||
+        die "job $id's log lacks an incarnation or a requeue (restart count $restarts): $(grep -E 'impactsweep.sbatch|CANCELLED' "$log")"
 }
 
 # calibrated_samples JOB SECONDS [RUN OPTIONS]: a model.samples for which JOB (with the
@@ -160,7 +146,6 @@ stop_when_computing() {
         awk -v r="restart $restart on" 'index($0, r) { since = 1 }
              since && /^impactsweep: [0-9]+\/[0-9]+ points/ { found = 1 } END { exit !found }' \
             "$log" 2>/dev/null && break
-        release "$id"
         sleep 0.2
     done
     scancel --signal=USR1 --batch "$id" || die "cannot signal job $id"

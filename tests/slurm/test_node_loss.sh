@@ -59,7 +59,6 @@ while [ -z "$running" ]; do
     if [ -n "$down" ] && [ -n "$requeued" ] && [ -z "$back" ] && [[ "$(node_state "$victim")" =~ ^(IDLE|MIXED|ALLOCATED)$ ]]; then
         back=$(since "$kill_at"); echo "   $back s: Slurm: $victim $(node_state "$victim")"
     fi
-    release "$id"
     if [ -n "$back" ] && [ "$state" = RUNNING ]; then
         running=$(since "$kill_at"); echo "   $running s: the job runs again on $(job_field "$id" NodeList)"
     fi

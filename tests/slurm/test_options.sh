@@ -4,8 +4,9 @@
 #    --mem and other sbatch options passed through (Slurm records them): the same file as
 #    a direct run;
 #  - a stop signal under srun (what a time limit sends): the batch shell passes it to
-#    srun, srun to the ranks, the run exits 75, the job requeues itself and resumes, and
-#    the file is the same as an uninterrupted run's;
+#    srun, srun to the ranks, the run exits 75, the job requeues itself (its log keeps
+#    both incarnations and says so) and resumes, and the file is the same as an
+#    uninterrupted run's;
 #  - --array 2 --chain 1: the resume array after the run, the merge after it (with the
 #    run's partition and passed-through option, --kill-on-invalid-dep=yes, its own
 #    memory); the merged file equals a direct run.
@@ -39,7 +40,7 @@ out=$("$SLURM_SUBMIT" --job-name impactsweep-test --ntasks 2 --time 00:10:00 --l
 id=$(echo "$out" | sed -n 's/^submitted job \([0-9]*\).*/\1/p')
 stop_when_computing "$id" "slurm-impactsweep-test-$id.out" 0
 wait_job "$id" 600
-grep -q "requeued job" "slurm-impactsweep-test-$id.out" || die "the signalled job did not requeue itself"
+requeued_logged "$id" "slurm-impactsweep-test-$id.out"
 run_log signalled.h5 | grep -q "interrupted" || die "the run log records no interruption"
 $MPIEXEC $MPIEXEC_FLAGS -n 2 "$IMPACTSWEEP" run "$job" "${work[@]}" --output signal_reference.h5 \
     >/dev/null 2>&1 || die "reference run failed"

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # A time limit too short to finish, on a job over 3 nodes (a rank on each): Slurm signals
-# the batch shell (--signal=B:USR1@10, which Slurm sends up to ~30 s early), the script
+# the batch shell (--signal=B:USR1@20, which Slurm sends up to ~30 s early), the script
 # passes the signal to mpirun, which passes it to the ranks on every node; the run stops
 # at its next work unit and exits 75, the script requeues the job, the requeued job
 # resumes, and the finished file is the same as an uninterrupted run's. The sweep is
-# sized to at least 55 s on the machine's 2 cores (measured first, so that the test keeps
+# sized to about 60 s on the machine's 2 cores (measured first, so that the test keeps
 # working when the model gets faster or slower; a slower machine needs more requeues).
+# The signal comes 10-40 s after the start: a calibration on a shared machine can
+# overstate the run by a third (with the signal at 50 s at the latest, a run of 55 s
+# nominal once ended in 45 s, unsignalled), and one signal before 10 s could find the
+# run still starting.
+# The job's log keeps every incarnation, each requeue said by the script.
 source "$(dirname "$0")/lib.sh"
 need_nodes 3
 job=$(dirname "$0")/sweep.ini
-samples=$(calibrated_samples "$job" 110 --set model.early_stop=0 --set sweep.unit_size=1) # 55 s on 2 cores
+samples=$(calibrated_samples "$job" 120 --set model.early_stop=0 --set sweep.unit_size=1) # 60 s on 2 cores
 [ "$samples" -le 50000000 ] || samples=50000000
 echo "samples = $samples"
 work=(--set model.samples=$samples --set model.early_stop=0 --set sweep.unit_size=1)
@@ -17,16 +22,15 @@ work=(--set model.samples=$samples --set model.early_stop=0 --set sweep.unit_siz
 say "a job over 3 nodes with a 1-minute limit and about a minute of work"
 t0=$(now)
 out=$("$SLURM_SUBMIT" --job-name impactsweep-test --nodes 3 --ntasks-per-node 1 --time 00:01:00 \
-      --grace 10 --output "$WORK/requeued.h5" "$job" -- "${work[@]}") || die "submit failed: $out"
+      --grace 20 --output "$WORK/requeued.h5" "$job" -- "${work[@]}") || die "submit failed: $out"
 echo "$out"
 id=$(submitted_id "$out")
 [ -n "$id" ] || die "no job id in: $out"
 wait_job "$id" 600
 echo "   submission to the end: $(since "$t0") s"
 log=slurm-impactsweep-test-$id.out
-restarts=$(grep -c "requeued job" "$log" || true)
-echo "requeued $restarts time(s)"
-[ "$restarts" -ge 1 ] || die "the job was never stopped and requeued"
+requeued_logged "$id" "$log"
+echo "requeued $(job_restarts "$id") time(s)"
 grep "impactsweep.sbatch:" "$log"
 log=$(run_log requeued.h5)
 echo "$log"
