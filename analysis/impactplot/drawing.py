@@ -357,15 +357,22 @@ def colour_panel(ax, result: Result, plane: Plane, name: str, norm=None,
     symbol_text = field_symbol(result, name)
     note_if_uniform(d, values, status, lambda v: f"{symbol_text} = {v:.4g}")
     if levels:
-        curves = level_curves(ax, result, plane, name, values, levels, colour="white")
-        if curves:
-            d.contours = {"field": name, "levels": list(curves.levels),
-                          "cuts": list(curves.cuts), "keyed": curves.keyed}
-            d.contour_sets.append(curves)
-            d.artists += curves.collections
-            if curves.keyed:
-                d.handles += level_handles(result, curves)
+        add_level_curves(d, ax, result, plane, name, values, levels, "white")
     return d
+
+
+def add_level_curves(d: Drawn, ax, result: Result, plane: Plane, name: str,
+                     values: np.ndarray, levels: Sequence[float], colour: str):
+    """Draws NAME's level curves at LEVELS on a colour panel D and records them in it (the
+    layout's contours, the artists, a legend entry where they are keyed)."""
+    curves = level_curves(ax, result, plane, name, values, levels, colour=colour)
+    if curves:
+        d.contours = {"field": name, "levels": list(curves.levels),
+                      "cuts": list(curves.cuts), "keyed": curves.keyed}
+        d.contour_sets.append(curves)
+        d.artists += curves.collections
+        if curves.keyed:
+            d.handles += level_handles(result, curves)
 
 
 def status_rug(ax, x: np.ndarray, status: np.ndarray) -> List:

@@ -25,9 +25,8 @@ import numpy as np
 from matplotlib.colors import LinearSegmentedColormap, LogNorm, Normalize
 from matplotlib.lines import Line2D
 
-from .drawing import (Drawn, axis_label, colour_panel, field_label, level_handles,
+from .drawing import (Drawn, add_level_curves, axis_label, colour_panel, field_label,
                       lines_panel, panel_note, point_status, status_rug)
-from .contours import level_curves
 from .reading import BadInput, Facet, FigurePlan, Plane, Result, cell_edges
 from .style import NO_VALUE_COLOUR, NO_VALUE_LABEL
 from .ticks import log_ticks
@@ -172,14 +171,7 @@ def exponent_panel(ax, result: Result, plane: Plane, name: str, norm=None) -> Dr
     d = colour_panel(ax, result, plane, name, norm=norm or centred_norm([values]),
                      cmap=DIVERGING_CMAP)
     d.kind = "exponent"
-    curves = level_curves(ax, result, plane, name, values, [0.0], colour="black")
-    if curves:
-        d.contours = {"field": name, "levels": list(curves.levels),
-                      "cuts": list(curves.cuts), "keyed": curves.keyed}
-        d.contour_sets.append(curves)
-        d.artists += curves.collections
-        if curves.keyed:
-            d.handles += level_handles(result, curves)
+    add_level_curves(d, ax, result, plane, name, values, [0.0], "black")
     return d
 
 

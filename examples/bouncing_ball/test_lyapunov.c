@@ -16,30 +16,11 @@
  * 4 values of Gamma across the stable band, for r = 0.5 and 0.7, within 1e-3 relative;
  * and points of the chaotic band of r = 0.5 (Gamma 1.7 to 1.8, between periodic
  * windows): a positive exponent, larger than its spread. */
-#include <impactsweep/model.h>
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
 
-extern const is_model bouncing_ball_model;
-
-enum { GAMMA, R, X0, V0, PERIODS, SECTION_N, SECTION_AT, PARAMS };
-enum { REGIME, PERIOD, SPEED, PHASE, IMPACTS, STICKS, FAILURE, T_FAILURE, SECTION_PERIOD,
-       SECTION_VALUES, SECTION_SPREAD, LYAPUNOV, LYAPUNOV_ERROR, SECTION, OUTPUTS };
-enum { VALUES = OUTPUTS - 1 + 64 }; /* a point's: the scalars, then the array `section` */
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
-
-static int failures;
-
-static void check(int ok, const char *what, double got, double expected)
-{
-    if (!ok) {
-        printf("FAILED: %s: got %.17g, expected %.17g\n", what, got, expected);
-        failures++;
-    }
-}
+#include "test_ball.h"
 
 /* The exact map from (t, v) just after an impact, the flight's root from s0 by Newton. */
 static void impact_map(double G, double r, double t, double v, double s0, double *t1, double *v1)
@@ -94,11 +75,8 @@ int main(void)
     double points[N * PARAMS], out[N * VALUES], expected[NS];
     uint8_t status[N];
     double worst = 0.0, worst_fd = 0.0;
-    if (bouncing_ball_model.param_count != PARAMS || bouncing_ball_model.output_count != OUTPUTS) {
-        printf("FAILED: the test's tables (%d parameters, %d outputs) are not the model's\n",
-               (int)PARAMS, (int)OUTPUTS);
+    if (tables_differ())
         return 1;
-    }
     int n = 0;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 4; j++, n++) {
