@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "models/shared/hybrid.h"
+#include "hybrid_oscillator.h"
 #include "suites.h"
 
 enum { WALL_A, WALL_R, WALL_H_MAX, WALL_STICK };
@@ -27,23 +28,6 @@ enum { WALL_A, WALL_R, WALL_H_MAX, WALL_STICK };
 #define REC_COUNT 15 /* rec[0 .. IMPACTS): impact times; rec[REC_COUNT]: their count */
 
 /* --- the oscillator and the wall ---------------------------------------------------------- */
-
-static void osc_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
-{
-    (void)b, (void)t;
-    f[0] = y[1];
-    f[1] = -y[0];
-}
-
-static void osc_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
-                     lv_double *y)
-{
-    (void)b, (void)t0;
-    lv_double s, c;
-    lv_sincos(dt, &s, &c);
-    y[0] = y0[0] * c + y0[1] * s;
-    y[1] = y0[1] * c + -(y0[0] * s);
-}
 
 static void wall_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
                         const lv_double *f, lv_double *g, lv_double *dg)

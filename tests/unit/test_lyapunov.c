@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "models/shared/hybrid.h"
+#include "hybrid_oscillator.h"
 #include "suites.h"
 
 enum { P_Z, P_C, P_F, P_R };
@@ -203,13 +204,6 @@ static void test_duffing(void)
 
 /* --- the oscillator and the wall ------------------------------------------------------------ */
 
-static void osc_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
-{
-    (void)b, (void)t;
-    f[0] = y[1];
-    f[1] = -y[0];
-}
-
 static void osc_field_c(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
 {
     osc_field((is_hybrid_lanes *)b, t, y, f);
@@ -221,16 +215,6 @@ static void osc_jacobian(is_hybrid_lanes *b, lv_double t, const lv_double *y,
     (void)b, (void)t, (void)y;
     J[0][1] = lv_splat(1.0);
     J[1][0] = lv_splat(-1.0);
-}
-
-static void osc_flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv_double dt,
-                     lv_double *y)
-{
-    (void)b, (void)t0;
-    lv_double s, c;
-    lv_sincos(dt, &s, &c);
-    y[0] = y0[0] * c + y0[1] * s;
-    y[1] = y0[1] * c + -(y0[0] * s);
 }
 
 static void osc_flow_jacobian(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
