@@ -22,16 +22,22 @@ As a library: diagram(ds, "section", ax), exponent(ds, "lyapunov", ax) and figur
 from typing import List, Optional
 
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap, LogNorm, Normalize
+from matplotlib.colors import LinearSegmentedColormap, ListedColormap, LogNorm, Normalize
 from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from .drawing import (Drawn, add_level_curves, axis_label, colour_panel, field_label,
-                      lines_panel, panel_note, point_status, status_rug)
+                      lines_panel, mesh, panel_note, point_status, status_rug)
 from .reading import BadInput, Facet, FigurePlan, Plane, Result, cell_edges
 from .style import NO_VALUE_COLOUR, NO_VALUE_LABEL
 from .ticks import log_ticks
 
 DIVERGING_CMAP = "PuOr_r"  # purple below zero, orange above; neither is the failed red
+# An exponent of -inf is a value, not a gap: nearby motions merge in finite time (a motion
+# that sticks to a stop); +inf is drawn too, should a model report one. Each beyond its end
+# of the diverging scale, with a legend entry.
+INFINITE_EXPONENTS = ((-np.inf, "#1b0033", "v", "\u2212\u221e (nearby motions merge)"),
+                      (np.inf, "#5a1d00", "^", "+\u221e"))
 DENSITY_BINS = 200         # vertical bins of a column, for the density shading
 DENSITY_CMAP = LinearSegmentedColormap.from_list("orbit_density", ["#b0b0b0", "#000000"])
 RASTERIZE_POINTS = 4096    # more dots than this are rasterized in vector formats
@@ -151,6 +157,18 @@ def exponent_line(ax, result: Result, plane: Plane, name: str) -> Drawn:
     d.kind = "exponent"
     d.artists.append(zero)
     d.contours = {"field": name, "levels": [0.0], "zero_line": True}
+    x, y = plane.coords(result)[0], plane.take(result.ds[name])
+    size = float(np.clip(300.0 / max(x.size, 1), 1.5, 4.0))  # dense columns stay apart
+    for value, colour, marker, label in INFINITE_EXPONENTS:
+        at = y == value
+        if at.any():  # at the panel's bottom (top for +inf): the line has a gap there
+            lo, hi = ax.get_ylim()  # a margin, so the marks sit beyond the finite values
+            ax.set_ylim((lo - 0.1 * (hi - lo), hi) if value < 0 else (lo, hi + 0.1 * (hi - lo)))
+            ax.plot(x[at], np.full(int(at.sum()), 0.04 if value < 0 else 0.96),
+                    linestyle="none", marker=marker, markersize=size, color=colour,
+                    transform=ax.get_xaxis_transform(), zorder=2.5)
+            d.handles.append(Line2D([], [], linestyle="none", marker=marker, markersize=4,
+                                    color=colour, label=label))
     return d
 
 
@@ -171,6 +189,17 @@ def exponent_panel(ax, result: Result, plane: Plane, name: str, norm=None) -> Dr
     d = colour_panel(ax, result, plane, name, norm=norm or centred_norm([values]),
                      cmap=DIVERGING_CMAP)
     d.kind = "exponent"
+    status = point_status(result, plane, values)
+    for value, colour, _, label in INFINITE_EXPONENTS:
+        at = (status == 1) & (values == value)
+        if at.any():  # else drawn as "no value" by the status overlay
+            mesh(ax, result, plane, np.where(at, 0.0, np.nan), cmap=ListedColormap([colour]),
+                 norm=Normalize(-1, 1))
+            d.handles.append(Patch(facecolor=colour, edgecolor="0.4", linewidth=0.5,
+                                   label=label))
+    if not ((status == 1) & np.isnan(values)).any():
+        d.handles = [h for h in d.handles if h.get_label() != NO_VALUE_LABEL]
+        d.classes.pop(NO_VALUE_LABEL, None)
     add_level_curves(d, ax, result, plane, name, values, [0.0], "black")
     return d
 

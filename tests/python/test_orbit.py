@@ -178,3 +178,24 @@ def test_density_shading_is_the_share_of_a_points_values_near_each_dot():
     assert np.allclose([s for _, s in got], [s for _, s in want])
     assert [h.get_label() for h in d.handles] == ["no value"]
     plt.close(fig)
+
+
+def test_an_infinite_exponent_is_marked_and_keyed_not_a_gap(line_file, map_file, tmp_path):
+    merge = lambda g: np.where(g < 0.3, -np.inf, g - 0.5)  # noqa: E731 (sticking: -inf)
+    ds = impactplot.open_dataset(with_exponent(line_file, str(tmp_path / "l.h5"), merge))
+    fig, ax = plt.subplots()
+    d = impactplot.orbit.exponent(ds, "lyapunov", ax)
+    keyed = [h for h in d.handles if "\u221e" in h.get_label()]
+    assert [h.get_label()[0] for h in keyed] == ["\u2212"]
+    marks = [ln for ln in ax.lines if ln.get_marker() == "v"]
+    want = ds.gamma.values[ds.gamma.values < 0.3]
+    assert len(marks) == 1 and np.array_equal(marks[0].get_xdata(), want)
+    plt.close(fig)
+    ds = impactplot.open_dataset(with_exponent(map_file, str(tmp_path / "m.h5"),
+                                               lambda r, g: merge(g)))
+    fig, ax = plt.subplots()
+    d = impactplot.orbit.exponent(ds, "lyapunov", ax)
+    labels = [h.get_label() for h in d.handles]
+    assert any(lab.startswith("\u2212\u221e") for lab in labels)
+    assert "no value" not in labels  # -inf is a value; only NaN would be "no value"
+    plt.close(fig)
