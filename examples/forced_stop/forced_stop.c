@@ -34,8 +34,8 @@ enum { R_V_LAST, R_PHASE_LAST, R_V_MAX_LATE, R_FREE, R_BUDGET, E_CONTACT = 0, E_
 #define TWO_PI 6.283185307179586
 static const char *const regime_names[] = {"free", "periodic", "chatter", "undecided", "failed", 0};
 static const char *const check_names[] = {"none", "budget", "penetration", "nonfinite", 0};
-static const char *const section_names[] = {"stroboscopic", "contact", 0};
-static const char *const exponent_names[] = {"off", "on", 0};
+static const char *const section_names[] = {"stroboscopic", "contact", 0},
+                         *const off_on[] = {"off", "on", 0};
 #define R IS_PARAM_REAL
 #define I IS_PARAM_INT
 #define END NULL, NULL /* the choices, when */
@@ -60,7 +60,7 @@ static const is_param fs_params[PARAM_COUNT] = {
     {"section_at", "the section: (x, v) at t = k T, or at the contacts (before the reset)",
      "1", IS_PARAM_CHOICE, 0, 0, 1, 0, section_names, NULL},
     {"exponent", "compute the largest Lyapunov exponent (its tangents cost about as much as "
-     "the flight)", "1", IS_PARAM_CHOICE, 0, 0, 1, 0, exponent_names, NULL}};
+     "the flight)", "1", IS_PARAM_CHOICE, 0, 0, 1, 0, off_on, NULL}};
 static const is_output fs_outputs[OUTPUT_COUNT] = {
     {"regime", "1", "final motion (chatter: periodic, coming to rest on the stop)",
      IS_OUTPUT_CATEGORY, regime_names, 0, "final motion"},
@@ -281,13 +281,8 @@ static const is_hybrid_lyapunov lyapunov = {.dimension = 2, .flow_jacobian = flo
     .field = field, .event_gradient = gradient, .reset_jacobian = contact_jacobian};
 
 /* the batch; its points with exponent = `exponent` are run (two passes, two systems) */
-typedef struct batch {
-    const double *points;
-    double *out;
-    uint8_t *status;
-    size_t count;
-    int exponent;
-} batch;
+typedef struct batch { const double *points; double *out; uint8_t *status; size_t count;
+                       int exponent; } batch;
 
 static int start(void *ctx, size_t i, is_hybrid_start *s)
 {
@@ -363,10 +358,11 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
             check = CHECK_PENETRATION; /* a state beyond the stop */
     /* (the strobe recorder: the sections, components (x, v, stuck, impacts, rests)) */
     const is_hybrid_section *strobe = &e->recorded[S_STROBE];
+    double tols[2] = {tol, tol * fmax(1.0, p[P_OMEGA])};
     int period = check || free ? 0 : is_hybrid_section_period(strobe, 2, (int)p[P_MAX_PERIOD],
-                                                              0.0, (double[]){tol, tol * fmax(1.0, p[P_OMEGA])});
-    const double *now = is_hybrid_section_sample(strobe, 0) + 1;
-    const double *then = is_hybrid_section_sample(strobe, period) + 1;
+                                                              0.0, tols);
+    const double *now = period ? is_hybrid_section_sample(strobe, 0) + 1 : NULL;
+    const double *then = period ? is_hybrid_section_sample(strobe, period) + 1 : NULL;
     int chatter = period && (now[2] > 0.0 || now[4] > then[4]);
     *o[O_REGIME] = check ? REGIME_FAILED : free ? REGIME_FREE
                    : !period ? REGIME_UNDECIDED : chatter ? REGIME_CHATTER : REGIME_PERIODIC;
