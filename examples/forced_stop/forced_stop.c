@@ -59,8 +59,8 @@ static const is_param fs_params[PARAM_COUNT] = {
      SECTION_MAX, 0, END},
     {"section_at", "the section: (x, v) at t = k T, or at the contacts (before the reset)",
      "1", IS_PARAM_CHOICE, 0, 0, 1, 0, section_names, NULL},
-    {"exponent", "compute the largest Lyapunov exponent (its tangents cost about as much as "
-     "the flight)", "1", IS_PARAM_CHOICE, 0, 0, 1, 0, off_on, NULL}};
+    {"exponent", "compute the largest Lyapunov exponent (its tangents take about 10 % more "
+     "time)", "1", IS_PARAM_CHOICE, 0, 0, 1, 0, off_on, NULL}};
 static const is_output fs_outputs[OUTPUT_COUNT] = {
     {"regime", "1", "final motion (chatter: periodic, coming to rest on the stop)",
      IS_OUTPUT_CATEGORY, regime_names, 0, "final motion"},
