@@ -426,11 +426,12 @@ static is_code fs_eval_batch(void *workspace, const double *points, size_t count
 
 const is_model forced_stop_model = {IS_MODEL_HEADER,
     .name = "forced-stop", .description = "harmonically forced linear oscillator hitting a "
-    "rigid stop: impacts, chatter, sticking, the final motion's period (time in 1/omega_n)",
+    "rigid stop: impacts, chatter, sticking, the final motion's period, its sections and "
+    "Lyapunov exponent (time in 1/omega_n)",
     .params = fs_params, .param_count = PARAM_COUNT, .outputs = fs_outputs,
     .output_count = OUTPUT_COUNT, .validate = fs_validate,
     .workspace_create = fs_workspace_create, .workspace_free = free,
-    .workspace_watch = fs_workspace_watch, .eval_batch = fs_eval_batch, .version = "2.0.0"};
+    .workspace_watch = fs_workspace_watch, .eval_batch = fs_eval_batch, .version = "2.1.0"};
 
 /* IS_MODEL_PLUGIN, with a trace made by the integrator: `impactsweep trace forced-stop` */
 IS_HYBRID_PLUGIN(forced_stop_model, forced_stop)
