@@ -6,14 +6,15 @@
  * (x_p = X cos(omega t - theta), written from the amplitude and the phase lag, not the
  * model's two gains), the contacts found by scanning delta - x on a grid of T/4000 and
  * bisection to rounding, the impact law v -> -r v. Its Jacobian comes from central
- * differences of the map, and on a stable period-k orbit (k = 1, 2) found by iterating
- * the map, the largest exponent of the flow is log(max |mu|) / (k T), mu the eigenvalues
+ * differences of the map, and on a stable period-k orbit (k = 1, 2, 4) found by
+ * iterating the map, the largest exponent of the flow is log(max |mu|) / (k T), mu the eigenvalues
  * of the k-fold map's Jacobian. The model, started on the orbit (exponent = on, 6000
  * periods), must give it within 1e-3 relative; its stroboscopic section must hold k
  * values, period k (k = 1, 2, 4: the cascade of r = 0.5); with a chatter the exponent
  * is -inf (nearby motions merge on the stop), for a free motion -zeta, past the cascade
- * positive. The contact section must be the contacts' arrival
- * speeds of the model's own trace (IS_HYBRID_PLUGIN's: the integrator's samples at the
+ * positive; a period-32 orbit of the cascade is found (max_period above the old bound
+ * of 16). The contact section must be the contacts' arrival speeds of the model's own
+ * trace (IS_HYBRID_PLUGIN's: the integrator's samples at the
  * events), the last one at the phase and speed of phase_impact and v_impact. */
 #include <impactsweep/model.h>
 
@@ -214,6 +215,32 @@ static void test_merging_free_chaos(void)
               isnan(out[SECTION_PERIOD * 3 + 2]), "chaos: a positive exponent", ly, spread);
 }
 
+/* Deep in the cascade of r = 0.5 (omega 2.8215) the orbit has period 32: found with
+ * max_period = 64 (beyond the integrator's ring of 32 sections: the strobe recorder's),
+ * by the section too (32 values); with max_period = 16 there is none. */
+static void test_long_period(void)
+{
+    double p[2 * PARAMS], out[2 * VALUES];
+    uint8_t status[2];
+    is_error err;
+    void *ws = NULL;
+    for (int k = 0; k < 2; k++) {
+        point(p + k * PARAMS, 2.8215, 0.0, 0.0, 0.5, -0.5, 0.0, 4000);
+        p[k * PARAMS + EXPONENT] = 0, p[k * PARAMS + SECTION_N] = 256;
+        p[k * PARAMS + MAX_PERIOD] = k ? 16 : 64;
+    }
+    forced_stop_model.workspace_create(&ws, &err);
+    forced_stop_model.eval_batch(ws, p, 2, out, status, &err);
+    forced_stop_model.workspace_free(ws);
+    printf("omega 2.8215 r 0.5: period %g (max_period 64), %g (16); section period %g, "
+           "%g values\n", out[PERIOD * 2], out[PERIOD * 2 + 1], out[SECTION_PERIOD * 2],
+           out[SECTION_VALUES * 2]);
+    check(out[PERIOD * 2] == 32 && out[SECTION_PERIOD * 2] == 32 && out[SECTION_VALUES * 2] == 32,
+          "a period-32 orbit", out[PERIOD * 2], 32);
+    check(isnan(out[PERIOD * 2 + 1]) && out[REGIME * 2 + 1] == 3, "no period up to 16",
+          out[PERIOD * 2 + 1], NAN);
+}
+
 /* --- the contact section against the trace ------------------------------------------ */
 
 typedef struct contacts {
@@ -279,6 +306,7 @@ int main(void)
     }
     test_orbits();
     test_merging_free_chaos();
+    test_long_period();
     test_contact_section();
     if (failures)
         printf("%d checks FAILED\n", failures);
