@@ -7,15 +7,15 @@
  * model's two gains), the contacts found by scanning delta - x on a grid of T/4000 and
  * bisection to rounding, the impact law v -> -r v. Its Jacobian comes from central
  * differences of the map, and on a stable period-k orbit (k = 1, 2, 4) found by
- * iterating the map, the largest exponent of the flow is log(max |mu|) / (k T), mu the eigenvalues
- * of the k-fold map's Jacobian. The model, started on the orbit (exponent = on, 6000
- * periods), must give it within 1e-3 relative; its stroboscopic section must hold k
- * values, period k (k = 1, 2, 4: the cascade of r = 0.5); with a chatter the exponent
+ * iterating the map, the largest exponent of the flow is log(max |mu|) / (k T), mu the
+ * eigenvalues of the k-fold map's Jacobian. The model, started on the orbit (exponent =
+ * on, 6000 periods), must give it within 1e-3 relative; its stroboscopic section must
+ * hold k values, period k (k = 4: the cascade of r = 0.5); with a chatter the exponent
  * is -inf (nearby motions merge on the stop), for a free motion -zeta, past the cascade
- * positive; a period-32 orbit of the cascade is found (max_period above the old bound
- * of 16). The contact section must be the contacts' arrival speeds of the model's own
- * trace (IS_HYBRID_PLUGIN's: the integrator's samples at the
- * events), the last one at the phase and speed of phase_impact and v_impact. */
+ * positive; a period-32 orbit of the cascade is found (max_period above the old bound of
+ * 16). The contact section must be the contacts' arrival speeds in the model's own trace
+ * (IS_HYBRID_PLUGIN's: the integrator's samples at the events), the last one at the
+ * phase and speed of phase_impact and v_impact. */
 #include <impactsweep/model.h>
 
 #include <complex.h>
