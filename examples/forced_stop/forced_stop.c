@@ -7,7 +7,10 @@
  * where the mass rests on the stop while A cos(omega t) - delta pushes into it. A flight
  * whose envelope stays below the stop (amp + X < delta) is free for ever. The final
  * motion's period: the smallest p <= max_period with the last p states at t = k T equal to
- * the ones p periods before, to 1e-8 of |delta| + X. State (x, v, stuck, impacts). */
+ * the ones p periods before, to 1e-8 of |delta| + X (a stroboscopic section recorder).
+ * The section outputs: the last section_n (x, v) at t = k T or at the contacts (before the
+ * reset); the largest Lyapunov exponent (exponent = on) from the flight's exact derivative
+ * and the impacts' saltation matrices. State (x, v, stuck, impacts, rests). */
 #include <impactsweep/hybrid.h> /* (with <stdlib.h>) */
 #include <impactsweep/model.h>
 #include <math.h>
@@ -15,9 +18,12 @@
 #include <stdio.h>
 
 enum { P_OMEGA, P_ZETA, P_A, P_DELTA, P_R, P_X0, P_V0, P_PERIODS, P_MAX_PERIOD, P_MAX_IMPACTS,
-       P_ZENO_TAIL, PARAM_COUNT };
+       P_ZENO_TAIL, P_SECTION_N, P_SECTION_AT, P_EXPONENT, PARAM_COUNT };
 enum { O_REGIME, O_PERIOD, O_IMPACTS_PER_PERIOD, O_IMPACTS, O_V_IMPACT, O_PHASE_IMPACT,
-       O_V_IMPACT_MAX, O_CHECK, O_T_CHECK, OUTPUT_COUNT };
+       O_V_IMPACT_MAX, O_CHECK, O_T_CHECK, O_SECTION_PERIOD, O_SECTION_VALUES,
+       O_SECTION_SPREAD, O_LYAPUNOV, O_LYAPUNOV_ERROR, O_SECTION, OUTPUT_COUNT };
+/* the recorders, their capacity, and the values a point of the array output `section` */
+enum { S_STROBE, S_CONTACT, SECTION_MAX = 1024, SECTION_LENGTH = 64 };
 enum { REGIME_FREE, REGIME_PERIODIC, REGIME_CHATTER, REGIME_UNDECIDED, REGIME_FAILED };
 enum { CHECK_NONE, CHECK_BUDGET, CHECK_PENETRATION, CHECK_NONFINITE }; /* (status_of) */
 /* the lanes' parameters and records; the events */
@@ -28,6 +34,8 @@ enum { R_V_LAST, R_PHASE_LAST, R_V_MAX_LATE, R_FREE, R_BUDGET, E_CONTACT = 0, E_
 #define TWO_PI 6.283185307179586
 static const char *const regime_names[] = {"free", "periodic", "chatter", "undecided", "failed", 0};
 static const char *const check_names[] = {"none", "budget", "penetration", "nonfinite", 0};
+static const char *const section_names[] = {"stroboscopic", "contact", 0},
+                         *const off_on[] = {"off", "on", 0};
 #define R IS_PARAM_REAL
 #define I IS_PARAM_INT
 #define END NULL, NULL /* the choices, when */
@@ -43,10 +51,16 @@ static const is_param fs_params[PARAM_COUNT] = {
     {"v0", "initial velocity at t = 0, in L omega_n", "1", R, 0.0, -1e6, 1e6, 0, END, "$v_0$"},
     {"periods", "horizon, in forcing periods 2 pi / omega", "1", I, 1000, 1, 1e8, 0, END},
     {"max_period", "longest period looked for, in forcing periods", "1", I, 16, 1,
-     IS_HYBRID_RING / 2, 0, END},
+     SECTION_MAX / 2, 0, END},
     {"max_impacts", "budget of impacts simulated one by one", "1", I, 1e7, 1, 1e12, 0, END},
     {"zeno_tail", "reset a chatter when the rest of it lasts less than this, in forcing "
-     "periods", "1", R, 1e-6, 0.0, 0.1, IS_PARAM_MIN_OPEN, END}};
+     "periods", "1", R, 1e-6, 0.0, 0.1, IS_PARAM_MIN_OPEN, END},
+    {"section_n", "section samples kept, N (section_period up to N/2)", "1", I, 64, 2,
+     SECTION_MAX, 0, END},
+    {"section_at", "the section: (x, v) at t = k T, or at the contacts (before the reset)",
+     "1", IS_PARAM_CHOICE, 0, 0, 1, 0, section_names, NULL},
+    {"exponent", "compute the largest Lyapunov exponent (its tangents take about 10 % more "
+     "time)", "1", IS_PARAM_CHOICE, 0, 0, 1, 0, off_on, NULL}};
 static const is_output fs_outputs[OUTPUT_COUNT] = {
     {"regime", "1", "final motion (chatter: periodic, coming to rest on the stop)",
      IS_OUTPUT_CATEGORY, regime_names, 0, "final motion"},
@@ -64,7 +78,21 @@ static const is_output fs_outputs[OUTPUT_COUNT] = {
     {"check", "1", "the first physical check the result failed (none: it passed)",
      IS_OUTPUT_CATEGORY, check_names, 0, "check"},
     {"t_check", "1", "when the check failed (the invariant broken, the state, the budget), in "
-     "1/omega_n (NaN: none failed)", IS_OUTPUT_REAL, NULL, NAN_OK, "time of the failed check"}};
+     "1/omega_n (NaN: none failed)", IS_OUTPUT_REAL, NULL, NAN_OK, "time of the failed check"},
+    {"section_period", "1", "period of the last section_n section samples, up to section_n / 2, "
+     "in samples (missing: none)", IS_OUTPUT_INT, NULL, NAN_OK, "section period"},
+    {"section_values", "1", "distinct (x, v) among them (to 1e-7 of their largest |v|, and "
+     "of |delta| + X)", IS_OUTPUT_INT, NULL, 0, "section values"},
+    {"section_spread", "1", "range of v among them, in L omega_n (NaN: none)", IS_OUTPUT_REAL,
+     NULL, NAN_OK, "section spread"},
+    {"lyapunov", "1", "largest Lyapunov exponent of (x, v), in omega_n, over the last 3/4 of "
+     "the run (-inf: rests on the stop, where nearby motions merge; NaN: exponent off, or "
+     "failed)", IS_OUTPUT_REAL, NULL, NAN_OK | IS_OUTPUT_MAY_BE_INF, "Lyapunov exponent"},
+    {"lyapunov_error", "1", "spread of the exponent's running estimate over the run's last "
+     "quarter (NaN: none)", IS_OUTPUT_REAL, NULL, NAN_OK, "exponent's spread"},
+    {"section", "1", "v at the last 64 section samples, oldest first (NaN before the first "
+     "taken, or beyond section_n): the orbit diagram's points", IS_OUTPUT_REAL, NULL, NAN_OK,
+     "section $v$", SECTION_LENGTH, "sample"}};
 
 /* is_error_set's work, here, so that the plug-in needs nothing from the engine. */
 static is_code fs_error(is_error *err, is_code code, const char *fmt, ...)
@@ -116,6 +144,7 @@ static void flow(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0, lv
     y[1] = lv_sel(stuck, lv_zero(), dh + vp);
     y[2] = y0[2];
     y[3] = y0[3];
+    y[4] = y0[4];
 }
 
 /* delta - x in flight, the force into the stop while stuck; their rates where asked */
@@ -205,10 +234,55 @@ static lv_mask rest(is_hybrid_lanes *b, lv_mask m, lv_double t, lv_double t_star
     y[0] = lv_sel(m, q[L_DELTA], y[0]);
     y[1] = lv_sel(m, lv_zero(), y[1]);
     y[2] = lv_sel(m & lv_gt(q[L_A] * c - q[L_DELTA], lv_zero()), lv_splat(1.0), y[2]);
+    y[4] = lv_add_where(m, y[4], lv_splat(1.0));
     return lv_mask_none();
 }
 
-typedef struct batch { const double *points; double *out; uint8_t *status; size_t count; } batch;
+/* The Lyapunov exponent's derivatives in (x, v) (<impactsweep/hybrid_lyapunov.h>): the
+ * flight's, e^(-zeta s) [[c + zeta S / w, S / w], [-S / w, c - zeta S / w]] (c, S the
+ * cosine and sine of w s, w = sqrt(1 - zeta^2)), and none at rest (the stop holds it:
+ * nearby motions merge); the field, the contact's gradient and its law v+ = -r v for the
+ * saltation matrix (the rate, -v, is the events'). */
+static void flow_jacobian(const is_hybrid_lanes *b, lv_double t0, const lv_double *y0,
+                          lv_double dt, lv_double (*P)[IS_HYBRID_MAX_DIM])
+{
+    const lv_double *q = b->par;
+    lv_double s, c, e = lv_exp_dd(-(q[L_ZETA] * dt), lv_zero()), w = 1.0 / q[L_WD];
+    lv_mask free = lv_not(lv_gt(y0[2], lv_zero()));
+    (void)t0, lv_sincos(q[L_WD] * dt, &s, &c);
+    lv_double es = lv_keep(free, e * s * w), ez = q[L_ZETA] * es, ec = lv_keep(free, e * c);
+    P[0][0] = ec + ez, P[0][1] = es;
+    P[1][0] = -es, P[1][1] = ec - ez;
+}
+
+static void field(const is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    const lv_double *q = b->par;
+    lv_mask free = lv_not(lv_gt(y[2], lv_zero()));
+    lv_double s, c;
+    lv_sincos(q[L_OMEGA] * t, &s, &c);
+    lv_double a = q[L_A] * c - y[0] + -(2.0 * q[L_ZETA] * y[1]);
+    f[0] = lv_keep(free, y[1]), f[1] = lv_keep(free, a);
+}
+
+static void gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                     lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
+{
+    (void)b, (void)t, (void)y, (void)g_t, n[E_CONTACT][0] = lv_splat(-1.0); /* (rates given) */
+}
+
+static void contact_jacobian(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
+                             const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM], lv_double *R_t)
+{
+    (void)t, (void)y, (void)R_t, R[1][1] = lv_sel(fired[E_CONTACT], -b->par[L_R], R[1][1]);
+}
+
+static const is_hybrid_lyapunov lyapunov = {.dimension = 2, .flow_jacobian = flow_jacobian,
+    .field = field, .event_gradient = gradient, .reset_jacobian = contact_jacobian};
+
+/* the batch; its points with exponent = `exponent` are run (two passes, two systems) */
+typedef struct batch { const double *points; double *out; uint8_t *status; size_t count;
+                       int exponent; } batch;
 
 static int start(void *ctx, size_t i, is_hybrid_start *s)
 {
@@ -228,7 +302,34 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     s->rec[R_V_LAST] = s->rec[R_PHASE_LAST] = NAN;
     s->h_max = T; /* (the step limit keeps steps clear of the stop) */
     s->zeno_tail = p[P_ZENO_TAIL] * T, s->stick_speed = 1e-12 * scale;
-    return 1;
+    s->lyapunov_interval = T, s->lyapunov_transient = 0.25 * s->t_end;
+    int n = (int)p[P_SECTION_N], at = (int)p[P_SECTION_AT], strobe = 2 * (int)p[P_MAX_PERIOD];
+    s->section_samples[S_STROBE] = at == S_STROBE && n > strobe ? n : strobe;
+    s->section_samples[S_CONTACT] = at == S_CONTACT ? n : 1;
+    return (int)p[P_EXPONENT] == ((batch *)ctx)->exponent;
+}
+
+/* The section outputs from the chosen recorder (after the scalars, the array `section`:
+ * a point's values together, the contract's layout; NaN before the first sample kept);
+ * the exponent: a free motion's is exact, -zeta (the linear flight's, both of them). */
+static void section_outputs(const batch *bt, size_t i, const is_hybrid_end *e, int ok,
+                            int free, double X)
+{
+    const double *p = bt->points + i * PARAM_COUNT;
+    int n = (int)p[P_SECTION_N];
+    const is_hybrid_section *sec = &e->recorded[(int)p[P_SECTION_AT]];
+    double *o = bt->out + i, x = 1e-12 * (1.0 + fabs(p[P_DELTA]) + X); /* rounding */
+    double atol[2] = {1e-7 * (fabs(p[P_DELTA]) + X) + x, x};
+    int sp = is_hybrid_section_period(sec, 2, n / 2, 1e-7, atol);
+    o[O_SECTION_PERIOD * bt->count] = sp ? sp : NAN;
+    o[O_SECTION_VALUES * bt->count] = is_hybrid_section_distinct(sec, 2, n, 1e-7, atol);
+    o[O_SECTION_SPREAD * bt->count] = is_hybrid_section_spread(sec, 1, n);
+    if (ok && bt->exponent) {
+        o[O_LYAPUNOV * bt->count] = free ? -p[P_ZETA] : e->lyapunov[0];
+        o[O_LYAPUNOV_ERROR * bt->count] = free ? 0.0 : e->lyapunov_error;
+    }
+    is_hybrid_section_copy(sec, 1, SECTION_LENGTH, bt->out + O_SECTION * bt->count +
+                           i * SECTION_LENGTH, 1);
 }
 
 static void finish(void *ctx, size_t i, const is_hybrid_end *e)
@@ -238,7 +339,7 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     batch *bt = ctx;
     const double *p = bt->points + i * PARAM_COUNT;
     is_hybrid_start s = {0}; /* the lane's values again: the end's envelope, the scales */
-    lv_double q[L_MAX + 1], y[4] = {lv_splat(e->y[0]), lv_splat(e->y[1]), lv_splat(e->y[2])};
+    lv_double q[L_MAX + 1], y[5] = {lv_splat(e->y[0]), lv_splat(e->y[1]), lv_splat(e->y[2])};
     start(ctx, i, &s);
     for (int k = 0; k <= L_MAX; k++)
         q[k] = lv_splat(s.par[k]);
@@ -255,33 +356,44 @@ static void finish(void *ctx, size_t i, const is_hybrid_end *e)
     for (int64_t k = 0; k < e->sections && k < IS_HYBRID_RING && !check; k++)
         if (e->section[k][0] > p[P_DELTA] + 1e-12 * (1.0 + fabs(p[P_DELTA]) + X))
             check = CHECK_PENETRATION; /* a state beyond the stop */
-    int period = check || free ? 0 :
-        is_hybrid_period(e, 2, (int)p[P_MAX_PERIOD], (double[]){tol, tol * fmax(1.0, p[P_OMEGA])});
-    int now = is_hybrid_section_back(e, 0), then = is_hybrid_section_back(e, period);
-    int chatter = period && (e->section[now][2] > 0.0 ||
-                             e->section_accumulations[now] > e->section_accumulations[then]);
+    /* (the strobe recorder: the sections, components (x, v, stuck, impacts, rests)) */
+    const is_hybrid_section *strobe = &e->recorded[S_STROBE];
+    double tols[2] = {tol, tol * fmax(1.0, p[P_OMEGA])};
+    int period = check || free ? 0 : is_hybrid_section_period(strobe, 2, (int)p[P_MAX_PERIOD],
+                                                              0.0, tols);
+    const double *now = period ? is_hybrid_section_sample(strobe, 0) + 1 : NULL;
+    const double *then = period ? is_hybrid_section_sample(strobe, period) + 1 : NULL;
+    int chatter = period && (now[2] > 0.0 || now[4] > then[4]);
     *o[O_REGIME] = check ? REGIME_FAILED : free ? REGIME_FREE
                    : !period ? REGIME_UNDECIDED : chatter ? REGIME_CHATTER : REGIME_PERIODIC;
     *o[O_PERIOD] = period ? period : NAN;
-    *o[O_IMPACTS_PER_PERIOD] = period ? e->section[now][3] - e->section[then][3] : NAN;
+    *o[O_IMPACTS_PER_PERIOD] = period ? now[3] - then[3] : NAN;
     *o[O_IMPACTS] = e->y[3];
     *o[O_V_IMPACT] = e->rec[R_V_LAST];
     *o[O_PHASE_IMPACT] = e->rec[R_PHASE_LAST];
     *o[O_V_IMPACT_MAX] = e->rec[R_V_MAX_LATE];
     *o[O_CHECK] = check;
     *o[O_T_CHECK] = check ? e->t : NAN; /* (a penetration seen at a section: the run's end) */
+    section_outputs(bt, i, e, !check, free, X);
     bt->status[i] = status_of[check];
 }
 
-static const is_hybrid_system forced_stop = {
-    .dimension = 4, .events = 2, .direction = {-1, -1},
-    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_CONTACT, .sections = 1,
-    .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,
-    .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish,
-    .invariants = 1, .invariant_name = {"the mass beyond the stop"},
-    .invariant_tolerance = {1e-10}, .invariant_values = invariants,
-    /* the names `impactsweep trace` gives the state and the events (IS_HYBRID_PLUGIN) */
-    .state_name = {"x", "v", "stuck", "impacts"}, .event_name = {"contact", "release"}};
+/* The system without the exponent and with it (a point pays for the tangents only when it
+ * asks for them); the names are those `impactsweep trace` gives the state and the events
+ * (IS_HYBRID_PLUGIN). */
+#define FORCED_STOP(exponent) {                                                              \
+    .dimension = 5, .events = 2, .direction = {-1, -1},                                      \
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .watch = 1u << E_CONTACT, .sections = 1,     \
+    .flow = flow, .event_values = events, .rates = 1, .on_event = on_event,                  \
+    .on_accumulate = rest, .step_limit = step_limit, .start = start, .finish = finish,       \
+    .invariants = 1, .invariant_name = {"the mass beyond the stop"},                         \
+    .invariant_tolerance = {1e-10}, .invariant_values = invariants, .recorders = 2,          \
+    .recorder = {{IS_HYBRID_SECTION_STROBE, 0, 0, 5, SECTION_MAX},                           \
+                 {IS_HYBRID_SECTION_EVENTS, 1u << E_CONTACT, 0, 2, SECTION_MAX}},            \
+    .lyapunov = exponent, .state_name = {"x", "v", "stuck", "impacts", "rests"},             \
+    .event_name = {"contact", "release"}}
+static const is_hybrid_system forced_stop = FORCED_STOP(NULL),
+                              forced_stop_exponent = FORCED_STOP(&lyapunov);
 
 static is_code fs_workspace_create(void **workspace, is_error *err) /* the stop flag */
 {
@@ -297,23 +409,29 @@ static void fs_workspace_watch(void *workspace, const volatile sig_atomic_t *sto
 static is_code fs_eval_batch(void *workspace, const double *points, size_t count,
                              double *outputs, uint8_t *status, is_error *err)
 {
-    batch bt = {points, outputs, status, count};
-    for (size_t i = 0; i < count * OUTPUT_COUNT; i++)
+    batch bt = {points, outputs, status, count, 0};
+    const volatile sig_atomic_t *stop = *(const volatile sig_atomic_t **)workspace;
+    int exponent = 0, rc = 0;
+    for (size_t i = 0; i < count * (OUTPUT_COUNT - 1 + SECTION_LENGTH); i++)
         outputs[i] = NAN;
     for (size_t i = 0; i < count; i++)
-        status[i] = IS_POINT_PENDING; /* until finished: a stop leaves the rest pending */
-    if (is_hybrid_run(&forced_stop, &bt, count, *(const volatile sig_atomic_t **)workspace, 0) < 0)
-        return fs_error(err, IS_NOMEM, "forced-stop: no memory for the lanes");
-    return IS_OK;
+        status[i] = IS_POINT_PENDING, /* until finished: a stop leaves the rest pending */
+        exponent |= points[i * PARAM_COUNT + P_EXPONENT] != 0.0;
+    rc = is_hybrid_run(&forced_stop, &bt, count, stop, 0);
+    bt.exponent = 1;
+    if (exponent && rc == 0)
+        rc = is_hybrid_run(&forced_stop_exponent, &bt, count, stop, 0);
+    return rc < 0 ? fs_error(err, IS_NOMEM, "forced-stop: no memory for the lanes") : IS_OK;
 }
 
 const is_model forced_stop_model = {IS_MODEL_HEADER,
     .name = "forced-stop", .description = "harmonically forced linear oscillator hitting a "
-    "rigid stop: impacts, chatter, sticking, the final motion's period (time in 1/omega_n)",
+    "rigid stop: impacts, chatter, sticking, the final motion's period, its sections and "
+    "Lyapunov exponent (time in 1/omega_n)",
     .params = fs_params, .param_count = PARAM_COUNT, .outputs = fs_outputs,
     .output_count = OUTPUT_COUNT, .validate = fs_validate,
     .workspace_create = fs_workspace_create, .workspace_free = free,
-    .workspace_watch = fs_workspace_watch, .eval_batch = fs_eval_batch, .version = "2.0.0"};
+    .workspace_watch = fs_workspace_watch, .eval_batch = fs_eval_batch, .version = "2.1.0"};
 
 /* IS_MODEL_PLUGIN, with a trace made by the integrator: `impactsweep trace forced-stop` */
 IS_HYBRID_PLUGIN(forced_stop_model, forced_stop)

@@ -89,7 +89,7 @@ static int output(const char *name)
 
 /* One run's outputs and status. */
 typedef struct run {
-    double out[16];
+    double out[256]; /* (a point's values: the scalars and the array section) */
     uint8_t status;
     int regime, period, impacts_per_period;
     double impacts, v, phase;
@@ -276,8 +276,11 @@ static void test_chatter_and_sticking(tally *t)
 static void test_table(tally *t)
 {
     const is_model *m = &forced_stop_model;
-    enum { NP = 16, NO = 16 };
-    CHECK(t, m->param_count <= NP && m->output_count <= NO, "table too large for the test");
+    enum { NP = 16, NO = 256 }; /* NO: a point's values, the arrays' included */
+    size_t values = 0;
+    for (size_t o = 0; o < m->output_count; o++)
+        values += m->outputs[o].length > 1 ? m->outputs[o].length : 1;
+    CHECK(t, m->param_count <= NP && values <= NO, "table too large for the test");
     double p[3 * NP];
     is_error err;
     default_point(p);
@@ -310,11 +313,13 @@ static void test_table(tally *t)
           err.message);
     CHECK(t, status[0] == IS_POINT_DONE && status[1] == IS_POINT_DONE && single[0] == status[1],
           "statuses %d %d %d", status[0], status[1], single[0]);
-    for (size_t o = 0; o < no; o++) {
-        CHECK(t, memcmp(&together[o * 3], &together[o * 3 + 2], sizeof(double)) == 0,
+    for (size_t o = 0, S = 0; o < no; o++) { /* output o's values start at S * count */
+        size_t L = m->outputs[o].length > 1 ? m->outputs[o].length : 1;
+        CHECK(t, memcmp(&together[S * 3], &together[S * 3 + 2 * L], L * sizeof(double)) == 0,
               "output %s differs between two copies of a point", m->outputs[o].name);
-        CHECK(t, memcmp(&together[o * 3 + 1], &alone[o], sizeof(double)) == 0,
+        CHECK(t, memcmp(&together[S * 3 + L], &alone[S], L * sizeof(double)) == 0,
               "output %s differs alone and in a batch", m->outputs[o].name);
+        S += L;
     }
     /* the stop flag leaves every unfinished point pending */
     volatile sig_atomic_t stop = 1;

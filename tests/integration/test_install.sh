@@ -422,9 +422,11 @@ say "the examples on the SDK: their size, no fused multiply-add, the same bits w
 # the failure outputs: 300 and 150 before; the ball's section outputs and its Lyapunov
 # exponent (its derivatives for the tangent and the saltation matrix, and two outputs), and
 # the array output of its section: 180
-# before): the SDK's integrator is what keeps a hybrid model this short; a model that
-# outgrows them says the SDK lacks something.
-for budget in forced_stop:320 bouncing_ball:270; do
+# before; forced_stop's section recorders, their outputs and array, its Lyapunov exponent
+# and the second system that runs only the points that ask for it: 320 before): the SDK's
+# integrator is what keeps a hybrid model this short; a model that outgrows them says the
+# SDK lacks something.
+for budget in forced_stop:440 bouncing_ball:270; do
     name=${budget%%:*}
     lines=$(wc -l <"$SOURCE/examples/$name/$name.c")
     [ "$lines" -le "${budget#*:}" ] ||
