@@ -88,6 +88,7 @@ typedef struct lane_searches {
     _Alignas(64) int64_t rebounds[LANES], n_limit[LANES], since_release[LANES];
     _Alignas(64) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
     _Alignas(64) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
+    stop_ring *ring[LANES]; /* the run's rebound section (NULL: none kept) */
 } lane_searches;
 
 static inline vd splat(double x)
@@ -279,6 +280,10 @@ static inline void rebound_vector(lane_searches *L, int k)
     ST(horizon, lv_sel(ok, lv_sel(lv_gt(horizon, piece), piece, horizon), LD(horizon)));
     ST(rx2, lv_sel(ok, x2, LD(rx2)));
     ST(rv2, lv_sel(ok, v2, LD(rv2)));
+    /* the rebound section, as stop_sim.c's rebound writes it (e_now is its energy) */
+    for (int i = 0; i < BLOCK; i++)
+        if (lv_mask_lane(ok, i) && L->ring[BLOCK * k + i])
+            stop_ring_put(L->ring[BLOCK * k + i], T[i], e_now[i], x2[i], v2[i]);
     /* the next search at once, from the state in registers */
     init_vector(L, k, ok, s, v1, x2, v2);
 }
@@ -353,6 +358,7 @@ static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_se
     L->evals[l] = r->evaluations, L->polls[l] = rn->polls, L->segments[l] = r->segments;
     L->more[l] = rn->seg_more;
     L->lane_rebounds[l] = 0;
+    L->ring[l] = rn->opt->sections ? &rn->opt->sections[STOP_SECTION_REBOUND] : NULL;
 }
 
 /* The run's state back from the lanes (rebound_lanes may have moved it on). */

@@ -145,6 +145,26 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                       "state moved by 1e-12 (relative) has another regime (missing: "
                       "fragility 0, or the point not decided)",
                       IS_OUTPUT_CATEGORY, fragile_names, IS_OUTPUT_MAY_BE_NAN, "fragile"},
+    [STOP_REBOUND_PERIOD] = {"rebound_period", "1",
+                             "period of the rebound map's section, in rebounds: the least p "
+                             "(up to 32) with each of the last p rebounds' states (E, x2, v2) "
+                             "leaving the stop equal to the one p rebounds before (to 1e-7 "
+                             "of their largest values; missing: none, or fewer than 2p "
+                             "rebounds)",
+                             IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "rebound period"},
+    [STOP_REBOUND_VALUES] = {"rebound_values", "1",
+                             "distinct states (E, x2, v2) leaving the stop among the last 64 "
+                             "rebounds (to 1e-7 of their largest values; 0: no rebound)",
+                             IS_OUTPUT_INT, NULL, 0, "rebound values"},
+    [STOP_RELEASE_PERIOD] = {"release_period", "1",
+                             "period of the contact-release section, in releases (the end of "
+                             "a contact phase), up to 32, as rebound_period (1 on a 2-phase "
+                             "periodic orbit; missing: none)",
+                             IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "release period"},
+    [STOP_RELEASE_VALUES] = {"release_values", "1",
+                             "distinct states (E, v2) at the last 64 contact releases (to "
+                             "1e-7 of their largest values; 0: no release)",
+                             IS_OUTPUT_INT, NULL, 0, "release values"},
 };
 
 /* The point in the scaled variables: lengths in units of s, time in units of 1/omega1
@@ -320,7 +340,8 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
                              .rtol = p[STOP_RTOL],
                              .cvode = ws->cvode,
                              .certify_approach = 1,
-                             .stop = ws->stop};
+                             .stop = ws->stop,
+                             .sections = pt->sections};
     if (trace) /* it reports in the point's units, and watches the stop flag itself */
         stop_trace_attach(trace, &pt->opt, &pt->sys, p[STOP_S], sp.speed, sp.time, sp.energy,
                           initial_energy(p));
@@ -367,6 +388,7 @@ void stop_point_end(const double *p, const stop_task *pt, double *const *out, ui
     *out[STOP_ORBIT_GAP] = r->orbit_gap;
     *out[STOP_FRAGILE] = NAN; /* the twin's, when it has one (stop_fragility.c) */
     orbit_outputs(p, pt, out);
+    stop_section_outputs(pt, out);
     stop_failure failure = stop_check_result(&pt->sys, &pt->opt, r);
     *out[STOP_FAILURE] = failure;
     if (failure != STOP_FAILURE_NONE) {
