@@ -52,7 +52,7 @@ static void point_at(workload *w, int i, double x1, double v1, double x2, double
  * whole workload one batch. */
 static double batch_rate(void *ws, const workload *w, int reps, double *per_run, double *wall)
 {
-    static double outputs[STOP_OUTPUT_VALUES * RUNS];
+    static double outputs[STOP_OUTPUT_COUNT * RUNS];
     static uint8_t status[RUNS];
     double rates[MAX_REPS], wall_rates[MAX_REPS];
     is_error err;

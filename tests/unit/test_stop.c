@@ -1593,12 +1593,6 @@ static int same_double(double a, double b)
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-/* Value v of point i in eval_batch's outputs for count points. */
-static double *value_at(double *outputs, size_t count, size_t i, int v)
-{
-    return stop_output_value(outputs, count, i, v);
-}
-
 static void test_eval_batch_outputs_and_status(void)
 {
     enum { COUNT = 4 };
@@ -1613,7 +1607,7 @@ static void test_eval_batch_outputs_and_status(void)
     is_error err;
     CHECK(is_model_stop_oscillator.workspace_create(&workspace, &err) == IS_OK, "workspace: %s",
           err.message);
-    double outputs[STOP_OUTPUT_VALUES * COUNT];
+    double outputs[STOP_OUTPUT_COUNT * COUNT];
     uint8_t status[COUNT];
     CHECK(is_model_stop_oscillator.eval_batch(workspace, &points[0][0], COUNT, outputs, status,
                                               &err) == IS_OK,
@@ -1757,16 +1751,15 @@ static void check_batch(const double (*points)[STOP_PARAM_COUNT], const int *ord
                         const double *ref, const uint8_t *ref_status, int ref_count,
                         const char *what)
 {
-    static double batch[128][STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES * 128];
+    static double batch[128][STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * 128];
     uint8_t status[128];
     for (int j = 0; j < count; j++)
         memcpy(batch[j], points[order[j]], sizeof batch[j]);
     eval_points(&batch[0][0], (size_t)count, out, status, NULL);
     for (int j = 0; j < count; j++) {
         int i = order[j], differs = status[j] != ref_status[i];
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            differs |= !same_double(*value_at(out, (size_t)count, (size_t)j, v),
-                                    *value_at((double *)ref, (size_t)ref_count, (size_t)i, v));
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            differs |= !same_double(out[o * count + j], ref[o * ref_count + i]);
         CHECK(!differs, "%s: point %d (at %d of %d) differs from its run alone", what, i, j,
               count);
     }
@@ -1775,7 +1768,7 @@ static void check_batch(const double (*points)[STOP_PARAM_COUNT], const int *ord
 static void test_lanes_give_every_point_its_own_bits(void)
 {
     enum { COUNT = 96 };
-    static double points[COUNT][STOP_PARAM_COUNT], ref[STOP_OUTPUT_VALUES * COUNT];
+    static double points[COUNT][STOP_PARAM_COUNT], ref[STOP_OUTPUT_COUNT * COUNT];
     uint8_t ref_status[COUNT];
     unsigned seed = 77;
     for (int i = 0; i < COUNT; i++)
@@ -1785,17 +1778,17 @@ static void test_lanes_give_every_point_its_own_bits(void)
     is_error err;
     CHECK(is_model_stop_oscillator.workspace_create(&ws, &err) == IS_OK, "workspace");
     for (int i = 0; i < COUNT; i++) {
-        double alone[STOP_OUTPUT_VALUES], scalar[STOP_OUTPUT_VALUES], *slots[STOP_OUTPUT_COUNT];
+        double alone[STOP_OUTPUT_COUNT], scalar[STOP_OUTPUT_COUNT], *slots[STOP_OUTPUT_COUNT];
         uint8_t scalar_status;
         eval_points(points[i], 1, alone, &ref_status[i], NULL);
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            *value_at(ref, COUNT, (size_t)i, v) = alone[v];
-        stop_output_slots(scalar, 1, 0, slots);
-        stop_outputs_nan(slots);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++) {
+            ref[o * COUNT + i] = alone[o];
+            slots[o] = &scalar[o];
+        }
         stop_evaluate_point(ws, points[i], NULL, slots, &scalar_status);
         int differs = scalar_status != ref_status[i];
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            differs |= !same_double(scalar[v], alone[v]);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            differs |= !same_double(scalar[o], alone[o]);
         CHECK(!differs, "point %d: the lanes and the scalar path differ", i);
     }
     is_model_stop_oscillator.workspace_free(ws);
@@ -1902,7 +1895,7 @@ static void test_validate_keeps_points_where_the_method_is_verified(void)
               "case %zu accepted, or the message does not say \"%s\": %s", c, refused[c].names,
               rc == IS_OK ? "(accepted)" : err.message);
         /* and eval_batch, called without validate, computes nothing there */
-        double out[STOP_OUTPUT_VALUES];
+        double out[STOP_OUTPUT_COUNT];
         uint8_t status;
         eval_points(point, 1, out, &status, NULL);
         CHECK(status == IS_POINT_FAILED_INVALID && out[STOP_FAILURE] == STOP_FAILURE_INVALID &&
@@ -1929,7 +1922,7 @@ static void test_validate_keeps_points_where_the_method_is_verified(void)
                 point[accepted[c].param[j]] = accepted[c].value[j];
         is_error err;
         CHECK(m->validate(point, &err) == IS_OK, "case %zu refused: %s", c, err.message);
-        double out[STOP_OUTPUT_VALUES];
+        double out[STOP_OUTPUT_COUNT];
         uint8_t status;
         eval_points(point, 1, out, &status, NULL);
         CHECK(status == IS_POINT_DONE && out[STOP_FAILURE] == STOP_FAILURE_NONE,
@@ -2029,7 +2022,7 @@ static void test_long_horizons_finish(void)
     points[1][STOP_EPSILON] = 0.05;
     points[2][STOP_INTEGRATOR] = 1.0; /* CVODE: over 3 10^4, more than 10^6 steps */
     points[2][STOP_T_END] = 3e4;
-    double out[STOP_OUTPUT_VALUES * 3];
+    double out[STOP_OUTPUT_COUNT * 3];
     uint8_t status[3];
     eval_points(&points[0][0], 3, out, status, NULL);
     for (int i = 0; i < 3; i++)
@@ -2092,7 +2085,7 @@ static void map_keeps_its_regimes(const char *job_name)
 {
     enum { N = 1600, H = 4 };
     const double horizons[H] = {400.0, 500.0, 600.0, 20000.0};
-    static double points[N * STOP_PARAM_COUNT], out[H][STOP_OUTPUT_VALUES * N];
+    static double points[N * STOP_PARAM_COUNT], out[H][STOP_OUTPUT_COUNT * N];
     static uint8_t status[H][N];
     size_t n = 0;
     for (int h = 0; h < H; h++) {
@@ -2162,7 +2155,7 @@ static void test_the_issues_points(void)
      * (proved) at 5000: its cycles follow the orbit of k12 = 1.545 from below, whose
      * energy they leave; now undecided until impacting is proved. */
     const double horizons[] = {400.0, 500.0, 2000.0, 10000.0, 15000.0, 20000.0};
-    double out[STOP_OUTPUT_VALUES], previous_gap = INFINITY;
+    double out[STOP_OUTPUT_COUNT], previous_gap = INFINITY;
     uint8_t status;
     for (int h = 0; h < 6; h++) {
         named_point(1.844046027715572, 0.21281407035175876, horizons[h], out, &status);
@@ -2197,7 +2190,7 @@ static void test_regime_rules_and_outputs_in_every_regime(void)
      * search: impacting is proved (no contact phase or Zeno sequence after t_regime, also
      * over 4 times the horizon); every output has its documented value in every regime. */
     enum { N = 400 };
-    static double points[(N + 4) * STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES * (N + 4)];
+    static double points[(N + 4) * STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * (N + 4)];
     uint8_t status[N + 4];
     if (!regime_map_points(500.0, points))
         return;
@@ -2317,7 +2310,7 @@ static int shared_batches_differ(const double *points, const int *order, int cou
                                  const double *ref, const uint8_t *ref_status, int ref_count)
 {
     const is_model *m = &is_model_stop_oscillator;
-    static double batch[400 * STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES * 400];
+    static double batch[400 * STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * 400];
     uint8_t status[400];
     void *ws = NULL;
     is_error err;
@@ -2333,9 +2326,8 @@ static int shared_batches_differ(const double *points, const int *order, int cou
         for (int j = 0; j < n; j++) {
             int i = order[first + j];
             differs += status[j] != ref_status[i];
-            for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-                differs += !same_double(*value_at(out, (size_t)n, (size_t)j, v),
-                                        *value_at((double *)ref, (size_t)ref_count, (size_t)i, v));
+            for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+                differs += !same_double(out[o * n + j], ref[o * ref_count + i]);
         }
     }
     m->workspace_free(ws);
@@ -2349,16 +2341,16 @@ static void test_shared_orbit_search_changes_no_output(void)
      * the same point alone with the memo off (IMPACTSWEEP_SHARE=0), in order, reversed,
      * shuffled, in batches of 1, 7, 64 and 400 (the ranks' side: integration.sharing). */
     enum { N = 400 };
-    static double points[N * STOP_PARAM_COUNT], ref[STOP_OUTPUT_VALUES * N];
+    static double points[N * STOP_PARAM_COUNT], ref[STOP_OUTPUT_COUNT * N];
     uint8_t ref_status[N];
     if (!regime_map_points(50.0, points))
         return;
     setenv("IMPACTSWEEP_SHARE", "0", 1);
     for (int i = 0; i < N; i++) {
-        double alone[STOP_OUTPUT_VALUES];
+        double alone[STOP_OUTPUT_COUNT];
         eval_points(points + i * STOP_PARAM_COUNT, 1, alone, &ref_status[i], NULL);
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            *value_at(ref, N, (size_t)i, v) = alone[v];
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            ref[o * N + i] = alone[o];
     }
     unsetenv("IMPACTSWEEP_SHARE");
     int with_orbits = 0;
@@ -2424,7 +2416,7 @@ static double perturbed(const double *p, int q)
 
 static int same_outputs(const double *a, const double *b, uint8_t sa, uint8_t sb)
 {
-    return sa == sb && memcmp(a, b, STOP_OUTPUT_VALUES * sizeof *a) == 0;
+    return sa == sb && memcmp(a, b, STOP_OUTPUT_COUNT * sizeof *a) == 0;
 }
 
 static void test_parameters_apply_where_the_table_says(void)
@@ -2436,7 +2428,7 @@ static void test_parameters_apply_where_the_table_says(void)
      * whichever integrator runs. */
     const is_model *m = &is_model_stop_oscillator;
     for (int integrator = 0; integrator < 2; integrator++) {
-        double base[STOP_PARAM_COUNT], out0[STOP_OUTPUT_VALUES];
+        double base[STOP_PARAM_COUNT], out0[STOP_OUTPUT_COUNT];
         uint8_t status0;
         busy_point(base);
         base[STOP_INTEGRATOR] = integrator;
@@ -2448,7 +2440,7 @@ static void test_parameters_apply_where_the_table_says(void)
               integrator, status0, out0[STOP_ZENO_RESETS], out0[STOP_CONTACT_PHASES],
               out0[STOP_ORBITS]);
         for (int q = 0; q < STOP_PARAM_COUNT; q++) {
-            double point[STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES];
+            double point[STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT];
             uint8_t status;
             memcpy(point, base, sizeof point);
             point[q] = perturbed(base, q);
@@ -2486,8 +2478,8 @@ static void raise_stop_flag(int signal_number)
 static void test_stop_flag_leaves_unfinished_points_pending(void)
 {
     enum { COUNT = 4 };
-    double points[COUNT][STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES * COUNT];
-    double alone[STOP_OUTPUT_VALUES];
+    double points[COUNT][STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * COUNT];
+    double alone[STOP_OUTPUT_COUNT];
     uint8_t status[COUNT], alone_status;
     for (int i = 0; i < COUNT; i++)
         default_point(points[i]);
@@ -2524,14 +2516,14 @@ static void test_stop_flag_leaves_unfinished_points_pending(void)
     stop_flag = 0;
     for (int i = 1; i < COUNT; i += 2) {
         eval_points(points[i], 1, alone, &alone_status, NULL);
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            CHECK(same_double(*value_at(out, COUNT, (size_t)i, v), alone[v]) &&
-                      alone_status == status[i],
-                  "output value %d of point %d differs from an unwatched run", v, i);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            CHECK(same_double(out[o * COUNT + i], alone[o]) && alone_status == status[i],
+                  "output %s of point %d differs from an unwatched run",
+                  is_model_stop_oscillator.outputs[o].name, i);
     }
     /* a batch longer than the lanes, stopped in its long point: the rest stay pending */
     enum { MANY = 40 };
-    static double many[MANY][STOP_PARAM_COUNT], many_out[STOP_OUTPUT_VALUES * MANY];
+    static double many[MANY][STOP_PARAM_COUNT], many_out[STOP_OUTPUT_COUNT * MANY];
     uint8_t many_status[MANY];
     for (int i = 0; i < MANY; i++) {
         default_point(many[i]);
@@ -2570,7 +2562,7 @@ static void test_scaling_changes_only_the_units(void)
     b[STOP_X1] *= 2.0, b[STOP_X2] *= 2.0, b[STOP_V1] *= 4.0, b[STOP_V2] *= 4.0;
     b[STOP_T_END] /= 2.0;
     b[STOP_ORBIT_T_MAX] /= 2.0;
-    double oa[STOP_OUTPUT_VALUES], ob[STOP_OUTPUT_VALUES];
+    double oa[STOP_OUTPUT_COUNT], ob[STOP_OUTPUT_COUNT];
     uint8_t sa, sb;
     eval_points(a, 1, oa, &sa, NULL);
     eval_points(b, 1, ob, &sb, NULL);

@@ -54,7 +54,7 @@ static int same_double(double a, double b)
  * here, so they become 1e-12 (s = 1, k = 1), and x2_0 = 3 becomes 3 (1 - 1e-12). */
 static double moved_regime(const double *p)
 {
-    double q[STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES];
+    double q[STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT];
     uint8_t status;
     memcpy(q, p, sizeof q);
     CHECK(p[STOP_X1] == 0.0 && p[STOP_V1] == 0.0 && p[STOP_V2] == 0.0 && p[STOP_X2] == 3.0 &&
@@ -80,7 +80,7 @@ static void test_fragile_robust_and_off(void)
     const double epsilon[COUNT] = {0.27348993288590606, 0.5, 0.2};
     const double want[COUNT] = {STOP_FRAGILE_CLASS, STOP_ROBUST, NAN};
     double on[COUNT][STOP_PARAM_COUNT], off[COUNT][STOP_PARAM_COUNT];
-    double out_on[STOP_OUTPUT_VALUES * COUNT], out_off[STOP_OUTPUT_VALUES * COUNT];
+    double out_on[STOP_OUTPUT_COUNT * COUNT], out_off[STOP_OUTPUT_COUNT * COUNT];
     uint8_t st_on[COUNT], st_off[COUNT];
     for (int i = 0; i < COUNT; i++) {
         map_point(on[i], k12[i], epsilon[i], 2000.0, 1.0);
@@ -96,11 +96,10 @@ static void test_fragile_robust_and_off(void)
         CHECK(same_double(ON(STOP_FRAGILE, i), want[i]) && isnan(OFF(STOP_FRAGILE, i)),
               "point %d (regime %g): fragile %g with fragility 1 (expected %g), %g with 0", i,
               ON(STOP_REGIME, i), ON(STOP_FRAGILE, i), want[i], OFF(STOP_FRAGILE, i));
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            CHECK(v == STOP_FRAGILE ||
-                      same_double(*stop_output_value(out_on, COUNT, (size_t)i, v),
-                                  *stop_output_value(out_off, COUNT, (size_t)i, v)),
-                  "point %d: output value %d differs with fragility 1", i, v);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            CHECK(o == STOP_FRAGILE || same_double(ON(o, i), OFF(o, i)),
+                  "point %d: %s differs with fragility 1", i,
+                  is_model_stop_oscillator.outputs[o].name);
     }
     CHECK(ON(STOP_REGIME, 0) == REGIME_PERIODIC && ON(STOP_REGIME, 1) == REGIME_IMPACTING &&
               ON(STOP_REGIME, 2) == REGIME_UNDECIDED,
@@ -132,7 +131,7 @@ static void test_twins_in_lanes_match_each_point_alone(void)
      * whose twin runs alone too; `fragile` is missing exactly where no twin runs, and
      * equals the comparison with the moved start's regime where one does. */
     enum { COUNT = 600 };
-    static double points[COUNT][STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES * COUNT];
+    static double points[COUNT][STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * COUNT];
     uint8_t status[COUNT];
     /* odd: the row of the paper's map at t_end 2000 (5 of its 150 points fragile when
      * this was written); even: k12 = 2.5 at 400, fragility off on every eighth */
@@ -145,14 +144,14 @@ static void test_twins_in_lanes_match_each_point_alone(void)
     CHECK(is_model_stop_oscillator.workspace_create(&ws, &err) == IS_OK, "workspace");
     int twins = 0, fragile = 0, checked = 0;
     for (int i = 0; i < COUNT; i++) {
-        double alone[STOP_OUTPUT_VALUES], *slots[STOP_OUTPUT_COUNT];
+        double alone[STOP_OUTPUT_COUNT], *slots[STOP_OUTPUT_COUNT];
         uint8_t alone_status = IS_POINT_PENDING;
-        stop_output_slots(alone, 1, 0, slots);
-        stop_outputs_nan(slots);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            slots[o] = &alone[o];
         stop_evaluate_point(ws, points[i], NULL, slots, &alone_status);
         int differs = alone_status != status[i];
-        for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-            differs |= !same_double(alone[v], *stop_output_value(out, COUNT, (size_t)i, v));
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            differs |= !same_double(alone[o], out[(size_t)o * COUNT + i]);
         CHECK(!differs, "point %d: the batch and the point alone differ", i);
         double regime = out[(size_t)STOP_REGIME * COUNT + i];
         double f = out[(size_t)STOP_FRAGILE * COUNT + i];
@@ -182,7 +181,7 @@ static void test_a_stopped_twin_leaves_its_point_pending(void)
     /* The stop flag raised after the points and before their twins: the points with a
      * twin go back to pending (every output NaN), the others keep their results. */
     enum { COUNT = 3 };
-    double points[COUNT][STOP_PARAM_COUNT], out[STOP_OUTPUT_VALUES * COUNT];
+    double points[COUNT][STOP_PARAM_COUNT], out[STOP_OUTPUT_COUNT * COUNT];
     uint8_t status[COUNT];
     map_point(points[0], 4.0, 0.5, 500.0, 1.0);  /* decided: a twin */
     map_point(points[1], 4.0, 0.5, 500.0, 0.0);  /* fragility off: none */
@@ -202,9 +201,9 @@ static void test_a_stopped_twin_leaves_its_point_pending(void)
     CHECK(status[0] == IS_POINT_PENDING && status[1] == IS_POINT_DONE &&
               status[2] == IS_POINT_DONE,
           "after stopped twins: status %d %d %d", status[0], status[1], status[2]);
-    for (int v = 0; v < STOP_OUTPUT_VALUES; v++)
-        CHECK(isnan(*stop_output_value(out, COUNT, 0, v)), "pending point: value %d is %g", v,
-              *stop_output_value(out, COUNT, 0, v));
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+        CHECK(isnan(out[(size_t)o * COUNT]), "pending point: %s is %g",
+              is_model_stop_oscillator.outputs[o].name, out[(size_t)o * COUNT]);
     CHECK(!isnan(out[STOP_ENERGY * COUNT + 1]) && isnan(out[STOP_FRAGILE * COUNT + 1]) &&
               isnan(out[STOP_FRAGILE * COUNT + 2]),
           "the points without a twin keep their results");

@@ -18,7 +18,7 @@
 
 struct stop_twins {
     double points[TWIN_CHUNK * STOP_PARAM_COUNT];
-    double outputs[TWIN_CHUNK * STOP_OUTPUT_VALUES];
+    double outputs[TWIN_CHUNK * STOP_OUTPUT_COUNT];
     uint8_t status[TWIN_CHUNK];
     size_t index[TWIN_CHUNK]; /* the batch's point each twin belongs to */
 };
@@ -67,14 +67,17 @@ int stop_twin_alone(void *workspace, const double *p, double *const *out, uint8_
 {
     if (!stop_twin_wanted(p, *status, *out[STOP_REGIME]))
         return 0;
-    double twin[STOP_PARAM_COUNT], result[STOP_OUTPUT_VALUES], *slots[STOP_OUTPUT_COUNT];
+    double twin[STOP_PARAM_COUNT], result[STOP_OUTPUT_COUNT], *slots[STOP_OUTPUT_COUNT];
     uint8_t twin_status = IS_POINT_PENDING;
-    stop_output_slots(result, 1, 0, slots);
-    stop_outputs_nan(slots);
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++) {
+        result[o] = NAN;
+        slots[o] = &result[o];
+    }
     stop_twin_point(p, twin);
     if (stop_evaluate_point(workspace, twin, NULL, slots, &twin_status) ||
         twin_status == IS_POINT_PENDING) {
-        stop_outputs_nan(out);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            *out[o] = NAN;
         *status = IS_POINT_PENDING;
         return 1;
     }
@@ -91,9 +94,8 @@ static void run_chunk(stop_twins *tw, size_t n, stop_lanes *lanes, void *workspa
     for (size_t j = 0; j < n; j++) {
         size_t i = tw->index[j];
         if (tw->status[j] == IS_POINT_PENDING) {
-            double *out[STOP_OUTPUT_COUNT];
-            stop_output_slots(outputs, count, i, out);
-            stop_outputs_nan(out);
+            for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+                outputs[(size_t)o * count + i] = NAN;
             status[i] = IS_POINT_PENDING;
             continue;
         }

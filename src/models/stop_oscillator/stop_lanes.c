@@ -394,15 +394,15 @@ static void get_search(const lane_searches *L, int l, stop_search *S)
 /* Where output o of point i goes. */
 static void output_slots(lanes *ln, size_t i, double **out)
 {
-    stop_output_slots(ln->outputs, ln->count, i, out);
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+        out[o] = &ln->outputs[(size_t)o * ln->count + i];
 }
 
 /* Point i stays pending (NaN outputs). */
 static void pending_one(lanes *ln, size_t i)
 {
-    double *out[STOP_OUTPUT_COUNT];
-    output_slots(ln, i, out);
-    stop_outputs_nan(out);
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+        ln->outputs[(size_t)o * ln->count + i] = NAN;
     ln->status[i] = IS_POINT_PENDING;
 }
 

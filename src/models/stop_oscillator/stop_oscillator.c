@@ -165,17 +165,6 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                              "distinct states (E, v2) at the last 64 contact releases (to "
                              "1e-7 of their largest values; 0: no release)",
                              IS_OUTPUT_INT, NULL, 0, "release values"},
-    [STOP_REBOUND_ENERGY] = {"rebound_energy", "1",
-                             "energy leaving each of the last 64 rebounds, oldest first, in "
-                             "m L^2/T^2 (NaN before the first: fewer rebounds): the rebound "
-                             "map's orbit diagram",
-                             IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "rebound energy",
-                             STOP_SECTION_N, "section_sample"},
-    [STOP_RELEASE_ENERGY] = {"release_energy", "1",
-                             "energy at each of the last 64 contact releases, oldest first, "
-                             "in m L^2/T^2 (NaN before the first: fewer releases)",
-                             IS_OUTPUT_REAL, NULL, IS_OUTPUT_MAY_BE_NAN, "release energy",
-                             STOP_SECTION_N, "section_sample"},
 };
 
 /* The point in the scaled variables: lengths in units of s, time in units of 1/omega1
@@ -328,7 +317,8 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
      * from outside the ranges where the method is verified */
     is_error refused;
     if (stop_validate(p, &refused) != IS_OK) {
-        stop_outputs_nan(out);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            *out[o] = NAN;
         *out[STOP_REGIME] = REGIME_FAILED;
         *out[STOP_REGIME_BASIS] = STOP_BASIS_FAILED;
         *out[STOP_FAILURE] = STOP_FAILURE_INVALID;
@@ -430,9 +420,8 @@ int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
 void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status)
 {
     for (size_t i = first; i < count; i++) {
-        double *out[STOP_OUTPUT_COUNT];
-        stop_output_slots(outputs, count, i, out);
-        stop_outputs_nan(out);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            outputs[(size_t)o * count + i] = NAN;
         status[i] = IS_POINT_PENDING;
     }
 }

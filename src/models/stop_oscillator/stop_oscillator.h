@@ -28,15 +28,8 @@ enum {
     STOP_V_LAST_REBOUND, STOP_ENERGY_FALL, STOP_ENERGY_FALL_Q4, STOP_STICK_RATIO,
     STOP_LATE_STICKING, STOP_T_REGIME, STOP_FAILURE, STOP_REGIME_BASIS, STOP_ORBIT_GAP,
     STOP_FRAGILE, STOP_REBOUND_PERIOD, STOP_REBOUND_VALUES, STOP_RELEASE_PERIOD,
-    STOP_RELEASE_VALUES, STOP_REBOUND_ENERGY, STOP_RELEASE_ENERGY, STOP_OUTPUT_COUNT
+    STOP_RELEASE_VALUES, STOP_OUTPUT_COUNT
 };
-/* The outputs before the array outputs (rebound_energy, release_energy: STOP_SECTION_N
- * values each), and the values a point's outputs take in all. eval_batch's layout is the
- * contract's: scalar o at outputs[o * count + i], array o's value j at
- * outputs[STOP_SCALAR_OUTPUTS * count + (o - STOP_SCALAR_OUTPUTS) * STOP_SECTION_N * count
- * + i * STOP_SECTION_N + j]; stop_output_slots gives each output's first value. */
-#define STOP_SCALAR_OUTPUTS STOP_REBOUND_ENERGY
-#define STOP_OUTPUT_VALUES (STOP_SCALAR_OUTPUTS + 2 * STOP_SECTION_N)
 
 /* The long run, decided from what the run proves, detects exactly, or certifies with a
  * stated tolerance (stop_sim.c, in this order; the README's stop-oscillator section
@@ -377,17 +370,8 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
 void stop_point_end(const double *p, const stop_task *point, double *const *out,
                     uint8_t *status);
 /* The section outputs of a finished run (stop_sections.c): rebound_period,
- * rebound_values, release_period, release_values and the arrays rebound_energy,
- * release_energy (in the point's units) from pt->sections. */
+ * rebound_values, release_period, release_values from pt->sections. */
 void stop_section_outputs(const stop_task *pt, double *const *out);
-/* Where point i's outputs go in eval_batch's outputs for count points: out[o] its value
- * (a scalar), or the first of its STOP_SECTION_N values (an array), which follow it. */
-void stop_output_slots(double *outputs, size_t count, size_t i, double **out);
-/* Value v of point i (v < STOP_OUTPUT_VALUES: the scalar outputs, then the arrays'
- * values in order) in eval_batch's outputs for count points (count 1: outputs + v). */
-double *stop_output_value(double *outputs, size_t count, size_t i, int v);
-/* Every value of a point's outputs NaN (out: its slots). */
-void stop_outputs_nan(double *const *out);
 /* Points first to count - 1 of a batch of count: NaN outputs, pending. */
 void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status);
 /* eval_batch's points in lanes (stop_lanes.c): the same bits as stop_evaluate_point gives

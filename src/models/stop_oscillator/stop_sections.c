@@ -34,39 +34,5 @@ void stop_section_outputs(const stop_task *pt, double *const *out)
         *out[period_slot[k]] = p > 0 ? p : NAN;
         *out[values_slot[k]] =
             is_hybrid_section_distinct(&s, s.components, STOP_SECTION_N, SECTION_RTOL, atol);
-        /* the energies, oldest first, in the point's unit of energy (NaN before the
-         * first: fewer than STOP_SECTION_N taken) */
-        double *energies = out[STOP_REBOUND_ENERGY + k];
-        is_hybrid_section_copy(&s, 0, STOP_SECTION_N, energies, 1);
-        for (int j = 0; j < STOP_SECTION_N; j++)
-            energies[j] *= pt->energy;
     }
-}
-
-void stop_output_slots(double *outputs, size_t count, size_t i, double **out)
-{
-    for (int o = 0; o < STOP_SCALAR_OUTPUTS; o++)
-        out[o] = &outputs[(size_t)o * count + i];
-    double *arrays = outputs + (size_t)STOP_SCALAR_OUTPUTS * count;
-    for (int o = STOP_SCALAR_OUTPUTS; o < STOP_OUTPUT_COUNT; o++)
-        out[o] = arrays + ((size_t)(o - STOP_SCALAR_OUTPUTS) * count + i) * STOP_SECTION_N;
-}
-
-double *stop_output_value(double *outputs, size_t count, size_t i, int v)
-{
-    double *out[STOP_OUTPUT_COUNT];
-    stop_output_slots(outputs, count, i, out);
-    if (v < STOP_SCALAR_OUTPUTS)
-        return out[v];
-    v -= STOP_SCALAR_OUTPUTS;
-    return out[STOP_SCALAR_OUTPUTS + v / STOP_SECTION_N] + v % STOP_SECTION_N;
-}
-
-void stop_outputs_nan(double *const *out)
-{
-    for (int o = 0; o < STOP_SCALAR_OUTPUTS; o++)
-        *out[o] = NAN;
-    for (int o = STOP_SCALAR_OUTPUTS; o < STOP_OUTPUT_COUNT; o++)
-        for (int j = 0; j < STOP_SECTION_N; j++)
-            out[o][j] = NAN;
 }

@@ -175,12 +175,15 @@ static is_code run(void *workspace, const double *point, const double *opts,
     trace.resolution = opts[OPTION_RESOLUTION];
     trace.failure = IS_OK;
     double *out[STOP_OUTPUT_COUNT];
-    stop_output_slots(outputs, 1, 0, out);
-    stop_outputs_nan(out);
+    for (int o = 0; o < STOP_OUTPUT_COUNT; o++) {
+        outputs[o] = NAN;
+        out[o] = &outputs[o];
+    }
     *status = IS_POINT_PENDING;
     int stopped = stop_evaluate_point(workspace, point, &trace, out, status);
     if (trace.failure != IS_OK || stopped) {
-        stop_outputs_nan(out);
+        for (int o = 0; o < STOP_OUTPUT_COUNT; o++)
+            outputs[o] = NAN;
         *status = IS_POINT_PENDING;
     }
     return trace.failure; /* a sink's code (its message is in err), or IS_OK */
