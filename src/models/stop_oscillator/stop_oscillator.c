@@ -154,8 +154,7 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                              "period of the rebound map's section, in rebounds: the least p "
                              "(up to 32) with each of the last p rebounds' states (E, x2, v2) "
                              "leaving the stop equal to the one p rebounds before (to 1e-7 "
-                             "of their largest values; missing: none, or fewer than 2p "
-                             "rebounds)",
+                             "of their largest values; missing: none, or sections 0)",
                              IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "rebound period"},
     [STOP_REBOUND_VALUES] = {"rebound_values", "1",
                              "distinct states (E, x2, v2) leaving the stop among the last 64 "
@@ -165,7 +164,7 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
     [STOP_RELEASE_PERIOD] = {"release_period", "1",
                              "period of the contact-release section, in releases (the end of "
                              "a contact phase), up to 32, as rebound_period (1 on a 2-phase "
-                             "periodic orbit; missing: none)",
+                             "periodic orbit; missing: none, or sections 0)",
                              IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "release period"},
     [STOP_RELEASE_VALUES] = {"release_values", "1",
                              "distinct states (E, v2) at the last 64 contact releases (to "
