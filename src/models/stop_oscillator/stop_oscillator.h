@@ -399,7 +399,8 @@ int stop_evaluate_point(void *workspace, const double *point, stop_trace *trace,
  * its twin, from its initial state moved by STOP_TWIN_SHIFT: each nonzero component c of
  * (x1_0, v1_0, x2_0, v2_0) becomes c (1 - STOP_TWIN_SHIFT) (towards 0, so that x1_0 <= s
  * still holds), each zero one STOP_TWIN_SHIFT s (positions) or STOP_TWIN_SHIFT s sqrt(k)
- * (velocities); everything else is the point's, zeno_tail too. `fragile` is 1 when the
+ * (velocities); everything else is the point's, zeno_tail too (but sections 0: only its
+ * regime is read). `fragile` is 1 when the
  * twin's regime differs (undecided or failed counts as differing), 0 when it is the same,
  * NaN when no twin ran (fragility 0, or the point not decided). */
 #define STOP_TWIN_SHIFT 1e-12
