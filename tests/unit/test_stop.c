@@ -1724,6 +1724,7 @@ static void lane_test_point(int i, unsigned *seed, double *p)
     p[STOP_V2] = test_random(seed);
     p[STOP_T_END] = 20.0 + 200.0 * fabs(test_random(seed));
     p[STOP_ZENO_TAIL] = i % 4 == 0 ? 1e-30 : 1e-3;
+    p[STOP_SECTIONS] = i % 2; /* the rebound section from the lanes' rebounds too */
     if (i % 11 == 5)
         p[STOP_MAX_REBOUNDS] = 7;
     if (i % 13 == 7)
@@ -2398,6 +2399,7 @@ static double perturbed(const double *p, int q)
         return 5.0; /* the budget runs out */
     case STOP_INTEGRATOR:
     case STOP_FRAGILITY: /* fragile: robust or fragile, where it was missing */
+    case STOP_SECTIONS:  /* the section outputs, where they were missing */
         return 1.0 - p[q];
     case STOP_ORBIT_T_MAX:
         return 3.0; /* below the one orbit's t_cod = 3.63 */
@@ -2597,6 +2599,7 @@ static void test_scaling_changes_only_the_units(void)
 
 /* test_stop_fragile.c: the fragility twins */
 void stop_fragile_tests(CU_pSuite suite);
+void stop_sections_tests(CU_pSuite suite);
 
 void suite_stop(void)
 {
@@ -2656,4 +2659,5 @@ void suite_stop(void)
     CU_add_test(s, "k and s only change the units of the outputs",
                 test_scaling_changes_only_the_units);
     stop_fragile_tests(s);
+    stop_sections_tests(s);
 }

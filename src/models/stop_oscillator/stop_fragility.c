@@ -49,6 +49,7 @@ void stop_twin_point(const double *p, double *twin)
     twin[STOP_X2] = moved(p[STOP_X2], length);
     twin[STOP_V2] = moved(p[STOP_V2], speed);
     twin[STOP_FRAGILITY] = 0.0;
+    twin[STOP_SECTIONS] = 0.0; /* only its regime is read */
 }
 
 int stop_twin_wanted(const double *p, uint8_t status, double regime)

@@ -65,6 +65,7 @@ typedef struct lane_searches {
     _Alignas(64) double horizon[LANES], t[LANES], g[LANES], dg[LANES], ddg[LANES], h[LANES];
     _Alignas(64) double dddg[LANES], m4[LANES], w1q[LANES], w2q[LANES]; /* w1q = w1^4 */
     _Alignas(64) double away[LANES]; /* a mask's bits: all ones, or 0 */
+    _Alignas(64) double keeps[LANES]; /* a mask's bits: the run keeps its sections */
     _Alignas(64) double x1[LANES], v1[LANES], x2[LANES], v2[LANES];
     _Alignas(64) int64_t evaluations[LANES]; /* (double's to int64's conversion takes
                                                 lane by lane extractions without AVX-512) */
@@ -88,6 +89,7 @@ typedef struct lane_searches {
     _Alignas(64) int64_t rebounds[LANES], n_limit[LANES], since_release[LANES];
     _Alignas(64) int64_t evals[LANES], polls[LANES], segments[LANES], more[LANES];
     _Alignas(64) int64_t lane_rebounds[LANES]; /* rebound_lanes' since put_start */
+    stop_ring *ring[LANES]; /* the run's rebound section (NULL: none kept) */
 } lane_searches;
 
 static inline vd splat(double x)
@@ -279,6 +281,13 @@ static inline void rebound_vector(lane_searches *L, int k)
     ST(horizon, lv_sel(ok, lv_sel(lv_gt(horizon, piece), piece, horizon), LD(horizon)));
     ST(rx2, lv_sel(ok, x2, LD(rx2)));
     ST(rv2, lv_sel(ok, v2, LD(rv2)));
+    /* the rebound section, as stop_sim.c's rebound writes it (e_now is its energy); one
+     * test a vector where no run keeps sections (the default) */
+    lv_mask keep = ok & bits_mask(LD(keeps));
+    if (lv_any(keep))
+        for (int i = 0; i < BLOCK; i++)
+            if (lv_mask_lane(keep, i))
+                stop_ring_put(L->ring[BLOCK * k + i], T[i], e_now[i], x2[i], v2[i]);
     /* the next search at once, from the state in registers */
     init_vector(L, k, ok, s, v1, x2, v2);
 }
@@ -307,6 +316,8 @@ struct stop_lanes {
     uint8_t *status;
     int stopping; /* the stop flag was seen: every point not finished stays pending */
     int busy;     /* lanes with a point */
+    stop_ring rings[LANES][STOP_RINGS]; /* each lane's sections (`sections` = 1), apart
+                                           from the lanes' hot state */
 };
 typedef stop_lanes lanes;
 
@@ -353,6 +364,9 @@ static void put_start(lane_searches *L, int l, const stop_run *rn, const stop_se
     L->evals[l] = r->evaluations, L->polls[l] = rn->polls, L->segments[l] = r->segments;
     L->more[l] = rn->seg_more;
     L->lane_rebounds[l] = 0;
+    L->ring[l] = rn->opt->sections ? &rn->opt->sections[STOP_RING_REBOUND] : NULL;
+    uint64_t keeps = L->ring[l] ? ~(uint64_t)0 : 0;
+    memcpy(&L->keeps[l], &keeps, sizeof keeps);
 }
 
 /* The run's state back from the lanes (rebound_lanes may have moved it on). */
@@ -436,6 +450,7 @@ static void fill_lane(lanes *ln, int l, int resume)
         double *out[STOP_OUTPUT_COUNT];
         output_slots(ln, a->index, out);
         const double *p = ln->points + a->index * STOP_PARAM_COUNT;
+        a->pt.rings = ln->rings[l];
         int rc = stop_point_begin(ln->workspace, p, NULL, &a->pt, out, &ln->status[a->index]);
         if (rc == STOP_POINT_STOPPED) {
             ln->stopping = 1;
@@ -496,6 +511,11 @@ stop_lanes *stop_lanes_create(void)
 void stop_lanes_free(stop_lanes *lanes)
 {
     free(lanes);
+}
+
+const stop_ring *stop_lanes_rings(const stop_lanes *lanes, int lane)
+{
+    return lanes->rings[lane];
 }
 
 void stop_lanes_eval(stop_lanes *ln, void *workspace, const double *points, size_t count,

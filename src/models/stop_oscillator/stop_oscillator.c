@@ -83,6 +83,11 @@ static const is_param stop_params[STOP_PARAM_COUNT] = {
                         "1e-12 (relative) and say in `fragile` whether the regime changes "
                         "(twice the work of decided points); 0: do not",
                         "1", IS_PARAM_INT, 0.0, 0, 1, IS_PARAM_FIXED_ONLY, NULL, NULL, NULL},
+    [STOP_SECTIONS] = {"sections",
+                       "1: keep the last 64 rebounds and contact releases (the rebound map's "
+                       "sections) and give rebound_period, rebound_values, release_period and "
+                       "release_values; 0: do not (they are missing)",
+                       "1", IS_PARAM_INT, 0.0, 0, 1, IS_PARAM_FIXED_ONLY, NULL, NULL, NULL},
 };
 
 static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
@@ -145,6 +150,27 @@ static const is_output stop_outputs[STOP_OUTPUT_COUNT] = {
                       "state moved by 1e-12 (relative) has another regime (missing: "
                       "fragility 0, or the point not decided)",
                       IS_OUTPUT_CATEGORY, fragile_names, IS_OUTPUT_MAY_BE_NAN, "fragile"},
+    [STOP_REBOUND_PERIOD] = {"rebound_period", "1",
+                             "period of the rebound map's section, in rebounds: the least p "
+                             "(up to 32) with each of the last p rebounds' states (E, x2, v2) "
+                             "leaving the stop equal to the one p rebounds before (to 1e-7 "
+                             "of their largest values; missing: none, or sections 0)",
+                             IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "rebound period"},
+    [STOP_REBOUND_VALUES] = {"rebound_values", "1",
+                             "distinct states (E, x2, v2) leaving the stop among the last 64 "
+                             "rebounds (to 1e-7 of their largest values; 0: no rebound; "
+                             "missing: sections 0)",
+                             IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "rebound values"},
+    [STOP_RELEASE_PERIOD] = {"release_period", "1",
+                             "period of the contact-release section, in releases (the end of "
+                             "a contact phase), up to 32, as rebound_period (1 on a 2-phase "
+                             "periodic orbit; missing: none, or sections 0)",
+                             IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "release period"},
+    [STOP_RELEASE_VALUES] = {"release_values", "1",
+                             "distinct states (E, v2) at the last 64 contact releases (to "
+                             "1e-7 of their largest values; 0: no release; missing: sections "
+                             "0)",
+                             IS_OUTPUT_INT, NULL, IS_OUTPUT_MAY_BE_NAN, "release values"},
 };
 
 /* The point in the scaled variables: lengths in units of s, time in units of 1/omega1
@@ -320,7 +346,8 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
                              .rtol = p[STOP_RTOL],
                              .cvode = ws->cvode,
                              .certify_approach = 1,
-                             .stop = ws->stop};
+                             .stop = ws->stop,
+                             .sections = p[STOP_SECTIONS] != 0.0 ? pt->rings : NULL};
     if (trace) /* it reports in the point's units, and watches the stop flag itself */
         stop_trace_attach(trace, &pt->opt, &pt->sys, p[STOP_S], sp.speed, sp.time, sp.energy,
                           initial_energy(p));
@@ -367,6 +394,7 @@ void stop_point_end(const double *p, const stop_task *pt, double *const *out, ui
     *out[STOP_ORBIT_GAP] = r->orbit_gap;
     *out[STOP_FRAGILE] = NAN; /* the twin's, when it has one (stop_fragility.c) */
     orbit_outputs(p, pt, out);
+    stop_section_outputs(pt, out);
     stop_failure failure = stop_check_result(&pt->sys, &pt->opt, r);
     *out[STOP_FAILURE] = failure;
     if (failure != STOP_FAILURE_NONE) {
@@ -384,6 +412,8 @@ int stop_evaluate_point(void *workspace, const double *p, stop_trace *trace,
                         double *const *out, uint8_t *status)
 {
     stop_task pt;
+    stop_ring rings[STOP_RINGS];
+    pt.rings = rings;
     int rc = stop_point_begin(workspace, p, trace, &pt, out, status);
     if (rc != STOP_POINT_RUN)
         return rc == STOP_POINT_STOPPED;

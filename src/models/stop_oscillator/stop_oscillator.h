@@ -18,7 +18,7 @@ extern const is_model is_model_stop_oscillator;
 enum {
     STOP_K, STOP_K12, STOP_S, STOP_EPSILON, STOP_X1, STOP_V1, STOP_X2, STOP_V2, STOP_T_END,
     STOP_MAX_REBOUNDS, STOP_INTEGRATOR, STOP_RTOL, STOP_ZENO_TAIL, STOP_ORBIT_T_MAX,
-    STOP_FRAGILITY, STOP_PARAM_COUNT
+    STOP_FRAGILITY, STOP_SECTIONS, STOP_PARAM_COUNT
 };
 
 /* Output indices, in the order of the model's table. */
@@ -27,7 +27,8 @@ enum {
     STOP_T_LAST_REBOUND, STOP_REGIME, STOP_ORBITS, STOP_ORBIT_V, STOP_ORBIT_T_COD,
     STOP_V_LAST_REBOUND, STOP_ENERGY_FALL, STOP_ENERGY_FALL_Q4, STOP_STICK_RATIO,
     STOP_LATE_STICKING, STOP_T_REGIME, STOP_FAILURE, STOP_REGIME_BASIS, STOP_ORBIT_GAP,
-    STOP_FRAGILE, STOP_OUTPUT_COUNT
+    STOP_FRAGILE, STOP_REBOUND_PERIOD, STOP_REBOUND_VALUES, STOP_RELEASE_PERIOD,
+    STOP_RELEASE_VALUES, STOP_OUTPUT_COUNT
 };
 
 /* The long run, decided from what the run proves, detects exactly, or certifies with a
@@ -134,6 +135,36 @@ void stop_cd_flow(const stop_system *sys, const stop_state *x, double t, stop_st
 /* The trace of one run (stop_trace.c), for `impactsweep trace`; NULL in eval_batch. */
 typedef struct stop_trace stop_trace;
 
+/* The sections of the rebound map (with `sections` = 1; the outputs in stop_sections.c):
+ * the run keeps the last STOP_SECTION_N samples of each in a ring of rows (t, E, x2, v2),
+ * in the scaled units, E the energy then; mass one is at the stop at both, so that a row
+ * is the whole state:
+ *   - STOP_RING_REBOUND: the state leaving each rebound (v1 = -epsilon v_in; E the energy
+ *     the motion keeps up to the next event), written where the rebound is counted
+ *     (stop_sim.c's rebound, or in the lanes' plain rebounds);
+ *   - STOP_RING_RELEASE: the state at each release from contact, the end of a CD phase
+ *     (v1 = 0, x2 = x2t, v2 < 0).
+ * The rings are the caller's (the lanes' or stop_evaluate_point's, apart from the runs'
+ * hot state): nothing is allocated or cleared per point but the counts. STOP_SECTION_N is
+ * a power of two (the ring's index is a mask) and gives periods up to STOP_SECTION_N / 2. */
+#define STOP_SECTION_N 64
+#define STOP_SECTION_WIDTH 4 /* t, E, x2, v2 */
+enum { STOP_RING_REBOUND, STOP_RING_RELEASE, STOP_RINGS };
+
+typedef struct stop_ring {
+    int64_t count; /* samples taken over the run; sample j is row j % STOP_SECTION_N */
+    double row[STOP_SECTION_N][STOP_SECTION_WIDTH];
+} stop_ring;
+
+static inline void stop_ring_put(stop_ring *ring, double t, double e, double x2, double v2)
+{
+    double *row = ring->row[ring->count++ & (STOP_SECTION_N - 1)];
+    row[0] = t;
+    row[1] = e;
+    row[2] = x2;
+    row[3] = v2;
+}
+
 typedef struct stop_options {
     double t_end;
     int64_t max_rebounds;
@@ -147,6 +178,8 @@ typedef struct stop_options {
     const volatile sig_atomic_t *stop; /* NULL, or a flag polled every 64 events or
                                           search pieces: once set, the run ends (failed 3) */
     stop_trace *trace;  /* NULL, or where every segment and event is reported */
+    stop_ring *sections; /* NULL, or the STOP_RINGS rings the run keeps (counts reset by
+                            stop_run_begin) */
 } stop_options;
 
 typedef struct stop_result {
@@ -324,10 +357,12 @@ typedef struct stop_task {
     stop_options opt;
     stop_result r;
     struct is_memo *orbits;     /* the workspace's orbit search results (stop_orbit_outputs) */
+    stop_ring *rings;           /* the caller's STOP_RINGS rings (NULL: none), which
+                                   opt.sections is with `sections` = 1 */
 } stop_task;
 
 enum { STOP_POINT_RUN, STOP_POINT_DONE, STOP_POINT_STOPPED };
-/* Before the run (out[o]: where output o goes): STOP_POINT_RUN with *point set up,
+/* Before the run (out[o]: where output o goes; pt->rings set by the caller): STOP_POINT_RUN with *point set up,
  * STOP_POINT_DONE when the outputs are written already (a refused point), or
  * STOP_POINT_STOPPED when the stop flag is set (the point stays pending). */
 int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_task *point,
@@ -335,6 +370,10 @@ int stop_point_begin(void *workspace, const double *p, stop_trace *trace, stop_t
 /* After the run (not stopped): the outputs in the point's units, the orbits, the checks. */
 void stop_point_end(const double *p, const stop_task *point, double *const *out,
                     uint8_t *status);
+/* The section outputs of a finished run (stop_sections.c): rebound_period,
+ * rebound_values, release_period, release_values from the rings pt->opt.sections (NULL:
+ * all four missing). */
+void stop_section_outputs(const stop_task *pt, double *const *out);
 /* Points first to count - 1 of a batch of count: NaN outputs, pending. */
 void stop_pending(size_t first, size_t count, double *outputs, uint8_t *status);
 /* eval_batch's points in lanes (stop_lanes.c): the same bits as stop_evaluate_point gives
@@ -345,6 +384,9 @@ stop_lanes *stop_lanes_create(void);
 void stop_lanes_free(stop_lanes *lanes);
 void stop_lanes_eval(stop_lanes *lanes, void *workspace, const double *points, size_t count,
                      double *outputs, uint8_t *status);
+/* The STOP_RINGS rings lane `lane` kept for the last point it ran (a batch of one point:
+ * lane 0's), for the tests. */
+const stop_ring *stop_lanes_rings(const stop_lanes *lanes, int lane);
 
 /* One point of eval_batch (stop_oscillator.c; out[o]: where output o goes), with a trace
  * or NULL. Returns 1 when the stop flag ended it (the point stays pending). */
@@ -357,7 +399,8 @@ int stop_evaluate_point(void *workspace, const double *point, stop_trace *trace,
  * its twin, from its initial state moved by STOP_TWIN_SHIFT: each nonzero component c of
  * (x1_0, v1_0, x2_0, v2_0) becomes c (1 - STOP_TWIN_SHIFT) (towards 0, so that x1_0 <= s
  * still holds), each zero one STOP_TWIN_SHIFT s (positions) or STOP_TWIN_SHIFT s sqrt(k)
- * (velocities); everything else is the point's, zeno_tail too. `fragile` is 1 when the
+ * (velocities); everything else is the point's, zeno_tail too (but sections 0: only its
+ * regime is read). `fragile` is 1 when the
  * twin's regime differs (undecided or failed counts as differing), 0 when it is the same,
  * NaN when no twin ran (fragility 0, or the point not decided). */
 #define STOP_TWIN_SHIFT 1e-12

@@ -170,6 +170,9 @@ static void released(stop_run *rn)
         rn->clean_cycles = 0;
     }
     rn->t_release = rn->t;
+    if (rn->opt->sections) /* the release section: the state's energy, kept by CD */
+        stop_ring_put(&rn->opt->sections[STOP_RING_RELEASE], rn->t,
+                      stop_energy_inline(rn->sys, &rn->x), rn->x.x2, rn->x.v2);
     rn->contacts[(rn->r->contact_phases - 1) % (STOP_CYCLES + 1)].t_exit = rn->t;
     rn->events_since_release = 0;
     if (rn->opt->trace && rn->clean_cycles == 2)
@@ -269,6 +272,9 @@ static int rebound(stop_run *rn, double horizon)
     r->t_last_rebound = rn->t;
     rn->events_since_release++;
     after_event(rn, 0.5 * (1.0 - sys->epsilon * sys->epsilon) * v_in * v_in);
+    if (rn->opt->sections) /* the rebound section (the lanes' rebound_vector too) */
+        stop_ring_put(&rn->opt->sections[STOP_RING_REBOUND], rn->t, rn->e_now, rn->x.x2,
+                      rn->x.v2);
     if (rn->opt->trace) {
         stop_trace_state(rn->opt->trace, rn->t, &rn->x);
         stop_trace_event(rn->opt->trace, STOP_EVENT_REBOUND);
@@ -398,6 +404,8 @@ void stop_run_begin(stop_run *rn, const stop_system *sys, const stop_state *x0,
     r->losses = 0.0;
     r->failed = STOP_RUN_OK;
     r->solver_flag = SOLVER_OK;
+    for (int k = 0; opt->sections && k < STOP_RINGS; k++)
+        opt->sections[k].count = 0;
     double e0 = stop_energy(sys, x0);
     r->e0 = rn->e_now = r->energy_mid = r->energy_3q = e0;
     double v_scale = sqrt(2.0 * e0) + DBL_MIN;
