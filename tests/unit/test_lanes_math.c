@@ -216,6 +216,44 @@ static void test_lanes(void)
     free(out);
 }
 
+/* lv_log_for_pow_n and lv_pow_from_log_n (up to 4 vectors side by side) against the single
+ * forms, bit for bit: vectors of ordinary arguments (the side-by-side path), and vectors
+ * where one lane holds a special value, a subnormal or a result out of range (the single
+ * forms' path), in every count of vectors. */
+static void test_side_by_side(void)
+{
+    uint64_t seed = 4242;
+    const double special[] = {0.0, INFINITY, NAN, 0x1p-1074, 3e-310, 1e300, 1e-300, DBL_MAX};
+    int differ = 0, cases = 0, fallback = 0;
+    for (int round = 0; round < 4000; round++) {
+        int n = 1 + round % LV_POW_MAX;
+        lv_double x[LV_POW_MAX], e[LV_POW_MAX], hi[LV_POW_MAX], lo[LV_POW_MAX], out[LV_POW_MAX];
+        for (int m = 0; m < n; m++)
+            for (int l = 0; l < LV_WIDTH; l++) {
+                x[m][l] = ldexp(1.0 + uniform(&seed), (int)(uniform(&seed) * 60.0) - 50);
+                e[m][l] = 0.25 + 3.75 * uniform(&seed);
+            }
+        if (round % 3 == 0) { /* one lane somewhere out of the ordinary */
+            int m = (int)(uniform(&seed) * n), l = (int)(uniform(&seed) * LV_WIDTH);
+            x[m][l] = special[(round / 3) % 8];
+            e[m][l] = 1.0 + 3.0 * uniform(&seed);
+            fallback++;
+        }
+        lv_log_for_pow_n(n, x, hi, lo);
+        lv_pow_from_log_n(n, x, hi, lo, e, out);
+        for (int m = 0; m < n; m++) {
+            lv_double h1, l1;
+            lv_log_for_pow(x[m], &h1, &l1);
+            lv_double p1 = lv_pow(x[m], e[m]);
+            differ += memcmp(&h1, &hi[m], sizeof h1) != 0 || memcmp(&l1, &lo[m], sizeof l1) != 0 ||
+                      memcmp(&p1, &out[m], sizeof p1) != 0;
+            cases++;
+        }
+    }
+    CHECK(differ == 0, "%d of %d vectors differ from the single forms (%d rounds with a special "
+                       "lane)", differ, cases, fallback);
+}
+
 void suite_lanes_math(void)
 {
     CU_pSuite s = CU_add_suite("lanes_math", NULL, NULL);
@@ -223,4 +261,5 @@ void suite_lanes_math(void)
     CU_add_test(s, "0, 1, subnormals, inf, NaN, exact results, overflow and underflow",
                 test_special_values);
     CU_add_test(s, "the same bits in every lane width and every lane", test_lanes);
+    CU_add_test(s, "powers side by side: the same bits as one at a time", test_side_by_side);
 }

@@ -110,6 +110,23 @@ static inline void vpower_pair(int p_kind, int n_kind, lv_double x, lv_double p,
     *xn = vpower(n_kind, x, n);
 }
 
+/* |a|^p, |b|^p and |b|^n for general p and n (kind 0): the two logarithms and the three
+ * exponentials side by side (lanes_math.h's _n forms, the same bits as vpower and
+ * vpower_pair), so that their chains of dependent operations overlap. */
+static inline __attribute__((always_inline)) void
+vpowers_general(lv_double a, lv_double b, lv_double p, lv_double n, lv_double *ap,
+                lv_double *bp, lv_double *bn)
+{
+    lv_double base[2] = {a, b}, lhi[2], llo[2];
+    lv_log_for_pow_n(2, base, lhi, llo);
+    lv_double x[3] = {a, b, b}, hi[3] = {lhi[0], lhi[1], lhi[1]}, lo[3] = {llo[0], llo[1], llo[1]};
+    lv_double e[3] = {p, p, n}, out[3];
+    lv_pow_from_log_n(3, x, hi, lo, e, out);
+    *ap = out[0];
+    *bp = out[1];
+    *bn = out[2];
+}
+
 static inline lv_double vsigned(lv_double u, lv_double magnitude)
 {
     return lv_sel(lv_lt(u, lv_zero()), -magnitude, magnitude);
@@ -131,12 +148,16 @@ static inline lv_double vpower_less_one(const lane_kind *k, lv_double au, lv_dou
 static inline void vrhs_maxwell(const lane_kind *k, const lv_double *q, const lv_double *y,
                                 lv_double *f, lv_double *pw)
 {
-    lv_double w = y[3], ay = lv_abs(y[1]), az = lv_abs(y[2]), zp, zn;
-    lv_double yp = vpower(k->p_kind, ay, q[P_P]);
-    if (k->law == LAW_BWM)
-        vpower_pair(k->p_kind, k->n_kind, az, q[P_P], q[P_N], &zp, &zn);
-    else
-        zp = zn = vpower(k->p_kind, az, q[P_P]);
+    lv_double w = y[3], ay = lv_abs(y[1]), az = lv_abs(y[2]), yp, zp, zn;
+    if (k->law == LAW_BWM && k->p_kind == 0 && k->n_kind == 0) {
+        vpowers_general(ay, az, q[P_P], q[P_N], &yp, &zp, &zn);
+    } else {
+        yp = vpower(k->p_kind, ay, q[P_P]);
+        if (k->law == LAW_BWM)
+            vpower_pair(k->p_kind, k->n_kind, az, q[P_P], q[P_N], &zp, &zn);
+        else
+            zp = zn = vpower(k->p_kind, az, q[P_P]);
+    }
     lv_double r_rate =
         q[P_PI1] * (q[P_ALPHA] * vsigned(y[1], yp) + q[P_ALPHA_C] * vsigned(y[2], zp));
     lv_double z_rate = k->law == LAW_BWM ? vbouc_wen(q, y[2], zn, w) : lv_zero();
@@ -180,8 +201,13 @@ static inline __attribute__((always_inline)) void vrhs(const lane_kind *k, const
         break;
     }
     default: { /* LAW_BWSHC */
-        lv_double xp = vpower(k->p_kind, lv_abs(x), q[P_P]), zp, zn;
-        vpower_pair(k->p_kind, k->n_kind, lv_abs(z), q[P_P], q[P_N], &zp, &zn);
+        lv_double xp, zp, zn;
+        if (k->p_kind == 0 && k->n_kind == 0) {
+            vpowers_general(lv_abs(x), lv_abs(z), q[P_P], q[P_N], &xp, &zp, &zn);
+        } else {
+            xp = vpower(k->p_kind, lv_abs(x), q[P_P]);
+            vpower_pair(k->p_kind, k->n_kind, lv_abs(z), q[P_P], q[P_N], &zp, &zn);
+        }
         f[1] = -q[P_ALPHA] * vsigned(x, xp) - q[P_ALPHA_C] * vsigned(z, zp) - q[P_PI1] * xp * v;
         f[2] = vbouc_wen(q, z, zn, v);
         pw[AUX_UP] = xp;

@@ -23,7 +23,9 @@
  *                             0.52 ulp of powl (0.509 measured over 2e6 arguments, x in
  *                             (0, 1e6] and e in [1, 4], and over every binade);
  *                             lv_log_for_pow and lv_pow_from_log share one logarithm
- *                             between two exponents, the same bits as two powers
+ *                             between two exponents, the same bits as two powers;
+ *                             lv_log_for_pow_n and lv_pow_from_log_n: the same for up to
+ *                             4 vectors side by side (their chains overlap), the same bits
  *   lv_two_sum, lv_two_product   error-free transformations (Knuth, Dekker-Veltkamp) */
 #ifndef IMPACTSWEEP_LANES_MATH_H
 #define IMPACTSWEEP_LANES_MATH_H
@@ -190,6 +192,118 @@ static inline lv_double lv_pow(lv_double x, lv_double e)
     lv_log_for_pow(x, &lhi, &llo);
     return lv_pow_from_log(x, lhi, llo, e);
 }
+
+/* --- powers side by side ------------------------------------------------------------ */
+
+/* The same operations as lv_log_bits, lv_pow_from_log and lv_exp_dd, written statement by
+ * statement across n vectors (n <= LV_POW_MAX): one power is a long chain of dependent
+ * operations (a gather, the series, a second gather), and written one after the other
+ * those chains fill the processor's queue before the next one starts; side by side they
+ * overlap. The results are the same bits as the single forms'; lanes outside the ordinary
+ * range (x not normal and finite, e log x outside (-665, 709)) take the single forms. */
+#define LV_POW_MAX 4
+#define LV_EACH_POW(statement)                                                              \
+    for (int m = 0; m < n; m++) {                                                           \
+        statement;                                                                          \
+    }
+
+/* lv_log_for_pow of x[0..n) into hi[m], lo[m]. */
+static inline __attribute__((always_inline)) void lv_log_for_pow_n(int n, const lv_double *x,
+                                                                   lv_double *hi, lv_double *lo)
+{
+    const double ln2_hi = 0x1.62e42fefa3800p-1, ln2_lo = 0x1.ef35793c76730p-45;
+    const int64_t off = 0x3fe6955500000000;
+    const lv_double inf = lv_splat(__builtin_inf());
+    lv_mask normal = lv_not(lv_mask_none());
+    LV_EACH_POW(normal &= lv_ge(x[m], lv_splat(0x1p-1022)) & lv_lt(x[m], inf));
+    if (!lv_all(normal)) {
+        LV_EACH_POW(lv_log_for_pow(x[m], &hi[m], &lo[m]));
+        return;
+    }
+    lv_int ix[LV_POW_MAX], tmp[LV_POW_MAX], i[LV_POW_MAX], k[LV_POW_MAX];
+    lv_double z[LV_POW_MAX], kd[LV_POW_MAX], invc[LV_POW_MAX], logc[LV_POW_MAX];
+    lv_double logctail[LV_POW_MAX], zhi[LV_POW_MAX], zlo[LV_POW_MAX], rhi[LV_POW_MAX];
+    lv_double rlo[LV_POW_MAX], r[LV_POW_MAX], t1[LV_POW_MAX], t2[LV_POW_MAX], lo1[LV_POW_MAX];
+    lv_double lo2[LV_POW_MAX], ar[LV_POW_MAX], arhi[LV_POW_MAX], arhi2[LV_POW_MAX];
+    lv_double h[LV_POW_MAX], lo3[LV_POW_MAX], lo4[LV_POW_MAX], r2[LV_POW_MAX], r3[LV_POW_MAX];
+    lv_double r4[LV_POW_MAX], p[LV_POW_MAX], l[LV_POW_MAX];
+    LV_EACH_POW(ix[m] = lv_as_int(x[m]));
+    LV_EACH_POW(tmp[m] = ix[m] - off);
+    LV_EACH_POW(i[m] = (tmp[m] >> (52 - LV_TABLE_BITS)) & ((1 << LV_TABLE_BITS) - 1));
+    LV_EACH_POW(invc[m] = lv_gather(lv_log_invc, i[m]));
+    LV_EACH_POW(logc[m] = lv_gather(lv_log_logc, i[m]));
+    LV_EACH_POW(logctail[m] = lv_gather(lv_log_logctail, i[m]));
+    LV_EACH_POW(k[m] = tmp[m] >> 52);
+    LV_EACH_POW(z[m] = lv_as_double(ix[m] - (tmp[m] & (int64_t)0xfff0000000000000)));
+    LV_EACH_POW(kd[m] = lv_as_double(k[m] + lv_as_int(lv_splat(0x1.8p52))) - 0x1.8p52);
+    LV_EACH_POW(zhi[m] = lv_as_double((lv_as_int(z[m]) + ((int64_t)1 << 31)) &
+                                      (int64_t)-((int64_t)1 << 32)));
+    LV_EACH_POW(zlo[m] = z[m] - zhi[m]);
+    LV_EACH_POW(rhi[m] = zhi[m] * invc[m] - 1.0);
+    LV_EACH_POW(rlo[m] = zlo[m] * invc[m]);
+    LV_EACH_POW(r[m] = rhi[m] + rlo[m]);
+    LV_EACH_POW(t1[m] = kd[m] * ln2_hi + logc[m]);
+    LV_EACH_POW(t2[m] = t1[m] + r[m]);
+    LV_EACH_POW(lo1[m] = kd[m] * ln2_lo + logctail[m]);
+    LV_EACH_POW(lo2[m] = (t1[m] - t2[m]) + r[m]);
+    LV_EACH_POW(ar[m] = -0.5 * r[m]);
+    LV_EACH_POW(arhi[m] = -0.5 * rhi[m]);
+    LV_EACH_POW(arhi2[m] = rhi[m] * arhi[m]);
+    LV_EACH_POW(h[m] = t2[m] + arhi2[m]);
+    LV_EACH_POW(lo3[m] = rlo[m] * (ar[m] + arhi[m]));
+    LV_EACH_POW(lo4[m] = (t2[m] - h[m]) + arhi2[m]);
+    LV_EACH_POW(r2[m] = r[m] * r[m]);
+    LV_EACH_POW(r3[m] = r2[m] * r[m]);
+    LV_EACH_POW(r4[m] = r2[m] * r2[m]);
+    LV_EACH_POW(p[m] = r3[m] * (((1.0 / 3.0) + r[m] * -0.25) + r2[m] * (0.2 + r[m] * (-1.0 / 6.0)) +
+                                r4[m] * (((1.0 / 7.0) + r[m] * -0.125) + r2[m] * (1.0 / 9.0))));
+    LV_EACH_POW(l[m] = (((lo1[m] + lo2[m]) + lo3[m]) + lo4[m]) + p[m]);
+    LV_EACH_POW(hi[m] = h[m] + l[m]);
+    LV_EACH_POW(lo[m] = (h[m] - hi[m]) + l[m]);
+}
+
+/* out[m] = lv_pow_from_log(x[m], lhi[m], llo[m], e[m]) for m < n. */
+static inline __attribute__((always_inline)) void
+lv_pow_from_log_n(int n, const lv_double *x, const lv_double *lhi, const lv_double *llo,
+                  const lv_double *e, lv_double *out)
+{
+    const int64_t cut = -((int64_t)1 << 27);
+    const double inv_ln2_n = 0x1.71547652b82fep+7, shifter = 0x1.8p52;
+    const double nln2_hi_n = -0x1.62e42fef80000p-8, nln2_lo_n = -0x1.1cf79abc9e3b4p-43;
+    const lv_double inf = lv_splat(__builtin_inf());
+    lv_double ehi[LV_POW_MAX], elo[LV_POW_MAX], lh[LV_POW_MAX], ll[LV_POW_MAX], yhi[LV_POW_MAX];
+    lv_double ylo[LV_POW_MAX], kd[LV_POW_MAX], r[LV_POW_MAX], s[LV_POW_MAX], t[LV_POW_MAX];
+    lv_double r2[LV_POW_MAX], q[LV_POW_MAX];
+    lv_int ki[LV_POW_MAX], j[LV_POW_MAX], k[LV_POW_MAX];
+    LV_EACH_POW(ehi[m] = lv_as_double(lv_as_int(e[m]) & cut));
+    LV_EACH_POW(elo[m] = e[m] - ehi[m]);
+    LV_EACH_POW(lh[m] = lv_as_double(lv_as_int(lhi[m]) & cut));
+    LV_EACH_POW(ll[m] = (lhi[m] - lh[m]) + llo[m]);
+    LV_EACH_POW(yhi[m] = ehi[m] * lh[m]);
+    LV_EACH_POW(ylo[m] = elo[m] * lh[m] + e[m] * ll[m]);
+    /* lv_pow_from_log's and lv_exp_dd's fast paths in every lane of every vector */
+    lv_mask ordinary = lv_not(lv_mask_none());
+    LV_EACH_POW(ordinary &= lv_gt(x[m], lv_zero()) & lv_lt(x[m], inf) &
+                            lv_gt(yhi[m], lv_splat(-665.0)) & lv_lt(yhi[m], lv_splat(709.0)));
+    if (!lv_all(ordinary)) {
+        LV_EACH_POW(out[m] = lv_pow_from_log(x[m], lhi[m], llo[m], e[m]));
+        return;
+    }
+    LV_EACH_POW(kd[m] = yhi[m] * inv_ln2_n + shifter);
+    LV_EACH_POW(ki[m] = lv_as_int(kd[m]) - lv_as_int(lv_splat(shifter)));
+    LV_EACH_POW(j[m] = ki[m] & ((1 << LV_TABLE_BITS) - 1));
+    LV_EACH_POW(s[m] = lv_gather(lv_exp_scale, j[m]));
+    LV_EACH_POW(t[m] = lv_gather(lv_exp_tail, j[m]));
+    LV_EACH_POW(k[m] = ki[m] >> LV_TABLE_BITS);
+    LV_EACH_POW(kd[m] = kd[m] - shifter);
+    LV_EACH_POW(r[m] = ((yhi[m] + kd[m] * nln2_hi_n) + kd[m] * nln2_lo_n) + ylo[m]);
+    LV_EACH_POW(r2[m] = r[m] * r[m]);
+    LV_EACH_POW(q[m] = (t[m] + r[m]) + (r2[m] * (0.5 + r[m] * (1.0 / 6.0)) +
+                                        (r2[m] * r2[m]) * ((1.0 / 24.0) + r[m] * (1.0 / 120.0))));
+    LV_EACH_POW(s[m] = lv_as_double(lv_as_int(s[m]) + lv_shift_52(k[m])));
+    LV_EACH_POW(out[m] = s[m] + s[m] * q[m]);
+}
+#undef LV_EACH_POW
 
 /* --- sin and cos ----------------------------------------------------------------------- */
 
