@@ -35,8 +35,13 @@ enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 
 /* Buffers hold a multiple of this many points (units.h: unit and region bounds too). */
 #define QUANTUM IS_UNITS_QUANTUM
-/* A rank's write buffer: its results reach the file in blocks of about this size. */
+/* A rank's write buffer: its results reach the file in blocks of about this size, or at
+ * the end of the first unit that ends FLUSH_SECONDS (at most unit_seconds) after the
+ * buffer's first result was computed: a kill loses at most that, and a unit, of a rank's
+ * work, while a cheap model's many short units share few large writes. Units of a fixed
+ * size (sweep.unit_size) are each written at their end. */
 #define FLUSH_BYTES (UINT64_C(16) << 20)
+#define FLUSH_SECONDS 1.0
 /* Points of one model call at most (bounds the parameter and output scratch). */
 #define BATCH_MAX IS_EVALUATOR_RUN_CAPACITY
 /* Target duration of a batch: the latency of a stop on a worker; rank 0 uses a shorter
@@ -112,6 +117,8 @@ typedef struct compute {
                                    model.h's layout with buffer_max points */
     uint8_t *buffer_status;
     uint64_t buffer_max, buffer_first, buffered;
+    double buffer_since;        /* when the buffer's first result was computed */
+    double flush_seconds;       /* a unit's end writes a buffer this old */
     uint8_t *status;            /* resumed: status of points status_first .. + status_count - 1 */
     const is_pending_filter *filter; /* resumed: which pending points to compute (NULL: all) */
     uint64_t *buffer_index;     /* with a filter: the point of each buffered result (the
@@ -336,8 +343,10 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *ind
     double took = now_seconds() - started;
     if (rc != IS_OK)
         return rc;
-    if (c->buffered == 0)
+    if (c->buffered == 0) {
         c->buffer_first = at;
+        c->buffer_since = started;
+    }
     for (size_t o = 0, s = 0; o < c->output_count; o++) { /* (model.h's layout) */
         size_t length = is_output_length(&c->job->model->outputs[o]);
         memcpy(c->buffer + s * c->buffer_max + c->buffered * length, outputs + s * n,
@@ -410,9 +419,10 @@ static is_code next_run(compute *c, uint64_t from, uint64_t end, uint64_t *first
 /* Computes the pending points of first .. first + count - 1, calling between() before
  * each batch; *stopped when it asked to stop (the rest stays pending). Without a filter
  * the results stay in the rank's buffer, written when it is full, when the next point
- * does not continue it, or by finish() at the rank's end: a rank's units follow one
- * another (units.h), so a run of them is a few large writes, and a kill loses at most a
- * buffer a rank (pending in the file, recomputed by --resume). With a filter everything
+ * does not continue it, at the end of a unit once it is FLUSH_SECONDS old, or by
+ * finish() at the rank's end: a rank's units follow one another (units.h), so a run of
+ * them is a few large writes, and a kill loses at most a buffer a rank (pending in the
+ * file, recomputed by --resume). With a filter everything
  * computed is written before this returns (its writes span gaps other ranks must not
  * write meanwhile: results.h). */
 static is_code compute_unit_picked(compute *c, uint64_t first, uint64_t count,
@@ -449,6 +459,8 @@ static is_code compute_unit(compute *c, uint64_t first, uint64_t count, between_
         }
         pos = run_last;
     }
+    if (rc == IS_OK && c->buffered && now_seconds() - c->buffer_since >= c->flush_seconds)
+        rc = flush(c, err); /* a costly model's results do not wait for a full buffer */
     return rc;
 }
 
@@ -845,6 +857,8 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
     double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
     rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
     c.filter = options->resumed ? options->filter : NULL;
+    /* units of a fixed size: each written at its end, as the job asks */
+    c.flush_seconds = job->unit_size ? 0 : fmin(FLUSH_SECONDS, result->unit_seconds);
     m.reasons = c.reasons;
     if (rc == IS_OK)
         rc = is_verify_run_create(&c.verify, job, options->verification, err);
