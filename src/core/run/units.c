@@ -56,9 +56,10 @@ static void skip_done(const is_units *u, is_units_region *g)
         g->next = g->end;
 }
 
-/* Rank r's region is used up: it takes the back half of the largest one left (all of a
- * one-point region). 0 when nothing is left. */
-static int steal(is_units *u, int r)
+/* Rank r's region is used up: it takes the back half of the largest one left, at least
+ * `want` points of it (all of it where it holds no more): taking less would leave both
+ * ranks crumbs to fight over, each take-over a write of its own. 0 when nothing is left. */
+static int steal(is_units *u, int r, uint64_t want)
 {
     int victim = -1;
     uint64_t longest = 0;
@@ -73,6 +74,10 @@ static int steal(is_units *u, int r)
         return 0;
     is_units_region *v = &u->regions[victim];
     uint64_t mid = v->next + longest / 2;
+    if (longest <= want)
+        mid = v->next;
+    else if (v->end - mid < want)
+        mid = v->end - want;
     if (longest >= 8 * IS_UNITS_QUANTUM)
         mid = mid / IS_UNITS_QUANTUM * IS_UNITS_QUANTUM;
     u->regions[r] = (is_units_region){mid, v->end};
@@ -86,7 +91,7 @@ int is_units_next(is_units *u, int rank, uint64_t want, uint64_t *first, uint64_
         return 0;
     is_units_region *g = &u->regions[rank];
     for (skip_done(u, g); g->next >= g->end; skip_done(u, g))
-        if (!steal(u, rank))
+        if (!steal(u, rank, want))
             return 0;
     const is_pending_map *map = u->map;
     uint64_t at = g->next;
@@ -110,6 +115,8 @@ int is_units_next(is_units *u, int rank, uint64_t want, uint64_t *first, uint64_
     }
     if (at - g->next >= 4 * IS_UNITS_QUANTUM && at < g->end)
         at = at / IS_UNITS_QUANTUM * IS_UNITS_QUANTUM; /* aligned unit ends */
+    if (g->end - at < (at - g->next) / 4)
+        at = g->end; /* no crumbs of a region left behind (a take-over's write each) */
     got = 0; /* what the unit holds, after the alignment */
     for (uint64_t a = g->next; a < at;) {
         uint64_t segment = map ? a / map->segment_length : 0;
