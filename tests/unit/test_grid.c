@@ -11,6 +11,7 @@
 
 #include "core/job/grid.h"
 #include "core/job/pieces.h"
+#include "core/run/units.h"
 #include "check.h"
 #include "suites.h"
 
@@ -691,6 +692,75 @@ static void test_pieces_by_cost_exact_cases(void)
     free_grid(&grid);
 }
 
+/* The work units of rank 0's plan (units.h), asked for by ranks in a pseudo-random order,
+ * sizes varied: every point is handed out exactly once; a rank's units follow one another
+ * until its region runs out (then it takes over part of another's); with a pending map, no
+ * unit lies wholly in segments with nothing pending. */
+static void check_units(uint64_t points, int ranks, int rank0_computes, const is_pending_map *map)
+{
+    is_units u;
+    is_error err;
+    uint64_t pending = points;
+    if (map) {
+        pending = 0;
+        for (uint64_t s = 0; s < map->segment_count; s++)
+            pending += map->pending[s];
+    }
+    CHECK(is_units_init(&u, map, points, pending, ranks, rank0_computes, &err) == IS_OK,
+          "init: %s", err.message);
+    unsigned char *seen = calloc(points ? points : 1, 1);
+    uint64_t *last_end = calloc((size_t)ranks, sizeof *last_end);
+    unsigned seed = (unsigned)(points * 31 + (uint64_t)ranks);
+    int jumps = 0, live = ranks - (rank0_computes || ranks == 1 ? 0 : 1);
+    for (;;) {
+        int rank = (rank0_computes || ranks == 1 ? 0 : 1) + rand_r(&seed) % live;
+        uint64_t want = 1 + (uint64_t)rand_r(&seed) % (points / 7 + 3), first, count;
+        if (!is_units_next(&u, rank, want, &first, &count))
+            break;
+        CHECK(count > 0 && first + count <= points, "unit %llu + %llu outside the grid",
+              (unsigned long long)first, (unsigned long long)count);
+        for (uint64_t i = first; i < first + count && i < points; i++) {
+            CHECK(!seen[i], "point %llu handed out twice", (unsigned long long)i);
+            seen[i] = 1;
+        }
+        if (map) {
+            uint64_t any = 0;
+            for (uint64_t i = first; i < first + count; i++)
+                any += map->pending[i / map->segment_length];
+            CHECK(any > 0, "a unit of nothing pending at %llu", (unsigned long long)first);
+        }
+        jumps += last_end[rank] && first != last_end[rank];
+        last_end[rank] = first + count;
+    }
+    for (uint64_t i = 0; i < points; i++)
+        if (!map || map->pending[i / map->segment_length])
+            CHECK(seen[i], "pending point %llu never handed out", (unsigned long long)i);
+    /* a jump is a take-over (each halves a region): few, against many units */
+    CHECK(jumps <= 64 * ranks, "%d jumps on %d ranks", jumps, ranks);
+    CHECK(!is_units_next(&u, 0, 5, &(uint64_t){0}, &(uint64_t){0}), "a unit after the end");
+    free(seen);
+    free(last_end);
+    is_units_free(&u);
+}
+
+static void test_units_hand_out_every_point_once(void)
+{
+    const uint64_t sizes[] = {1, 2, 7, 30, 4096, 100003, 1 << 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++)
+        for (int ranks = 1; ranks <= 5; ranks++) {
+            check_units(sizes[k], ranks, 1, NULL);
+            check_units(sizes[k], ranks, 0, NULL);
+        }
+    /* a resume: segments of 4096 points, every third with nothing pending */
+    uint64_t points = 10 * 4096 + 5;
+    uint64_t pending[11];
+    is_pending_map map = {points, 4096, 11, pending};
+    for (int s = 0; s < 11; s++)
+        pending[s] = s % 3 == 1 ? 0 : (uint64_t)is_pending_segment_length(&map, (uint64_t)s);
+    for (int ranks = 1; ranks <= 4; ranks++)
+        check_units(points, ranks, 1, &map);
+}
+
 void suite_grid(void)
 {
     CU_pSuite suite = CU_add_suite("grid", NULL, NULL);
@@ -716,4 +786,6 @@ void suite_grid(void)
     CU_add_test(suite, "pieces by cost: valid, no worse than by size",
                 test_pieces_by_cost_valid_and_no_worse);
     CU_add_test(suite, "pieces by cost: exact cases", test_pieces_by_cost_exact_cases);
+    CU_add_test(suite, "work units: every point once, a rank's units in a row",
+                test_units_hand_out_every_point_once);
 }

@@ -103,6 +103,12 @@ static void test_crc_numbers(void)
     const size_t sizes[] = {8, 4, 1};
     is_crc32c_records(c, UINT64_C(1) << 40, N, columns, sizes, 3);
     CHECK(memcmp(a, c, sizeof a) == 0, "is_crc32c_records differs from the bytes' CRC");
+    for (size_t n = 0; n < 10; n++) { /* records four at a time, and the rest one by one */
+        uint32_t d[10];
+        is_crc32c_records(d, UINT64_C(1) << 40, n, columns, sizes, 3);
+        CHECK(n == 0 || memcmp(a, d, n * sizeof *d) == 0,
+              "is_crc32c_records of %zu records differs from the bytes' CRC", n);
+    }
 }
 
 /* The largest record (an index, 64 outputs of 8 bytes, a status): every single flipped bit

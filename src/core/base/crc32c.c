@@ -103,21 +103,43 @@ __attribute__((target("sse4.2"))) static void hw_start(uint32_t *states, uint64_
         states[i] = (uint32_t)_mm_crc32_u64(0xffffffffu, first + i);
 }
 
-/* A record in registers: its numbers one after the other, records side by side. */
+/* One number of `size` bytes of a column into a running state. */
+#define HW_STEP(s, column, size, i)                                                        \
+    ((size) == 8   ? _mm_crc32_u64((s), ((const uint64_t *)(column))[i])                    \
+     : (size) == 4 ? (uint64_t)_mm_crc32_u32((uint32_t)(s), ((const uint32_t *)(column))[i]) \
+                   : (uint64_t)_mm_crc32_u8((uint32_t)(s), ((const uint8_t *)(column))[i]))
+
+/* Records in registers, four at a time column by column: the CRC instruction takes 3
+ * cycles before its result is ready but starts one a cycle, so four independent records
+ * keep it busy where one record's numbers, each waiting for the last, would leave it idle
+ * two cycles in three (the CPU's reordering overlaps only a few records on its own). */
 __attribute__((target("sse4.2"))) static void hw_records(uint32_t *checks, uint64_t first, size_t n,
                                                          const void *const *columns,
                                                          const size_t *sizes, size_t count)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t s = _mm_crc32_u64(0xffffffffu, first + i);
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        uint64_t s0 = _mm_crc32_u64(0xffffffffu, first + i);
+        uint64_t s1 = _mm_crc32_u64(0xffffffffu, first + i + 1);
+        uint64_t s2 = _mm_crc32_u64(0xffffffffu, first + i + 2);
+        uint64_t s3 = _mm_crc32_u64(0xffffffffu, first + i + 3);
         for (size_t c = 0; c < count; c++) {
-            if (sizes[c] == 8)
-                s = _mm_crc32_u64(s, ((const uint64_t *)columns[c])[i]);
-            else if (sizes[c] == 4)
-                s = _mm_crc32_u32((uint32_t)s, ((const uint32_t *)columns[c])[i]);
-            else
-                s = _mm_crc32_u8((uint32_t)s, ((const uint8_t *)columns[c])[i]);
+            const void *column = columns[c];
+            size_t size = sizes[c];
+            s0 = HW_STEP(s0, column, size, i);
+            s1 = HW_STEP(s1, column, size, i + 1);
+            s2 = HW_STEP(s2, column, size, i + 2);
+            s3 = HW_STEP(s3, column, size, i + 3);
         }
+        checks[i] = ~(uint32_t)s0;
+        checks[i + 1] = ~(uint32_t)s1;
+        checks[i + 2] = ~(uint32_t)s2;
+        checks[i + 3] = ~(uint32_t)s3;
+    }
+    for (; i < n; i++) {
+        uint64_t s = _mm_crc32_u64(0xffffffffu, first + i);
+        for (size_t c = 0; c < count; c++)
+            s = HW_STEP(s, columns[c], sizes[c], i);
         checks[i] = ~(uint32_t)s;
     }
 }

@@ -24,6 +24,7 @@
 #include "progress.h"
 #include "reason_table.h"
 #include "signals.h"
+#include "units.h"
 #include "verify_run.h"
 
 enum { TAG_REQUEST = 1, TAG_ASSIGN, TAG_FINAL, TAG_STOP, TAG_BYE, TAG_NOTE, TAG_REASON,
@@ -32,12 +33,15 @@ enum { FLAG_INTERRUPTED = 1, FLAG_ERROR = 2 };
 /* a report: points per status, then nanoseconds of computing, flags, the signal seen */
 enum { MSG_NANOS = IS_POINT_STATUS_COUNT, MSG_FLAGS, MSG_SIGNAL, MSG_LEN };
 
-/* Unit ends are multiples of this many points once units are this large or more: with
- * 1-byte status and 8-byte outputs every write then starts on a 4 KiB (32 KiB) boundary
- * of its dataset, and no two ranks share a file-system page. */
-#define QUANTUM 4096
-/* A rank's write buffer: its results reach the file in blocks of about this size. */
+/* Buffers hold a multiple of this many points (units.h: unit and region bounds too). */
+#define QUANTUM IS_UNITS_QUANTUM
+/* A rank's write buffer: its results reach the file in blocks of about this size, or at
+ * the end of the first unit that ends FLUSH_SECONDS (at most unit_seconds) after the
+ * buffer's first result was computed: a kill loses at most that, and a unit, of a rank's
+ * work, while a cheap model's many short units share few large writes. Units of a fixed
+ * size (sweep.unit_size) are each written at their end. */
 #define FLUSH_BYTES (UINT64_C(16) << 20)
+#define FLUSH_SECONDS 1.0
 /* Points of one model call at most (bounds the parameter and output scratch). */
 #define BATCH_MAX IS_EVALUATOR_RUN_CAPACITY
 /* Target duration of a batch: the latency of a stop on a worker; rank 0 uses a shorter
@@ -113,6 +117,8 @@ typedef struct compute {
                                    model.h's layout with buffer_max points */
     uint8_t *buffer_status;
     uint64_t buffer_max, buffer_first, buffered;
+    double buffer_since;        /* when the buffer's first result was computed */
+    double flush_seconds;       /* a unit's end writes a buffer this old */
     uint8_t *status;            /* resumed: status of points status_first .. + status_count - 1 */
     const is_pending_filter *filter; /* resumed: which pending points to compute (NULL: all) */
     uint64_t *buffer_index;     /* with a filter: the point of each buffered result (the
@@ -337,8 +343,10 @@ static is_code evaluate(compute *c, uint64_t at, uint64_t n, const uint64_t *ind
     double took = now_seconds() - started;
     if (rc != IS_OK)
         return rc;
-    if (c->buffered == 0)
+    if (c->buffered == 0) {
         c->buffer_first = at;
+        c->buffer_since = started;
+    }
     for (size_t o = 0, s = 0; o < c->output_count; o++) { /* (model.h's layout) */
         size_t length = is_output_length(&c->job->model->outputs[o]);
         memcpy(c->buffer + s * c->buffer_max + c->buffered * length, outputs + s * n,
@@ -409,8 +417,14 @@ static is_code next_run(compute *c, uint64_t from, uint64_t end, uint64_t *first
 }
 
 /* Computes the pending points of first .. first + count - 1, calling between() before
- * each batch; *stopped when it asked to stop (the rest stays pending). Everything
- * computed is written before this returns. */
+ * each batch; *stopped when it asked to stop (the rest stays pending). Without a filter
+ * the results stay in the rank's buffer, written when it is full, when the next point
+ * does not continue it, at the end of a unit once it is FLUSH_SECONDS old, or by
+ * finish() at the rank's end: a rank's units follow one another (units.h), so a run of
+ * them is a few large writes, and a kill loses at most a buffer a rank (pending in the
+ * file, recomputed by --resume). With a filter everything
+ * computed is written before this returns (its writes span gaps other ranks must not
+ * write meanwhile: results.h). */
 static is_code compute_unit_picked(compute *c, uint64_t first, uint64_t count,
                                    between_fn between, void *ctx, int *stopped, is_error *err);
 
@@ -445,7 +459,17 @@ static is_code compute_unit(compute *c, uint64_t first, uint64_t count, between_
         }
         pos = run_last;
     }
-    is_code flush_rc = flush(c, err);
+    if (rc == IS_OK && c->buffered && now_seconds() - c->buffer_since >= c->flush_seconds)
+        rc = flush(c, err); /* a costly model's results do not wait for a full buffer */
+    return rc;
+}
+
+/* The end of a rank's computing: what its buffer holds reaches the file (also after an
+ * error rc, whose message it keeps). */
+static is_code finish(compute *c, is_code rc, is_error *err)
+{
+    is_error ignored;
+    is_code flush_rc = flush(c, rc != IS_OK ? &ignored : err);
     return rc != IS_OK ? rc : flush_rc;
 }
 
@@ -496,75 +520,12 @@ static void take_report(compute *c, uint64_t *msg)
     c->seconds = 0;
 }
 
-/* --- the units of work (rank 0) ---------------------------------------------------- */
-
-typedef struct unit_source {
-    const is_pending_map *map; /* NULL: every point is pending */
-    uint64_t next, end;        /* points next .. end - 1 are still to hand out */
-    uint64_t remaining;        /* of them, about this many pending */
-} unit_source;
-
-/* Pending points of [a, b) inside segment s, estimated as evenly spread. */
-static double estimate(const unit_source *s, uint64_t segment, uint64_t a, uint64_t b)
-{
-    if (!s->map)
-        return (double)(b - a);
-    double length = (double)is_pending_segment_length(s->map, segment);
-    return (double)s->map->pending[segment] * (double)(b - a) / length;
-}
-
-/* The next unit of about `want` pending points; 0 when there are none left. */
-static int next_unit(unit_source *s, uint64_t want, uint64_t *first, uint64_t *count)
-{
-    const is_pending_map *map = s->map;
-    if (map) { /* skip segments with nothing pending */
-        while (s->next < s->end && map->pending[s->next / map->segment_length] == 0)
-            s->next = (s->next / map->segment_length + 1) * map->segment_length;
-    }
-    if (s->next >= s->end)
-        return 0;
-    uint64_t at = s->next;
-    double got = 0;
-    while (at < s->end && got < (double)want) {
-        uint64_t segment = map ? at / map->segment_length : 0;
-        uint64_t seg_end = map ? (segment + 1) * map->segment_length : s->end;
-        if (seg_end > s->end)
-            seg_end = s->end;
-        double here = estimate(s, segment, at, seg_end);
-        if (got + here <= (double)want) {
-            got += here;
-            at = seg_end;
-            continue;
-        }
-        /* part of this segment */
-        double fraction = ((double)want - got) / here;
-        uint64_t part = (uint64_t)ceil(fraction * (double)(seg_end - at));
-        at += part > 0 ? part : 1;
-        got = (double)want;
-    }
-    if (at - s->next >= 4 * QUANTUM && at < s->end)
-        at = at / QUANTUM * QUANTUM; /* aligned unit ends (see QUANTUM) */
-    got = 0; /* what the unit holds, after the alignment */
-    for (uint64_t a = s->next; a < at;) {
-        uint64_t segment = map ? a / map->segment_length : 0;
-        uint64_t seg_end = map ? (segment + 1) * map->segment_length : at;
-        seg_end = seg_end < at ? seg_end : at;
-        got += estimate(s, segment, a, seg_end);
-        a = seg_end;
-    }
-    *first = s->next;
-    *count = at - s->next;
-    s->remaining = (double)s->remaining > got ? s->remaining - (uint64_t)got : 0;
-    s->next = at;
-    return 1;
-}
-
 /* --- rank 0 ------------------------------------------------------------------------ */
 
 typedef struct master {
     MPI_Comm comm;
     const is_job *job;
-    unit_source units;
+    is_units units;     /* the plan of the work (units.h) */
     int ranks, workers, finished;
     int stop;       /* no more units are handed out */
     int stop_sent;  /* and the workers have been told */
@@ -723,7 +684,8 @@ static is_code master_serve(master *m, is_error *err)
         } else {
             master_note_stop(m);
             if (!m->stop && !m->exhausted &&
-                next_unit(&m->units, unit_points(m, st.MPI_SOURCE), &reply[0], &reply[1]))
+                is_units_next(&m->units, st.MPI_SOURCE, unit_points(m, st.MPI_SOURCE), &reply[0],
+                              &reply[1]))
                 m->result->units++;
             else
                 m->exhausted |= !m->stop;
@@ -762,7 +724,7 @@ static is_code master_run(master *m, compute *c, int computes, is_error *err)
             break;
         uint64_t first, count;
         if (computes && !m->stop && !m->exhausted &&
-            next_unit(&m->units, unit_points(m, 0), &first, &count)) {
+            is_units_next(&m->units, 0, unit_points(m, 0), &first, &count)) {
             m->result->units++;
             int stopped;
             rc = compute_unit(c, first, count, master_between, m, &stopped, err);
@@ -777,6 +739,7 @@ static is_code master_run(master *m, compute *c, int computes, is_error *err)
             is_progress_add(&m->progress, 0, 0, now_seconds());
         }
     }
+    rc = finish(c, rc, err);
     if (rc != IS_OK) {
         /* Keep answering "stop" so that the workers finish and the file closes. */
         m->stop = 1;
@@ -835,6 +798,7 @@ static is_code worker_run(MPI_Comm comm, compute *c, is_error *err)
         if (work_rc != IS_OK || stopped || is_signals_pending())
             break; /* a unit received but not started stays pending */
     }
+    work_rc = finish(c, work_rc, err); /* written before the end is reported */
     take_report(c, report);
     report[MSG_FLAGS] = (work_rc != IS_OK ? FLAG_ERROR : 0) |
                         (is_signals_pending() ? FLAG_INTERRUPTED : 0);
@@ -893,6 +857,8 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
     double batch_seconds = rank == 0 && size > 1 ? MASTER_BATCH_SECONDS : BATCH_SECONDS;
     rc = compute_init(&c, job, results, options->resumed, batch_seconds, err);
     c.filter = options->resumed ? options->filter : NULL;
+    /* units of a fixed size: each written at its end, as the job asks */
+    c.flush_seconds = job->unit_size ? 0 : fmin(FLUSH_SECONDS, result->unit_seconds);
     m.reasons = c.reasons;
     if (rc == IS_OK)
         rc = is_verify_run_create(&c.verify, job, options->verification, err);
@@ -903,8 +869,10 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
             rc = is_error_set(err, IS_NOMEM, "cannot allocate the buffers of a rank");
     }
     if (rank == 0) {
-        m.units = (unit_source){options->resumed ? options->map : NULL, 0, options->points,
-                                options->pending};
+        if (rc == IS_OK)
+            rc = is_units_init(&m.units, options->resumed ? options->map : NULL,
+                               options->points, options->pending, size, job->master_computes,
+                               err);
         m.ended = calloc((size_t)size, 1);
         m.last_unit = calloc((size_t)size, sizeof *m.last_unit);
         if (rc == IS_OK && (!m.ended || !m.last_unit))
@@ -929,6 +897,7 @@ is_code is_sched_run(const is_job *job, MPI_Comm world, is_results *results,
         }
         free(m.ended);
         free(m.last_unit);
+        is_units_free(&m.units);
     } else if (rc == IS_OK) {
         rc = worker_run(comm, &c, err);
     } else {

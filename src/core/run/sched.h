@@ -6,9 +6,11 @@
  * when they finish. Units are sized by time: rank 0 learns the cost of a point from the
  * reports and aims at `unit_seconds` per unit, starting with tiny units that grow
  * (at most 4x per unit of a rank) and shrinking them again near the end so that no rank
- * idles. Inside a unit a rank evaluates batches of about a quarter of a second, keeps
- * their results in a bounded buffer and writes them in large, aligned blocks (when the
- * buffer is full, at the end of the unit, or when it stops).
+ * idles. A rank's units follow one another in a region of its own (units.h). A rank
+ * evaluates batches of about a quarter of a second, keeps their results in a bounded
+ * buffer across units and writes them in large, aligned blocks (when the buffer is full,
+ * when the next point does not continue it, at the end of a unit once the buffer is a
+ * second old, or when it stops).
  *
  * On a stop signal (or a rank's fatal error) no new unit is handed out and every rank
  * stops after its current batch: what it has finished is written, the rest of its unit
