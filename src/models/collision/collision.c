@@ -78,9 +78,9 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
                         FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL, NULL},
     [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (all locate events exactly): auto "
                               "is the lanes where they are admissible (all but bwm and "
-                              "maxwell with 1 < p < 2: CVODE Adams), DOP853 at rtol <= 1e-7 "
-                              "(fewer steps), else DOPRI5, and CVODE BDF for a point they "
-                              "fail (stiff); the output integrator_used says which",
+                              "maxwell with 1 < p < 2: CVODE Adams): DOP853 at rtol 1e-9 to "
+                              "1e-8 (where it is cheaper), else DOPRI5; and CVODE BDF for a "
+                              "point they fail (stiff); the output integrator_used says which",
                               "1", C, INTEGRATOR_AUTO, 0, 3, IS_PARAM_METHOD,
                               integrator_names, NULL, NULL},
     [COLLISION_CVODE_METHOD] = {"cvode_method", "CVODE linear multistep family (bdf for stiff "
@@ -352,7 +352,8 @@ is_code collision_problem_from_point(const double *point, collision_problem *pb,
         pb->integrator = maxwell_type(law) && pb->p > 1.0 && pb->p < 2.0 ? INTEGRATOR_CVODE
                                                                           : INTEGRATOR_DOPRI5;
         /* the pair with fewer evaluations at this tolerance (measured: README) */
-        pb->dop853 = point[COLLISION_RTOL] <= COLLISION_DOP853_RTOL;
+        pb->dop853 = point[COLLISION_RTOL] >= COLLISION_DOP853_RTOL_MIN &&
+                     point[COLLISION_RTOL] <= COLLISION_DOP853_RTOL_MAX;
     }
     pb->alpha = bouc_wen ? point[COLLISION_ALPHA] : 1.0;
     pb->alpha_c = 1.0 - pb->alpha;
