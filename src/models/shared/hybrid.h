@@ -14,7 +14,9 @@
  *     closed-form flow in steps of at most h_max. A system may ask for Dormand-Prince
  *     8(5,3) instead (pair = IS_HYBRID_DOP853, hybrid_dop853.h: Hairer's DOP853, 12
  *     evaluations a step, its error estimate and a continuous extension of order 7 for the
- *     events): fewer evaluations at tight tolerances (below about 1e-7) on smooth fields.
+ *     events): fewer evaluations at tight tolerances (collision's: from about 1e-8 down),
+ *     where the field is smooth between events (next to a point where it is only
+ *     |u|^p, 1 < p < 2, its error estimate is less reliable than DOPRI5's).
  *   - Events: after every trial step the event functions are evaluated at its end; a lane
  *     where one crossed in its direction locates the first crossing on the step's
  *     continuous extension (DOPRI5's dense output of order 4, or the flow itself) by the
