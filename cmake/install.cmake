@@ -194,7 +194,7 @@ impactsweep_install_rewritten(${CMAKE_SOURCE_DIR}/analysis/impactfit.py
 # SDK, headers only (a plug-in compiles them with its own flags and links nothing of the
 # engine's): lanes.h (the lane layer, with its header per instruction set), lanes_math.h
 # (sin, cos, log, exp, pow in lanes; its tables in lanes_tables.h) and hybrid.h (the
-# hybrid-system integrator, with hybrid_impl.h, hybrid_events.h, hybrid_steps.h,
+# hybrid-system integrator, with hybrid_impl.h, hybrid_events.h, hybrid_steps.h, hybrid_dop853.h,
 # hybrid_trace.h, hybrid_sections.h and hybrid_lyapunov.h), which include each other
 # relatively.
 install(FILES src/core/contract/model.h src/core/base/error.h src/core/contract/memo.h
@@ -205,6 +205,7 @@ install(FILES src/models/shared/lanes.h src/models/shared/lanes_avx512.h
               src/models/shared/lanes_tables.h
               src/models/shared/hybrid.h src/models/shared/hybrid_impl.h
               src/models/shared/hybrid_events.h src/models/shared/hybrid_steps.h
+              src/models/shared/hybrid_dop853.h
               src/models/shared/hybrid_trace.h src/models/shared/hybrid_sections.h
               src/models/shared/hybrid_lyapunov.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/impactsweep)

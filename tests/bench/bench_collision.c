@@ -7,9 +7,10 @@
  * from both integrators at rtol 1e-11 (which agree to ~1e-12). Rates are per second of
  * the process's CPU time, so that a machine shared with other work (the load of other
  * processes takes wall time, not CPU time) still gives the figure of one core.
- * Usage: bench_collision [law rtol evaluations reps [which]] (law: bwshc, bwm, ...;
+ * Usage: bench_collision [law rtol evaluations reps [which [pair]]] (law: bwshc, bwm, ...;
  * which: all, or lanes for the DOPRI5 lanes alone, e.g. to profile them, or
- * lanes-bench, lanes-general for one of the two points). */
+ * lanes-bench, lanes-general for one of the two points; pair: dopri5 (the default) or
+ * dop853, the lanes' Runge-Kutta pair). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,7 @@ __attribute__((noinline)) static double measure(bench *b, size_t per_batch, doub
 
 /* One point (law, p, n) with each way of integrating it. */
 static void run_point(bench *b, const char *law, double rtol, double p, double n, double aim,
-                      int lanes_only)
+                      int lanes_only, const char *pair)
 {
     double reference[2];
     is_error err;
@@ -111,7 +112,7 @@ static void run_point(bench *b, const char *law, double rtol, double p, double n
         size_t per_batch;
     } ways[] = {{"cvode", "cvode", 1},
                 {"dopri5, 1 point a batch", "dopri5", 1},
-                {"dopri5 lanes", "dopri5", b->count}};
+                {strcmp(pair, "dopri5") == 0 ? "dopri5 lanes" : "dop853 lanes", pair, b->count}};
     for (int w = lanes_only ? 2 : 0; w < 3; w++) {
         for (size_t i = 0; i < b->count; i++)
             make_point(b->points + i * COLLISION_PARAM_COUNT, law, ways[w].integrator, rtol, p, n);
@@ -144,6 +145,7 @@ int main(int argc, char **argv)
     b.count = argc > 3 ? (size_t)atol(argv[3]) : 20000;
     b.reps = argc > 4 ? atoi(argv[4]) : 5;
     const char *which = argc > 5 ? argv[5] : "all";
+    const char *pair = argc > 6 && strcmp(argv[6], "dop853") == 0 ? "dop853" : "dopri5";
     int lanes_only = strncmp(which, "lanes", 5) == 0;
     if (b.count < 1 || b.reps < 1 || b.reps > 100)
         return 2;
@@ -154,9 +156,9 @@ int main(int argc, char **argv)
     if (!b.points || !b.out || !b.status || collision_workspace_create(&b.ws, &err) != IS_OK)
         return 1;
     if (strcmp(which, "lanes-general") != 0)
-        run_point(&b, law, rtol, 1.5, 1.0, AIM_BENCH_POINT, lanes_only);
+        run_point(&b, law, rtol, 1.5, 1.0, AIM_BENCH_POINT, lanes_only, pair);
     if (strcmp(which, "lanes-bench") != 0)
-        run_point(&b, law, rtol, 1.7, 1.3, AIM_GENERAL, lanes_only);
+        run_point(&b, law, rtol, 1.7, 1.3, AIM_GENERAL, lanes_only, pair);
     collision_workspace_free(b.ws);
     free(b.points);
     free(b.out);

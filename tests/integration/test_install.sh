@@ -40,7 +40,7 @@ for m in __init__ cli drawing contours labels ticks figures reading chatter coll
         die "impactplot's package is not installed (share/impactsweep/python/impactplot/$m.py)"
 done
 headers=$(cd "$PREFIX/include/impactsweep" && ls | tr '\n' ' ')
-want="error.h hybrid.h hybrid_events.h hybrid_impl.h hybrid_lyapunov.h hybrid_sections.h hybrid_steps.h hybrid_trace.h lanes.h lanes_avx2.h lanes_avx512.h lanes_generic.h lanes_math.h lanes_sse2.h lanes_tables.h memo.h model.h "
+want="error.h hybrid.h hybrid_dop853.h hybrid_events.h hybrid_impl.h hybrid_lyapunov.h hybrid_sections.h hybrid_steps.h hybrid_trace.h lanes.h lanes_avx2.h lanes_avx512.h lanes_generic.h lanes_math.h lanes_sse2.h lanes_tables.h memo.h model.h "
 [ "$headers" = "$want" ] || die "include/impactsweep holds: $headers (want $want)"
 config=$(find "$PREFIX" -path "*/cmake/impactsweep/impactsweepConfig.cmake")
 if [ -z "$config" ] || [ ! -f "$(dirname "$config")/impactsweepConfigVersion.cmake" ]; then

@@ -6,7 +6,7 @@
 #define IS_TEST_SUITES(X)                                                                  \
     X(rng) X(grid) X(job) X(chatter) X(chatter_degenerate) X(collision) X(stop) X(hybrid)     \
         X(sections) X(lanes_math) X(models) X(progress) X(trace) X(memo) X(integrity)       \
-            X(boundary) X(verification) X(lyapunov)
+            X(boundary) X(verification) X(lyapunov) X(dop853)
 
 #define IS_TEST_DECLARE(name) void suite_##name(void);
 IS_TEST_SUITES(IS_TEST_DECLARE)

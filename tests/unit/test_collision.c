@@ -21,7 +21,12 @@
 #include "models/collision/collision.h"
 #include "suites.h"
 
-static const char *const integrator_label[] = {"cvode", "dopri5", "auto"};
+static const char *const integrator_label[] = {"cvode", "dopri5", "auto", "dop853"};
+/* The closed-form (oracle) tests run every integrator: cvode, dopri5 and dop853 (not
+ * auto, which is one of them). */
+#define FOR_ORACLE_INTEGRATORS(integ)                                                      \
+    for (int integ = 0; integ <= INTEGRATOR_DOP853; integ++)                               \
+        if (integ != INTEGRATOR_AUTO)
 
 /* One workspace for the suite: the model's contract is that results do not depend on
  * what the workspace computed before (test_determinism_and_workspace_reuse checks it). */
@@ -251,7 +256,7 @@ static void test_hunt_crossley_exact_cor(void)
 {
     const double pi1s[] = {0.05, 0.2, 0.5, 0.8, 1.0, 1.2, 1.5};
     const double ps[] = {1.0, 1.5, 2.0, 2.5};
-    for (int integ = 0; integ < 2; integ++)
+    FOR_ORACLE_INTEGRATORS(integ)
         for (size_t j = 0; j < sizeof ps / sizeof *ps; j++)
             for (size_t i = 0; i < sizeof pi1s / sizeof *pi1s; i++) {
                 double point[COLLISION_PARAM_COUNT];
@@ -276,7 +281,7 @@ static void test_hunt_crossley_exact_cor(void)
 static void test_kelvin_voigt_closed_form(void)
 {
     const double pi1s[] = {0.05, 0.2, 0.5, 0.8, 1.0, 1.3, 1.7, 1.95};
-    for (int integ = 0; integ < 2; integ++)
+    FOR_ORACLE_INTEGRATORS(integ)
         for (size_t i = 0; i < sizeof pi1s / sizeof *pi1s; i++) {
             double pi1 = pi1s[i];
             double point[COLLISION_PARAM_COUNT];
@@ -318,7 +323,7 @@ static void test_kelvin_voigt_overdamped(void)
      * inflection point, while V > 0, so the bodies separate with a small e > 0 (0.099 at
      * pi1 = 2.5) and x_sep = -pi1 e. */
     const double pi1s[] = {2.5, 4.0};
-    for (int integ = 0; integ < 2; integ++)
+    FOR_ORACLE_INTEGRATORS(integ)
         for (size_t i = 0; i < sizeof pi1s / sizeof *pi1s; i++) {
             double pi1 = pi1s[i];
             double point[COLLISION_PARAM_COUNT];
@@ -350,7 +355,7 @@ static void test_maxwell_closed_form(void)
      * int Y = -(1 + e), so X(T_s) = R(T_s) = pi1 int Y = -pi1 (1 + e): the compression
      * x_sep = pi1 (1 + e) stays in the dashpot. */
     const double pi1s[] = {0.05, 0.3, 0.7, 1.0, 1.4, 1.9};
-    for (int integ = 0; integ < 2; integ++)
+    FOR_ORACLE_INTEGRATORS(integ)
         for (size_t i = 0; i < sizeof pi1s / sizeof *pi1s; i++) {
             double pi1 = pi1s[i], zeta = 0.5 * pi1, w = sqrt(1.0 - zeta * zeta);
             double point[COLLISION_PARAM_COUNT];
@@ -370,7 +375,7 @@ static void test_maxwell_overdamped_never_separates(void)
 {
     /* Overdamped, Y stays < 0 for all T > 0, so F = -Y > 0: no separation, e = 0. */
     const double pi1s[] = {2.5, 4.0};
-    for (int integ = 0; integ < 2; integ++)
+    FOR_ORACLE_INTEGRATORS(integ)
         for (size_t i = 0; i < sizeof pi1s / sizeof *pi1s; i++) {
             double point[COLLISION_PARAM_COUNT];
             classical_point(point, LAW_MAXWELL, integ, pi1s[i], 1.0);
@@ -389,11 +394,12 @@ static void test_maxwell_overdamped_never_separates(void)
 
 static void test_hooke_exact(void)
 {
-    for (int integ = 0; integ < 2; integ++) {
+    FOR_ORACLE_INTEGRATORS(integ) {
         double point[COLLISION_PARAM_COUNT];
         classical_point(point, LAW_HOOKE, integ, 0.5, 1.0);
         run r = evaluate(point);
-        const char *what = integ ? "hooke dopri5" : "hooke cvode";
+        char what[64];
+        snprintf(what, sizeof what, "hooke %s", integrator_label[integ]);
         CHECK_SEPARATED(r, point, what);
         /* X = -sin T: back at X = 0 with V = 1 at T = pi */
         NEAR(r.out[COLLISION_COR], 1.0, 1e-8, what);
@@ -410,7 +416,7 @@ static void test_hertz_energy_conservation(void)
      * ((p + 1)/2)^(1/(p+1)) where F = |X|^p peaks, and the contact lasts
      * T_s = 2 int_0^x_max dX / V = 2 x_max B(1/(p+1), 1/2)/(p + 1). */
     const double ps[] = {1.5, 2.0, 3.0};
-    for (int integ = 0; integ < 2; integ++)
+    FOR_ORACLE_INTEGRATORS(integ)
         for (size_t j = 0; j < sizeof ps / sizeof *ps; j++) {
             double p = ps[j];
             double point[COLLISION_PARAM_COUNT];
@@ -738,7 +744,7 @@ static void test_properties(void)
 /* CVODE's global error in e is not bounded by its rtol: over points one ulp of pi1 apart
  * (bwshc, n 1.23, p 2.67, rtol 1e-10) it ranged from 1e-13 to 1.9e-10 as its step sequence
  * changed with the last bits of the right-hand side, where DOPRI5's stayed below 5e-12;
- * so CVODE is held to 3 rtol, DOPRI5 to rtol. */
+ * so CVODE is held to 3 rtol, DOPRI5 (and DOP853, the other pair of the lanes) to rtol. */
 #define CVODE_SLACK 3.0
 
 static void test_integrators_agree(void)
@@ -784,9 +790,11 @@ static void test_integrators_agree(void)
         separated_points += separated;
         for (int k = 0; k < 3; k++) {
             double rtol = rtols[k];
-            run r[2];
+            run r[4];
             set_rtol(point, rtol);
-            for (int integ = 0; integ < 2; integ++) {
+            for (int integ = 0; integ < 4; integ++) {
+                if (integ == INTEGRATOR_AUTO)
+                    continue;
                 point[COLLISION_INTEGRATOR] = integ;
                 r[integ] = evaluate(point);
                 snprintf(label, sizeof label, "%s %s rtol %g: e against the reference", what,
@@ -1192,7 +1200,7 @@ static void test_auto_integrator(void)
           "the default integrator is %g", is_model_collision.params[COLLISION_INTEGRATOR].default_value);
     enum { COUNT = 4 };
     double pts[COUNT * COLLISION_PARAM_COUNT], explicit_pt[COLLISION_PARAM_COUNT];
-    const int expected_used[COUNT] = {USED_DOPRI5, USED_CVODE_ADAMS, USED_CVODE_BDF, USED_DOPRI5};
+    const int expected_used[COUNT] = {USED_DOPRI5, USED_CVODE_ADAMS, USED_CVODE_BDF, USED_DOP853};
     bouc_wen_point(pts, LAW_BWSHC, INTEGRATOR_AUTO, 0.3, 1.2, 0.4, 2.3, 2.7, 0.6, 0.8);
     bouc_wen_point(pts + COLLISION_PARAM_COUNT, LAW_BWM, INTEGRATOR_AUTO, 0.5, 1.0, 0.5, 1.4, 1.5,
                    0.5, 1.0);
@@ -1200,6 +1208,7 @@ static void test_auto_integrator(void)
                    1.5, 0.5, 1e3);
     pts[2 * COLLISION_PARAM_COUNT + COLLISION_MAX_STEPS] = 5000; /* dopri5 runs out */
     classical_point(pts + 3 * COLLISION_PARAM_COUNT, LAW_HERTZ, INTEGRATOR_AUTO, 0.0, 1.5);
+    pts[3 * COLLISION_PARAM_COUNT + COLLISION_RTOL] = 1e-8; /* auto's dop853 */
     double out[COUNT * COLLISION_OUTPUT_COUNT];
     uint8_t status[COUNT];
     is_error err;
@@ -1212,8 +1221,9 @@ static void test_auto_integrator(void)
               "auto point %d: integrator_used %g, expected %d", i,
               out[COLLISION_INTEGRATOR_USED * COUNT + i], expected_used[i]);
         memcpy(explicit_pt, pt, sizeof explicit_pt);
-        explicit_pt[COLLISION_INTEGRATOR] =
-            expected_used[i] == USED_DOPRI5 ? INTEGRATOR_DOPRI5 : INTEGRATOR_CVODE;
+        explicit_pt[COLLISION_INTEGRATOR] = expected_used[i] == USED_DOPRI5   ? INTEGRATOR_DOPRI5
+                                            : expected_used[i] == USED_DOP853 ? INTEGRATOR_DOP853
+                                                                              : INTEGRATOR_CVODE;
         explicit_pt[COLLISION_CVODE_METHOD] = expected_used[i] == USED_CVODE_BDF;
         if (expected_used[i] == USED_CVODE_BDF)
             explicit_pt[COLLISION_MAX_STEPS] = 200000;

@@ -13,8 +13,8 @@
 static const char *const law_names[] = {"bwshc", "bwm", "hooke", "hertz", "kelvin-voigt",
                                         "hunt-crossley", "maxwell", NULL};
 static const char *const form_names[] = {"nondimensional", "velocity", "dimensional", NULL};
-static const char *const integrator_names[] = {"cvode", "dopri5", "auto", NULL};
-static const char *const used_names[] = {"cvode_adams", "cvode_bdf", "dopri5", NULL};
+static const char *const integrator_names[] = {"cvode", "dopri5", "auto", "dop853", NULL};
+static const char *const used_names[] = {"cvode_adams", "cvode_bdf", "dopri5", "dop853", NULL};
 static const char *const cvode_method_names[] = {"adams", "bdf", NULL};
 static const char *const outcome_names[] = {"separated", "no_separation", "solver_failure",
                                             "horizon", NULL};
@@ -77,10 +77,11 @@ static const is_param collision_params[COLLISION_PARAM_COUNT] = {
                         "hunt-crossley, the ones that depend on v0)", "1", C,
                         FORM_NONDIMENSIONAL, 0, 2, 0, form_names, NULL, NULL},
     [COLLISION_INTEGRATOR] = {"integrator", "ODE integrator (all locate events exactly): auto "
-                              "is DOPRI5 in lanes where it is admissible (all but bwm and "
-                              "maxwell with 1 < p < 2: CVODE Adams), and CVODE BDF for a point "
-                              "it fails (stiff); the output integrator_used says which",
-                              "1", C, INTEGRATOR_AUTO, 0, 2, IS_PARAM_METHOD,
+                              "is the lanes where they are admissible (all but bwm and "
+                              "maxwell with 1 < p < 2: CVODE Adams): DOP853 at rtol 1e-9 to "
+                              "1e-8 (where it is cheaper), else DOPRI5; and CVODE BDF for a "
+                              "point they fail (stiff); the output integrator_used says which",
+                              "1", C, INTEGRATOR_AUTO, 0, 3, IS_PARAM_METHOD,
                               integrator_names, NULL, NULL},
     [COLLISION_CVODE_METHOD] = {"cvode_method", "CVODE linear multistep family (bdf for stiff "
                                 "points: large pi1, pi2 or A, where adams runs out of steps)",
@@ -187,7 +188,7 @@ static const is_output collision_outputs[COLLISION_OUTPUT_COUNT] = {
                              "dimensional)", IS_OUTPUT_REAL, NULL,
                              IS_OUTPUT_MAY_BE_NAN, "$f_{\\max}$"},
     [COLLISION_INTEGRATOR_USED] = {"integrator_used", "1", "the integrator that computed the "
-                                   "point: cvode_adams, cvode_bdf or dopri5 (integrator auto "
+                                   "point: cvode_adams, cvode_bdf, dopri5 or dop853 (integrator auto "
                                    "chooses per point)", IS_OUTPUT_CATEGORY, used_names,
                                    IS_OUTPUT_WORK, "integrator"},
 };
@@ -320,7 +321,7 @@ static is_code admissible(const collision_problem *pb, is_error *err)
     if (pb->integrator == INTEGRATOR_DOPRI5 && maxwell_type(law) && pb->p > 1.0 && pb->p < 2.0)
         return is_error_set(err, IS_PARAM,
                             "law %s with 1 < p < 2 has a right-hand side that is not Lipschitz "
-                            "(|Y|^(p-1)); integrator dopri5 is not verified there, use "
+                            "(|Y|^(p-1)); integrators dopri5, dop853 are not verified there, use "
                             "integrator = cvode",
                             name);
     if (!isfinite(pb->pi1) || !isfinite(pb->pi2) || !isfinite(pb->pi3))
@@ -337,15 +338,22 @@ is_code collision_problem_from_point(const double *point, collision_problem *pb,
     int bouc_wen = has_bouc_wen(law), damped = reads(LAWS_DAMPED, law);
     pb->law = law;
     pb->integrator = (collision_integrator)point[COLLISION_INTEGRATOR];
+    if (pb->integrator == INTEGRATOR_DOP853) { /* the lanes, with the other pair */
+        pb->integrator = INTEGRATOR_DOPRI5;
+        pb->dop853 = 1;
+    }
     pb->bdf = pb->integrator == INTEGRATOR_CVODE && point[COLLISION_CVODE_METHOD] == 1.0;
     pb->dimension = maxwell_type(law) ? 4 : 3;
     pb->conservative = law == LAW_HOOKE || law == LAW_HERTZ;
     pb->n = bouc_wen ? point[COLLISION_N] : 1.0;
     pb->p = reads(LAWS_EXPONENT, law) ? point[COLLISION_P] : 1.0; /* the others are linear */
-    if (pb->integrator == INTEGRATOR_AUTO) { /* dopri5 wherever admissible() takes it */
+    if (pb->integrator == INTEGRATOR_AUTO) { /* the lanes wherever admissible() takes them */
         pb->automatic = 1;
         pb->integrator = maxwell_type(law) && pb->p > 1.0 && pb->p < 2.0 ? INTEGRATOR_CVODE
                                                                           : INTEGRATOR_DOPRI5;
+        /* the pair with fewer evaluations at this tolerance (measured: README) */
+        pb->dop853 = point[COLLISION_RTOL] >= COLLISION_DOP853_RTOL_MIN &&
+                     point[COLLISION_RTOL] <= COLLISION_DOP853_RTOL_MAX;
     }
     pb->alpha = bouc_wen ? point[COLLISION_ALPHA] : 1.0;
     pb->alpha_c = 1.0 - pb->alpha;
@@ -429,9 +437,10 @@ static void write_result(const collision_problem *pb, const collision_result *r,
                          collision_hook *hook, double *const *out, uint8_t *status)
 {
     *out[COLLISION_STEPS] = (double)r->steps;
-    *out[COLLISION_INTEGRATOR_USED] = pb->integrator == INTEGRATOR_DOPRI5 ? USED_DOPRI5
-                                      : pb->bdf                        ? USED_CVODE_BDF
-                                                                       : USED_CVODE_ADAMS;
+    *out[COLLISION_INTEGRATOR_USED] = pb->integrator != INTEGRATOR_DOPRI5 ? (pb->bdf ? USED_CVODE_BDF
+                                                                                 : USED_CVODE_ADAMS)
+                                      : pb->dop853 ? USED_DOP853
+                                                   : USED_DOPRI5;
     *out[COLLISION_OUTCOME] = r->outcome;
     *out[COLLISION_SOLVER_FLAG] = r->solver_flag;
     if (solved != IS_POINT_DONE) {

@@ -1,7 +1,7 @@
-/* collision_lanes.c: the collision model's DOPRI5 integrator: the laws in lanes on the
- * hybrid integrator (../shared/hybrid.h), which runs a batch's points side by side, each
- * lane a point with its own step size, locates the events in lanes and never lets a step
- * straddle a kink of the right-hand side.
+/* collision_lanes.c: the collision model's DOPRI5 and DOP853 integrators: the laws in
+ * lanes on the hybrid integrator (../shared/hybrid.h), which runs a batch's points side by
+ * side, each lane a point with its own step size, locates the events in lanes and never
+ * lets a step straddle a kink of the right-hand side.
  *
  * A batch's dopri5 points are grouped by (law, kind of p, kind of n), so that one
  * right-hand side without branches serves a whole group (collision_power: p, n of 1, 2, 3,
@@ -564,7 +564,9 @@ static int start(void *ctx, size_t i, is_hybrid_start *s)
     s->rec[R_E_MAX] = r->energy_max;
     s->rec[R_E_MIN] = r->energy_min;
     s->t_end = pb->t_max;
-    s->h = par[P_H_START];
+    /* the first step: DOP853's error goes with h^8, not h^5 (DOPRI5's first step left it
+     * some 8 % of its steps growing out of it on the bwshc surface at rtol 1e-8) */
+    s->h = pb->dop853 ? 1e-2 * pow(TOLERANCE_SAFETY * pb->rtol, 0.125) : par[P_H_START];
     s->rtol = TOLERANCE_SAFETY * pb->rtol;
     s->atol = TOLERANCE_SAFETY * ABSOLUTE_SAFETY * pb->atol;
     s->max_steps = (double)pb->max_steps;
@@ -631,7 +633,7 @@ static void sample(void *ctx, size_t i, double t, const double *y)
  * extremes: observed; the force maximum is observed) and the step limit of the rough
  * Maxwell type. Each is run from a function of its own, so that is_hybrid_run is
  * compiled for it with its sizes and callbacks as constants. */
-#define COLLISION_SYSTEM(dim, v_kind, limit)                                                 \
+#define COLLISION_SYSTEM(dim, v_kind, limit, rk_pair)                                        \
     {                                                                                        \
         .dimension = dim, .events = COLLISION_EVENTS,                                        \
         .direction = {[COLLISION_ROOT_FORCE] = -1, [COLLISION_ROOT_FORCE_RATE] = -1,         \
@@ -646,34 +648,47 @@ static void sample(void *ctx, size_t i, double t, const double *y)
         .field = field##dim, .event_values = events##dim, .rates = 1,                        \
         .on_event = on_event##dim,                                                           \
         .step_limit = limit, .start = start, .finish = finish, .sample = sample,             \
-        .own_event_samples = 1                                                               \
+        .own_event_samples = 1, .pair = rk_pair                                              \
     }
-static const is_hybrid_system bwshc_system = COLLISION_SYSTEM(3, IS_HYBRID_KINK, NULL);
-static const is_hybrid_system kelvin_voigt_type = COLLISION_SYSTEM(3, IS_HYBRID_OBSERVE, NULL);
-static const is_hybrid_system maxwell_type = COLLISION_SYSTEM(4, IS_HYBRID_OBSERVE, NULL);
-static const is_hybrid_system maxwell_type_rough =
-    COLLISION_SYSTEM(4, IS_HYBRID_OBSERVE, step_limit);
+/* each with either pair: [0] DOPRI5, [1] DOP853 (collision_problem.dop853) */
+#define COLLISION_SYSTEMS(dim, v_kind, limit)                                                \
+    {COLLISION_SYSTEM(dim, v_kind, limit, IS_HYBRID_DOPRI5),                                 \
+     COLLISION_SYSTEM(dim, v_kind, limit, IS_HYBRID_DOP853)}
+static const is_hybrid_system bwshc_system[2] = COLLISION_SYSTEMS(3, IS_HYBRID_KINK, NULL);
+static const is_hybrid_system kelvin_voigt_type[2] =
+    COLLISION_SYSTEMS(3, IS_HYBRID_OBSERVE, NULL);
+static const is_hybrid_system maxwell_type[2] = COLLISION_SYSTEMS(4, IS_HYBRID_OBSERVE, NULL);
+static const is_hybrid_system maxwell_type_rough[2] =
+    COLLISION_SYSTEMS(4, IS_HYBRID_OBSERVE, step_limit);
 
 typedef const volatile sig_atomic_t *stop_flag;
 
-static int run_bwshc(group *g, size_t n, stop_flag stop, int trace)
+static int run_bwshc(group *g, size_t n, stop_flag stop, int trace, int dop853)
 {
-    return is_hybrid_run(&bwshc_system, g, n, stop, trace);
+    if (dop853)
+        return is_hybrid_run(&bwshc_system[1], g, n, stop, trace);
+    return is_hybrid_run(&bwshc_system[0], g, n, stop, trace);
 }
 
-static int run_kelvin_voigt_type(group *g, size_t n, stop_flag stop, int trace)
+static int run_kelvin_voigt_type(group *g, size_t n, stop_flag stop, int trace, int dop853)
 {
-    return is_hybrid_run(&kelvin_voigt_type, g, n, stop, trace);
+    if (dop853)
+        return is_hybrid_run(&kelvin_voigt_type[1], g, n, stop, trace);
+    return is_hybrid_run(&kelvin_voigt_type[0], g, n, stop, trace);
 }
 
-static int run_maxwell_type(group *g, size_t n, stop_flag stop, int trace)
+static int run_maxwell_type(group *g, size_t n, stop_flag stop, int trace, int dop853)
 {
-    return is_hybrid_run(&maxwell_type, g, n, stop, trace);
+    if (dop853)
+        return is_hybrid_run(&maxwell_type[1], g, n, stop, trace);
+    return is_hybrid_run(&maxwell_type[0], g, n, stop, trace);
 }
 
-static int run_maxwell_type_rough(group *g, size_t n, stop_flag stop, int trace)
+static int run_maxwell_type_rough(group *g, size_t n, stop_flag stop, int trace, int dop853)
 {
-    return is_hybrid_run(&maxwell_type_rough, g, n, stop, trace);
+    if (dop853)
+        return is_hybrid_run(&maxwell_type_rough[1], g, n, stop, trace);
+    return is_hybrid_run(&maxwell_type_rough[0], g, n, stop, trace);
 }
 
 /* The group's kind: what its points share (the grouping key is made of it). */
@@ -686,7 +701,8 @@ static lane_kind kind_of(const collision_problem *pb)
 
 static size_t group_key(const collision_problem *pb)
 {
-    return ((size_t)pb->law * 8 + (size_t)pb->pow_p.kind) * 8 + (size_t)pb->pow_n.kind;
+    size_t key = ((size_t)pb->law * 8 + (size_t)pb->pow_p.kind) * 8 + (size_t)pb->pow_n.kind;
+    return key * 2 + (size_t)(pb->dop853 != 0); /* the pair: a system each */
 }
 
 /* Runs the points order[0..count) of one group: 0, 1 if the stop flag ended it (the
@@ -697,14 +713,14 @@ static int run_group(const collision_problem *problems, collision_result *result
     const collision_problem *first = &problems[order[0]];
     group gr = {kind_of(first), 0, problems, results, status, order};
     gr.variant = variant_of(&gr.kind);
-    int trace = first->hook != NULL;
+    int trace = first->hook != NULL, dop853 = first->dop853 != 0;
     if (first->law == LAW_BWSHC)
-        return run_bwshc(&gr, count, first->stop, trace);
+        return run_bwshc(&gr, count, first->stop, trace, dop853);
     if (first->dimension == 3)
-        return run_kelvin_voigt_type(&gr, count, first->stop, trace);
+        return run_kelvin_voigt_type(&gr, count, first->stop, trace, dop853);
     if (gr.kind.rough)
-        return run_maxwell_type_rough(&gr, count, first->stop, trace);
-    return run_maxwell_type(&gr, count, first->stop, trace);
+        return run_maxwell_type_rough(&gr, count, first->stop, trace, dop853);
+    return run_maxwell_type(&gr, count, first->stop, trace, dop853);
 }
 
 static int compare_size(const void *a, const void *b)

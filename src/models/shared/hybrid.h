@@ -11,7 +11,12 @@
  *
  *   - Steps: Dormand-Prince 5(4) with the error of the 4th-order solution controlled per
  *     lane (RMS over the state of error / (atol + rtol max(|y0|, |y1|))), or the model's
- *     closed-form flow in steps of at most h_max.
+ *     closed-form flow in steps of at most h_max. A system may ask for Dormand-Prince
+ *     8(5,3) instead (pair = IS_HYBRID_DOP853, hybrid_dop853.h: Hairer's DOP853, 12
+ *     evaluations a step, its error estimate and a continuous extension of order 7 for the
+ *     events): fewer evaluations at tight tolerances (collision's: from about 1e-8 down),
+ *     where the field is smooth between events (next to a point where it is only
+ *     |u|^p, 1 < p < 2, its error estimate is less reliable than DOPRI5's).
  *   - Events: after every trial step the event functions are evaluated at its end; a lane
  *     where one crossed in its direction locates the first crossing on the step's
  *     continuous extension (DOPRI5's dense output of order 4, or the flow itself) by the
@@ -135,6 +140,14 @@ typedef enum {
     IS_HYBRID_ZENO = 5,      /* events accumulated and the model has no on_accumulate */
     IS_HYBRID_VIOLATED = 6   /* an invariant failed (is_hybrid_end.invariant) */
 } is_hybrid_status;
+
+/* The Runge-Kutta pair of field mode (is_hybrid_system.pair). */
+enum {
+    IS_HYBRID_DOPRI5 = 0, /* Dormand-Prince 5(4), dense output of order 4 */
+    IS_HYBRID_DOP853 = 1  /* Dormand-Prince 8(5,3), dense output of order 7 (not with
+                             `lyapunov`: the tangents are stepped with DOPRI5's stages,
+                             so such a system runs DOPRI5) */
+};
 
 #include "hybrid_sections.h" /* section recorders: the last N samples, their period */
 
@@ -282,6 +295,8 @@ typedef struct is_hybrid_system {
     /* optional: Lyapunov exponents (the tangents' derivatives: hybrid_lyapunov.h; NULL:
      * none, and no cost) */
     const struct is_hybrid_lyapunov *lyapunov;
+    /* optional: the pair of field mode, IS_HYBRID_DOPRI5 (0) or IS_HYBRID_DOP853 */
+    int pair;
 } is_hybrid_system;
 
 /* Runs the points 0 .. count-1 (the model's start maps them to its own). Returns 0, 1

@@ -73,10 +73,11 @@ typedef struct ish_block {
     struct ish_lyap *ly; /* the tangents (hybrid_lyapunov.h), where the system has them */
 } ish_block;
 
-/* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end),
- * end, event values there, and the squared error norm. */
+/* A trial step of one block: its length, stages (k[0] = f(t, y), k[6] = f at the end;
+ * DOPRI5 uses 7, DOP853 13: hybrid_dop853.h), end, event values there, and the squared
+ * error norm. */
 typedef struct ish_trial {
-    lv_double h, k[7][ISH_D], y1[ISH_D], g1[ISH_E], dg1[ISH_E], err2;
+    lv_double h, k[13][ISH_D], y1[ISH_D], g1[ISH_E], dg1[ISH_E], err2;
 } ish_trial;
 
 /* The event crossings from a side to values g (direction filtered): cross[e]. */
@@ -788,7 +789,7 @@ ISH_INLINE void ish_settle(const is_hybrid_system *sys, ish_block *b, ish_trial 
     ish_rough_penalty(sys, b, T);
     lv_mask accepted = act & lv_le(T->err2, lv_splat(1.0)), rejected = act & lv_not(accepted);
     b->rejected = lv_add_where(rejected, b->rejected, lv_splat(1.0));
-    lv_double factor = lv_max_nanb(lv_splat(0.2), ish_factor(T->err2));
+    lv_double factor = lv_max_nanb(lv_splat(0.2), ish_step_factor(sys, T->err2));
     lv_double growth = lv_sel(b->was_rejected, lv_splat(1.0), lv_splat(5.0));
     /* the next step: the controller's; after a step cut to a target, the one wanted
      * before the cut at least; with a flow, the longest allowed */

@@ -1,11 +1,12 @@
 /* hybrid_steps.h: the trial steps of is_hybrid_run and the state inside them (included
  * by hybrid_impl.h, after its lanes' and trial step's types; private names begin with
- * ish_): one DOPRI5 or flow step of every block, the events at a step's end, DOPRI5's
+ * ish_): one DOPRI5 (DOP853: hybrid_dop853.h) or flow step of every block, the events at a step's end, DOPRI5's
  * dense output, and the first crossing of an event inside a step (Illinois). Apart from
  * hybrid_impl.h so that each stays short enough to read whole. */
 #ifndef IMPACTSWEEP_HYBRID_STEPS_H
 #define IMPACTSWEEP_HYBRID_STEPS_H
 
+#include "hybrid_dop853.h" /* the DOP853 pair (is_hybrid_system.pair) */
 
 /* --- trial steps -------------------------------------------------------------------- */
 
@@ -13,6 +14,10 @@
 ISH_INLINE void ish_trial_steps_field(const is_hybrid_system *sys, ish_block *const *bs,
                                          int nb, ish_trial *tr)
 {
+    if (ISH8_ON(sys)) {
+        ish8_trial_steps(sys, bs, nb, tr);
+        return;
+    }
     const int d = sys->dimension;
     lv_double s[ISH_D];
     for (int j = 0; j < nb; j++) {
@@ -79,10 +84,17 @@ ISH_INLINE void ish_events_at(const is_hybrid_system *sys, const ish_block *b, l
 
 /* --- the state inside a step -------------------------------------------------------- */
 
+/* The step size factor of the pair in use (0.9 err^(-1/5), DOP853's 0.9 err^(-1/8)). */
+ISH_INLINE lv_double ish_step_factor(const is_hybrid_system *sys, lv_double err2)
+{
+    return ISH8_ON(sys) ? ish8_factor(err2) : ish_factor(err2);
+}
+
 /* DOPRI5's dense output of a trial step: y(theta) = r0 + theta (r1 + (1 - theta) (r2 +
- * theta (r3 + (1 - theta) r4))), or the flow itself. */
+ * theta (r3 + (1 - theta) r4))), DOP853's of order 7 (ish8_dense_init: 8 rows), or the
+ * flow itself. */
 typedef struct ish_dense {
-    lv_double r[5][ISH_D];
+    lv_double r[8][ISH_D];
 } ish_dense;
 
 ISH_INLINE void ish_dense_init(const is_hybrid_system *sys, const ish_block *b,
@@ -90,6 +102,10 @@ ISH_INLINE void ish_dense_init(const is_hybrid_system *sys, const ish_block *b,
 {
     if (!sys->field)
         return;
+    if (ISH8_ON(sys)) {
+        ish8_dense_init(sys, b, T, D->r);
+        return;
+    }
     for (int i = 0; i < sys->dimension; i++) {
         lv_double ydiff = T->y1[i] - b->y[i], bspl = T->h * T->k[0][i] - ydiff;
         lv_double cont = ish_d[0] * T->k[0][i];
@@ -109,6 +125,10 @@ ISH_INLINE void ish_dense_at(const is_hybrid_system *sys, const ish_block *b,
 {
     if (!sys->field) {
         sys->flow(&b->pub, b->t, b->y, theta * T->h, y);
+        return;
+    }
+    if (ISH8_ON(sys)) {
+        ish8_dense_at(sys, &D->r[0][0], theta, y);
         return;
     }
     lv_double rest = 1.0 - theta;
