@@ -197,6 +197,9 @@ typedef struct is_hybrid_end {
      * rest NaN), in 1 / (the time's unit), and the convergence measure of the largest
      * (hybrid_lyapunov.h); NaN without */
     double lyapunov[IS_HYBRID_MAX_DIM], lyapunov_error;
+    /* why the exponents are NaN, in words ("" where they are not; static text): the run
+     * ended within the transient, events fired together in a corner (hybrid_lyapunov.h) */
+    const char *lyapunov_reason;
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and
