@@ -1,7 +1,7 @@
 /* sdk_twostop.c: integration.install's outside model, written from the installed headers
- * and docs/writing-a-model.md alone: two forced linear oscillators, each against its own rigid stop, coupled by a
- * spring kc, in FIELD mode (vector field and Jacobian, no closed form given to the
- * integrator): x_i'' + 2 z x_i' + x_i + kc (x_i - x_j) = A cos(w t), impact at x_i = s with
+ * and docs/writing-a-model.md alone: two forced linear oscillators, each against its own
+ * rigid stop, coupled by a spring kc, in FIELD mode (vector field and Jacobian, no closed
+ * form given to the integrator): x_i'' + 2 z x_i' + x_i + kc (x_i - x_j) = A cos(w t), impact at x_i = s with
  * v_i -> -r v_i. With symmetric starts both masses hit at the same instant every time
  * (two events at once). Outputs: impacts of mass 1, its last 16 impact times and speeds
  * (array outputs, an impact section), the stroboscopic and impact sections' periods, the
@@ -10,9 +10,10 @@
 #include <impactsweep/model.h>
 #include <math.h>
 
-enum { P_Z, P_A, P_W, P_S, P_R, P_KC, P_X1, P_V1, P_X2, P_V2, P_PERIODS, P_TRANS, P_RTOL,
-       P_HMAX, PARAMS };
-enum { O_IMPACTS, O_T, O_V, O_SPER, O_IPER, O_LYAP, O_LERR, O_STEPS, O_T_END, O_END, O_IMP2, OUTPUTS };
+enum { P_Z, P_A, P_W, P_S, P_R, P_KC, P_X1, P_V1, P_X2, P_V2, P_PERIODS, P_TRANS,
+       P_RTOL, P_HMAX, PARAMS };
+enum { O_IMPACTS, O_T, O_V, O_SPER, O_IPER, O_LYAP, O_LERR, O_STEPS, O_T_END, O_END,
+       O_IMP2, OUTPUTS };
 enum { R_IMP1, R_IMP2 };
 #define NSEC 16
 #define NPAR(n, m, u, d, lo, hi) {n, m, u, IS_PARAM_REAL, d, lo, hi, 0, NULL, NULL, NULL}

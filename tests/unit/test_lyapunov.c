@@ -405,7 +405,8 @@ static void test_two_walls(void)
     for (int i = 0; i < N; i++) {
         double c = par[3 * i], r = par[3 * i + 1], exact = log(r) / M_PI;
         printf("  two walls c %.1f r %.1f: %s, %lld arrivals, exponents %.12f %.12f %.12f "
-               "%.12f (exact %.12f)%s%s\n", c, r, ends[i].status == IS_HYBRID_HORIZON ? "horizon" : ends[i].reason,
+               "%.12f (exact %.12f)%s%s\n", c, r,
+               ends[i].status == IS_HYBRID_HORIZON ? "horizon" : ends[i].reason,
                (long long)ends[i].events, ends[i].lyapunov[0], ends[i].lyapunov[1],
                ends[i].lyapunov[2], ends[i].lyapunov[3], exact,
                ends[i].lyapunov_reason[0] ? ": " : "", ends[i].lyapunov_reason);

@@ -16,7 +16,13 @@
  *     in t (n^T f- + g_t: the event's rate, the model's own where it gives rates), f- and
  *     f+ the fields before and after (at the state before and after the reset), R_x and
  *     R_t the reset's derivatives in y and t (identity and zero where the state does not
- *     jump). Events that happen together: the first fired (lowest index).
+ *     jump). Events that happen together (two masses on two stops hit at once): nearby
+ *     motions meet them one after the other, so each one's saltation matrix is taken in
+ *     turn, at the state the ones before left (on_event with that event alone, on a copy
+ *     of the lanes: with `lyapunov`, on_event must change nothing but y and b->rec); where
+ *     the order of the indices and its reverse give different maps (a corner: a coupling
+ *     through the reset velocities) the exponents are undecided, NaN with the reason in
+ *     is_hybrid_end.lyapunov_reason.
  *     An accumulation (Zeno) maps them by accumulate_jacobian, or to zero without it:
  *     nearby motions that accumulate onto a constraint reach the same state there.
  *   - Benettin's renormalisation: every `interval` of time (at the first step end on or
