@@ -12,7 +12,10 @@
  *   - An oscillator x'' = -x with a wall at x = 0 and restitution r: every flight between
  *     impacts lasts pi and the system is linear and homogeneous, so both exponents are
  *     log(r) / pi. The saltation matrix is -r I there; the reset's derivative alone,
- *     diag(1, -r), would give 0 for the largest: the test fails without the saltation. */
+ *     diag(1, -r), would give 0 for the largest: the test fails without the saltation.
+ *   - Two such oscillators, two walls: hit at one instant, each wall's saltation applies
+ *     (every exponent log(r) / pi), or, where a coupling makes the two orders of the
+ *     impacts map differently, the exponents are undecided; hit 1e-12 apart, no Zeno. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdio.h>
@@ -299,6 +302,152 @@ static void test_wall(void)
     }
 }
 
+/* --- two oscillators, two walls: events at one instant ------------------------------------ */
+
+/* y = (x1, v1, x2, v2): two oscillators x'' = -x + c v_other (c = par[P_C]: 0, independent;
+ * else a velocity coupling), each with its wall at x = 0 (g_i = -x_i) */
+static void two_field(is_hybrid_lanes *b, lv_double t, const lv_double *y, lv_double *f)
+{
+    (void)t;
+    f[0] = y[1];
+    f[1] = -y[0] + b->par[P_C] * y[3];
+    f[2] = y[3];
+    f[3] = -y[2] + b->par[P_C] * y[1];
+}
+
+static void two_jacobian(is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                         lv_double (*J)[IS_HYBRID_MAX_DIM])
+{
+    (void)t, (void)y;
+    J[0][1] = J[2][3] = lv_splat(1.0);
+    J[1][0] = J[3][2] = lv_splat(-1.0);
+    J[1][3] = J[3][1] = b->par[P_C];
+}
+
+static void two_events(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                       const lv_double *f, lv_double *g, lv_double *dg)
+{
+    (void)b, (void)t, (void)f;
+    g[0] = -y[0], g[1] = -y[2];
+    if (dg)
+        dg[0] = -y[1], dg[1] = -y[3];
+}
+
+static void two_gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                         lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
+{
+    (void)b, (void)t, (void)y, (void)g_t;
+    n[0][0] = n[1][2] = lv_splat(-1.0);
+}
+
+static lv_mask two_impact(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    (void)t;
+    y[1] = lv_sel(fired[0], -b->par[P_R] * y[1], y[1]);
+    y[3] = lv_sel(fired[1], -b->par[P_R] * y[3], y[3]);
+    return lv_mask_none();
+}
+
+static void two_reset(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
+                      const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM], lv_double *R_t)
+{
+    (void)t, (void)y, (void)R_t;
+    R[1][1] = lv_sel(fired[0], -b->par[P_R], R[1][1]);
+    R[3][3] = lv_sel(fired[1], -b->par[P_R], R[3][3]);
+}
+
+typedef struct two_batch {
+    const double *par; /* per point: c, r, the second mass's lag */
+    double t_end;
+    is_hybrid_end *ends;
+} two_batch;
+
+/* the first mass from (-1, 0), the second on the same motion `lag` later */
+static int two_start(void *ctx, size_t i, is_hybrid_start *s)
+{
+    const two_batch *w = ctx;
+    const double *p = w->par + 3 * i;
+    s->t_end = w->t_end;
+    s->y[0] = -1.0, s->y[1] = 0.0;
+    s->y[2] = -cos(p[2]), s->y[3] = -sin(p[2]);
+    s->par[P_C] = p[0], s->par[P_R] = p[1];
+    s->rtol = 1e-11, s->atol = 1e-24, s->h_max = 0.5;
+    s->zeno_tail = 1e-9; /* (watched: two walls' impacts ever closer are no Zeno) */
+    s->lyapunov_interval = M_PI;
+    return 1;
+}
+
+static void two_finish(void *ctx, size_t i, const is_hybrid_end *e)
+{
+    ((two_batch *)ctx)->ends[i] = *e;
+}
+
+static const is_hybrid_lyapunov two_ly = {
+    .vectors = 4, .jacobian = two_jacobian, .event_gradient = two_gradient,
+    .reset_jacobian = two_reset};
+static const is_hybrid_system two_sys = {
+    .dimension = 4, .events = 2, .direction = {-1, -1},
+    .kind = {IS_HYBRID_RESET, IS_HYBRID_RESET}, .field = two_field, .event_values = two_events,
+    .rates = 1, .on_event = two_impact, .start = two_start, .finish = two_finish,
+    .lyapunov = &two_ly};
+
+/* Independent oscillators (c = 0) started in phase hit their walls at the same instants:
+ * every exponent is log(r) / pi, the second wall's saltation applied with the first's
+ * (applying the first alone leaves the second mass's two at 0). A velocity coupling makes
+ * the two orders of the impacts map tangents differently: undecided, with the reason. */
+static void test_two_walls(void)
+{
+    static const double par[] = {0, 0.8, 0, 0, 0.5, 0, 0.2, 0.8, 0};
+    enum { N = sizeof par / sizeof *par / 3 };
+    is_hybrid_end ends[N];
+    two_batch w = {par, 60.0 * M_PI, ends};
+    CHECK(is_hybrid_run(&two_sys, &w, N, NULL, 0) == 0, "is_hybrid_run failed");
+    for (int i = 0; i < N; i++) {
+        double c = par[3 * i], r = par[3 * i + 1], exact = log(r) / M_PI;
+        printf("  two walls c %.1f r %.1f: %s, %lld arrivals, exponents %.12f %.12f %.12f "
+               "%.12f (exact %.12f)%s%s\n", c, r,
+               ends[i].status == IS_HYBRID_HORIZON ? "horizon" : ends[i].reason,
+               (long long)ends[i].events, ends[i].lyapunov[0], ends[i].lyapunov[1],
+               ends[i].lyapunov[2], ends[i].lyapunov[3], exact,
+               ends[i].lyapunov_reason[0] ? ": " : "", ends[i].lyapunov_reason);
+        CHECK(ends[i].status == IS_HYBRID_HORIZON && (c != 0.0 || ends[i].events == 60),
+              "status %d, %lld", ends[i].status, (long long)ends[i].events);
+        for (int k = 0; k < 4; k++)
+            if (c == 0.0)
+                CHECK(fabs(ends[i].lyapunov[k] - exact) <= 1e-8, "c 0 r %g: exponent %d %.15g, "
+                      "exact %.15g", r, k, ends[i].lyapunov[k], exact);
+            else
+                CHECK(isnan(ends[i].lyapunov[k]) && strstr(ends[i].lyapunov_reason, "corner"),
+                      "c %g: exponent %d %g, not undecided (%s)", c, k, ends[i].lyapunov[k],
+                      ends[i].lyapunov_reason);
+    }
+}
+
+/* Independent oscillators whose impacts fall 1e-12 apart (the second mass lags by that):
+ * two arrivals at rounding's distance are not events accumulating (Zeno), the run goes on
+ * to its horizon with every impact, and the exponents are log(r) / pi (the saltations
+ * taken one after the other). */
+static void test_two_walls_apart(void)
+{
+    static const double par[] = {0, 0.8, 1e-12, 0, 0.9, 1e-13, 0, 0.8, 3e-11};
+    enum { N = sizeof par / sizeof *par / 3 };
+    is_hybrid_end ends[N];
+    two_batch w = {par, 40.0 * M_PI, ends};
+    CHECK(is_hybrid_run(&two_sys, &w, N, NULL, 0) == 0, "is_hybrid_run failed");
+    for (int i = 0; i < N; i++) {
+        double r = par[3 * i + 1], exact = log(r) / M_PI;
+        printf("  two walls %g apart: %s, %lld arrivals, largest %.12f (exact %.12f)\n",
+               par[3 * i + 2], ends[i].status == IS_HYBRID_HORIZON ? "horizon" : ends[i].reason,
+               (long long)ends[i].events, ends[i].lyapunov[0], exact);
+        CHECK(ends[i].status == IS_HYBRID_HORIZON && ends[i].events >= 40 &&
+              ends[i].events <= 80, "lag %g: status %d (%s), %lld arrivals", par[3 * i + 2],
+              ends[i].status, ends[i].reason, (long long)ends[i].events);
+        for (int k = 0; k < 4; k++)
+            CHECK(fabs(ends[i].lyapunov[k] - exact) <= 1e-6, "lag %g: exponent %d %.15g, "
+                  "exact %.15g", par[3 * i + 2], k, ends[i].lyapunov[k], exact);
+    }
+}
+
 void suite_lyapunov(void)
 {
     CU_pSuite s = CU_add_suite("lyapunov", NULL, NULL);
@@ -308,4 +457,7 @@ void suite_lyapunov(void)
                 test_duffing);
     CU_add_test(s, "an oscillator and a wall: log(r) / pi through the saltation matrices",
                 test_wall);
+    CU_add_test(s, "two walls hit at once: both saltations, or undecided at a corner",
+                test_two_walls);
+    CU_add_test(s, "two walls hit 1e-12 apart: no Zeno, every impact", test_two_walls_apart);
 }

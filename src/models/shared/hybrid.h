@@ -52,10 +52,11 @@
  *   - Accumulation: at the arrivals of IS_HYBRID_RESET events the integrator watches the
  *     intervals between them. When zeno_events intervals in a row have shrunk and the
  *     geometric rest of the sequence, interval q / (1 - q) with q the last ratio, is
- *     shorter than zeno_tail, or an interval is below rounding, the events accumulate
- *     (Zeno) at t* = t + that rest. Rounding stops a sequence from shrinking long before
- *     its rest is short (the events' times are noisy at sqrt(rounding of g / g'')): after
- *     a descent of 8 new smallest intervals to 1e-3 of its first, an interval that does
+ *     shorter than zeno_tail, or an interval between arrivals that share an event is
+ *     below rounding (two stops' impacts a rounding apart are no sequence), the events
+ *     accumulate (Zeno) at t* = t + that rest. Rounding stops a sequence from shrinking
+ *     long before its rest is short (the events' times are noisy at sqrt(rounding of
+ *     g / g'')): after a descent of 8 new smallest intervals to 1e-3 of its first, an interval that does
  *     not shrink further accumulates at once (t* = t), as does (with zeno_tail set) a
  *     reset that leaves the event's rate heading back through it (the crossing was
  *     rounding: the lane was leaving). When an event's rate after its reset is at most
@@ -210,6 +211,9 @@ typedef struct is_hybrid_end {
      * rest NaN), in 1 / (the time's unit), and the convergence measure of the largest
      * (hybrid_lyapunov.h); NaN without */
     double lyapunov[IS_HYBRID_MAX_DIM], lyapunov_error;
+    /* why the exponents are NaN, in words ("" where they are not; static text): the run
+     * ended within the transient, events fired together in a corner (hybrid_lyapunov.h) */
+    const char *lyapunov_reason;
 } is_hybrid_end;
 
 /* What a vector callback sees of its lanes: the run's context, the lanes' parameters and

@@ -258,7 +258,17 @@ ISH_INLINE void ish_accumulate(const is_hybrid_system *sys, ish_block *b, lv_mas
     lv_double rest = interval * q / (1.0 - q);
     lv_mask on = lv_gt(b->zeno_tail, lv_zero());
     lv_mask geometric = lv_ge(b->shrinking, b->zeno_events) & lv_lt(rest, b->zeno_tail);
-    lv_mask at_once = lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
+    /* an interval at rounding accumulates at once only between arrivals that share an
+     * event: two independent impacts (two masses, two stops) that fall ever closer in
+     * time are not a Zeno sequence, however close */
+    lv_mask again = lv_mask_none();
+    for (int e = 0; e < sys->events; e++)
+        if (sys->kind[e] == IS_HYBRID_RESET && (!sys->watch || (sys->watch >> e & 1u))) {
+            again |= fired[e] & lv_ne(b->last_fired[e], lv_zero());
+            b->last_fired[e] = lv_sel(reset, lv_sel(fired[e], lv_splat(1.0), lv_zero()),
+                                      b->last_fired[e]);
+        }
+    lv_mask at_once = again & lv_le(interval, 64.0 * DBL_EPSILON * (1.0 + lv_abs(b->t)));
     /* the stall: after a descent of ISH_STALL_RUN new smallest intervals to
      * ISH_STALL_DEPTH times shorter than the run's first, an interval that does not shrink
      * further: the intervals have reached the rounding of the events' location, where the

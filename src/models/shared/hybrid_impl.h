@@ -60,6 +60,8 @@ typedef struct ish_block {
     lv_double steps, rejected, events, accumulations;
     lv_double last_reset, last_interval, shrinking, refined, refine_h, refine_g;
     lv_double run_first, run_min, run_count; /* ish_accumulate's stall rule */
+    lv_double last_fired[ISH_E]; /* 1 where the watched event fired at the last reset (or
+                                    the start: unknown, counts as fired) */
     lv_double t_start, section_period, t_section, t_target, sections, h_want;
     lv_mask active, landing, was_rejected, clamped, rough_next, pend[ISH_E];
     size_t point[LV_WIDTH];
@@ -167,6 +169,7 @@ ISH_INLINE void ish_lane_end(const is_hybrid_system *sys, ish_block *b, int l,
     for (int k = 0; k < ISH_D; k++)
         e.lyapunov[k] = NAN;
     e.lyapunov_error = NAN;
+    e.lyapunov_reason = sys->lyapunov ? "" : "the system has no lyapunov";
     if (sys->lyapunov)
         ish_lyap_end(sys, b, l, &e);
     if (ish_tracing)
@@ -221,6 +224,8 @@ ISH_INLINE void ish_lane_load(ish_block *b, int l, size_t point, const is_hybrid
     b->shrinking[l] = 0.0;
     b->run_min[l] = b->run_first[l] = __builtin_inf();
     b->run_count[l] = 0.0;
+    for (int e = 0; e < ISH_E; e++)
+        b->last_fired[e][l] = 1.0;
     b->t_start[l] = s->t;
     b->section_period[l] = s->section_period > 0.0 ? s->section_period : __builtin_inf();
     b->t_section[l] = s->t + b->section_period[l];
@@ -459,6 +464,13 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     if (sys->recorders) /* the event sections before the reset */
         ishs_events(sys->recorder, sys->recorders, sys->events, b->store, b->pub.slot, fired,
                     A, b->t, y, 0);
+    lv_mask several = lv_mask_none(); /* (the tangents' corners: the lanes as they were) */
+    is_hybrid_lanes before;
+    if (sys->lyapunov && sys->events > 1) {
+        several = ish_lyap_several(sys, A, fired);
+        if (lv_any(several))
+            before = b->pub;
+    }
     lv_mask ended = A & sys->on_event(&b->pub, fired, b->t, y), zeno = lv_mask_none();
     if (sys->recorders) /* and after it */
         ishs_events(sys->recorder, sys->recorders, sys->events, b->store, b->pub.slot, fired,
@@ -483,8 +495,11 @@ ISH_INLINE void ish_arrive(const is_hybrid_system *sys, ish_block *b, const ish_
     for (int e = 0; e < sys->events; e++)
         b->pub.side[e] =
             lv_sel(fired[e] & lv_ne(turned[e], lv_zero()), turned[e], b->pub.side[e]);
-    if (sys->lyapunov)
-        ish_lyap_jump(sys, b, T, A, fired, t1);
+    if (sys->lyapunov) {
+        ish_lyap_jump(sys, b, T, A & lv_not(several), fired, t1);
+        if (lv_any(several))
+            ish_lyap_corner(sys, b, T, several, fired, t1, &before);
+    }
     ish_accumulate(sys, b, reset & lv_not(ended), fired, &ended, &zeno);
     if (sys->lyapunov)
         ish_lyap_arrived(sys, b, A, lv_gt(b->accumulations, accumulations));
@@ -681,6 +696,16 @@ ISH_INLINE lv_mask ish_landed(const is_hybrid_system *sys, ish_block *b, const i
                               lv_mask L, lv_mask *cross, lv_double hi0, const lv_double *g_hi0,
                               lv_double t1, int trace)
 {
+    /* an impact (IS_HYBRID_RESET) on its far side at rounding where the step began (its
+     * reset just made at such a state) and no deeper at the end has not crossed again: it
+     * is leaving (two masses' impacts a rounding apart: the first mass still a rounding
+     * past its stop when the second's step lands); firing it again would count it twice
+     * and take its outgoing rate for a stick */
+    for (int e = 0; e < sys->events; e++)
+        if (sys->kind[e] == IS_HYBRID_RESET) {
+            lv_double was = b->pub.side[e] * b->g[e], now = b->pub.side[e] * T->g1[e];
+            cross[e] &= lv_not(L & lv_not(b->pend[e]) & lv_le(was, lv_zero()) & lv_ge(now, was));
+        }
     /* first whether any other event crossed at all: two operations an event, and most
      * landings cross none */
     lv_mask todo = lv_mask_none();

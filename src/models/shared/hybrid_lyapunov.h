@@ -16,7 +16,13 @@
  *     in t (n^T f- + g_t: the event's rate, the model's own where it gives rates), f- and
  *     f+ the fields before and after (at the state before and after the reset), R_x and
  *     R_t the reset's derivatives in y and t (identity and zero where the state does not
- *     jump). Events that happen together: the first fired (lowest index).
+ *     jump). Events that happen together (two masses on two stops hit at once): nearby
+ *     motions meet them one after the other, so each one's saltation matrix is taken in
+ *     turn, at the state the ones before left (on_event with that event alone, on a copy
+ *     of the lanes: with `lyapunov`, on_event must change nothing but y and b->rec); where
+ *     the order of the indices and its reverse give different maps (a corner: a coupling
+ *     through the reset velocities) the exponents are undecided, NaN with the reason in
+ *     is_hybrid_end.lyapunov_reason.
  *     An accumulation (Zeno) maps them by accumulate_jacobian, or to zero without it:
  *     nearby motions that accumulate onto a constraint reach the same state there.
  *   - Benettin's renormalisation: every `interval` of time (at the first step end on or
@@ -75,8 +81,15 @@ typedef struct is_hybrid_lyapunov {
 typedef struct ish_lyap {
     lv_double v[ISH_D][ISH_D], sum[ISH_D];
     lv_double t_from, t_base, count, interval, t_next, t_quarter, lo, hi, samples;
+    lv_double why; /* ISH_LY_* : why the exponents are undecided (0: they are not) */
     lv_mask on;
 } ish_lyap;
+
+/* Why a lane's exponents are undecided (ish_lyap.why; is_hybrid_end.lyapunov_reason). */
+#define ISH_LY_OK 0.0
+#define ISH_LY_UNGIVEN 1.0 /* an event landed, and no event_gradient or field was given */
+#define ISH_LY_CORNER 2.0  /* events fired together whose orders map differently */
+#define ISH_LY_SAMPLES 3.0 /* events fired together, and on_event samples itself */
 
 #define ISH_LY(sys) ((const is_hybrid_lyapunov *)(sys)->lyapunov)
 #define ISH_LY_DIM(sys) (ISH_LY(sys)->dimension > 0 ? ISH_LY(sys)->dimension : (sys)->dimension)
@@ -148,6 +161,7 @@ ISH_INLINE void ish_lyap_load(const is_hybrid_system *sys, ish_block *b, int l,
     ly->lo[l] = __builtin_inf();
     ly->hi[l] = -__builtin_inf();
     ly->samples[l] = 0.0;
+    ly->why[l] = ISH_LY_OK;
     lv_mask lane = lv_eq(lv_iota(), lv_splat(l));
     ly->on = s->lyapunov_transient > 0.0 ? ly->on & lv_not(lane) : ly->on | lane;
 }
@@ -302,6 +316,7 @@ ISH_INLINE void ish_lyap_jump(const is_hybrid_system *sys, ish_block *b, const i
         for (int k = 0; k < nv; k++)
             for (int i = 0; i < d; i++)
                 ly->v[k][i] = lv_sel(done, lv_splat(__builtin_nan("")), ly->v[k][i]);
+        ly->why = lv_sel(done & lv_eq(ly->why, lv_zero()), lv_splat(ISH_LY_UNGIVEN), ly->why);
         return;
     }
     for (int e = 0; e < sys->events; e++) {
@@ -355,6 +370,146 @@ ISH_INLINE void ish_lyap_jump(const is_hybrid_system *sys, ish_block *b, const i
     }
 }
 
+/* The lanes of A where more than one event that lands fired at once (they take
+ * ish_lyap_corner instead of ish_lyap_jump). */
+ISH_INLINE lv_mask ish_lyap_several(const is_hybrid_system *sys, lv_mask A, const lv_mask *fired)
+{
+    lv_mask one = lv_mask_none(), more = lv_mask_none();
+    for (int e = 0; e < sys->events; e++)
+        if (sys->kind[e] != IS_HYBRID_OBSERVE) {
+            more |= one & fired[e];
+            one |= fired[e];
+        }
+    return A & more;
+}
+
+/* The tangent map M (d x d) of the events fired[] of the lanes C taken one at a time, in
+ * the order of their indices (dir 1) or its reverse (dir -1), from the state before them
+ * (T->y1, the lanes `before` on_event): each event's saltation matrix at the state the
+ * ones before it left, the state between two found by on_event with that event alone,
+ * on a copy of the lanes. */
+ISH_INLINE void ish_lyap_order(const is_hybrid_system *sys, const ish_block *b,
+                               const ish_trial *T, lv_mask C, const lv_mask *fired,
+                               lv_double t1, const is_hybrid_lanes *before, int dir,
+                               lv_double (*M)[ISH_D])
+{
+    const is_hybrid_lyapunov *L = ISH_LY(sys);
+    const int d = ISH_LY_DIM(sys), n = sys->dimension, ne = sys->events;
+    is_hybrid_lanes c = *before;
+    lv_double y[ISH_D], f[ISH_D], y2[ISH_D], f2[ISH_D], S[ISH_D][ISH_D], P[ISH_D][ISH_D];
+    for (int i = 0; i < n; i++)
+        y[i] = T->y1[i], f[i] = sys->field ? T->k[6][i] : lv_zero();
+    if (!sys->field)
+        L->field(&c, t1, y, f);
+    for (int i = 0; i < d; i++)
+        for (int j = 0; j < d; j++)
+            M[i][j] = lv_splat(i == j ? 1.0 : 0.0);
+    for (int q = 0; q < ne; q++) {
+        const int e = dir > 0 ? q : ne - 1 - q;
+        lv_mask E = sys->kind[e] == IS_HYBRID_OBSERVE ? lv_mask_none() : C & fired[e];
+        if (!lv_any(E))
+            continue;
+        lv_mask only[ISH_E];
+        for (int k = 0; k < ne; k++)
+            only[k] = k == e ? E : lv_mask_none();
+        lv_double nv[ISH_E][ISH_D], g_t[ISH_E], R[ISH_D][ISH_D], R_t[ISH_D];
+        for (int k = 0; k < ne; k++) {
+            g_t[k] = lv_zero();
+            for (int i = 0; i < d; i++)
+                nv[k][i] = lv_zero();
+        }
+        L->event_gradient(&c, t1, y, nv, g_t);
+        lv_double rate = g_t[e];
+        for (int i = 0; i < d; i++)
+            rate = rate + nv[e][i] * f[i];
+        if (sys->rates) { /* (the model's rate where it gives one, as ish_lyap_jump) */
+            lv_double g[ISH_E], dg[ISH_E];
+            sys->event_values(&c, t1, y, sys->field ? f : NULL, g, dg);
+            rate = lv_sel(lv_eq(dg[e], dg[e]), dg[e], rate);
+        }
+        for (int i = 0; i < d; i++) {
+            for (int j = 0; j < d; j++)
+                R[i][j] = lv_splat(i == j ? 1.0 : 0.0);
+            R_t[i] = lv_zero();
+        }
+        if (L->reset_jacobian)
+            L->reset_jacobian(&c, only, t1, y, R, R_t);
+        for (int i = 0; i < n; i++)
+            y2[i] = y[i];
+        (void)sys->on_event(&c, only, t1, y2);
+        c.side[e] = lv_sel(E, b->pub.side[e], c.side[e]); /* (the side it is on after) */
+        if (sys->field)
+            sys->field(&c, t1, y2, f2);
+        else
+            L->field(&c, t1, y2, f2);
+        /* S = R + (f+ - R f- - R_t) n^T / rate (no n^T term where n is 0) */
+        lv_double Rf[ISH_D];
+        ish_lyap_apply(d, R, f, Rf);
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++) {
+                lv_double w = lv_sel(lv_eq(nv[e][j], lv_zero()), lv_zero(), nv[e][j] / rate);
+                S[i][j] = R[i][j] + (f2[i] - Rf[i] - R_t[i]) * w;
+            }
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++) {
+                lv_double sum = S[i][0] * M[0][j];
+                for (int k = 1; k < d; k++)
+                    sum = sum + S[i][k] * M[k][j];
+                P[i][j] = sum;
+            }
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++)
+                M[i][j] = lv_sel(E, P[i][j], M[i][j]);
+        for (int i = 0; i < n; i++)
+            y[i] = lv_sel(E, y2[i], y[i]), f[i] = lv_sel(E, f2[i], f[i]);
+    }
+}
+
+/* The lanes C where several events that land fired at once (ish_lyap_several), after the
+ * arrival (the lanes `before` on_event: their sides and records then). Nearby motions meet
+ * the events one after the other, in either order: the tangent map is the product of
+ * their saltation matrices in the order met. Where the two orders give the same product
+ * (to 1e-9 of its entries' largest: events of independent parts, say two masses on two
+ * stops) it is that product; where they differ the map is not one matrix (a corner) and
+ * the exponents are undecided (NaN, with the reason). With three or more, the order of
+ * the indices and its reverse are compared. */
+ISH_INLINE void ish_lyap_corner(const is_hybrid_system *sys, ish_block *b, const ish_trial *T,
+                                lv_mask C, const lv_mask *fired, lv_double t1,
+                                const is_hybrid_lanes *before)
+{
+    const is_hybrid_lyapunov *L = ISH_LY(sys);
+    ish_lyap *ly = b->ly;
+    const int d = ISH_LY_DIM(sys), nv = ISH_LY_VEC(sys);
+    lv_double why = lv_splat(ISH_LY_OK), nan = lv_splat(__builtin_nan(""));
+    lv_mask bad = lv_mask_none();
+    if (!L->event_gradient || (!sys->field && !L->field)) {
+        bad = C, why = lv_splat(ISH_LY_UNGIVEN);
+    } else if (sys->own_event_samples) {
+        bad = C, why = lv_splat(ISH_LY_SAMPLES);
+    } else {
+        lv_double F[ISH_D][ISH_D], B[ISH_D][ISH_D], w[ISH_D];
+        ish_lyap_order(sys, b, T, C, fired, t1, before, 1, F);
+        ish_lyap_order(sys, b, T, C, fired, t1, before, -1, B);
+        lv_double diff = lv_zero(), size = lv_zero();
+        for (int i = 0; i < d; i++)
+            for (int j = 0; j < d; j++) {
+                diff = lv_max_nanb(diff, lv_abs(F[i][j] - B[i][j]));
+                size = lv_max_nanb(size, lv_max_nanb(lv_abs(F[i][j]), lv_abs(B[i][j])));
+            }
+        bad = C & lv_not(lv_le(diff, 1e-9 * size)); /* (NaN: bad) */
+        why = lv_splat(ISH_LY_CORNER);
+        for (int k = 0; k < nv; k++) {
+            ish_lyap_apply(d, F, ly->v[k], w);
+            for (int i = 0; i < d; i++)
+                ly->v[k][i] = lv_sel(C, w[i], ly->v[k][i]);
+        }
+    }
+    for (int k = 0; k < nv; k++)
+        for (int i = 0; i < d; i++)
+            ly->v[k][i] = lv_sel(bad, nan, ly->v[k][i]);
+    ly->why = lv_sel(bad & lv_eq(ly->why, lv_zero()), why, ly->why);
+}
+
 /* After an arrival of the lanes A: the lanes `acc` that accumulated map their tangents
  * (accumulate_jacobian, or to zero); then the renormalisation where due. */
 ISH_INLINE void ish_lyap_arrived(const is_hybrid_system *sys, ish_block *b, lv_mask A,
@@ -388,9 +543,22 @@ ISH_INLINE void ish_lyap_end(const is_hybrid_system *sys, ish_block *b, int l, i
     ish_lyap_renormalise(sys, b, lv_eq(lv_iota(), lv_splat(l)));
     int on = lv_mask_lane(ly->on, l);
     double span = b->t[l] - ly->t_from[l];
+    double why = ly->why[l];
     for (int k = 0; k < ISH_LY_VEC(sys); k++)
-        e->lyapunov[k] = on && span > 0.0 ? ly->sum[k][l] / span : NAN;
-    e->lyapunov_error = on && ly->samples[l] >= 2.0 ? ly->hi[l] - ly->lo[l] : NAN;
+        e->lyapunov[k] = on && span > 0.0 && why == ISH_LY_OK ? ly->sum[k][l] / span : NAN;
+    e->lyapunov_error = on && ly->samples[l] >= 2.0 && why == ISH_LY_OK ? ly->hi[l] - ly->lo[l]
+                                                                        : NAN;
+    e->lyapunov_reason =
+        why == ISH_LY_UNGIVEN ? "an event landed, and the system's lyapunov has no "
+                                "event_gradient (or, in flow mode, no field)"
+        : why == ISH_LY_CORNER ? "events fired together whose saltation matrices taken in one "
+                                 "order and in the other differ (a corner: nearby motions "
+                                 "meet them in either order, and the tangent map is not one "
+                                 "matrix)"
+        : why == ISH_LY_SAMPLES ? "events fired together, and on_event samples itself "
+                                  "(own_event_samples): their orders cannot be tried"
+        : !on || span <= 0.0 ? "the run ended before the transient did"
+                             : "";
 }
 
 #endif
