@@ -15,7 +15,9 @@
  *     diag(1, -r), would give 0 for the largest: the test fails without the saltation.
  *   - Two such oscillators, two walls: hit at one instant, each wall's saltation applies
  *     (every exponent log(r) / pi), or, where a coupling makes the two orders of the
- *     impacts map differently, the exponents are undecided; hit 1e-12 apart, no Zeno. */
+ *     impacts map differently, the exponents are undecided; hit 1e-12 apart, no Zeno.
+ *   - The damped oscillator reset to one state at t0 (nearby motions merge: the tangents
+ *     collapse): -z when t0 is in the transient (the count starts afresh), -inf after. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdio.h>
@@ -158,6 +160,83 @@ static void test_damped(void)
                   -2.0 * z);
             CHECK(err >= 0.0 && err <= 1e-3, "z %g: spread %g", z, err);
             CHECK(isnan(ends[i].lyapunov[2]), "a third exponent: %g", ends[i].lyapunov[2]);
+        }
+    }
+}
+
+/* --- motions that merge: a reset to a fixed state at t = t0 (par[P_F]) -------------------- */
+
+/* Every motion is sent to (1, 0) at t0: nearby motions become one (the saltation is 0, as
+ * where a motion sticks), so the tangents collapse there. Once in the transient, the
+ * exponents asked for are the attractor's (-z, the damped oscillator's); after it, -inf. */
+static void damped_field_c(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                           lv_double *f)
+{
+    damped_field((is_hybrid_lanes *)b, t, y, f);
+}
+
+static void clock_event(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                        const lv_double *f, lv_double *g, lv_double *dg)
+{
+    (void)y, (void)f;
+    g[0] = b->par[P_F] - t;
+    if (dg)
+        dg[0] = lv_splat(-1.0);
+}
+
+static void clock_gradient(const is_hybrid_lanes *b, lv_double t, const lv_double *y,
+                           lv_double (*n)[IS_HYBRID_MAX_DIM], lv_double *g_t)
+{
+    (void)b, (void)t, (void)y, (void)n;
+    g_t[0] = lv_splat(-1.0);
+}
+
+static lv_mask merge_reset(is_hybrid_lanes *b, const lv_mask *fired, lv_double t, lv_double *y)
+{
+    (void)b, (void)t;
+    y[0] = lv_sel(fired[0], lv_splat(1.0), y[0]);
+    y[1] = lv_sel(fired[0], lv_zero(), y[1]);
+    return lv_mask_none();
+}
+
+static void merge_jacobian(const is_hybrid_lanes *b, const lv_mask *fired, lv_double t,
+                           const lv_double *y, lv_double (*R)[IS_HYBRID_MAX_DIM], lv_double *R_t)
+{
+    (void)b, (void)t, (void)y, (void)R_t;
+    R[0][0] = lv_sel(fired[0], lv_zero(), R[0][0]);
+    R[1][1] = lv_sel(fired[0], lv_zero(), R[1][1]);
+}
+
+static const is_hybrid_lyapunov merge_ly = {
+    .vectors = 2, .flow_jacobian = damped_flow_jacobian, .field = damped_field_c,
+    .event_gradient = clock_gradient, .reset_jacobian = merge_jacobian};
+/* (a clock's event passes to its far side: IS_HYBRID_LAND, whose on_event may still set
+ * the state; a RESET would have to return it) */
+static const is_hybrid_system merge_sys = {
+    .dimension = 2, .events = 1, .direction = {-1}, .kind = {IS_HYBRID_LAND},
+    .flow = damped_flow, .event_values = clock_event, .rates = 1, .on_event = merge_reset,
+    .start = ly_start, .finish = ly_finish, .lyapunov = &merge_ly};
+
+static void test_merge(void)
+{
+    /* z 0.1, the merge at t0 = 5 and 20 (in the transient) or 100 and 700 (after it) */
+    static const double par[] = {0.1, 0, 5, 0, 0.1, 0, 20, 0, 0.1, 0, 100, 0, 0.1, 0, 700, 0};
+    enum { N = sizeof par / sizeof *par / 4 };
+    is_hybrid_end ends[N];
+    ly_batch w = {par, 2000.0, 1.0, 50.0, {0.3, -0.2}, 1e-14, 0.05, ends};
+    ly_run(&merge_sys, &w, N);
+    for (int i = 0; i < N; i++) {
+        double t0 = par[4 * i + P_F], l0 = ends[i].lyapunov[0], l1 = ends[i].lyapunov[1];
+        printf("  merged at t = %g (transient 50): exponents %.9g %.9g (%s)\n", t0, l0, l1,
+               ends[i].lyapunov_reason ? ends[i].lyapunov_reason : "");
+        CHECK(ends[i].status == IS_HYBRID_HORIZON && ends[i].events == 1, "status %d, %lld",
+              ends[i].status, (long long)ends[i].events);
+        if (t0 < w.transient) {
+            CHECK(fabs(l0 + 0.1) <= 1e-3 * 0.1 + 2e-4, "t0 %g: largest %.12g, exact -0.1", t0, l0);
+            CHECK(fabs(l1 + 0.1) <= 1e-3 * 0.1 + 2e-4, "t0 %g: second %.12g, exact -0.1", t0, l1);
+        } else {
+            CHECK(isinf(l0) && l0 < 0 && isinf(l1) && l1 < 0, "t0 %g: %g %g, not -inf", t0, l0,
+                  l1);
         }
     }
 }
@@ -460,4 +539,6 @@ void suite_lyapunov(void)
     CU_add_test(s, "two walls hit at once: both saltations, or undecided at a corner",
                 test_two_walls);
     CU_add_test(s, "two walls hit 1e-12 apart: no Zeno, every impact", test_two_walls_apart);
+    CU_add_test(s, "motions merged in the transient: the attractor's exponents, -inf after it",
+                test_merge);
 }

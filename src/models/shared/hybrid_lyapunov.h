@@ -128,10 +128,10 @@ ISH_INLINE lv_double ish_lyap_log(lv_double x)
 
 /* Lane l takes the point s: its tangent vectors a fixed generic set (e_k plus a little of
  * every component, so that no exponent's direction is missed by symmetry), orthonormal. */
-ISH_INLINE void ish_lyap_load(const is_hybrid_system *sys, ish_block *b, int l,
-                              const is_hybrid_start *s)
+/* Lane l's tangents: a generic orthonormal set (no vector along a coordinate axis, where
+ * a model's symmetry could hide a direction). */
+ISH_INLINE void ish_lyap_seed(const is_hybrid_system *sys, ish_lyap *ly, int l)
 {
-    ish_lyap *ly = b->ly;
     const int m = ISH_LY_DIM(sys), nv = ISH_LY_VEC(sys);
     for (int k = 0; k < nv; k++) {
         double v[ISH_D];
@@ -149,8 +149,16 @@ ISH_INLINE void ish_lyap_load(const is_hybrid_system *sys, ish_block *b, int l,
             n2 += v[i] * v[i];
         for (int i = 0; i < m; i++)
             ly->v[k][i][l] = v[i] / sqrt(n2);
-        ly->sum[k][l] = 0.0;
     }
+}
+
+ISH_INLINE void ish_lyap_load(const is_hybrid_system *sys, ish_block *b, int l,
+                              const is_hybrid_start *s)
+{
+    ish_lyap *ly = b->ly;
+    ish_lyap_seed(sys, ly, l);
+    for (int k = 0; k < ISH_LY_VEC(sys); k++)
+        ly->sum[k][l] = 0.0;
     double from = s->t + (s->lyapunov_transient > 0.0 ? s->lyapunov_transient : 0.0);
     ly->t_from[l] = from;
     ly->t_base[l] = s->t;
@@ -244,6 +252,7 @@ ISH_INLINE void ish_lyap_renormalise(const is_hybrid_system *sys, ish_block *b, 
 {
     ish_lyap *ly = b->ly;
     const int d = ISH_LY_DIM(sys), nv = ISH_LY_VEC(sys);
+    lv_mask collapsed = lv_mask_none();
     for (int k = 0; k < nv; k++) {
         for (int q = 0; q < k; q++) {
             lv_double dot = lv_zero();
@@ -256,6 +265,7 @@ ISH_INLINE void ish_lyap_renormalise(const is_hybrid_system *sys, ish_block *b, 
         for (int i = 0; i < d; i++)
             n2 = n2 + ly->v[k][i] * ly->v[k][i];
         lv_double norm = lv_sqrt(n2);
+        collapsed |= lv_eq(norm, lv_zero());
         /* (a collapsed vector stays zero: its log is -inf, and it has no direction) */
         lv_double scale = lv_sel(lv_gt(norm, lv_zero()), 1.0 / norm, lv_splat(1.0));
         for (int i = 0; i < d; i++)
@@ -267,6 +277,14 @@ ISH_INLINE void ish_lyap_renormalise(const is_hybrid_system *sys, ish_block *b, 
     for (int k = 0; k < nv; k++)
         ly->sum[k] = lv_sel(begin, lv_zero(), ly->sum[k]);
     ly->on |= begin;
+    /* A tangent that collapsed in the transient (the motion stuck once: nearby motions
+     * merged) stays zero; the exponent asked for is the attractor's, so it starts again
+     * where the count starts. A collapse after that still gives -inf. */
+    lv_mask reseed = begin & collapsed;
+    if (lv_any(reseed))
+        for (int l = 0; l < LV_WIDTH; l++)
+            if (lv_mask_lane(reseed, l))
+                ish_lyap_seed(sys, ly, l);
     lv_mask late = m & ly->on & lv_ge(b->t, ly->t_quarter) & lv_gt(b->t, ly->t_from);
     lv_double estimate = ly->sum[0] / (b->t - ly->t_from);
     ly->lo = lv_sel(late, lv_min_nanb(ly->lo, estimate), ly->lo);

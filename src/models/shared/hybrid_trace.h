@@ -121,8 +121,11 @@ static inline is_code is_hybrid_trace_eval(const is_hybrid_system *sys, const is
 {
     ish_tracer tr = {.sink = sink, .dimension = sys->dimension, .kinds = sys->events + 1,
                      .dt = options ? options[0] : 0.0, .code = IS_OK};
+    size_t values = 0; /* a point's values: an array output holds its length */
     for (size_t o = 0; o < table->output_count; o++)
-        outputs[o] = NAN; /* as eval_batch's outputs come */
+        values += table->outputs[o].length > 1 ? table->outputs[o].length : 1;
+    for (size_t v = 0; v < values; v++)
+        outputs[v] = NAN; /* as eval_batch's outputs come */
     *status = IS_POINT_PENDING;
     ish_tracer *outer = ish_tracing;
     ish_tracing = &tr;
