@@ -55,7 +55,7 @@ for line in "#SBATCH --ntasks=4" "#SBATCH --time=01:00:00" "#SBATCH --mem=2G" \
 done
 grep -q "^source '$WORK/setup.sh' || " "$script" || die "the batch script does not source setup.sh: $(grep -n source "$script")"
 # every #SBATCH line comes before the first command (sbatch reads no further)
-first_command=$(grep -n -v -E '^(#|$)' "$script" | head -1 | cut -d: -f1)
+first_command=$(awk '!/^(#|$)/ { print NR; exit }' "$script") # (no pipe: head's early exit would SIGPIPE grep under pipefail)
 last_directive=$(grep -n '^#SBATCH' "$script" | tail -1 | cut -d: -f1)
 [ "$last_directive" -lt "$first_command" ] || die "an #SBATCH line follows a command in $script"
 grep -q "^submit: cost: about" err.txt || die "submit prints no cost estimate: $(cat err.txt)"
@@ -242,7 +242,7 @@ grep -q "sbatch refuses slurm-sweep.sbatch: .*invalid partition" err.txt || die 
 : >sbatch.log
 expect_status 0 "a real submission" "${stand_in[@]}" "$SUBMIT" --impactsweep "$IMPACTSWEEP" --array 2 --chain 1 "$job"
 grep -c -- "--test-only" sbatch.log | grep -qx 2 || die "not every script was tested first: $(cat sbatch.log)"
-[ "$(grep -n -- '--test-only' sbatch.log | tail -1 | cut -d: -f1)" -lt "$(grep -n -- '--parsable' sbatch.log | head -1 | cut -d: -f1)" ] ||
+[ "$(grep -n -- '--test-only' sbatch.log | tail -1 | cut -d: -f1)" -lt "$(awk '/--parsable/ { print NR; exit }' sbatch.log)" ] ||
     die "a job was submitted before every script was tested: $(cat sbatch.log)"
 grep -q "^submitted job 101$" out.txt && grep -q "^submitted resume job 102$" out.txt &&
     grep -q "^submitted merge job 103$" out.txt || die "the job ids: $(cat out.txt)"
